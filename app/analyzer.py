@@ -1,0 +1,95 @@
+"""One image in, one strictly parsed answer out: intake -> engine -> parser.
+
+Shared by the CLI and the UI so both give the same answer for the same input.
+"""
+
+from __future__ import annotations
+
+import threading
+import time
+from dataclasses import dataclass
+from pathlib import Path
+
+from app.core.parser import parse_answer
+from app.core.profiles import TaskProfile
+from app.core.results import AnalysisResult
+from app.engine.mnn_vlm import EngineOptions, MnnVlm, TokenCallback
+from app.engine.model_folder import open_model_folder
+from app.frames.intake import DecodedImage, fit_within
+from app.models.catalog import ModelRef
+from app.models.storage import engine_cache_dir
+from app.paths import PROFILES
+
+# Longest image side handed to a model without a fixed input size. Vision cost
+# grows faster than pixels; 448 keeps a 2B model usable on a laptop CPU.
+DEFAULT_IMAGE_MAX_SIDE = 448
+
+
+@dataclass(frozen=True)
+class AnalyzerSettings:
+    backend: str = "cpu"
+    threads: int = 2
+    image_max_side: int | None = None  # None: the model's own input size, else DEFAULT_IMAGE_MAX_SIDE
+
+
+class Analyzer:
+    """Owns one loaded model; call `analyze` from one thread at a time."""
+
+    def __init__(self, model: ModelRef, profile: TaskProfile, settings: AnalyzerSettings | None = None) -> None:
+        self.model = model
+        self.profile = profile
+        self.settings = settings or AnalyzerSettings()
+        model.require_verified()  # a pinned model must match its manifest before MNN sees it
+        self.folder = open_model_folder(model.folder)
+        options = EngineOptions(
+            backend=self.settings.backend,
+            threads=self.settings.threads,
+            cache_dir=engine_cache_dir(model.id.replace(":", "_"), self.settings.backend),
+        )
+        self.engine = MnnVlm(self.folder, options)
+
+    @property
+    def image_max_side(self) -> int:
+        return self.settings.image_max_side or self.folder.image_size or DEFAULT_IMAGE_MAX_SIDE
+
+    def load(self) -> float:
+        return self.engine.load()
+
+    def analyze(
+        self,
+        image: DecodedImage,
+        source: str,
+        on_token: TokenCallback | None = None,
+        cancel: threading.Event | None = None,
+    ) -> AnalysisResult:
+        self.load()
+        start = time.perf_counter()
+        rgb = fit_within(image.rgb, self.image_max_side)
+        preprocess_ms = (time.perf_counter() - start) * 1000.0
+        generation = self.engine.generate(
+            rgb,
+            self.profile.prompt,
+            system=self.profile.system,
+            max_new_tokens=self.profile.max_new_tokens,
+            on_token=on_token,
+            cancel=cancel,
+            preprocess_ms=preprocess_ms,
+        )
+        return AnalysisResult(
+            source=source,
+            model_id=self.model.id,
+            model_revision=self.model.revision,
+            profile_id=self.profile.id,
+            signal=self.profile.signal,
+            answer=parse_answer(generation.text, self.profile, generation.finish),
+            finish=generation.finish,
+            timings=generation.timings,
+        )
+
+    def close(self) -> None:
+        self.engine.close()
+
+
+def default_profile_path(model: ModelRef) -> Path:
+    profile_id = model.manifest.profiles[0] if model.manifest and model.manifest.profiles else "hand_position_instruct"
+    return PROFILES / f"{profile_id}.json"

@@ -1,0 +1,98 @@
+"""Task profiles: the one question a model is asked and the answers it may give.
+
+A profile is a small JSON file::
+
+    {"schema": 1, "id": "hand_position", "signal": "hand_position_correct",
+     "values": ["yes", "no", "unknown"], "prompt": "Is the hand position correct?",
+     "system": null, "max_new_tokens": 32}
+
+The strict parser checks every answer against it.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+PROFILE_SCHEMA = 1
+# Signal and value names end up as JSON strings and in CSV exports: keep them plain.
+_NAME = re.compile(r"^[a-z][a-z0-9_]{0,63}$")
+_DEFAULT_MAX_NEW_TOKENS = 48
+
+
+class ProfileError(ValueError):
+    """A profile file that cannot be used, with a message a user can act on."""
+
+
+@dataclass(frozen=True)
+class TaskProfile:
+    id: str
+    signal: str
+    values: tuple[str, ...]
+    prompt: str
+    system: str | None = None
+    max_new_tokens: int = _DEFAULT_MAX_NEW_TOKENS
+    title: str = ""
+
+    def answer_text(self, value: str) -> str:
+        """The exact compact JSON a model should produce for `value`."""
+        return json.dumps({"signal": self.signal, "observation": value}, separators=(",", ":"))
+
+
+def profile_from_dict(data: Any, source: str = "profile") -> TaskProfile:
+    if not isinstance(data, dict):
+        raise ProfileError(f"{source}: a profile must be a JSON object")
+    schema = data.get("schema", PROFILE_SCHEMA)
+    if schema != PROFILE_SCHEMA:
+        raise ProfileError(f"{source}: unsupported profile schema {schema!r} (expected {PROFILE_SCHEMA})")
+    known = {"schema", "id", "signal", "values", "prompt", "system", "max_new_tokens", "title"}
+    unknown = sorted(set(data) - known)
+    if unknown:
+        raise ProfileError(f"{source}: unknown keys {unknown}")
+    signal = data.get("signal")
+    if not isinstance(signal, str) or not _NAME.match(signal):
+        raise ProfileError(f"{source}: 'signal' must be a lower_snake_case name, got {signal!r}")
+    values = data.get("values")
+    if not isinstance(values, list) or not values or not all(isinstance(v, str) and _NAME.match(v) for v in values):
+        raise ProfileError(f"{source}: 'values' must be a non-empty list of lower_snake_case names")
+    if len(set(values)) != len(values):
+        raise ProfileError(f"{source}: 'values' has duplicates")
+    prompt = data.get("prompt")
+    if not isinstance(prompt, str) or not prompt.strip():
+        raise ProfileError(f"{source}: 'prompt' must be a non-empty string")
+    system = data.get("system")
+    if system is not None and not isinstance(system, str):
+        raise ProfileError(f"{source}: 'system' must be a string or null")
+    max_new = data.get("max_new_tokens", _DEFAULT_MAX_NEW_TOKENS)
+    if not isinstance(max_new, int) or isinstance(max_new, bool) or not 1 <= max_new <= 4096:
+        raise ProfileError(f"{source}: 'max_new_tokens' must be an integer from 1 to 4096")
+    pid = data.get("id", signal)
+    if not isinstance(pid, str) or not _NAME.match(pid):
+        raise ProfileError(f"{source}: 'id' must be a lower_snake_case name")
+    title = data.get("title", "")
+    if not isinstance(title, str):
+        raise ProfileError(f"{source}: 'title' must be a string")
+    return TaskProfile(
+        id=pid,
+        signal=signal,
+        values=tuple(values),
+        prompt=prompt,
+        system=system or None,
+        max_new_tokens=max_new,
+        title=title,
+    )
+
+
+def load_profile(path: Path) -> TaskProfile:
+    try:
+        text = Path(path).read_text(encoding="utf-8")
+    except OSError as exc:
+        raise ProfileError(f"{path}: cannot read profile ({exc.strerror or exc})") from exc
+    try:
+        data = json.loads(text)
+    except json.JSONDecodeError as exc:
+        raise ProfileError(f"{path}: not valid JSON ({exc.msg} at line {exc.lineno})") from exc
+    return profile_from_dict(data, source=str(path))

@@ -1,0 +1,79 @@
+"""Keep file descriptor 1 clean.
+
+MNN's C++ side prints banners and logs straight to fd 1 (`import MNN` prints
+"The device supports...", `response()` prints "[MNNLLM] ..."). The CLI promises
+JSON only on stdout, so MNN's output is sent to fd 2 at the descriptor level.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import os
+import sys
+import threading
+from collections.abc import Iterator
+from typing import TextIO
+
+class _Fd1Redirect:
+    """Reference-counted fd 1 -> fd 2 redirect.
+
+    fd 1 is process-wide, so this one object mirrors it; the count makes nested
+    and concurrent users (UI thread, engine thread) safe.
+    """
+
+    def __init__(self) -> None:
+        self._lock = threading.Lock()
+        self._depth = 0
+        self._saved: int | None = None
+
+    def enter(self) -> None:
+        with self._lock:
+            if self._depth == 0 and not _same_file(1, 2):
+                sys.stdout.flush()
+                self._saved = os.dup(1)
+                os.dup2(2, 1)
+            self._depth += 1
+
+    def exit(self) -> None:
+        with self._lock:
+            self._depth -= 1
+            if self._depth == 0 and self._saved is not None:
+                sys.stdout.flush()
+                os.dup2(self._saved, 1)
+                os.close(self._saved)
+                self._saved = None
+
+
+_REDIRECT = _Fd1Redirect()
+
+
+def _same_file(fd_a: int, fd_b: int) -> bool:
+    a, b = os.fstat(fd_a), os.fstat(fd_b)
+    return (a.st_dev, a.st_ino) == (b.st_dev, b.st_ino)
+
+
+@contextlib.contextmanager
+def native_stdout_to_stderr() -> Iterator[None]:
+    """While active, anything written to fd 1 (by C++ or Python) lands on fd 2.
+
+    Nothing to do when fd 1 already is fd 2's file (a process that took its
+    stdout for good with `claim_stdout`).
+    """
+    _REDIRECT.enter()
+    try:
+        yield
+    finally:
+        _REDIRECT.exit()
+
+
+def claim_stdout() -> TextIO:
+    """Take fd 1 for this program's own output for the rest of the process.
+
+    Returns a text stream on the original stdout; afterwards fd 1 (and
+    `sys.stdout`) point at stderr, so no library can interleave with it.
+    """
+    sys.stdout.flush()
+    out = os.fdopen(os.dup(1), "w", encoding="utf-8", buffering=1)
+    os.dup2(2, 1)
+    sys.stdout = sys.stderr
+    return out

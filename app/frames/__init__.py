@@ -1,0 +1,1 @@
+"""Frame sources and image intake (decode, validate, orient, resize)."""

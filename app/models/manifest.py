@@ -1,0 +1,130 @@
+"""Model manifests: what a model consists of, pinned by SHA-256. Pure logic.
+
+A manifest whose file paths could escape the model folder is rejected: the
+paths come from a file that may have been edited or downloaded.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from dataclasses import dataclass
+from pathlib import Path, PurePosixPath
+from typing import Any
+
+MANIFEST_SCHEMA = 1
+_SHA256 = re.compile(r"^[0-9a-f]{64}$")
+_ID = re.compile(r"^[a-z0-9][a-z0-9._-]{0,99}$")
+
+
+class ManifestError(ValueError):
+    pass
+
+
+@dataclass(frozen=True)
+class ManifestFile:
+    path: str
+    sha256: str
+    size: int | None = None
+
+
+@dataclass(frozen=True)
+class Manifest:
+    id: str
+    display_name: str
+    licence: str
+    architecture: str
+    revision: str
+    min_mnn_version: str
+    profiles: tuple[str, ...]
+    files: tuple[ManifestFile, ...]
+    mirrors: tuple[dict[str, Any], ...] = ()
+    bundled: str | None = None  # folder name under model_store/ for a model shipped with the app
+    repo: str | None = None
+
+    @property
+    def total_size(self) -> int | None:
+        sizes = [f.size for f in self.files]
+        return None if any(s is None for s in sizes) else sum(s for s in sizes if s is not None)
+
+
+def check_relative_path(path: Any) -> str:
+    """Returns the path if it is a plain relative path inside the model folder."""
+    if not isinstance(path, str) or not path or "\\" in path or "\x00" in path:
+        raise ManifestError(f"unsafe file path {path!r}")
+    pure = PurePosixPath(path)
+    if pure.is_absolute() or path.startswith("~") or re.match(r"^[A-Za-z]:", path):
+        raise ManifestError(f"absolute file path {path!r}")
+    if any(part in ("", ".", "..") for part in path.split("/")):
+        raise ManifestError(f"file path {path!r} has empty, '.' or '..' parts")
+    return path
+
+
+def _text(data: dict[str, Any], key: str, default: str | None = None) -> str:
+    value = data.get(key, default)
+    if not isinstance(value, str) or not value:
+        raise ManifestError(f"'{key}' must be a non-empty string")
+    return value
+
+
+def manifest_from_dict(data: Any) -> Manifest:
+    if not isinstance(data, dict):
+        raise ManifestError("a manifest must be a JSON object")
+    if data.get("schema") != MANIFEST_SCHEMA:
+        raise ManifestError(f"unsupported manifest schema {data.get('schema')!r} (expected {MANIFEST_SCHEMA})")
+    model_id = _text(data, "id")
+    if not _ID.match(model_id):
+        raise ManifestError(f"invalid model id {model_id!r}")
+    raw_files = data.get("files")
+    if not isinstance(raw_files, list) or not raw_files:
+        raise ManifestError("'files' must be a non-empty list")
+    files: list[ManifestFile] = []
+    for entry in raw_files:
+        if not isinstance(entry, dict):
+            raise ManifestError("each file entry must be an object")
+        path = check_relative_path(entry.get("path"))
+        sha = entry.get("sha256")
+        if not isinstance(sha, str) or not _SHA256.match(sha):
+            raise ManifestError(f"{path}: 'sha256' must be 64 lowercase hex digits")
+        size = entry.get("size")
+        if size is not None and (not isinstance(size, int) or isinstance(size, bool) or size < 0):
+            raise ManifestError(f"{path}: 'size' must be a non-negative integer")
+        files.append(ManifestFile(path=path, sha256=sha, size=size))
+    paths = [f.path for f in files]
+    if len(set(p.lower() for p in paths)) != len(paths):
+        raise ManifestError("duplicate file paths (case-insensitive file systems would merge them)")
+    profiles = data.get("profiles", [])
+    if not isinstance(profiles, list) or not all(isinstance(p, str) for p in profiles):
+        raise ManifestError("'profiles' must be a list of profile ids")
+    mirrors = data.get("mirrors", [])
+    if not isinstance(mirrors, list) or not all(isinstance(m, dict) for m in mirrors):
+        raise ManifestError("'mirrors' must be a list of objects")
+    bundled = data.get("bundled")
+    if bundled is not None:
+        bundled = check_relative_path(bundled)
+    return Manifest(
+        id=model_id,
+        display_name=_text(data, "display_name", model_id),
+        licence=_text(data, "licence", "unknown"),
+        architecture=_text(data, "architecture", "unknown"),
+        revision=_text(data, "revision"),
+        min_mnn_version=_text(data, "min_mnn_version", "0"),
+        profiles=tuple(profiles),
+        files=tuple(files),
+        mirrors=tuple(mirrors),
+        bundled=bundled,
+        repo=data.get("repo") if isinstance(data.get("repo"), str) else None,
+    )
+
+
+def load_manifest(path: Path) -> Manifest:
+    try:
+        data = json.loads(Path(path).read_text(encoding="utf-8"))
+    except OSError as exc:
+        raise ManifestError(f"{path}: cannot read ({exc.strerror or exc})") from exc
+    except json.JSONDecodeError as exc:
+        raise ManifestError(f"{path}: not valid JSON ({exc.msg})") from exc
+    try:
+        return manifest_from_dict(data)
+    except ManifestError as exc:
+        raise ManifestError(f"{path}: {exc}") from exc

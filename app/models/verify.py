@@ -1,0 +1,75 @@
+"""Check a model folder against its manifest, file by file."""
+
+from __future__ import annotations
+
+import hashlib
+from dataclasses import dataclass
+from enum import Enum
+from pathlib import Path
+
+from app.models.manifest import Manifest, ManifestFile
+
+_CHUNK = 1 << 20
+
+
+class FileState(str, Enum):
+    OK = "ok"
+    MISSING = "missing"
+    NOT_A_FILE = "not_a_file"     # a folder or a link where a file should be
+    WRONG_SIZE = "wrong_size"
+    WRONG_HASH = "wrong_hash"
+
+
+@dataclass(frozen=True)
+class FileCheck:
+    path: str
+    state: FileState
+    detail: str = ""
+
+
+@dataclass(frozen=True)
+class VerifyReport:
+    model_id: str
+    folder: Path
+    checks: tuple[FileCheck, ...]
+
+    @property
+    def ok(self) -> bool:
+        return all(c.state is FileState.OK for c in self.checks)
+
+    @property
+    def failures(self) -> tuple[FileCheck, ...]:
+        return tuple(c for c in self.checks if c.state is not FileState.OK)
+
+    def describe(self) -> str:
+        if self.ok:
+            return f"{self.model_id}: all {len(self.checks)} files verified"
+        bad = "; ".join(f"{c.path}: {c.state.value}{' (' + c.detail + ')' if c.detail else ''}" for c in self.failures)
+        return f"{self.model_id}: not verified: {bad}"
+
+
+def sha256_file(path: Path) -> str:
+    digest = hashlib.sha256()
+    with open(path, "rb") as fh:
+        while chunk := fh.read(_CHUNK):
+            digest.update(chunk)
+    return digest.hexdigest()
+
+
+def check_file(folder: Path, entry: ManifestFile) -> FileCheck:
+    path = folder / entry.path
+    if path.is_symlink() or (path.exists() and not path.is_file()):
+        return FileCheck(entry.path, FileState.NOT_A_FILE)
+    if not path.exists():
+        return FileCheck(entry.path, FileState.MISSING)
+    size = path.stat().st_size
+    if entry.size is not None and size != entry.size:
+        return FileCheck(entry.path, FileState.WRONG_SIZE, f"{size} bytes, expected {entry.size}")
+    actual = sha256_file(path)
+    if actual != entry.sha256:
+        return FileCheck(entry.path, FileState.WRONG_HASH, f"sha256 {actual[:12]}…, expected {entry.sha256[:12]}…")
+    return FileCheck(entry.path, FileState.OK)
+
+
+def verify_folder(folder: Path, manifest: Manifest) -> VerifyReport:
+    return VerifyReport(manifest.id, folder, tuple(check_file(folder, f) for f in manifest.files))

@@ -1,0 +1,12 @@
+"""Where the app's own read-only resources sit (next to the `app` package)."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+PROJECT_ROOT = Path(__file__).resolve().parent.parent
+MODEL_STORE = PROJECT_ROOT / "model_store"
+MANIFESTS = MODEL_STORE / "manifests"
+PROFILES = MODEL_STORE / "profiles"
+ASSETS = PROJECT_ROOT / "assets"
+EXAMPLES = ASSETS / "examples"

@@ -1,0 +1,60 @@
+"""Flet entry point: wires the view to the controller and the page's lifecycle."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import flet as ft
+
+from app.analyzer import Analyzer, default_profile_path
+from app.core.profiles import load_profile
+from app.models.catalog import resolve_model
+from app.paths import EXAMPLES
+from app.ui.controller import AnalysisController, ScreenState
+from app.ui.strings import EN
+from app.ui.view import MainView
+
+
+def _make_analyzer(model_ref: str | None) -> Analyzer:
+    model = resolve_model(model_ref)
+    return Analyzer(model, load_profile(default_profile_path(model)))
+
+
+def build_main(model_ref: str | None = None):
+    """Returns the `main(page)` for ft.run, bound to a model id or folder."""
+
+    async def main(page: ft.Page) -> None:
+        page.title = EN["title"]
+        page.padding = 0
+        page.theme_mode = ft.ThemeMode.LIGHT
+        picker = ft.FilePicker()
+        examples = sorted(EXAMPLES.glob("*.jpg")) if EXAMPLES.is_dir() else []
+
+        def on_change(state: ScreenState) -> None:
+            view.render(state)
+            page.update()
+
+        controller = AnalysisController(lambda: _make_analyzer(model_ref), on_change)
+
+        async def pick_file() -> None:
+            files = await picker.pick_files(file_type=ft.FilePickerFileType.IMAGE, with_data=True)
+            if not files:
+                return
+            chosen = files[0]
+            data = chosen.bytes
+            if data is None and chosen.path:  # desktop gives a path, web gives bytes
+                data = Path(chosen.path).read_bytes()
+            controller.submit(chosen.name, data or b"")
+
+        def on_example(path: Path) -> None:
+            controller.submit(path.name, path.read_bytes())
+
+        view = MainView(examples, on_pick_file=lambda: page.run_task(pick_file), on_example=on_example)
+        page.on_close = lambda _: controller.stop()
+        page.on_disconnect = lambda _: controller.stop()
+        page.add(view.root)
+        view.render(controller.state)
+        page.update()
+        controller.start()
+
+    return main

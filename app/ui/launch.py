@@ -1,0 +1,31 @@
+"""Start the UI: a desktop window where there is a display, else a local web app."""
+
+from __future__ import annotations
+
+import os
+import sys
+
+import flet as ft
+
+from app.paths import ASSETS
+from app.ui.app_main import build_main
+
+DEFAULT_PORT = 8550
+
+
+def _has_display() -> bool:
+    if sys.platform.startswith("linux"):
+        return bool(os.environ.get("DISPLAY") or os.environ.get("WAYLAND_DISPLAY"))
+    return True
+
+
+def launch(web: bool = False, port: int | None = None, model: str | None = None) -> int:
+    main = build_main(model or os.environ.get("KEYFRAME_MODEL"))
+    if web or not _has_display():
+        port = port or int(os.environ.get("FLET_SERVER_PORT", DEFAULT_PORT))
+        print(f"Keyframe is served at http://127.0.0.1:{port} (local only; open it in a browser)", file=sys.stderr)
+        # no_cdn: the web client, fonts and CanvasKit come from the installed wheel, never a CDN.
+        ft.run(main, view=ft.AppView.WEB_BROWSER, host="127.0.0.1", port=port, no_cdn=True, assets_dir=str(ASSETS))
+    else:
+        ft.run(main, assets_dir=str(ASSETS))
+    return 0

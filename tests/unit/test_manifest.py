@@ -1,0 +1,93 @@
+from __future__ import annotations
+
+import copy
+from pathlib import Path
+
+import pytest
+
+from app.models.manifest import ManifestError, check_relative_path, manifest_from_dict
+from app.models.verify import FileState, sha256_file, verify_folder
+
+SHA = "a" * 64
+BASE = {
+    "schema": 1,
+    "id": "some-model",
+    "revision": "r1",
+    "files": [{"path": "config.json", "sha256": SHA, "size": 3}, {"path": "sub/llm.mnn", "sha256": SHA}],
+}
+
+
+@pytest.mark.parametrize(
+    "path",
+    ["/etc/passwd", "../x", "a/../../x", "a//b", "./a", "a/.", "C:/x", "c:x", "a\\b", "~/x", "", "a\x00b"],
+)
+def test_paths_that_could_escape_are_rejected(path: str) -> None:
+    with pytest.raises(ManifestError):
+        check_relative_path(path)
+    data = copy.deepcopy(BASE)
+    data["files"][0]["path"] = path
+    with pytest.raises(ManifestError):
+        manifest_from_dict(data)
+
+
+@pytest.mark.parametrize(
+    "change",
+    [
+        {"schema": 2},
+        {"id": "Bad Id"},
+        {"files": []},
+        {"files": [{"path": "a", "sha256": "ABC"}]},
+        {"files": [{"path": "a", "sha256": SHA, "size": -1}]},
+        {"files": [{"path": "a", "sha256": SHA}, {"path": "A", "sha256": SHA}]},
+        {"bundled": "../elsewhere"},
+    ],
+)
+def test_malformed_manifests_are_rejected(change: dict) -> None:
+    with pytest.raises(ManifestError):
+        manifest_from_dict({**BASE, **change})
+
+
+def test_total_size_only_when_every_size_is_known() -> None:
+    assert manifest_from_dict(BASE).total_size is None
+    data = copy.deepcopy(BASE)
+    data["files"][1]["size"] = 5
+    assert manifest_from_dict(data).total_size == 8
+
+
+def test_verify_names_each_failing_file(tmp_path: Path) -> None:
+    (tmp_path / "a.bin").write_bytes(b"hello")
+    (tmp_path / "b.bin").write_bytes(b"world")
+    (tmp_path / "c.bin").write_bytes(b"12345")
+    good = sha256_file(tmp_path / "a.bin")
+    manifest = manifest_from_dict(
+        {
+            "schema": 1,
+            "id": "m",
+            "revision": "r",
+            "files": [
+                {"path": "a.bin", "sha256": good, "size": 5},
+                {"path": "b.bin", "sha256": good, "size": 5},
+                {"path": "c.bin", "sha256": good, "size": 4},
+                {"path": "d.bin", "sha256": good},
+            ],
+        }
+    )
+    report = verify_folder(tmp_path, manifest)
+    states = {c.path: c.state for c in report.checks}
+    assert states == {
+        "a.bin": FileState.OK,
+        "b.bin": FileState.WRONG_HASH,
+        "c.bin": FileState.WRONG_SIZE,
+        "d.bin": FileState.MISSING,
+    }
+    assert not report.ok
+    assert "b.bin" in report.describe() and "a.bin" not in report.describe()
+
+
+def test_a_symlink_is_not_accepted_as_a_model_file(tmp_path: Path) -> None:
+    (tmp_path / "real.bin").write_bytes(b"x")
+    (tmp_path / "link.bin").symlink_to(tmp_path / "real.bin")
+    manifest = manifest_from_dict(
+        {"schema": 1, "id": "m", "revision": "r", "files": [{"path": "link.bin", "sha256": sha256_file(tmp_path / "real.bin")}]}
+    )
+    assert verify_folder(tmp_path, manifest).checks[0].state is FileState.NOT_A_FILE
