@@ -43,16 +43,19 @@ class MainView:
         self.parse = ft.Text("", size=13)
         self.pending = ft.Text(T["pending"], size=12, color=ft.Colors.AMBER_900, visible=False)
         self.timings = ft.Text("", size=12, color=ft.Colors.GREY_700)
-        self.error = ft.Text("", color=ft.Colors.RED_700, visible=False)
+        self.error = ft.Text("", color=ft.Colors.RED_700)  # empty when fine: a Semantics child must stay visible
         self.pick_button = ft.Button(T["choose_image"], icon=ft.Icons.IMAGE_OUTLINED, on_click=lambda _: on_pick_file())
 
         thumbs = [
-            ft.Container(
-                content=ft.Image(src=p.read_bytes(), width=72, height=72, fit=ft.BoxFit.COVER),
-                on_click=lambda _, p=p: on_example(p),
-                tooltip=p.stem,
-                border_radius=6,
-                clip_behavior=ft.ClipBehavior.ANTI_ALIAS,
+            _tagged(
+                ft.Container(
+                    content=ft.Image(src=p.read_bytes(), width=72, height=72, fit=ft.BoxFit.COVER),
+                    on_click=lambda _, p=p: on_example(p),
+                    tooltip=p.stem,
+                    border_radius=6,
+                    clip_behavior=ft.ClipBehavior.ANTI_ALIAS,
+                ),
+                f"example-{p.stem}",
             )
             for p in examples
         ]
@@ -122,7 +125,6 @@ class MainView:
         self.stream.value = state.streamed
         self.progress.visible = state.busy
         self.error.value = state.error or ""
-        self.error.visible = state.error is not None
         result = state.result
         if result is None:
             self.observation.value = T["analysing"] if state.busy else "—"

@@ -1,0 +1,1 @@
+"""Session persistence: an append-only, fsynced event log and its exports."""

@@ -1,0 +1,47 @@
+from __future__ import annotations
+
+import io
+from collections.abc import Iterator
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from app.analyzer import Analyzer
+from app.core.profiles import load_profile
+from app.models.catalog import DEFAULT_MODEL_ID, resolve_model
+from app.paths import PROFILES
+
+# Different from every seed the generator trains on: these scenes are held out.
+HELD_OUT_SEED = 424242
+
+
+@pytest.fixture(scope="session")
+def demo_analyzer() -> Iterator[Analyzer]:
+    analyzer = Analyzer(resolve_model(DEFAULT_MODEL_ID), load_profile(PROFILES / "hand_position.json"))
+    analyzer.load()
+    yield analyzer
+    analyzer.close()
+
+
+def held_out_scenes(count_per_kind: int, seed: int = HELD_OUT_SEED, size: int = 256) -> list[tuple[str, bytes, str]]:
+    """(kind, JPEG bytes, expected answer) for freshly generated scenes."""
+    from demo_model.scenes import SCENE_KINDS, expected_answer, render_scene
+
+    rng = np.random.default_rng(seed)
+    scenes = []
+    for kind in SCENE_KINDS:
+        for _ in range(count_per_kind):
+            buf = io.BytesIO()
+            render_scene(rng, kind, size).save(buf, "JPEG", quality=92)
+            scenes.append((kind, buf.getvalue(), expected_answer(kind)))
+    return scenes
+
+
+def write_scenes(folder: Path, scenes: list[tuple[str, bytes, str]]) -> list[tuple[Path, str]]:
+    out = []
+    for i, (kind, data, expected) in enumerate(scenes):
+        path = folder / f"{i:03d}-{kind}.jpg"
+        path.write_bytes(data)
+        out.append((path, expected))
+    return out

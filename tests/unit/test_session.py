@@ -1,0 +1,125 @@
+from __future__ import annotations
+
+import csv
+import io
+import json
+from pathlib import Path
+
+from hypothesis import given
+from hypothesis import strategies as st
+
+from app.core.generation import Timings
+from app.core.routing import route
+from app.core.session import (
+    ExaminerConfirmed,
+    ExaminerCorrected,
+    KeyframeFailed,
+    KeyframeSkipped,
+    PracticeEvent,
+    SessionState,
+    SkipReason,
+    apply,
+    event_from_dict,
+    event_to_dict,
+    reduce,
+)
+from app.session.store import SessionLog, export_csv, export_jsonl, load_session, summary_text
+
+TIMINGS = Timings(1.0, 0.5, 2.0, 3.0, 6.0, 4.0, 10.0, 50, 12)
+
+
+def practice(i: int, observation: str, status: str = "valid") -> PracticeEvent:
+    return PracticeEvent(
+        event_id=f"e{i}", t=i * 3.0, wall_time=1000.0 + i, keyframe_id=f"k{i}", signal="hand_position_correct",
+        observation=observation, parse_status=status, parse_reason="ok" if status == "valid" else "invalid_json",
+        raw="{}", timings=TIMINGS, model_id="m", model_revision="r", backend="cpu",
+    )
+
+
+def test_generative_answers_are_never_confident() -> None:
+    for event in (practice(1, "yes"), practice(2, "no"), practice(3, "unknown", "rejected")):
+        routing = route(event)
+        assert routing.confidence == 0.0
+        assert routing.alert_tier == "low"
+        assert routing.status == "pending_examiner_confirmation"
+        assert routing.strong_alert is False
+
+
+def test_reducer_builds_timeline_counts_streaks_and_pending() -> None:
+    events = [
+        practice(1, "no"), practice(2, "yes"), practice(3, "yes"),
+        KeyframeSkipped("s1", 10.0, 1010.0, "k4", SkipReason.UNCHANGED),
+        practice(5, "yes"), practice(6, "no"),
+        KeyframeFailed("f1", 20.0, 1020.0, "k7", "worker_died", "the worker exited"),
+        ExaminerConfirmed("c1", "e2", 1030.0), ExaminerCorrected("c2", "e6", 1031.0, "yes", note="hands were fine"),
+        ExaminerConfirmed("c3", "does-not-exist", 1032.0),
+    ]
+    state = reduce(events)
+    assert [e.event.event_id for e in state.timeline] == ["e1", "e2", "e3", "e5", "e6"]
+    assert state.count("yes") == 3 and state.count("no") == 2
+    assert state.current_streak == ("no", 1)
+    assert dict(state.longest_streaks) == {"yes": 3, "no": 1}
+    assert state.skipped == 1 and state.unchanged == 1 and state.failed == 1
+    assert [e.event.event_id for e in state.pending] == ["e1", "e3", "e5"]
+    reviewed = {e.event.event_id: (e.review, e.final_observation) for e in state.timeline if e.review != "pending"}
+    assert reviewed == {"e2": ("confirmed", "yes"), "e6": ("corrected", "yes")}
+    assert all(e.routing.confidence == 0.0 for e in state.timeline)
+
+
+def test_reducer_does_not_mutate_the_old_state() -> None:
+    before = reduce([practice(1, "yes")])
+    after = apply(before, ExaminerConfirmed("c", "e1", 1.0))
+    assert before.timeline[0].review == "pending" and after.timeline[0].review == "confirmed"
+
+
+@given(st.lists(st.sampled_from(["yes", "no", "unknown"]), max_size=30))
+def test_replay_in_pieces_equals_replay_at_once(observations: list[str]) -> None:
+    events = [practice(i, o, "valid" if o != "unknown" else "rejected") for i, o in enumerate(observations)]
+    half = len(events) // 2
+    assert reduce(events[half:], reduce(events[:half])) == reduce(events)
+    state = reduce(events)
+    assert sum(v for _, v in state.counts) == len(events)
+    if events:
+        assert state.current_streak[0] == observations[-1]
+
+
+def test_events_round_trip_through_json() -> None:
+    events = [
+        practice(1, "yes"), KeyframeSkipped("s", 1.0, 2.0, "k", SkipReason.SUPERSEDED),
+        KeyframeFailed("f", 1.0, 2.0, "k", "e", "m"), ExaminerConfirmed("c", "e1", 3.0),
+        ExaminerCorrected("d", "e1", 4.0, "no"),
+    ]
+    for event in events:
+        assert event_from_dict(json.loads(json.dumps(event_to_dict(event)))) == event
+
+
+def test_log_is_append_only_and_survives_a_torn_last_line(tmp_path: Path) -> None:
+    path = tmp_path / "s.jsonl"
+    with SessionLog(path) as log:
+        log.append(practice(1, "yes"))
+        log.append(practice(2, "no"))
+    with open(path, "ab") as fh:
+        fh.write(b'{"kind":"practice","event_id":"e3","t":')  # a write cut by a crash
+    with SessionLog(path) as log:  # reopening appends, never truncates
+        log.append(ExaminerConfirmed("c1", "e1", 5.0))
+    loaded = load_session(path)
+    assert [getattr(e, "event_id") for e in loaded.events] == ["e1", "e2", "c1"]
+    assert loaded.damaged_lines == (3,)
+    assert loaded.state.timeline[0].review == "confirmed"
+    assert "Damaged log lines skipped: 3" in summary_text(loaded)
+
+
+def test_exports(tmp_path: Path) -> None:
+    path = tmp_path / "s.jsonl"
+    with SessionLog(path) as log:
+        for event in (practice(1, "yes"), practice(2, "no"), ExaminerCorrected("c", "e2", 9.0, "yes")):
+            log.append(event)
+    loaded = load_session(path)
+    rows = list(csv.DictReader(io.StringIO(export_csv(loaded))))
+    assert [(r["event_id"], r["observation"], r["review"], r["final_observation"]) for r in rows] == [
+        ("e1", "yes", "pending", ""), ("e2", "no", "corrected", "yes"),
+    ]
+    assert all(r["confidence"] == "0.0" and r["alert_tier"] == "low" for r in rows)
+    assert len(export_jsonl(loaded).splitlines()) == 3
+    summary = summary_text(loaded)
+    assert "Keyframes analysed: 2" in summary and "Pending examiner confirmation: 1" in summary
