@@ -10,17 +10,20 @@ import time
 from dataclasses import dataclass
 from pathlib import Path
 
+import numpy as np
+
 from app.core.parser import parse_answer
 from app.core.profiles import TaskProfile
+from app.core.vision_size import VisionPolicy, vision_size
 from app.core.results import AnalysisResult
 from app.engine.mnn_vlm import EngineOptions, MnnVlm, TokenCallback
 from app.engine.model_folder import open_model_folder
-from app.frames.intake import DecodedImage, fit_within
+from app.frames.intake import DecodedImage, resize_exact
 from app.models.catalog import ModelRef
 from app.models.storage import engine_cache_dir
 from app.paths import PROFILES
 
-# Longest image side handed to a model without a fixed input size. Vision cost
+# Longest image side handed to a model that declares no input size. Vision cost
 # grows faster than pixels; 448 keeps a 2B model usable on a laptop CPU.
 DEFAULT_IMAGE_MAX_SIDE = 448
 
@@ -29,7 +32,7 @@ DEFAULT_IMAGE_MAX_SIDE = 448
 class AnalyzerSettings:
     backend: str = "cpu"
     threads: int = 2
-    image_max_side: int | None = None  # None: the model's own input size, else DEFAULT_IMAGE_MAX_SIDE
+    image_max_side: int | None = None  # None: the model's declared image_size, else DEFAULT_IMAGE_MAX_SIDE
 
 
 class Analyzer:
@@ -49,8 +52,17 @@ class Analyzer:
         self.engine = MnnVlm(self.folder, options)
 
     @property
-    def image_max_side(self) -> int:
-        return self.settings.image_max_side or self.folder.image_size or DEFAULT_IMAGE_MAX_SIDE
+    def vision_policy(self) -> VisionPolicy:
+        """A model that declares `image_size` gets squares of it, as MNN itself would
+        feed an image given by path; others keep their aspect under a cap."""
+        declared = self.folder.image_size
+        side = self.settings.image_max_side or declared or DEFAULT_IMAGE_MAX_SIDE
+        return VisionPolicy(max_side=side, square=declared is not None)
+
+    def prepare(self, image: DecodedImage) -> np.ndarray:
+        """The keyframe exactly as the model will see it."""
+        height, width = vision_size(image.height, image.width, self.vision_policy)
+        return resize_exact(image.rgb, height, width)
 
     def load(self) -> float:
         return self.engine.load()
@@ -64,7 +76,7 @@ class Analyzer:
     ) -> AnalysisResult:
         self.load()
         start = time.perf_counter()
-        rgb = fit_within(image.rgb, self.image_max_side)
+        rgb = self.prepare(image)
         preprocess_ms = (time.perf_counter() - start) * 1000.0
         generation = self.engine.generate(
             rgb,

@@ -26,6 +26,7 @@ def _build_parser() -> argparse.ArgumentParser:
     ui.add_argument("--web", action="store_true", help="serve the web UI on 127.0.0.1 even when a display exists")
     ui.add_argument("--port", type=int, default=None, help="port of the web UI (default 8550)")
     ui.add_argument("--model", default=None, help="model id or MNN model folder (default: the bundled demo model)")
+    ui.add_argument("--profile", default=None, type=Path, help="task profile JSON (default: the model's own)")
 
     analyze = sub.add_parser("analyze", help="analyse still images and print one JSON object per image")
     analyze.add_argument("images", nargs="+", help="image files or folders of images")
@@ -104,4 +105,9 @@ def main(argv: Sequence[str] | None = None) -> int:
         return run_analyze(args, claim_stdout())
     from app.ui.launch import launch
 
-    return launch(web=getattr(args, "web", False), port=getattr(args, "port", None), model=getattr(args, "model", None))
+    return launch(
+        web=getattr(args, "web", False),
+        port=getattr(args, "port", None),
+        model=getattr(args, "model", None),
+        profile=getattr(args, "profile", None),
+    )

@@ -92,16 +92,10 @@ def decode_image_bytes(data: bytes, name: str = "image") -> DecodedImage:
     return DecodedImage(rgb=np.ascontiguousarray(rgb), source_format=fmt)
 
 
-def fit_within(rgb: np.ndarray, max_side: int) -> np.ndarray:
-    """Downscale (never upscale) so the longer side is at most `max_side`, keeping aspect.
-
-    INTER_AREA averages source pixels, so small models do not see aliasing that
-    MNN's own resize (a plain squash to its input size) would introduce.
-    """
+def resize_exact(rgb: np.ndarray, height: int, width: int) -> np.ndarray:
+    """Resize to (height, width); area averaging when shrinking, bilinear when growing."""
     h, w = rgb.shape[:2]
-    longest = max(h, w)
-    if longest <= max_side:
+    if (h, w) == (height, width):
         return rgb
-    scale = max_side / longest
-    size = (max(1, round(w * scale)), max(1, round(h * scale)))
-    return cv2.resize(rgb, size, interpolation=cv2.INTER_AREA)
+    shrinking = height * width < h * w
+    return cv2.resize(rgb, (width, height), interpolation=cv2.INTER_AREA if shrinking else cv2.INTER_LINEAR)

@@ -15,13 +15,13 @@ from app.ui.strings import EN
 from app.ui.view import MainView
 
 
-def _make_analyzer(model_ref: str | None) -> Analyzer:
+def _make_analyzer(model_ref: str | None, profile_path: Path | None) -> Analyzer:
     model = resolve_model(model_ref)
-    return Analyzer(model, load_profile(default_profile_path(model)))
+    return Analyzer(model, load_profile(profile_path or default_profile_path(model)))
 
 
-def build_main(model_ref: str | None = None):
-    """Returns the `main(page)` for ft.run, bound to a model id or folder."""
+def build_main(model_ref: str | None = None, profile_path: Path | None = None):
+    """Returns the `main(page)` for ft.run, bound to a model (id or folder) and a profile."""
 
     async def main(page: ft.Page) -> None:
         page.title = EN["title"]
@@ -34,7 +34,7 @@ def build_main(model_ref: str | None = None):
             view.render(state)
             page.update()
 
-        controller = AnalysisController(lambda: _make_analyzer(model_ref), on_change)
+        controller = AnalysisController(lambda: _make_analyzer(model_ref, profile_path), on_change)
 
         async def pick_file() -> None:
             files = await picker.pick_files(file_type=ft.FilePickerFileType.IMAGE, with_data=True)

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import os
 import sys
+from pathlib import Path
 
 import flet as ft
 
@@ -19,8 +20,8 @@ def _has_display() -> bool:
     return True
 
 
-def launch(web: bool = False, port: int | None = None, model: str | None = None) -> int:
-    main = build_main(model or os.environ.get("KEYFRAME_MODEL"))
+def launch(web: bool = False, port: int | None = None, model: str | None = None, profile: Path | None = None) -> int:
+    main = build_main(model, profile)
     if web or not _has_display():
         port = port or int(os.environ.get("FLET_SERVER_PORT", DEFAULT_PORT))
         print(f"Keyframe is served at http://127.0.0.1:{port} (local only; open it in a browser)", file=sys.stderr)

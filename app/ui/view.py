@@ -37,7 +37,7 @@ class MainView:
         self.image = ft.Image(src=b"", width=320, height=320, fit=ft.BoxFit.CONTAIN, visible=False)
         self.image_hint = ft.Text(T["no_image"], color=ft.Colors.GREY_700)
         self.image_name = ft.Text("", size=12, color=ft.Colors.GREY_700)
-        self.stream = ft.Text("", font_family="monospace", selectable=True, size=13)
+        self.stream = ft.Text("", font_family="monospace", size=13)
         self.progress = ft.ProgressRing(width=16, height=16, stroke_width=2, visible=False)
         self.observation = ft.Text("—", size=28, weight=ft.FontWeight.BOLD)
         self.parse = ft.Text("", size=13)

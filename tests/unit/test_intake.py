@@ -7,7 +7,7 @@ import numpy as np
 import pytest
 from PIL import Image
 
-from app.frames.intake import ImageRejected, decode_image_bytes, fit_within, read_image_file
+from app.frames.intake import ImageRejected, decode_image_bytes, read_image_file
 
 
 def _jpeg(w: int = 64, h: int = 48, **save: object) -> bytes:
@@ -87,8 +87,9 @@ def test_files(tmp_path: Path) -> None:
     assert read_image_file(good).width == 64
 
 
-def test_fit_within_downscales_keeping_aspect_and_never_upscales() -> None:
-    rgb = np.zeros((1080, 1920, 3), np.uint8)
-    assert fit_within(rgb, 448).shape == (252, 448, 3)
-    small = np.zeros((100, 50, 3), np.uint8)
-    assert fit_within(small, 448) is small
+def test_resize_exact() -> None:
+    from app.frames.intake import resize_exact
+
+    rgb = np.zeros((100, 200, 3), np.uint8)
+    assert resize_exact(rgb, 64, 96).shape == (64, 96, 3)
+    assert resize_exact(rgb, 100, 200) is rgb
