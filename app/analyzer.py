@@ -33,6 +33,8 @@ class AnalyzerSettings:
     backend: str = "cpu"
     threads: int = 2
     image_max_side: int | None = None  # None: the model's declared image_size, else DEFAULT_IMAGE_MAX_SIDE
+    # Constrained decoding: the model can only produce one of the profile's answers.
+    constrained: bool = True
 
 
 class Analyzer:
@@ -78,24 +80,31 @@ class Analyzer:
         start = time.perf_counter()
         rgb = self.prepare(image)
         preprocess_ms = (time.perf_counter() - start) * 1000.0
-        generation = self.engine.generate(
-            rgb,
-            self.profile.prompt,
-            system=self.profile.system,
-            max_new_tokens=self.profile.max_new_tokens,
-            on_token=on_token,
-            cancel=cancel,
-            preprocess_ms=preprocess_ms,
-        )
+        score = None
+        if self.settings.constrained:
+            answers = [self.profile.answer_text(v) for v in self.profile.values]
+            choice = self.engine.choose(
+                rgb, self.profile.prompt, answers, system=self.profile.system,
+                on_token=on_token, cancel=cancel, preprocess_ms=preprocess_ms,
+            )
+            generation, score = choice.generation, choice.score
+        else:
+            generation = self.engine.generate(
+                rgb, self.profile.prompt, system=self.profile.system, max_new_tokens=self.profile.max_new_tokens,
+                on_token=on_token, cancel=cancel, preprocess_ms=preprocess_ms,
+            )
         return AnalysisResult(
             source=source,
             model_id=self.model.id,
             model_revision=self.model.revision,
             profile_id=self.profile.id,
             signal=self.profile.signal,
+            # Valid by construction when constrained, and still gated by the strict parser.
             answer=parse_answer(generation.text, self.profile, generation.finish),
             finish=generation.finish,
             timings=generation.timings,
+            decoding="constrained" if self.settings.constrained else "free",
+            model_score=score,
         )
 
     def close(self) -> None:

@@ -9,6 +9,7 @@ from __future__ import annotations
 import argparse
 import json
 import sys
+import time
 from collections.abc import Iterator, Sequence
 from pathlib import Path
 from typing import TextIO
@@ -36,6 +37,20 @@ def _build_parser() -> argparse.ArgumentParser:
     analyze.add_argument("--image-max-side", type=int, default=None, help="downscale images to this longest side")
     analyze.add_argument("--threads", type=int, default=2, help="CPU threads for MNN (default 2)")
     analyze.add_argument("--show-tokens", action="store_true", help="echo tokens to stderr as they stream")
+    analyze.add_argument("--free", action="store_true",
+                         help="free generation instead of constrained decoding over the profile's answers")
+    watch = sub.add_parser("watch", help="sample keyframes from a video and print session events as JSON lines")
+    watch.add_argument("video", type=Path)
+    watch.add_argument("--interval", type=float, default=3.0, help="seconds between keyframes, 2-5 (default 3)")
+    watch.add_argument("--realtime", action="store_true",
+                       help="play at the video's own speed; keyframes the model cannot keep up with are superseded")
+    watch.add_argument("--model", default=None, help="model id or MNN model folder")
+    watch.add_argument("--profile", default=None, type=Path, help="task profile JSON")
+    watch.add_argument("--threads", type=int, default=2)
+    watch.add_argument("--image-max-side", type=int, default=None)
+    watch.add_argument("--free", action="store_true", help="free generation instead of constrained decoding")
+    watch.add_argument("--worker", choices=("process", "thread"), default=None,
+                       help="where the model runs (default: a child process where the platform allows)")
     return parser
 
 
@@ -66,7 +81,7 @@ def run_analyze(args: argparse.Namespace, out: TextIO) -> int:
     try:
         model = resolve_model(args.model)
         profile = load_profile(args.profile or default_profile_path(model))
-        settings = AnalyzerSettings(threads=args.threads, image_max_side=args.image_max_side)
+        settings = AnalyzerSettings(threads=args.threads, image_max_side=args.image_max_side, constrained=not args.free)
         analyzer = Analyzer(model, profile, settings)
         analyzer.load()
     except (ModelNotFound, ModelNotVerified, ManifestError, ModelFolderError, ProfileError, EngineError) as exc:
@@ -97,12 +112,68 @@ def run_analyze(args: argparse.Namespace, out: TextIO) -> int:
     return status
 
 
+def run_watch(args: argparse.Namespace, out: TextIO) -> int:
+    from app.core.sampler import SamplerConfig
+    from app.core.session import event_to_dict
+    from app.frames.intake import DecodedImage
+    from app.frames.video import VideoError, iter_video_frames
+    from app.models.storage import data_dir
+    from app.pipeline.live import LivePipeline, PipelineUpdate
+    from app.session.store import SessionLog, new_session_id
+    from app.worker.messages import WorkerSpec
+
+    try:
+        sampler = SamplerConfig(interval_s=args.interval)
+    except ValueError as exc:
+        print(f"error: {exc}", file=sys.stderr)
+        return EXIT_SETUP
+    log_path = data_dir() / "sessions" / f"{new_session_id()}.jsonl"
+
+    def on_update(update: PipelineUpdate) -> None:
+        if update.event is not None:
+            _emit(out, event_to_dict(update.event), jsonl=True)
+        if update.worker_message:
+            print(f"worker: {update.worker_message}", file=sys.stderr)
+
+    spec = WorkerSpec(
+        model=args.model, profile=args.profile, threads=args.threads,
+        image_max_side=args.image_max_side, constrained=not args.free,
+    )
+    with SessionLog(log_path) as log:
+        pipeline = LivePipeline(spec, on_update, sampler=sampler, log=log, host_kind=args.worker)
+        pipeline.start()
+        try:
+            if not pipeline.wait_ready(timeout=300):
+                print(f"error: {pipeline.failure or 'the model did not load in time'}", file=sys.stderr)
+                return EXIT_SETUP
+            started = time.monotonic()
+            for t, rgb in iter_video_frames(args.video):
+                if args.realtime:
+                    time.sleep(max(0.0, t - (time.monotonic() - started)))
+                pipeline.offer_frame(t, DecodedImage(rgb, "video"))
+                if not args.realtime and pipeline.busy:
+                    pipeline.wait_idle()  # offline: every keyframe is analysed, none superseded
+            pipeline.flush()
+            pipeline.wait_idle()
+        except VideoError as exc:
+            print(f"error: {exc}", file=sys.stderr)
+            return EXIT_BAD_INPUT
+        finally:
+            pipeline.stop()
+    print(f"session log: {log_path}", file=sys.stderr)
+    return EXIT_OK if pipeline.state.failed == 0 else EXIT_BAD_INPUT
+
+
 def main(argv: Sequence[str] | None = None) -> int:
+    from app.privacy.guard import ensure_installed
+
+    ensure_installed()  # first thing: no code path after this can reach the network unnoticed
     args = _build_parser().parse_args(argv)
-    if args.command == "analyze":
+    if args.command in ("analyze", "watch"):
         from app.engine.stdio import claim_stdout
 
-        return run_analyze(args, claim_stdout())
+        runner = run_analyze if args.command == "analyze" else run_watch
+        return runner(args, claim_stdout())
     from app.ui.launch import launch
 
     return launch(

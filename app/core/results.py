@@ -19,6 +19,8 @@ class AnalysisResult:
     answer: ParsedAnswer
     finish: FinishReason
     timings: Timings
+    decoding: str = "free"               # free | constrained
+    model_score: float | None = None     # constrained only: a diagnostic, never a confidence
 
     @property
     def observation(self) -> str:
@@ -34,6 +36,9 @@ class AnalysisResult:
             "parse_reason": self.answer.reason.value,
             "raw": self.answer.raw,
             "finish": self.finish.value,
+            "decoding": self.decoding,
+            "model_score": None if self.model_score is None else round(self.model_score, 4),
+            "confidence": 0.0,  # generative answers are never confident; an examiner confirms
             "model": {"id": self.model_id, "revision": self.model_revision},
             "profile": self.profile_id,
             "timings_ms": self.timings.to_dict(),

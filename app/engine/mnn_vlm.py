@@ -19,6 +19,7 @@ from typing import Any
 
 import numpy as np
 
+from app.core.choices import build_choice_tree, pick
 from app.core.generation import FinishReason, Generation, Timings
 from app.engine.model_folder import ModelFolder
 from app.engine.stdio import native_stdout_to_stderr
@@ -59,6 +60,49 @@ def _import_mnn_llm() -> Any:
         import MNN.expr
         import MNN.llm
     return MNN
+
+
+@dataclass(frozen=True)
+class Choice:
+    index: int | None            # which answer; None when cancelled
+    score: float | None          # product of the chosen tokens' probabilities: a diagnostic, not confidence
+    generation: Generation
+
+
+class _Clock:
+    """Wall-clock marks around the MNN calls of one run."""
+
+    def __init__(self, preprocess_ms: float) -> None:
+        self.preprocess_ms = preprocess_ms
+        self.start = time.perf_counter()
+        self.t_vision = self.t_prefill = self.start
+        self.t_first: float | None = None
+
+    def vision_done(self) -> None:
+        self.t_vision = time.perf_counter()
+
+    def prefill_done(self) -> None:
+        self.t_prefill = time.perf_counter()
+
+    def token(self) -> None:
+        if self.t_first is None:
+            self.t_first = time.perf_counter()
+
+    def timings(self, load_ms: float, prompt_tokens: int, generated: int) -> Timings:
+        end = time.perf_counter()
+        first = self.t_first or end
+        ms = 1000.0
+        return Timings(
+            load_ms=load_ms,
+            preprocess_ms=self.preprocess_ms,
+            vision_ms=(self.t_vision - self.start) * ms,
+            prefill_ms=(self.t_prefill - self.t_vision) * ms,
+            first_token_ms=(first - self.start) * ms,
+            decode_ms=(end - first) * ms,
+            total_ms=self.preprocess_ms + (end - self.start) * ms,
+            prompt_tokens=prompt_tokens,
+            generated_tokens=generated,
+        )
 
 
 class MnnVlm:
@@ -141,6 +185,20 @@ class MnnVlm:
         var = expr.const(bgr, list(bgr.shape), expr.NHWC, expr.uint8)
         return {"data": var, "height": int(bgr.shape[0]), "width": int(bgr.shape[1])}
 
+    def _encode(self, rgb: np.ndarray, prompt: str, system: str | None) -> list[int]:
+        """Prompt + image to token ids; runs the vision encoder. Caller holds the fd guard."""
+        if self._llm is None:
+            raise EngineError("the model is not loaded")
+        llm = self._llm
+        text = self.build_prompt(prompt, system)
+        image = self._image_part(rgb)
+        llm.reset()  # drop history, so each keyframe is judged on its own
+        llm.generate_init()
+        ids = list(llm.tokenizer_encode({"text": text, "images": [image]}))
+        if not ids:
+            raise EngineError("the model's tokenizer produced no input tokens")
+        return ids
+
     def generate(
         self,
         rgb: np.ndarray,
@@ -152,64 +210,107 @@ class MnnVlm:
         cancel: threading.Event | None = None,
         preprocess_ms: float = 0.0,
     ) -> Generation:
-        """Runs one image + prompt; `on_token` gets each text piece as it is decoded.
+        """Free greedy generation; `on_token` gets each text piece as it is decoded.
 
         Cancel is checked before every forward step, so it takes effect within
         one decode step.
         """
-        if self._llm is None:
-            raise EngineError("the model is not loaded")
-        llm = self._llm
+        clock = _Clock(preprocess_ms)
         pieces: list[str] = []
         tokens: list[int] = []
         finish = FinishReason.LENGTH
-        t_first: float | None = None
-        start = time.perf_counter()
         with native_stdout_to_stderr():
-            text = self.build_prompt(prompt, system)
-            image = self._image_part(rgb)
-            llm.reset()  # drop history, so each keyframe is judged on its own
-            llm.generate_init()
-            ids = llm.tokenizer_encode({"text": text, "images": [image]})
-            t_vision = time.perf_counter()
-            if not ids:
-                raise EngineError("the model's tokenizer produced no input tokens")
+            ids = self._encode(rgb, prompt, system)
+            llm = self._llm
+            clock.vision_done()
             logits = llm.forward(ids)
-            t_prefill = time.perf_counter()
+            clock.prefill_done()
             while True:
                 if cancel is not None and cancel.is_set():
                     finish = FinishReason.CANCELLED
                     break
-                token = self._argmax(logits)
+                token = int(np.argmax(self._last_row(logits)))
                 if token in self._stop_ids:
                     finish = FinishReason.STOP
                     break
                 piece = llm.tokenizer_decode(token)
                 tokens.append(token)
                 pieces.append(piece)
-                if t_first is None:
-                    t_first = time.perf_counter()
+                clock.token()
                 if on_token is not None and piece:
                     on_token(piece)
                 if len(tokens) >= max_new_tokens:
                     break
                 logits = llm.forward([token])
-        end = time.perf_counter()
-        t_first = t_first or end
-        timings = Timings(
-            load_ms=self.load_ms,
-            preprocess_ms=preprocess_ms,
-            vision_ms=(t_vision - start) * 1000.0,
-            prefill_ms=(t_prefill - t_vision) * 1000.0,
-            first_token_ms=(t_first - start) * 1000.0,
-            decode_ms=(end - t_first) * 1000.0,
-            total_ms=preprocess_ms + (end - start) * 1000.0,
-            prompt_tokens=len(ids),
-            generated_tokens=len(tokens),
-        )
+        timings = clock.timings(self.load_ms, len(ids), len(tokens))
         return Generation(text="".join(pieces), finish=finish, token_ids=tuple(tokens), timings=timings)
 
+    def choose(
+        self,
+        rgb: np.ndarray,
+        prompt: str,
+        answers: list[str],
+        *,
+        system: str | None = None,
+        on_token: TokenCallback | None = None,
+        cancel: threading.Event | None = None,
+        preprocess_ms: float = 0.0,
+    ) -> Choice:
+        """Constrained decoding: the model may only produce one of `answers`.
+
+        The tokens every answer shares are appended to the prompt and prefilled
+        in the same forward (MNN 3.6.1 rejects a multi-token forward after a
+        prefill); the model then only picks where answers differ, and the rest
+        of the chosen answer is forced. The text is valid by construction.
+        """
+        clock = _Clock(preprocess_ms)
+        with native_stdout_to_stderr():
+            ids = self._encode(rgb, prompt, system)
+            llm = self._llm
+            tree = build_choice_tree([self._encode_text(a) for a in answers])
+            clock.vision_done()
+            logits = llm.forward(ids + list(tree.prefix))
+            clock.prefill_done()
+            if on_token is not None and tree.prefix:
+                on_token(self._decode(tree.prefix))
+            path: list[int] = []
+            score = 1.0
+            cancelled = False
+            while len(tree.matching(path)) > 1:
+                if cancel is not None and cancel.is_set():
+                    cancelled = True
+                    break
+                if path:
+                    logits = llm.forward([path[-1]])
+                token, p = pick(self._last_row(logits), tree.allowed(path))
+                score *= p
+                path.append(token)
+                clock.token()
+                if on_token is not None:
+                    on_token(self._decode([token]))
+        if cancelled:
+            text = self._decode(tree.prefix + tuple(path))
+            timings = clock.timings(self.load_ms, len(ids) + len(tree.prefix), len(path))
+            return Choice(None, None, Generation(text, FinishReason.CANCELLED, tuple(path), timings))
+        index = tree.matching(path)[0]
+        rest = tree.branches[index][len(path):]
+        if on_token is not None and rest:
+            on_token(self._decode(rest))
+        clock.token()
+        timings = clock.timings(self.load_ms, len(ids) + len(tree.prefix), len(path))
+        generation = Generation(answers[index], FinishReason.STOP, tree.prefix + tree.branches[index], timings)
+        return Choice(index, score, generation)
+
+    def _encode_text(self, text: str) -> tuple[int, ...]:
+        ids = list(self._llm.tokenizer_encode(text))
+        prefix = list(self._llm.tokenizer_encode(""))  # e.g. a BOS the tokenizer adds to every text
+        return tuple(ids[len(prefix):] if prefix and ids[: len(prefix)] == prefix else ids)
+
+    def _decode(self, tokens: tuple[int, ...] | list[int]) -> str:
+        return "".join(self._llm.tokenizer_decode(t) for t in tokens)
+
     @staticmethod
-    def _argmax(logits: Any) -> int:
+    def _last_row(logits: Any) -> np.ndarray:
+        """Logits for the next token (MNN may return one row per input position)."""
         values = np.asarray(logits.read())
-        return int(np.argmax(values.reshape(-1, values.shape[-1])[-1]))
+        return values.reshape(-1, values.shape[-1])[-1]

@@ -103,10 +103,20 @@ def test_a_model_folder_the_app_did_not_make_runs_with_a_profile(tmp_path: Path)
         "schema": 1, "id": "describe", "signal": "scene_ok", "values": ["yes", "no"],
         "prompt": "Describe the picture.", "system": "You are terse.", "max_new_tokens": 12,
     }))
-    proc = run_cli(str(scene[0]), "--model", str(FOREIGN), "--profile", str(profile), "--jsonl")
-    assert proc.returncode == 0, proc.stderr
-    (record,) = json_lines(proc.stdout)
-    assert record["ok"] and record["model"]["id"].startswith("local:")
+    base = [str(scene[0]), "--model", str(FOREIGN), "--profile", str(profile), "--jsonl"]
+
+    free = run_cli(*base, "--free")
+    assert free.returncode == 0, free.stderr
+    (record,) = json_lines(free.stdout)
+    assert record["ok"] and record["model"]["id"].startswith("local:") and record["decoding"] == "free"
     # An untrained model says nothing sensible: the strict parser must not turn that into a guess.
     assert record["observation"] == "unknown" and record["parse_status"] == "rejected"
     assert record["timings_ms"]["generated_tokens"] > 0
+
+    constrained = run_cli(*base)
+    assert constrained.returncode == 0, constrained.stderr
+    (record,) = json_lines(constrained.stdout)
+    # Constrained decoding can only give one of the profile's answers, whatever the weights.
+    assert record["decoding"] == "constrained" and record["parse_status"] == "valid"
+    assert record["observation"] in ("yes", "no") and 0 < record["model_score"] <= 1
+    assert record["confidence"] == 0.0

@@ -1,0 +1,1 @@
+"""The live pipeline: frames -> keyframe sampler -> worker -> session events."""

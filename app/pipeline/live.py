@@ -1,0 +1,280 @@
+"""Frames in, practice events out, without ever making the frame source wait on the model.
+
+One object owns the whole flow: it computes cheap frame statistics, lets the
+sampler pick keyframes, keeps one keyframe in flight and one waiting, turns
+worker answers into session events (appended to the log before anyone sees
+them) and reports every change to one listener.
+"""
+
+from __future__ import annotations
+
+import threading
+import time
+import uuid
+from collections import deque
+from collections.abc import Callable
+from dataclasses import dataclass, field
+
+import numpy as np
+
+from app.core.sampler import Decision, KeyframeSampler, SamplerConfig, Selection
+from app.core.session import (
+    KeyframeFailed,
+    KeyframeSkipped,
+    PracticeEvent,
+    SessionEvent,
+    SessionState,
+    SkipReason,
+    apply,
+)
+from app.core.slot import InFlightSlot
+from app.frames.intake import DecodedImage
+from app.frames.metrics import frame_stats
+from app.session.store import SessionLog
+from app.worker.messages import (
+    Analyze,
+    Event,
+    Finished,
+    JobFailed,
+    LoadFailed,
+    Ready,
+    Started,
+    Token,
+    WorkerRestarted,
+    WorkerSpec,
+)
+from app.worker.process_host import ProcessWorkerHost, default_host_kind
+from app.worker.thread_host import ThreadWorkerHost
+
+
+@dataclass(frozen=True)
+class Keyframe:
+    keyframe_id: str
+    t: float
+    image: DecodedImage
+
+
+@dataclass(frozen=True)
+class PipelineUpdate:
+    """What changed; the listener re-renders from `state`."""
+
+    state: SessionState
+    event: SessionEvent | None = None
+    streaming_keyframe: str | None = None
+    streamed_text: str = ""
+    worker_status: str = ""          # starting | ready | restarting | failed
+    worker_message: str = ""
+    effective_interval_s: float | None = None
+    interval_stretched: bool = False
+
+
+@dataclass
+class _Stream:
+    keyframe_id: str
+    pieces: list[str] = field(default_factory=list)
+
+
+def _new_id() -> str:
+    return uuid.uuid4().hex[:12]
+
+
+class LivePipeline:
+    def __init__(
+        self,
+        spec: WorkerSpec,
+        on_update: Callable[[PipelineUpdate], None],
+        sampler: SamplerConfig | None = None,
+        log: SessionLog | None = None,
+        host_kind: str | None = None,
+        wall_clock: Callable[[], float] = time.time,
+    ) -> None:
+        self.sampler_config = sampler or SamplerConfig()
+        self._sampler: KeyframeSampler[DecodedImage] = KeyframeSampler(self.sampler_config)
+        self._slot: InFlightSlot[Keyframe] = InFlightSlot()
+        self._log = log
+        self._on_update = on_update
+        self._wall = wall_clock
+        self._lock = threading.RLock()
+        self._idle = threading.Condition(self._lock)
+        # Updates are queued under the state lock and delivered outside it, in order,
+        # so a slow listener (a UI redraw) never holds up frames or the worker.
+        self._outbox: deque[PipelineUpdate] = deque()
+        self._deliver_lock = threading.Lock()
+        self._state = SessionState()
+        self._stream: _Stream | None = None
+        self._jobs: dict[str, Keyframe] = {}
+        self._count = 0
+        self._ready = threading.Event()
+        self._failed: str | None = None
+        self._model = ("", "", spec.backend)
+        kind = host_kind or default_host_kind()
+        host_cls = ProcessWorkerHost if kind == "process" else ThreadWorkerHost
+        self._host = host_cls(spec, self._on_worker_event)
+
+    # --- lifecycle ---------------------------------------------------------------------
+
+    def start(self) -> None:
+        self._host.start()
+
+    def wait_ready(self, timeout: float | None = None) -> bool:
+        """True once the model is loaded; False on timeout or a load failure."""
+        return self._ready.wait(timeout) and self._failed is None
+
+    @property
+    def failure(self) -> str | None:
+        return self._failed
+
+    @property
+    def state(self) -> SessionState:
+        return self._state
+
+    def stop(self) -> None:
+        self._host.stop()
+        with self._idle:
+            self._idle.notify_all()
+
+    # --- frames -----------------------------------------------------------------------
+
+    def offer_frame(self, t: float, image: DecodedImage) -> None:
+        """Called by the frame source for every frame; returns at once."""
+        stats = frame_stats(image.rgb)
+        with self._lock:
+            selection = self._sampler.offer(t, stats, image)
+            if selection is not None:
+                self._handle_selection(selection)
+        self._deliver()
+
+    def flush(self) -> None:
+        """The source ended: judge the last open interval."""
+        with self._lock:
+            selection = self._sampler.flush()
+            if selection is not None:
+                self._handle_selection(selection)
+        self._deliver()
+
+    @property
+    def busy(self) -> bool:
+        with self._lock:
+            return self._slot.in_flight is not None
+
+    def wait_idle(self, timeout: float | None = None) -> bool:
+        """Blocks until no keyframe is in flight or waiting (headless runs, tests)."""
+        deadline = None if timeout is None else time.monotonic() + timeout
+        with self._idle:
+            while self._slot.in_flight is not None or self._slot.waiting is not None:
+                if self._failed is not None:
+                    return False
+                remaining = None if deadline is None else deadline - time.monotonic()
+                if remaining is not None and remaining <= 0:
+                    return False
+                self._idle.wait(remaining)
+            return True
+
+    def _handle_selection(self, selection: Selection[DecodedImage]) -> None:
+        self._count += 1
+        keyframe = Keyframe(f"kf-{self._count:05d}", selection.t, selection.payload)
+        if selection.decision is Decision.UNCHANGED:
+            self._record(KeyframeSkipped(_new_id(), keyframe.t, self._wall(), keyframe.keyframe_id, SkipReason.UNCHANGED))
+            return
+        now = time.monotonic()
+        dispatch, superseded = self._slot.submit(keyframe, now)
+        if superseded is not None:
+            self._record(
+                KeyframeSkipped(_new_id(), superseded.t, self._wall(), superseded.keyframe_id, SkipReason.SUPERSEDED)
+            )
+        if dispatch is not None:
+            self._dispatch(dispatch)
+
+    def _dispatch(self, keyframe: Keyframe) -> None:
+        job_id = keyframe.keyframe_id
+        self._jobs[job_id] = keyframe
+        self._host.submit(Analyze(job_id, keyframe.image, job_id))
+
+    # --- worker events (reader thread) -------------------------------------------------
+
+    def _on_worker_event(self, event: Event) -> None:
+        with self._lock:
+            if isinstance(event, Ready):
+                self._model = (event.model_id, event.model_revision, event.backend)
+                self._ready.set()
+                self._notify(worker_status="ready", worker_message=f"{event.model_id} loaded in {event.load_ms:.0f} ms")
+            elif isinstance(event, LoadFailed):
+                self._failed = event.message
+                self._ready.set()
+                self._idle.notify_all()
+                self._notify(worker_status="failed", worker_message=event.message)
+            elif isinstance(event, WorkerRestarted):
+                self._notify(worker_status="restarting", worker_message=f"worker restarted after {event.reason}")
+            elif isinstance(event, Started):
+                self._stream = _Stream(event.job_id)
+                self._notify(streaming_keyframe=event.job_id)
+            elif isinstance(event, Token):
+                if self._stream is not None and self._stream.keyframe_id == event.job_id:
+                    self._stream.pieces.append(event.text)
+                    self._notify(streaming_keyframe=event.job_id, streamed_text="".join(self._stream.pieces))
+            elif isinstance(event, Finished):
+                self._finish(event.job_id, self._practice_event(event))
+            elif isinstance(event, JobFailed):
+                keyframe = self._jobs.get(event.job_id)
+                t = keyframe.t if keyframe else 0.0
+                self._finish(event.job_id, KeyframeFailed(_new_id(), t, self._wall(), event.job_id, event.error, event.message))
+        self._deliver()
+
+    def _practice_event(self, event: Finished) -> PracticeEvent:
+        result = event.result
+        keyframe = self._jobs.get(event.job_id)
+        model_id, revision, backend = self._model
+        return PracticeEvent(
+            event_id=_new_id(),
+            t=keyframe.t if keyframe else 0.0,
+            wall_time=self._wall(),
+            keyframe_id=event.job_id,
+            signal=result.signal,
+            observation=result.observation,
+            parse_status="valid" if result.answer.valid else "rejected",
+            parse_reason=result.answer.reason.value,
+            raw=result.answer.raw,
+            timings=result.timings,
+            model_id=result.model_id or model_id,
+            model_revision=result.model_revision or revision,
+            backend=backend,
+            model_score=result.model_score,
+        )
+
+    def _finish(self, job_id: str, event: SessionEvent) -> None:
+        self._jobs.pop(job_id, None)
+        self._stream = None
+        self._record(event)
+        following = self._slot.done(time.monotonic())
+        if following is not None:
+            self._dispatch(following)
+        self._idle.notify_all()
+
+    def _record(self, event: SessionEvent) -> None:
+        # On disk (fsynced) before the UI can show it: a crash loses nothing that was seen.
+        if self._log is not None:
+            self._log.append(event)
+        self._state = apply(self._state, event)
+        self._notify(event=event)
+
+    def _notify(self, **changes: object) -> None:
+        update = PipelineUpdate(
+            state=self._state,
+            effective_interval_s=self._slot.effective_interval(),
+            interval_stretched=self._slot.stretched(self.sampler_config.interval_s),
+            **changes,  # type: ignore[arg-type]
+        )
+        self._outbox.append(update)
+
+    def _deliver(self) -> None:
+        with self._deliver_lock:
+            while True:
+                with self._lock:
+                    if not self._outbox:
+                        return
+                    update = self._outbox.popleft()
+                self._on_update(update)
+
+
+def rgb_to_image(rgb: np.ndarray) -> DecodedImage:
+    return DecodedImage(rgb=rgb, source_format="frame")

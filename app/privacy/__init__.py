@@ -1,0 +1,1 @@
+"""The network guard behind the promise that images never leave the device."""

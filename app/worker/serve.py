@@ -1,0 +1,104 @@
+"""The worker's side: build the analyzer once, then answer Analyze commands.
+
+Shared by the process host (run in a child) and the thread host.
+"""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Callable
+
+from app.analyzer import Analyzer, AnalyzerSettings, default_profile_path
+from app.core.profiles import load_profile
+from app.models.catalog import resolve_model
+from app.privacy.guard import ensure_installed
+from app.worker.messages import (
+    Analyze,
+    Cancel,
+    Command,
+    Event,
+    Finished,
+    JobFailed,
+    LoadFailed,
+    Ready,
+    Shutdown,
+    Started,
+    Token,
+    WorkerSpec,
+)
+
+Poll = Callable[[], "Command | None"]   # non-blocking: the next command or None
+Wait = Callable[[], Command]            # blocking
+
+
+def build_analyzer(spec: WorkerSpec) -> Analyzer:
+    model = resolve_model(spec.model)
+    profile = load_profile(spec.profile or default_profile_path(model))
+    settings = AnalyzerSettings(
+        backend=spec.backend, threads=spec.threads, image_max_side=spec.image_max_side, constrained=spec.constrained
+    )
+    return Analyzer(model, profile, settings)
+
+
+class _CancelProbe:
+    """Looks like threading.Event to the engine; `is_set` drains pending commands."""
+
+    def __init__(self, job_id: str, poll: Poll) -> None:
+        self.job_id = job_id
+        self._poll = poll
+        self.cancelled = False
+        self.shutdown = False
+
+    def is_set(self) -> bool:
+        while (cmd := self._poll()) is not None:
+            if isinstance(cmd, Cancel) and cmd.job_id == self.job_id:
+                self.cancelled = True
+            elif isinstance(cmd, Shutdown):
+                self.shutdown = self.cancelled = True
+        return self.cancelled
+
+
+def _pace(ms: float) -> None:
+    # Busy-wait on purpose: MNN's forward() holds the GIL, and so must a stand-in for it.
+    end = time.perf_counter() + ms / 1000.0
+    while time.perf_counter() < end:
+        pass
+
+
+def serve(spec: WorkerSpec, wait: Wait, poll: Poll, emit: Callable[[Event], None]) -> None:
+    guard = ensure_installed()  # before the model loads: nothing in here may reach the network
+    try:
+        analyzer = build_analyzer(spec)
+        load_ms = analyzer.load()
+    except Exception as exc:  # reported to the host, which shows it
+        emit(LoadFailed(f"{type(exc).__name__}: {exc}"))
+        return
+    emit(Ready(analyzer.model.id, analyzer.model.revision, spec.backend, load_ms, analyzer.profile.prompt, True))
+    try:
+        while True:
+            cmd = wait()
+            if isinstance(cmd, Shutdown):
+                return
+            if not isinstance(cmd, Analyze):
+                continue  # a Cancel for a job that already finished
+            probe = _CancelProbe(cmd.job_id, poll)
+            emit(Started(cmd.job_id))
+
+            def on_token(piece: str, job_id: str = cmd.job_id) -> None:
+                if spec.pace_ms:
+                    _pace(spec.pace_ms)
+                emit(Token(job_id, piece))
+
+            try:
+                result = analyzer.analyze(cmd.image, cmd.source, on_token=on_token, cancel=probe)
+            except Exception as exc:
+                emit(JobFailed(cmd.job_id, "engine_error", f"{type(exc).__name__}: {exc}"))
+                continue
+            if probe.cancelled:
+                emit(JobFailed(cmd.job_id, "cancelled", "cancelled before the answer was complete"))
+            else:
+                emit(Finished(cmd.job_id, result, guard.blocked_count))
+            if probe.shutdown:
+                return
+    finally:
+        analyzer.close()

@@ -1,0 +1,64 @@
+"""The same worker interface in a thread, for platforms without child processes (iOS).
+
+MNN holds the GIL during its calls, so here the UI thread does stall while a
+step runs; the camera preview must not depend on Python on those platforms.
+"""
+
+from __future__ import annotations
+
+import queue
+import threading
+from collections.abc import Callable
+
+from app.worker.messages import Analyze, Cancel, Command, Event, Finished, JobFailed, Shutdown, WorkerSpec
+from app.worker.serve import serve
+
+
+class ThreadWorkerHost:
+    def __init__(self, spec: WorkerSpec, on_event: Callable[[Event], None]) -> None:
+        self.spec = spec
+        self._on_event = on_event
+        self._commands: queue.Queue[Command] = queue.Queue()
+        self._in_flight: str | None = None
+        self._lock = threading.Lock()
+        self._thread = threading.Thread(target=self._run, name="keyframe-worker", daemon=True)
+
+    @property
+    def in_flight(self) -> str | None:
+        return self._in_flight
+
+    def start(self) -> None:
+        self._thread.start()
+
+    def _run(self) -> None:
+        def poll() -> Command | None:
+            try:
+                return self._commands.get_nowait()
+            except queue.Empty:
+                return None
+
+        serve(self.spec, wait=self._commands.get, poll=poll, emit=self._deliver)
+
+    def _deliver(self, event: Event) -> None:
+        if isinstance(event, (Finished, JobFailed)):
+            with self._lock:
+                if self._in_flight == event.job_id:
+                    self._in_flight = None
+        self._on_event(event)
+
+    def submit(self, job: Analyze) -> None:
+        with self._lock:
+            if self._in_flight is not None:
+                raise RuntimeError("a job is already in flight (the caller keeps one at a time)")
+            self._in_flight = job.job_id
+        self._commands.put(job)
+
+    def cancel(self, job_id: str) -> None:
+        self._commands.put(Cancel(job_id))
+
+    def stop(self, timeout: float = 5.0) -> None:
+        if self._in_flight is not None:
+            self._commands.put(Cancel(self._in_flight))
+        self._commands.put(Shutdown())
+        if self._thread.is_alive() and self._thread is not threading.current_thread():
+            self._thread.join(timeout)

@@ -1,0 +1,182 @@
+"""The live pipeline on the real demo model: video in, ordered practice events out."""
+
+from __future__ import annotations
+
+import json
+import os
+import signal
+import subprocess
+import sys
+import threading
+import time
+from pathlib import Path
+
+import pytest
+
+from app.core.sampler import SamplerConfig
+from app.core.session import KeyframeFailed, PracticeEvent
+from app.frames.intake import DecodedImage
+from app.frames.video import iter_video_frames
+from app.pipeline.live import LivePipeline, PipelineUpdate
+from app.session.store import SessionLog, load_session
+from app.worker.messages import Analyze, Finished, JobFailed, Ready, Token, WorkerRestarted, WorkerSpec
+from app.worker.process_host import ProcessWorkerHost
+from tests.integration.conftest import held_out_scenes
+from tests.integration.video import write_hands_video
+
+ROOT = Path(__file__).resolve().parents[2]
+
+
+def practice_answers(events: list[dict]) -> list[tuple[float, str]]:
+    return [(e["t"], e["observation"]) for e in events if e["kind"] == "practice"]
+
+
+def collapse(values: list[str]) -> list[str]:
+    return [v for i, v in enumerate(values) if i == 0 or values[i - 1] != v]
+
+
+@pytest.mark.parametrize("interval", [2.0, 3.0])
+def test_watch_command_gives_no_yes_no_in_order(tmp_path: Path, interval: float) -> None:
+    video = tmp_path / "hands.avi"
+    expected = write_hands_video(video)
+    assert expected == ["no", "yes", "no"]
+    proc = subprocess.run(
+        [sys.executable, "-m", "app", "watch", str(video), "--interval", str(interval)],
+        cwd=ROOT, capture_output=True, text=True, timeout=300,
+    )
+    assert proc.returncode == 0, proc.stderr
+    events = [json.loads(line) for line in proc.stdout.splitlines()]
+    answers = practice_answers(events)
+    assert collapse([a for _, a in answers]) == ["no", "yes", "no"]
+    # Every keyframe decision (analysed or recorded as unchanged) sits on the interval grid.
+    times = sorted(e["t"] for e in events if e["kind"] in ("practice", "skipped"))
+    windows = [int(t // interval) for t in times]
+    assert windows == sorted(set(windows)), "one keyframe decision per interval"
+    assert len(windows) >= int(30 / interval) - 1
+    assert all(e["kind"] != "failed" for e in events)
+
+
+def test_worker_api_pipeline_with_session_log(tmp_path: Path) -> None:
+    video = tmp_path / "hands.avi"
+    write_hands_video(video)
+    updates: list[PipelineUpdate] = []
+    log_path = tmp_path / "session.jsonl"
+    with SessionLog(log_path) as log:
+        pipeline = LivePipeline(WorkerSpec(), updates.append, sampler=SamplerConfig(interval_s=3), log=log, host_kind="process")
+        pipeline.start()
+        try:
+            assert pipeline.wait_ready(60), pipeline.failure
+            for t, rgb in iter_video_frames(video):
+                pipeline.offer_frame(t, DecodedImage(rgb, "video"))
+                if pipeline.busy:
+                    assert pipeline.wait_idle(60)
+            pipeline.flush()
+            assert pipeline.wait_idle(60)
+        finally:
+            pipeline.stop()
+    state = pipeline.state
+    assert collapse([e.event.observation for e in state.timeline]) == ["no", "yes", "no"]
+    assert all(e.routing.confidence == 0 and e.review == "pending" for e in state.timeline)
+    assert any(u.streamed_text.startswith('{"signal"') for u in updates), "tokens streamed to the listener"
+    # The log on disk replays to the same state.
+    assert load_session(log_path).state == state
+
+
+def _collect(host_events: list, kinds: tuple, job_id: str | None = None, timeout: float = 60.0):
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        for event in list(host_events):
+            if isinstance(event, kinds) and (job_id is None or getattr(event, "job_id", None) == job_id):
+                return event
+        time.sleep(0.01)
+    raise TimeoutError(f"no {kinds} for {job_id}")
+
+
+def test_sigkill_during_inference_fails_only_that_keyframe() -> None:
+    events: list = []
+    # pace_ms makes each decode step take 200 ms, so the kill lands mid-answer.
+    host = ProcessWorkerHost(WorkerSpec(pace_ms=200), events.append)
+    host.start()
+    try:
+        _collect(events, (Ready,))
+        scenes = held_out_scenes(count_per_kind=1, seed=99)
+        from app.frames.intake import decode_image_bytes
+
+        first = decode_image_bytes(scenes[0][1])
+        host.submit(Analyze("kf-1", first, "kf-1"))
+        _collect(events, (Token,), "kf-1")
+        os.kill(host.pid, signal.SIGKILL)
+        failed = _collect(events, (JobFailed,), "kf-1")
+        assert failed.error == "worker_died" and "signal 9" in failed.message
+        _collect(events, (WorkerRestarted,))
+        assert sum(isinstance(e, Ready) for e in events) >= 1
+        second_kind, second_bytes, expected = scenes[1]
+        host.submit(Analyze("kf-2", decode_image_bytes(second_bytes), "kf-2"))
+        done = _collect(events, (Finished,), "kf-2", timeout=120)
+        assert done.result.observation == expected
+        assert not any(isinstance(e, Finished) and e.job_id == "kf-1" for e in events)
+    finally:
+        started = time.monotonic()
+        host.stop()
+        assert time.monotonic() - started < 10, "shutdown never hangs"
+
+
+def test_cancel_takes_effect_within_a_decode_step() -> None:
+    events: list = []
+    host = ProcessWorkerHost(WorkerSpec(pace_ms=100), events.append)
+    host.start()
+    try:
+        _collect(events, (Ready,))
+        from app.frames.intake import decode_image_bytes
+
+        image = decode_image_bytes(held_out_scenes(count_per_kind=1, seed=98)[0][1])
+        host.submit(Analyze("kf-1", image, "kf-1"))
+        _collect(events, (Token,), "kf-1")
+        host.cancel("kf-1")
+        failed = _collect(events, (JobFailed,), "kf-1")
+        tokens = [e for e in events if isinstance(e, Token) and e.job_id == "kf-1"]
+        assert failed.error == "cancelled"
+        assert len(tokens) <= 3, "stopped within a step or two of the cancel, not at the end"
+    finally:
+        host.stop()
+
+
+def test_a_model_that_cannot_load_is_reported_not_retried_forever(tmp_path: Path) -> None:
+    bad = tmp_path / "model"
+    bad.mkdir()
+    (bad / "config.json").write_text("{}")
+    events: list = []
+    host = ProcessWorkerHost(WorkerSpec(model=str(bad)), events.append)
+    host.start()
+    try:
+        from app.worker.messages import LoadFailed
+
+        failure = _collect(events, (LoadFailed,))
+        assert "missing model files" in failure.message
+        time.sleep(1.0)
+        assert not any(isinstance(e, WorkerRestarted) for e in events)
+    finally:
+        host.stop()
+
+
+def test_thread_host_gives_the_same_answers() -> None:
+    updates: list[PipelineUpdate] = []
+    pipeline = LivePipeline(WorkerSpec(), updates.append, sampler=SamplerConfig(interval_s=2), host_kind="thread")
+    pipeline.start()
+    try:
+        assert pipeline.wait_ready(60)
+        from app.frames.intake import decode_image_bytes
+
+        scenes = held_out_scenes(count_per_kind=1, seed=97)
+        for i, (_, data, _) in enumerate(scenes):
+            pipeline.offer_frame(i * 2.0, decode_image_bytes(data))
+            assert pipeline.wait_idle(60)
+        pipeline.flush()
+        assert pipeline.wait_idle(60)
+    finally:
+        pipeline.stop()
+    got = [e.event.observation for e in pipeline.state.timeline]
+    assert got == [expected for _, _, expected in scenes]
+    assert not any(isinstance(u.event, KeyframeFailed) for u in updates)
+    assert all(isinstance(e.event, PracticeEvent) for e in pipeline.state.timeline)
+    assert threading.active_count() < 20
