@@ -5,6 +5,7 @@ Shared by the process host (run in a child) and the thread host.
 
 from __future__ import annotations
 
+import ctypes
 import time
 from collections.abc import Callable
 
@@ -59,10 +60,17 @@ class _CancelProbe:
 
 
 def _pace(ms: float) -> None:
-    # Busy-wait on purpose: MNN's forward() holds the GIL, and so must a stand-in for it.
-    end = time.perf_counter() + ms / 1000.0
-    while time.perf_counter() < end:
-        pass
+    """Hold the GIL for `ms`, as MNN's forward() does on a real-size model.
+
+    A call through ctypes.PyDLL keeps the GIL for its whole duration (a Python
+    busy loop would hand it over every few ms and hide the very stall we emulate).
+    """
+    try:
+        ctypes.PyDLL(None).usleep(int(ms * 1000))
+    except (AttributeError, OSError):  # no usleep (Windows): a busy loop is the best stand-in
+        end = time.perf_counter() + ms / 1000.0
+        while time.perf_counter() < end:
+            pass
 
 
 def serve(spec: WorkerSpec, wait: Wait, poll: Poll, emit: Callable[[Event], None]) -> None:
