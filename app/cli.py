@@ -36,6 +36,8 @@ def _build_parser() -> argparse.ArgumentParser:
     analyze.add_argument("--jsonl", action="store_true", help="one compact JSON object per line")
     analyze.add_argument("--image-max-side", type=int, default=None, help="downscale images to this longest side")
     analyze.add_argument("--threads", type=int, default=2, help="CPU threads for MNN (default 2)")
+    analyze.add_argument("--backend", default="cpu", choices=("cpu", "metal", "opencl", "vulkan"),
+                         help="MNN backend; a non-CPU backend is checked against CPU first (default cpu)")
     analyze.add_argument("--show-tokens", action="store_true", help="echo tokens to stderr as they stream")
     analyze.add_argument("--free", action="store_true",
                          help="free generation instead of constrained decoding over the profile's answers")
@@ -47,6 +49,7 @@ def _build_parser() -> argparse.ArgumentParser:
     watch.add_argument("--model", default=None, help="model id or MNN model folder")
     watch.add_argument("--profile", default=None, type=Path, help="task profile JSON")
     watch.add_argument("--threads", type=int, default=2)
+    watch.add_argument("--backend", default="cpu", choices=("cpu", "metal", "opencl", "vulkan"))
     watch.add_argument("--image-max-side", type=int, default=None)
     watch.add_argument("--free", action="store_true", help="free generation instead of constrained decoding")
     watch.add_argument("--worker", choices=("process", "thread"), default=None,
@@ -69,20 +72,24 @@ def _emit(out: TextIO, record: dict, jsonl: bool) -> None:
 
 
 def run_analyze(args: argparse.Namespace, out: TextIO) -> int:
-    from app.analyzer import Analyzer, AnalyzerSettings, default_profile_path
-    from app.core.profiles import ProfileError, load_profile
+    from app.core.profiles import ProfileError
     from app.core.results import InputError
     from app.engine.mnn_vlm import EngineError
     from app.engine.model_folder import ModelFolderError
     from app.frames.intake import ImageRejected, read_image_file
-    from app.models.catalog import ModelNotFound, ModelNotVerified, resolve_model
+    from app.models.catalog import ModelNotFound, ModelNotVerified
     from app.models.manifest import ManifestError
+    from app.worker.messages import WorkerSpec
+    from app.worker.serve import checked_analyzer
 
     try:
-        model = resolve_model(args.model)
-        profile = load_profile(args.profile or default_profile_path(model))
-        settings = AnalyzerSettings(threads=args.threads, image_max_side=args.image_max_side, constrained=not args.free)
-        analyzer = Analyzer(model, profile, settings)
+        spec = WorkerSpec(
+            model=args.model, profile=args.profile, backend=args.backend, threads=args.threads,
+            image_max_side=args.image_max_side, constrained=not args.free,
+        )
+        analyzer, decision = checked_analyzer(spec)
+        if decision.fell_back:
+            print(f"note: {decision.reason}", file=sys.stderr)
         analyzer.load()
     except (ModelNotFound, ModelNotVerified, ManifestError, ModelFolderError, ProfileError, EngineError) as exc:
         print(f"error: {exc}", file=sys.stderr)
@@ -134,9 +141,12 @@ def run_watch(args: argparse.Namespace, out: TextIO) -> int:
             _emit(out, event_to_dict(update.event), jsonl=True)
         if update.worker_message:
             print(f"worker: {update.worker_message}", file=sys.stderr)
+        if update.interval_stretched and update.effective_interval_s and update.event is not None:
+            print(f"note: the model is slower than the {args.interval:g} s interval; keyframes every "
+                  f"{update.effective_interval_s:.1f} s", file=sys.stderr)
 
     spec = WorkerSpec(
-        model=args.model, profile=args.profile, threads=args.threads,
+        model=args.model, profile=args.profile, backend=args.backend, threads=args.threads,
         image_max_side=args.image_max_side, constrained=not args.free,
     )
     with SessionLog(log_path) as log:

@@ -10,3 +10,5 @@ MANIFESTS = MODEL_STORE / "manifests"
 PROFILES = MODEL_STORE / "profiles"
 ASSETS = PROJECT_ROOT / "assets"
 EXAMPLES = ASSETS / "examples"
+# Compared across backends before a non-CPU backend is trusted (any fixed image would do).
+REFERENCE_IMAGE = ASSETS / "reference.jpg"

@@ -197,7 +197,11 @@ class LivePipeline:
             if isinstance(event, Ready):
                 self._model = (event.model_id, event.model_revision, event.backend)
                 self._ready.set()
-                self._notify(worker_status="ready", worker_message=f"{event.model_id} loaded in {event.load_ms:.0f} ms")
+                note = f" ({event.backend_note})" if event.backend_note else ""
+                self._notify(
+                    worker_status="ready",
+                    worker_message=f"{event.model_id} on {event.backend} loaded in {event.load_ms:.0f} ms{note}",
+                )
             elif isinstance(event, LoadFailed):
                 self._failed = event.message
                 self._ready.set()

@@ -45,12 +45,17 @@ def _is_loopback(host: object) -> bool:
 
 
 class NetworkGuard:
-    def __init__(self, on_change: Callable[[NetworkGuard], None] | None = None) -> None:
+    def __init__(self) -> None:
         self._lock = threading.Lock()
         self._local = threading.local()
         self._attempts: list[Attempt] = []
         self._blocked = 0
-        self._on_change = on_change
+        self._listeners: list[Callable[[NetworkGuard], None]] = []
+
+    def add_listener(self, listener: Callable[[NetworkGuard], None]) -> None:
+        """Called after every non-loopback attempt (the privacy notice shows live counts)."""
+        with self._lock:
+            self._listeners.append(listener)
 
     @property
     def blocked_count(self) -> int:
@@ -92,8 +97,9 @@ class NetworkGuard:
             del self._attempts[:-1000]
             if not allowed:
                 self._blocked += 1
-        if self._on_change is not None:
-            self._on_change(self)
+            listeners = list(self._listeners)
+        for listener in listeners:
+            listener(self)
         if not allowed:
             raise NetworkBlocked(f"outbound connection blocked by Keyframe's privacy guard: {shown}")
 

@@ -10,6 +10,7 @@ from app.analyzer import Analyzer, default_profile_path
 from app.core.profiles import load_profile
 from app.models.catalog import resolve_model
 from app.paths import EXAMPLES
+from app.privacy.guard import ensure_installed
 from app.ui.controller import AnalysisController, ScreenState
 from app.ui.strings import EN
 from app.ui.view import MainView
@@ -35,6 +36,9 @@ def build_main(model_ref: str | None = None, profile_path: Path | None = None):
             page.update()
 
         controller = AnalysisController(lambda: _make_analyzer(model_ref, profile_path), on_change)
+        guard = ensure_installed()
+        guard.add_listener(lambda g: controller.network_blocked(g.blocked_count))
+        controller.network_blocked(guard.blocked_count)
 
         async def pick_file() -> None:
             files = await picker.pick_files(file_type=ft.FilePickerFileType.IMAGE, with_data=True)

@@ -28,6 +28,7 @@ class ScreenState:
     busy: bool = False
     result: AnalysisResult | None = None
     error: str | None = None
+    network_blocked: int = 0               # outbound attempts the privacy guard stopped
 
 
 @dataclass(frozen=True)
@@ -79,6 +80,9 @@ class AnalysisController:
                 self._current.cancel.set()
             self._wake.notify_all()
         self._update(image_name=name, image_bytes=data, streamed="", result=None, error=None, busy=True)
+
+    def network_blocked(self, count: int) -> None:
+        self._update(network_blocked=count)
 
     def _update(self, **changes: object) -> None:
         with self._lock:

@@ -5,6 +5,7 @@ from __future__ import annotations
 EN: dict[str, str] = {
     "title": "Keyframe",
     "privacy": "On-device analysis: images never leave this device. No image is uploaded, and no network is used to analyse.",
+    "privacy_count": "Outbound connections blocked: {n}",
     "choose_image": "Choose image…",
     "examples": "Example scenes",
     "question": "Question",

@@ -22,10 +22,12 @@ def _tagged(control: ft.Control, identifier: str) -> ft.Control:
 
 class MainView:
     def __init__(self, examples: list[Path], on_pick_file: Callable[[], None], on_example: Callable[[Path], None]) -> None:
+        self.privacy_count = ft.Text(T["privacy_count"].format(n=0), color=ft.Colors.WHITE70, size=12)
         self.privacy = ft.Container(
             content=ft.Row(
                 [ft.Icon(ft.Icons.LOCK_OUTLINE, color=ft.Colors.WHITE, size=18),
-                 ft.Text(T["privacy"], color=ft.Colors.WHITE, size=13, expand=True)],
+                 ft.Text(T["privacy"], color=ft.Colors.WHITE, size=13, expand=True),
+                 self.privacy_count],
                 spacing=8,
             ),
             bgcolor=ft.Colors.TEAL_800,
@@ -111,6 +113,7 @@ class MainView:
         )
 
     def render(self, state: ScreenState) -> None:
+        self.privacy_count.value = T["privacy_count"].format(n=state.network_blocked)
         status = {"loading": T["model_loading"], "ready": T["model_ready"], "error": T["model_error"]}[state.model_status]
         self.model_status.value = f"{status}: {state.model_label}" if state.model_label else status
         self.model_status.color = ft.Colors.RED_700 if state.model_status == "error" else None

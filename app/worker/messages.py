@@ -57,6 +57,7 @@ class Ready:
     load_ms: float
     question: str
     network_guard: bool          # the worker's process blocks outbound connections
+    backend_note: str = ""       # why this backend (e.g. a GPU that disagreed with CPU)
 
 
 @dataclass(frozen=True)

@@ -8,10 +8,14 @@ from __future__ import annotations
 import ctypes
 import time
 from collections.abc import Callable
+from dataclasses import replace
 
 from app.analyzer import Analyzer, AnalyzerSettings, default_profile_path
+from app.core.backend_policy import BackendDecision, judge_backend
 from app.core.profiles import load_profile
+from app.frames.intake import read_image_file
 from app.models.catalog import resolve_model
+from app.paths import REFERENCE_IMAGE
 from app.privacy.guard import ensure_installed
 from app.worker.messages import (
     Analyze,
@@ -32,13 +36,30 @@ Poll = Callable[[], "Command | None"]   # non-blocking: the next command or None
 Wait = Callable[[], Command]            # blocking
 
 
-def build_analyzer(spec: WorkerSpec) -> Analyzer:
+def build_analyzer(spec: WorkerSpec, backend: str | None = None) -> Analyzer:
     model = resolve_model(spec.model)
     profile = load_profile(spec.profile or default_profile_path(model))
     settings = AnalyzerSettings(
-        backend=spec.backend, threads=spec.threads, image_max_side=spec.image_max_side, constrained=spec.constrained
+        backend=backend or spec.backend, threads=spec.threads, image_max_side=spec.image_max_side,
+        constrained=spec.constrained,
     )
     return Analyzer(model, profile, settings)
+
+
+def checked_analyzer(spec: WorkerSpec) -> tuple[Analyzer, BackendDecision]:
+    """An analyzer on the requested backend if it agrees with CPU on the reference image, else on CPU."""
+    if spec.backend == "cpu":
+        return build_analyzer(spec), judge_backend("cpu", "", "")
+    reference = read_image_file(REFERENCE_IMAGE)
+    answers = {}
+    for backend in ("cpu", spec.backend):
+        probe = build_analyzer(replace(spec, constrained=False), backend)
+        try:
+            answers[backend] = probe.analyze(reference, "reference").answer.raw
+        finally:
+            probe.close()
+    decision = judge_backend(spec.backend, answers["cpu"], answers[spec.backend])
+    return build_analyzer(spec, decision.used), decision
 
 
 class _CancelProbe:
@@ -76,12 +97,13 @@ def _pace(ms: float) -> None:
 def serve(spec: WorkerSpec, wait: Wait, poll: Poll, emit: Callable[[Event], None]) -> None:
     guard = ensure_installed()  # before the model loads: nothing in here may reach the network
     try:
-        analyzer = build_analyzer(spec)
+        analyzer, decision = checked_analyzer(spec)
         load_ms = analyzer.load()
     except Exception as exc:  # reported to the host, which shows it
         emit(LoadFailed(f"{type(exc).__name__}: {exc}"))
         return
-    emit(Ready(analyzer.model.id, analyzer.model.revision, spec.backend, load_ms, analyzer.profile.prompt, True))
+    emit(Ready(analyzer.model.id, analyzer.model.revision, decision.used, load_ms, analyzer.profile.prompt, True,
+               decision.reason))
     try:
         while True:
             cmd = wait()

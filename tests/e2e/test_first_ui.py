@@ -27,7 +27,8 @@ def _wait_text(page, identifier: str, expected: str, timeout: int = 60_000) -> N
 
 
 def test_privacy_notice_and_model_ready(page, tmp_path: Path) -> None:  # noqa: ANN001
-    assert "never leave this device" in _text(page, "privacy-notice")
+    notice = _text(page, "privacy-notice")
+    assert "never leave this device" in notice and "Outbound connections blocked: 0" in notice
     _wait_text(page, "model-status", "Model ready")
     page.screenshot(path=str(tmp_path / "ready.png"))
 

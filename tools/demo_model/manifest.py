@@ -1,0 +1,36 @@
+"""Write the model-store manifest for the bundled demo model (schema 1)."""
+
+from __future__ import annotations
+
+import hashlib
+import json
+from pathlib import Path
+
+MANIFEST_ID = "keyframe-demo-cpr"
+DISPLAY_NAME = "Keyframe demo (tiny CPR hand-position VLM)"
+MIN_MNN_VERSION = "3.6.1"
+
+
+def file_entry(path: Path, rel: str) -> dict:
+    digest = hashlib.sha256(path.read_bytes()).hexdigest()
+    return {"path": rel, "sha256": digest, "size": path.stat().st_size}
+
+
+def write_manifest(model_dir: Path, runtime_files: list[str], manifest_path: Path, revision: str) -> dict:
+    """List every runtime file with its sha256 and size (receipt.json is not one)."""
+    manifest = {
+        "schema": 1,
+        "id": MANIFEST_ID,
+        "display_name": DISPLAY_NAME,
+        "licence": "Apache-2.0 (project-generated)",
+        "architecture": "qwen3-vl",
+        "revision": revision,
+        "min_mnn_version": MIN_MNN_VERSION,
+        "profiles": ["hand_position"],
+        "bundled": model_dir.name,
+        "mirrors": [],
+        "files": [file_entry(model_dir / name, name) for name in runtime_files],
+    }
+    manifest_path.parent.mkdir(parents=True, exist_ok=True)
+    manifest_path.write_text(json.dumps(manifest, indent=2) + "\n")
+    return manifest
