@@ -15,20 +15,17 @@ import platformdirs
 APP_NAME = "Keyframe"
 
 
+def _flet_or_platform(env: Mapping[str, str] | None, flet_key: str, platform_dir: str) -> Path:
+    value = (os.environ if env is None else env).get(flet_key)
+    return Path(value) if value else Path(platform_dir)
+
+
 def data_dir(env: Mapping[str, str] | None = None) -> Path:
-    env = os.environ if env is None else env
-    flet_dir = env.get("FLET_APP_STORAGE_DATA")
-    if flet_dir:
-        return Path(flet_dir)
-    return Path(platformdirs.user_data_dir(APP_NAME, appauthor=False))
+    return _flet_or_platform(env, "FLET_APP_STORAGE_DATA", platformdirs.user_data_dir(APP_NAME, appauthor=False))
 
 
 def cache_dir(env: Mapping[str, str] | None = None) -> Path:
-    env = os.environ if env is None else env
-    flet_dir = env.get("FLET_APP_STORAGE_CACHE")
-    if flet_dir:
-        return Path(flet_dir)
-    return Path(platformdirs.user_cache_dir(APP_NAME, appauthor=False))
+    return _flet_or_platform(env, "FLET_APP_STORAGE_CACHE", platformdirs.user_cache_dir(APP_NAME, appauthor=False))
 
 
 def models_dir(env: Mapping[str, str] | None = None) -> Path:

@@ -20,11 +20,11 @@ from collections.abc import Callable
 from multiprocessing.connection import Connection, wait
 from queue import Empty
 
+from app.worker.in_flight import InFlight
 from app.worker.messages import (
     Analyze,
     Cancel,
     Event,
-    Finished,
     JobFailed,
     LoadFailed,
     Ready,
@@ -65,7 +65,7 @@ class ProcessWorkerHost:
         self._process: mp.process.BaseProcess | None = None
         self._commands: mp.Queue | None = None
         self._events: Connection | None = None
-        self._in_flight: str | None = None
+        self._in_flight = InFlight()
         self._restarts = 0
         self._failed_starts = 0
         self._ready = False
@@ -79,7 +79,7 @@ class ProcessWorkerHost:
 
     @property
     def in_flight(self) -> str | None:
-        return self._in_flight
+        return self._in_flight.job
 
     def start(self) -> None:
         self._spawn()
@@ -99,10 +99,8 @@ class ProcessWorkerHost:
             self._ready = False
 
     def submit(self, job: Analyze) -> None:
+        self._in_flight.claim(job.job_id)
         with self._lock:
-            if self._in_flight is not None:
-                raise RuntimeError("a job is already in flight (the caller keeps one at a time)")
-            self._in_flight = job.job_id
             commands = self._commands
         assert commands is not None
         commands.put(job)
@@ -119,8 +117,8 @@ class ProcessWorkerHost:
             process, commands = self._process, self._commands
         if commands is not None:
             try:
-                if self._in_flight is not None:
-                    commands.put(Cancel(self._in_flight))
+                if self._in_flight.job is not None:
+                    commands.put(Cancel(self._in_flight.job))
                 commands.put(Shutdown())
             except (OSError, ValueError):
                 pass
@@ -177,16 +175,13 @@ class ProcessWorkerHost:
             self._ready, self._failed_starts = True, 0
         if isinstance(event, LoadFailed):
             self._load_failed = True
-        if isinstance(event, (Finished, JobFailed)):
-            with self._lock:
-                if self._in_flight == event.job_id:
-                    self._in_flight = None
+        self._in_flight.settle(event)
         self._on_event(event)
 
     def _child_died(self, exitcode: int | None) -> None:
         how = f"exit code {exitcode}" if exitcode is None or exitcode >= 0 else f"signal {-exitcode}"
+        job_id = self._in_flight.take()
         with self._lock:
-            job_id, self._in_flight = self._in_flight, None
             was_ready = self._ready
         if job_id is not None:
             self._on_event(JobFailed(job_id, "worker_died", f"the inference worker stopped ({how})"))

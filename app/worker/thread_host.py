@@ -10,7 +10,8 @@ import queue
 import threading
 from collections.abc import Callable
 
-from app.worker.messages import Analyze, Cancel, Command, Event, Finished, JobFailed, Shutdown, WorkerSpec
+from app.worker.in_flight import InFlight
+from app.worker.messages import Analyze, Cancel, Command, Event, Shutdown, WorkerSpec
 from app.worker.serve import serve
 
 
@@ -19,13 +20,12 @@ class ThreadWorkerHost:
         self.spec = spec
         self._on_event = on_event
         self._commands: queue.Queue[Command] = queue.Queue()
-        self._in_flight: str | None = None
-        self._lock = threading.Lock()
+        self._in_flight = InFlight()
         self._thread = threading.Thread(target=self._run, name="keyframe-worker", daemon=True)
 
     @property
     def in_flight(self) -> str | None:
-        return self._in_flight
+        return self._in_flight.job
 
     def start(self) -> None:
         self._thread.start()
@@ -40,25 +40,19 @@ class ThreadWorkerHost:
         serve(self.spec, wait=self._commands.get, poll=poll, emit=self._deliver)
 
     def _deliver(self, event: Event) -> None:
-        if isinstance(event, (Finished, JobFailed)):
-            with self._lock:
-                if self._in_flight == event.job_id:
-                    self._in_flight = None
+        self._in_flight.settle(event)
         self._on_event(event)
 
     def submit(self, job: Analyze) -> None:
-        with self._lock:
-            if self._in_flight is not None:
-                raise RuntimeError("a job is already in flight (the caller keeps one at a time)")
-            self._in_flight = job.job_id
+        self._in_flight.claim(job.job_id)
         self._commands.put(job)
 
     def cancel(self, job_id: str) -> None:
         self._commands.put(Cancel(job_id))
 
     def stop(self, timeout: float = 5.0) -> None:
-        if self._in_flight is not None:
-            self._commands.put(Cancel(self._in_flight))
+        if self._in_flight.job is not None:
+            self._commands.put(Cancel(self._in_flight.job))
         self._commands.put(Shutdown())
         if self._thread.is_alive() and self._thread is not threading.current_thread():
             self._thread.join(timeout)
