@@ -54,6 +54,12 @@ def _build_parser() -> argparse.ArgumentParser:
     watch.add_argument("--free", action="store_true", help="free generation instead of constrained decoding")
     watch.add_argument("--worker", choices=("process", "thread"), default=None,
                        help="where the model runs (default: a child process where the platform allows)")
+    sessions = sub.add_parser("sessions", help="list recorded sessions or export one")
+    sessions_sub = sessions.add_subparsers(dest="sessions_command", required=True)
+    sessions_sub.add_parser("list", help="recorded sessions, newest first")
+    export = sessions_sub.add_parser("export", help="export a session")
+    export.add_argument("session", help="a session id from `sessions list`, or a session .jsonl file")
+    export.add_argument("--format", choices=("jsonl", "csv", "summary"), default="summary")
     return parser
 
 
@@ -174,16 +180,40 @@ def run_watch(args: argparse.Namespace, out: TextIO) -> int:
     return EXIT_OK if pipeline.state.failed == 0 else EXIT_BAD_INPUT
 
 
+def run_sessions(args: argparse.Namespace, out: TextIO) -> int:
+    from app.models.storage import data_dir
+    from app.session.store import export_csv, export_jsonl, load_session, summary_text
+
+    folder = data_dir() / "sessions"
+    if args.sessions_command == "list":
+        paths = sorted(folder.glob("*.jsonl"), key=lambda p: p.stat().st_mtime, reverse=True) if folder.is_dir() else []
+        for path in paths:
+            state = load_session(path).state
+            _emit(out, {"id": path.stem, "path": str(path), "keyframes": len(state.timeline),
+                        "pending": len(state.pending), "failed": state.failed}, jsonl=True)
+        return EXIT_OK
+    path = Path(args.session)
+    if not path.is_file():
+        path = folder / f"{args.session}.jsonl"
+    if not path.is_file():
+        print(f"error: no session {args.session!r} (looked in {folder})", file=sys.stderr)
+        return EXIT_BAD_INPUT
+    session = load_session(path)
+    exporters = {"jsonl": export_jsonl, "csv": export_csv, "summary": summary_text}
+    out.write(exporters[args.format](session))
+    return EXIT_OK
+
+
 def main(argv: Sequence[str] | None = None) -> int:
     from app.privacy.guard import ensure_installed
 
     ensure_installed()  # first thing: no code path after this can reach the network unnoticed
     args = _build_parser().parse_args(argv)
-    if args.command in ("analyze", "watch"):
+    runners = {"analyze": run_analyze, "watch": run_watch, "sessions": run_sessions}
+    if args.command in runners:
         from app.engine.stdio import claim_stdout
 
-        runner = run_analyze if args.command == "analyze" else run_watch
-        return runner(args, claim_stdout())
+        return runners[args.command](args, claim_stdout())
     from app.ui.launch import launch
 
     return launch(

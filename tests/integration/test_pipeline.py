@@ -55,6 +55,16 @@ def test_watch_command_gives_no_yes_no_in_order(tmp_path: Path, interval: float)
     assert len(windows) >= int(30 / interval) - 1
     assert all(e["kind"] != "failed" for e in events)
 
+    # The run was recorded as a session that can be listed and exported.
+    listed = subprocess.run([sys.executable, "-m", "app", "sessions", "list"], cwd=ROOT, capture_output=True, text=True)
+    session_id = json.loads(listed.stdout.splitlines()[0])["id"]
+    summary = subprocess.run(
+        [sys.executable, "-m", "app", "sessions", "export", session_id, "--format", "summary"],
+        cwd=ROOT, capture_output=True, text=True,
+    )
+    assert f"Keyframes analysed: {len(answers)}" in summary.stdout
+    assert f"Pending examiner confirmation: {len(answers)}" in summary.stdout
+
 
 def test_worker_api_pipeline_with_session_log(tmp_path: Path) -> None:
     video = tmp_path / "hands.avi"

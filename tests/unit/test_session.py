@@ -16,7 +16,6 @@ from app.core.session import (
     KeyframeFailed,
     KeyframeSkipped,
     PracticeEvent,
-    SessionState,
     SkipReason,
     apply,
     event_from_dict,
@@ -103,7 +102,7 @@ def test_log_is_append_only_and_survives_a_torn_last_line(tmp_path: Path) -> Non
     with SessionLog(path) as log:  # reopening appends, never truncates
         log.append(ExaminerConfirmed("c1", "e1", 5.0))
     loaded = load_session(path)
-    assert [getattr(e, "event_id") for e in loaded.events] == ["e1", "e2", "c1"]
+    assert [e.event_id for e in loaded.events] == ["e1", "e2", "c1"]
     assert loaded.damaged_lines == (3,)
     assert loaded.state.timeline[0].review == "confirmed"
     assert "Damaged log lines skipped: 3" in summary_text(loaded)
