@@ -60,6 +60,10 @@ def _build_parser() -> argparse.ArgumentParser:
     export = sessions_sub.add_parser("export", help="export a session")
     export.add_argument("session", help="a session id from `sessions list`, or a session .jsonl file")
     export.add_argument("--format", choices=("jsonl", "csv", "summary"), default="summary")
+
+    from app.models_cli import add_models_parser
+
+    add_models_parser(sub)
     return parser
 
 
@@ -209,6 +213,10 @@ def main(argv: Sequence[str] | None = None) -> int:
 
     ensure_installed()  # first thing: no code path after this can reach the network unnoticed
     args = _build_parser().parse_args(argv)
+    if args.command == "models":
+        from app.models_cli import run_models
+
+        return run_models(args, sys.stdout)  # no MNN in this path: stdout needs no claiming
     runners = {"analyze": run_analyze, "watch": run_watch, "sessions": run_sessions}
     if args.command in runners:
         from app.engine.stdio import claim_stdout

@@ -7,7 +7,8 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from app.models.manifest import Manifest, ManifestError, load_manifest
-from app.models.storage import models_dir
+from app.models.marker import all_quick_ok
+from app.models.storage import downloaded_models_dir, manifests_dir
 from app.models.verify import VerifyReport, verify_folder
 from app.paths import MANIFESTS, MODEL_STORE
 
@@ -36,13 +37,18 @@ class ModelRef:
     def revision(self) -> str:
         return self.manifest.revision if self.manifest else "unpinned"
 
-    def verify(self) -> VerifyReport | None:
-        """Full hash check against the manifest; None for an unpinned folder."""
-        return verify_folder(self.folder, self.manifest) if self.manifest else None
-
     def require_verified(self) -> None:
-        report = self.verify()
-        if report is not None and not report.ok:
+        """Before a load: the cheap marker check for downloaded models, a full hash otherwise.
+
+        The bundled model is a few hundred KB, so hashing it costs nothing; a
+        downloaded 1.5 GB model is re-hashed only when its marker does not match.
+        """
+        if self.manifest is None:
+            return
+        if not self.manifest.bundled and all_quick_ok(self.folder, self.manifest):
+            return
+        report = verify_folder(self.folder, self.manifest)
+        if not report.ok:
             raise ModelNotVerified(report)
 
 
@@ -59,7 +65,7 @@ def load_manifests(folder: Path = MANIFESTS) -> dict[str, Manifest]:
 def folder_for(manifest: Manifest, env: Mapping[str, str] | None = None) -> Path:
     if manifest.bundled:
         return MODEL_STORE / manifest.bundled
-    return models_dir(env) / manifest.id
+    return downloaded_models_dir(env) / manifest.id
 
 
 def resolve_model(ref: str | None, env: Mapping[str, str] | None = None) -> ModelRef:
@@ -68,7 +74,7 @@ def resolve_model(ref: str | None, env: Mapping[str, str] | None = None) -> Mode
     A folder that no manifest describes is used as the user's own, unpinned model.
     """
     ref = ref or DEFAULT_MODEL_ID
-    manifests = load_manifests()
+    manifests = load_manifests(manifests_dir(env))
     if ref in manifests:
         manifest = manifests[ref]
         return ModelRef(manifest.id, folder_for(manifest, env), manifest)

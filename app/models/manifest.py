@@ -41,6 +41,8 @@ class Manifest:
     mirrors: tuple[dict[str, Any], ...] = ()
     bundled: str | None = None  # folder name under model_store/ for a model shipped with the app
     repo: str | None = None
+    # Sizes are not always pinned; this estimate lets the free-space check run anyway.
+    approx_total_size: int | None = None
 
     @property
     def total_size(self) -> int | None:
@@ -114,7 +116,17 @@ def manifest_from_dict(data: Any) -> Manifest:
         mirrors=tuple(mirrors),
         bundled=bundled,
         repo=data.get("repo") if isinstance(data.get("repo"), str) else None,
+        approx_total_size=_approx_total_size(data),
     )
+
+
+def _approx_total_size(data: dict[str, Any]) -> int | None:
+    value = data.get("approx_total_size")
+    if value is None:
+        return None
+    if not isinstance(value, int) or isinstance(value, bool) or value < 0:
+        raise ManifestError("'approx_total_size' must be a non-negative integer")
+    return value
 
 
 def load_manifest(path: Path) -> Manifest:

@@ -12,6 +12,8 @@ from pathlib import Path
 
 import platformdirs
 
+from app.paths import MANIFESTS
+
 APP_NAME = "Keyframe"
 
 
@@ -35,3 +37,63 @@ def models_dir(env: Mapping[str, str] | None = None) -> Path:
 def engine_cache_dir(model_id: str, backend: str, env: Mapping[str, str] | None = None) -> Path:
     """MNN tmp_path for one model on one backend; never shared (see mnn-notes)."""
     return cache_dir(env) / "mnn" / model_id / backend
+
+
+def downloaded_models_dir(env: Mapping[str, str] | None = None) -> Path:
+    """Where downloaded models go, kept out of device backups where the platform allows.
+
+    Android backs up the app's files (FLET_APP_STORAGE_DATA is `<app root>/app_flutter`)
+    but never `<app root>/no_backup/` (Context.getNoBackupFilesDir). iOS and macOS use
+    the normal folder and get the do-not-back-up flag (`exclude_from_backup`).
+    """
+    env = os.environ if env is None else env
+    flet_dir = env.get("FLET_APP_STORAGE_DATA")
+    if flet_dir and env.get("FLET_PLATFORM", "").lower() == "android":
+        return Path(flet_dir).parent / "no_backup" / "models"
+    return models_dir(env)
+
+
+def exclude_from_backup(path: Path, platform: str | None = None) -> bool:
+    """Sets NSURLIsExcludedFromBackupKey on Apple platforms (iCloud/iTunes and Time Machine).
+
+    Best effort through CoreFoundation with ctypes (no PyObjC on device); returns False
+    where the flag does not exist or could not be set. A directory's flag covers its contents.
+    """
+    import sys
+
+    platform = sys.platform if platform is None else platform
+    if platform not in ("darwin", "ios"):
+        return False
+    import ctypes
+
+    try:
+        cf = ctypes.CDLL("/System/Library/Frameworks/CoreFoundation.framework/CoreFoundation")
+        create = cf.CFURLCreateFromFileSystemRepresentation
+        create.restype = ctypes.c_void_p
+        create.argtypes = [ctypes.c_void_p, ctypes.c_char_p, ctypes.c_long, ctypes.c_bool]
+        set_property = cf.CFURLSetResourcePropertyForKey
+        set_property.restype = ctypes.c_bool
+        set_property.argtypes = [ctypes.c_void_p, ctypes.c_void_p, ctypes.c_void_p, ctypes.c_void_p]
+        cf.CFRelease.argtypes = [ctypes.c_void_p]
+        key = ctypes.c_void_p.in_dll(cf, "kCFURLIsExcludedFromBackupKey")
+        true = ctypes.c_void_p.in_dll(cf, "kCFBooleanTrue")
+        raw = os.fsencode(path)
+        url = create(None, raw, len(raw), True)
+        if not url:
+            return False
+        try:
+            return bool(set_property(url, key, true, None))
+        finally:
+            cf.CFRelease(url)
+    except (OSError, AttributeError, ValueError):
+        return False
+
+
+ENV_MANIFESTS = "KEYFRAME_MANIFESTS_DIR"
+
+
+def manifests_dir(env: Mapping[str, str] | None = None) -> Path:
+    """The app's own manifests, or KEYFRAME_MANIFESTS_DIR (tests and testers point it at theirs)."""
+    env = os.environ if env is None else env
+    override = env.get(ENV_MANIFESTS)
+    return Path(override) if override else MANIFESTS

@@ -81,6 +81,11 @@ class NetworkGuard:
         finally:
             self._local.hosts = previous
 
+    def remove_listener(self, listener: Callable[[NetworkGuard], None]) -> None:
+        with self._lock:
+            if listener in self._listeners:
+                self._listeners.remove(listener)
+
     def check(self, event: str, args: tuple) -> None:
         target = self._target(event, args)
         if target is None:

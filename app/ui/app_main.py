@@ -10,7 +10,7 @@ from app.analyzer import Analyzer, default_profile_path
 from app.core.profiles import load_profile
 from app.models.catalog import resolve_model
 from app.paths import EXAMPLES
-from app.privacy.guard import ensure_installed
+from app.privacy.guard import NetworkGuard, ensure_installed
 from app.ui.controller import AnalysisController, ScreenState
 from app.ui.strings import EN
 from app.ui.view import MainView
@@ -36,9 +36,6 @@ def build_main(model_ref: str | None = None, profile_path: Path | None = None):
             page.update()
 
         controller = AnalysisController(lambda: _make_analyzer(model_ref, profile_path), on_change)
-        guard = ensure_installed()
-        guard.add_listener(lambda g: controller.network_blocked(g.blocked_count))
-        controller.network_blocked(guard.blocked_count)
 
         async def pick_file() -> None:
             files = await picker.pick_files(file_type=ft.FilePickerFileType.IMAGE, with_data=True)
@@ -54,11 +51,20 @@ def build_main(model_ref: str | None = None, profile_path: Path | None = None):
             controller.submit(path.name, path.read_bytes())
 
         view = MainView(examples, on_pick_file=lambda: page.run_task(pick_file), on_example=on_example)
-        page.on_close = lambda _: controller.stop()
-        page.on_disconnect = lambda _: controller.stop()
+        guard = ensure_installed()
+
+        def on_guard(g: NetworkGuard) -> None:
+            controller.network_blocked(g.blocked_count)
+
+        def close(_: object) -> None:
+            guard.remove_listener(on_guard)
+            controller.stop()
+
+        page.on_close = close
+        page.on_disconnect = close
         page.add(view.root)
-        view.render(controller.state)
-        page.update()
+        guard.add_listener(on_guard)
+        controller.network_blocked(guard.blocked_count)  # renders the first state
         controller.start()
 
     return main

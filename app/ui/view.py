@@ -22,7 +22,7 @@ def _tagged(control: ft.Control, identifier: str) -> ft.Control:
 
 class MainView:
     def __init__(self, examples: list[Path], on_pick_file: Callable[[], None], on_example: Callable[[Path], None]) -> None:
-        self.privacy_count = ft.Text(T["privacy_count"].format(n=0), color=ft.Colors.WHITE70, size=12)
+        self.privacy_count = ft.Text(T["privacy_count"].format(n=0), color=ft.Colors.WHITE, size=12)
         self.privacy = ft.Container(
             content=ft.Row(
                 [ft.Icon(ft.Icons.LOCK_OUTLINE, color=ft.Colors.WHITE, size=18),

@@ -44,13 +44,20 @@ def test_streamed_text_equals_non_streamed_response(demo_analyzer: Analyzer) -> 
 
 def test_timings_are_present_and_positive(demo_analyzer: Analyzer) -> None:
     _, data, _ = held_out_scenes(count_per_kind=1, seed=11)[0]
-    result = demo_analyzer.analyze(decode_image_bytes(data), "scene")
-    t = result.timings
-    for name in ("load_ms", "vision_ms", "prefill_ms", "first_token_ms", "decode_ms", "total_ms"):
-        assert getattr(t, name) > 0, name
-    assert t.first_token_ms >= t.vision_ms + t.prefill_ms * 0.99
-    assert t.total_ms >= t.first_token_ms
-    assert t.prompt_tokens > 0 and t.generated_tokens >= 5
+    image = decode_image_bytes(data)
+    constrained = demo_analyzer.analyze(image, "scene").timings
+    free = demo_analyzer.engine.generate(demo_analyzer.prepare(image), demo_analyzer.profile.prompt).timings
+    for t in (constrained, free):
+        for name in ("load_ms", "vision_ms", "prefill_ms", "first_token_ms", "decode_ms", "total_ms"):
+            assert getattr(t, name) > 0, name
+        assert t.first_token_ms >= t.vision_ms + t.prefill_ms * 0.99
+        assert t.total_ms >= t.first_token_ms
+        assert t.prompt_tokens > 0
+    assert constrained.preprocess_ms > 0 and constrained.total_ms >= constrained.preprocess_ms + constrained.first_token_ms
+    assert free.generated_tokens >= 5  # the whole JSON answer, token by token
+    assert constrained.generated_tokens <= 2  # only where the answers branch
+    # The constrained prompt carries the forced JSON prefix, so it is longer than the free one.
+    assert constrained.prompt_tokens > free.prompt_tokens
 
 
 def test_token_limit_truncates_and_cancel_stops(demo_analyzer: Analyzer) -> None:

@@ -133,7 +133,8 @@ def test_sigkill_during_inference_fails_only_that_keyframe() -> None:
 
 def test_cancel_takes_effect_within_a_decode_step() -> None:
     events: list = []
-    host = ProcessWorkerHost(WorkerSpec(pace_ms=100), events.append)
+    # Free generation: a constrained answer is one step, too short to cancel midway.
+    host = ProcessWorkerHost(WorkerSpec(pace_ms=100, constrained=False), events.append)
     host.start()
     try:
         _collect(events, (Ready,))

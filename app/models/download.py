@@ -1,0 +1,416 @@
+"""Fetch one model file over HTTP: resumable, bounded, and installed only on a hash match.
+
+The file grows in `<file>.part`. A resume asks for `Range: bytes=<have>-` and
+keeps the prefix only when the answer is a 206 whose Content-Range starts
+exactly there; a 200 means the server ignored the range, so the part restarts
+from zero. The SHA-256 runs while streaming (the kept prefix is re-hashed
+first, since bytes on disk from an earlier run are not trusted), nothing is
+written past the expected size, and the part is fsynced and moved into place
+with os.replace only when the digest matches the manifest.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import email.utils
+import errno
+import hashlib
+import os
+import random
+import re
+import shutil
+import threading
+import time
+from collections.abc import Callable, Sequence
+from contextlib import AbstractContextManager
+from dataclasses import dataclass
+from datetime import UTC
+from pathlib import Path
+from urllib.parse import urljoin, urlsplit
+
+import httpx
+
+from app.models.manifest import ManifestFile
+from app.models.mirrors import Mirror
+
+_HASH_CHUNK = 1 << 20
+_MAX_REDIRECTS = 5
+_CONTENT_RANGE = re.compile(r"^\s*bytes\s+(\d+)-(\d+)/(\d+|\*)\s*$", re.IGNORECASE)
+_UNSATISFIED_RANGE = re.compile(r"^\s*bytes\s+\*/(\d+)\s*$", re.IGNORECASE)
+
+
+class DownloadError(Exception):
+    def __init__(self, path: str, reason: str) -> None:
+        super().__init__(f"{path}: {reason}")
+        self.path = path
+        self.reason = reason
+
+
+class NotEnoughSpace(DownloadError):
+    pass
+
+
+class DiskFull(DownloadError):
+    """A write failed for lack of space; the .part is kept so a later run can resume."""
+
+
+class HashMismatch(DownloadError):
+    def __init__(self, path: str, reason: str, resumed: bool) -> None:
+        super().__init__(path, reason)
+        self.resumed = resumed
+
+
+class Cancelled(Exception):
+    pass
+
+
+@dataclass(frozen=True)
+class RetryPolicy:
+    attempts_per_mirror: int = 5        # consecutive tries without progress before the next mirror
+    backoff_s: float = 1.0
+    max_backoff_s: float = 30.0
+    max_retry_after_s: float = 120.0    # a server asking for longer is skipped, not waited for
+    connect_timeout_s: float = 15.0
+    read_timeout_s: float = 30.0        # a stalled connection is dropped and resumed after this
+    space_reserve_bytes: int = 64 << 20  # left free so a phone is not filled to the last byte
+    unknown_size_cap: int = 8 << 30     # a file with no size anywhere is cut off here
+
+    def timeout(self) -> httpx.Timeout:
+        return httpx.Timeout(self.read_timeout_s, connect=self.connect_timeout_s)
+
+
+DEFAULT_POLICY = RetryPolicy()
+
+
+class Disk:
+    """The two file-system facts the downloader depends on; tests substitute failures here."""
+
+    def free_bytes(self, path: Path) -> int:
+        probe = path
+        while not probe.exists() and probe.parent != probe:
+            probe = probe.parent
+        return shutil.disk_usage(probe).free
+
+    def write(self, fd: int, data: memoryview) -> int:
+        return os.write(fd, data)
+
+
+@dataclass(frozen=True)
+class ContentRange:
+    start: int
+    end: int
+    total: int | None
+
+
+def parse_content_range(value: str | None) -> ContentRange | None:
+    match = _CONTENT_RANGE.match(value or "")
+    if not match:
+        return None
+    start, end = int(match.group(1)), int(match.group(2))
+    total = None if match.group(3) == "*" else int(match.group(3))
+    if end < start or (total is not None and end >= total):
+        return None
+    return ContentRange(start, end, total)
+
+
+def parse_unsatisfied_range(value: str | None) -> int | None:
+    match = _UNSATISFIED_RANGE.match(value or "")
+    return int(match.group(1)) if match else None
+
+
+def parse_retry_after(value: str | None, now: float | None = None) -> float | None:
+    """Seconds to wait from a Retry-After header (delta-seconds or an HTTP date)."""
+    if not value:
+        return None
+    value = value.strip()
+    if value.isdigit():
+        return float(value)
+    try:
+        when = email.utils.parsedate_to_datetime(value)
+    except (TypeError, ValueError, IndexError):
+        return None
+    if when.tzinfo is None:
+        when = when.replace(tzinfo=UTC)
+    return max(0.0, when.timestamp() - (time.time() if now is None else now))
+
+
+def part_path(dest: Path) -> Path:
+    return dest.with_name(dest.name + ".part")
+
+
+class _Retry(Exception):
+    """Worth another try on the same mirror (network trouble, 5xx, a cut)."""
+
+    def __init__(self, reason: str, retry_after: float | None = None) -> None:
+        super().__init__(reason)
+        self.retry_after = retry_after
+
+
+class _RangeBroken(_Retry):
+    """The mirror answered a range request wrongly: later tries on it start from zero."""
+
+
+class _NextMirror(Exception):
+    """This mirror cannot supply the file (404, wrong size, refused redirect...)."""
+
+
+def _blocked_by_guard(exc: BaseException) -> bool:
+    from app.privacy.guard import NetworkBlocked
+
+    seen: BaseException | None = exc
+    for _ in range(10):
+        if seen is None:
+            return False
+        if isinstance(seen, NetworkBlocked):
+            return True
+        seen = seen.__cause__ or seen.__context__
+    return False
+
+
+def _size_of(path: Path) -> int:
+    try:
+        return path.stat().st_size
+    except FileNotFoundError:
+        return 0
+
+
+def _fsync_dir(folder: Path) -> None:
+    # Makes the rename itself durable; not possible on Windows, harmless to skip there.
+    with contextlib.suppress(OSError, AttributeError):
+        fd = os.open(folder, os.O_RDONLY)
+        try:
+            os.fsync(fd)
+        finally:
+            os.close(fd)
+
+
+class FileFetcher:
+    """Downloads manifest files one at a time, trying mirrors in order."""
+
+    def __init__(
+        self,
+        client: httpx.Client,
+        *,
+        cancel: threading.Event,
+        policy: RetryPolicy = DEFAULT_POLICY,
+        disk: Disk | None = None,
+        allow: Callable[[str], AbstractContextManager[None]] | None = None,
+        wait: Callable[[float], None] | None = None,
+        on_bytes: Callable[[int, int | None, int], None] | None = None,
+        on_wait: Callable[[str], None] | None = None,
+        rng: random.Random | None = None,
+    ) -> None:
+        self._client = client
+        self._cancel = cancel
+        self._policy = policy
+        self._disk = disk or Disk()
+        # Lets the guard admit a redirect target (e.g. a mirror's CDN) for that request only.
+        self._allow = allow or (lambda host: contextlib.nullcontext())
+        self._wait = wait or (lambda seconds: self._cancel.wait(seconds))
+        self._on_bytes = on_bytes or (lambda have, total, received: None)
+        self._on_wait = on_wait or (lambda message: None)
+        self._rng = rng or random.Random()
+
+    def fetch(self, mirrors: Sequence[Mirror], entry: ManifestFile, dest: Path) -> None:
+        """Puts the verified file at `dest` or raises; never leaves a wrong file at `dest`."""
+        dest.parent.mkdir(parents=True, exist_ok=True)
+        part = part_path(dest)
+        problems: list[str] = []
+        for mirror in mirrors:
+            url = mirror.url_for(entry.path)
+            use_range = True
+            retried_from_zero = False
+            failures = 0
+            while True:
+                self._check_cancel()
+                before = _size_of(part)
+                try:
+                    self._attempt(url, entry, dest, part, use_range)
+                    return
+                except _NextMirror as exc:
+                    problems.append(f"{mirror.name}: {exc}")
+                    break
+                except HashMismatch as exc:
+                    if exc.resumed and not retried_from_zero:
+                        retried_from_zero = True  # the kept prefix may be what was wrong
+                        continue
+                    problems.append(f"{mirror.name}: {exc.reason}")
+                    break
+                except _Retry as exc:
+                    if isinstance(exc, _RangeBroken):
+                        use_range = False
+                    # A try that moved the file forward proves the mirror works: don't count it.
+                    failures = 0 if _size_of(part) > before else failures + 1
+                    if failures >= self._policy.attempts_per_mirror:
+                        problems.append(f"{mirror.name}: {exc} (gave up after {failures} tries)")
+                        break
+                    if exc.retry_after is not None and exc.retry_after > self._policy.max_retry_after_s:
+                        problems.append(f"{mirror.name}: {exc} and asks to wait {exc.retry_after:.0f} s")
+                        break
+                    delay = exc.retry_after if exc.retry_after is not None else self._backoff(failures)
+                    self._on_wait(f"{mirror.name}: {exc}; retrying in {delay:.0f} s")
+                    self._wait(delay)
+        self._check_cancel()
+        if _size_of(part) == 0:
+            part.unlink(missing_ok=True)  # nothing worth resuming; don't leave litter
+        detail = "; ".join(problems) if problems else "no mirror to download from"
+        raise DownloadError(entry.path, f"could not be downloaded ({detail})")
+
+    def _backoff(self, failures: int) -> float:
+        base = min(self._policy.max_backoff_s, self._policy.backoff_s * 2 ** max(0, failures - 1))
+        return base * (0.5 + self._rng.random() / 2)  # jitter: clients cut together don't retry together
+
+    def _check_cancel(self) -> None:
+        if self._cancel.is_set():
+            raise Cancelled()
+
+    def _attempt(self, url: str, entry: ManifestFile, dest: Path, part: Path, use_range: bool) -> None:
+        expected = entry.size
+        have = _size_of(part) if use_range else 0
+        if expected is not None and have > expected:
+            have = 0  # longer than the file can be: not a prefix of it
+        if expected is not None and have == expected and have > 0:
+            # A complete part from an earlier run (killed before the rename): no request needed.
+            self._install(part, dest, entry, self._hash_prefix(part, have), resumed=True)
+            return
+        fd = os.open(part, os.O_RDWR | os.O_CREAT | getattr(os, "O_BINARY", 0), 0o644)
+        try:
+            os.ftruncate(fd, have)
+            hasher = self._hash_prefix(part, have)
+            os.lseek(fd, have, os.SEEK_SET)
+            resumed = have > 0
+            headers = {"Accept-Encoding": "identity"}
+            if have:
+                headers["Range"] = f"bytes={have}-"
+            with contextlib.closing(self._open(url, headers)) as response:
+                status = response.status_code
+                if status == 416:
+                    total = parse_unsatisfied_range(response.headers.get("content-range"))
+                    if have > 0 and total == have and expected in (None, have):
+                        os.fsync(fd)
+                        os.close(fd)
+                        fd = -1
+                        self._install(part, dest, entry, hasher, resumed=True)
+                        return
+                    os.ftruncate(fd, 0)  # our part does not fit the server's file
+                    raise _Retry(f"HTTP 416 for bytes from {have} (server size {total})")
+                if status in (408, 425, 429) or status >= 500:
+                    raise _Retry(f"HTTP {status}", parse_retry_after(response.headers.get("retry-after")))
+                if status == 206:
+                    header = response.headers.get("content-range")
+                    answer = parse_content_range(header)
+                    if answer is None or answer.start != have:
+                        raise _RangeBroken(f"asked for bytes from {have}, got Content-Range {header!r}")
+                    total = answer.total
+                elif status == 200:
+                    length = response.headers.get("content-length")
+                    total = int(length) if length and length.isdigit() else None
+                else:
+                    raise _NextMirror(f"HTTP {status}")
+                encoding = response.headers.get("content-encoding", "identity").strip().lower()
+                if encoding not in ("", "identity"):
+                    raise _NextMirror(f"sent {encoding}-encoded bytes despite Accept-Encoding: identity")
+                if expected is not None and total is not None and total != expected:
+                    raise _NextMirror(f"serves {total} bytes, the manifest says {expected}")
+                if status == 200 and have:
+                    # The server ignored Range: its body starts at byte 0, so the part does too.
+                    os.ftruncate(fd, 0)
+                    os.lseek(fd, 0, os.SEEK_SET)
+                    hasher, have, resumed = hashlib.sha256(), 0, False
+                    self._on_bytes(0, expected, 0)
+                # Without a manifest size the server's total is trusted for the limit; the hash still decides.
+                limit = expected if expected is not None else total
+                if limit is not None:
+                    self._check_space(entry.path, part, limit - have)
+                have = self._stream(response, fd, hasher, have, limit, entry.path)
+            os.fsync(fd)
+        finally:
+            if fd >= 0:
+                os.close(fd)
+        self._install(part, dest, entry, hasher, resumed)
+
+    def _stream(self, response: httpx.Response, fd: int, hasher: hashlib._Hash, have: int,
+                limit: int | None, path: str) -> int:
+        cap = limit if limit is not None else self._policy.unknown_size_cap
+        try:
+            for piece in response.iter_raw():
+                self._check_cancel()
+                room = cap - have
+                overflow = len(piece) > room
+                view = memoryview(piece)[:room]
+                self._write_all(fd, view, path)
+                hasher.update(view)
+                have += len(view)
+                self._on_bytes(have, limit, len(view))
+                if overflow:
+                    if limit is None:
+                        raise _NextMirror(f"sent more than {cap} bytes for a file of unknown size")
+                    break  # never write past the expected size; the hash judges what we kept
+        except httpx.TransportError as exc:
+            raise _Retry(f"connection lost after {have} bytes ({type(exc).__name__})") from exc
+        if limit is not None and have < limit:
+            raise _Retry(f"connection closed after {have} of {limit} bytes")
+        return have
+
+    def _write_all(self, fd: int, data: memoryview, path: str) -> None:
+        while data:
+            try:
+                written = self._disk.write(fd, data)
+            except OSError as exc:
+                if exc.errno in (errno.ENOSPC, getattr(errno, "EDQUOT", errno.ENOSPC)):
+                    raise DiskFull(path, "the disk is full; free some space and start the download "
+                                         "again (it resumes where it stopped)") from exc
+                raise DownloadError(path, f"cannot write the download ({exc.strerror or exc})") from exc
+            data = data[written:]
+
+    def _check_space(self, path: str, part: Path, needed: int) -> None:
+        free = self._disk.free_bytes(part.parent)
+        if needed + self._policy.space_reserve_bytes > free:
+            raise NotEnoughSpace(path, f"needs {needed} more bytes plus {self._policy.space_reserve_bytes} "
+                                       f"spare, but only {free} are free")
+
+    def _hash_prefix(self, part: Path, length: int) -> hashlib._Hash:
+        hasher = hashlib.sha256()
+        if length == 0:
+            return hasher
+        remaining = length
+        with open(part, "rb") as fh:
+            while remaining:
+                self._check_cancel()
+                chunk = fh.read(min(_HASH_CHUNK, remaining))
+                if not chunk:
+                    break
+                hasher.update(chunk)
+                remaining -= len(chunk)
+        return hasher
+
+    def _install(self, part: Path, dest: Path, entry: ManifestFile, hasher: hashlib._Hash, resumed: bool) -> None:
+        digest = hasher.hexdigest()
+        if digest != entry.sha256:
+            part.unlink(missing_ok=True)  # which byte is wrong is unknowable: none of it is kept
+            raise HashMismatch(entry.path, f"SHA-256 {digest[:12]}… does not match the manifest's "
+                                           f"{entry.sha256[:12]}…; nothing was installed", resumed)
+        os.replace(part, dest)
+        _fsync_dir(dest.parent)
+
+    def _open(self, url: str, headers: dict[str, str]) -> httpx.Response:
+        """GET with redirects followed by hand, so each hop passes the guard and https stays https."""
+        for _ in range(_MAX_REDIRECTS + 1):
+            host = urlsplit(url).hostname or ""
+            request = self._client.build_request("GET", url, headers=headers)
+            try:
+                with self._allow(host):
+                    response = self._client.send(request, stream=True)
+            except httpx.TransportError as exc:
+                if _blocked_by_guard(exc):
+                    raise _NextMirror(f"{host} is blocked by Keyframe's privacy guard") from exc
+                raise _Retry(f"{type(exc).__name__} talking to {host}") from exc
+            if not response.is_redirect:
+                return response
+            response.close()
+            target = urljoin(url, response.headers["location"])
+            scheme = urlsplit(target).scheme
+            if scheme not in ("http", "https") or (urlsplit(url).scheme == "https" and scheme != "https"):
+                raise _NextMirror(f"refused a redirect from {url} to {target}")
+            url = target
+        raise _NextMirror("too many redirects")

@@ -1,0 +1,119 @@
+"""Where a model's files can be fetched from, and the user's own mirror setting.
+
+Any mirror may serve anything: the manifest's SHA-256 decides what is kept.
+A user-set mirror (a company or local copy laid out as `<base>/<path>`)
+replaces the public mirrors instead of being tried before them, so someone who
+points Keyframe at an internal server never has a failed file fall back to
+the internet behind their back.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import re
+from collections.abc import Iterable, Mapping, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from urllib.parse import quote, urlsplit
+
+from app.models.manifest import Manifest
+from app.models.storage import data_dir
+
+_COMMIT = re.compile(r"^[0-9a-f]{40}$")
+SETTINGS_FILE = "model-mirror.json"
+
+
+class MirrorError(ValueError):
+    pass
+
+
+@dataclass(frozen=True)
+class Mirror:
+    name: str
+    kind: str                 # "huggingface" | "modelscope" | "base"
+    base: str                 # site or base URL
+    repo: str = ""
+    revision: str = ""
+
+    def url_for(self, path: str) -> str:
+        if self.kind == "huggingface":
+            return f"{self.base}/{self.repo}/resolve/{self.revision}/{quote(path, safe='/')}"
+        if self.kind == "modelscope":
+            return (f"{self.base}/api/v1/models/{self.repo}/repo"
+                    f"?Revision={quote(self.revision, safe='')}&FilePath={quote(path, safe='')}")
+        return f"{self.base}/{quote(path, safe='/')}"
+
+    @property
+    def host(self) -> str:
+        return (urlsplit(self.base).hostname or "").lower()
+
+
+def base_mirror(url: str, name: str = "user mirror") -> Mirror:
+    parts = urlsplit(url.strip())
+    if parts.scheme not in ("http", "https") or not parts.hostname:
+        raise MirrorError(f"mirror URL must be http:// or https:// with a host, got {url!r}")
+    if parts.query or parts.fragment:
+        raise MirrorError(f"mirror URL must be a plain base URL (files are fetched as <base>/<path>), got {url!r}")
+    return Mirror(name=name, kind="base", base=url.strip().rstrip("/"))
+
+
+def manifest_mirrors(manifest: Manifest) -> list[Mirror]:
+    """The public mirrors a manifest lists, in its order; unknown kinds are skipped."""
+    mirrors: list[Mirror] = []
+    for entry in manifest.mirrors:
+        kind = entry.get("kind")
+        name = str(entry.get("name") or kind)
+        repo = entry.get("repo") or manifest.repo
+        if kind == "huggingface" and isinstance(repo, str):
+            revision = entry.get("revision") or manifest.revision
+            # Only a full commit pins the bytes; a branch name could move under us.
+            if not isinstance(revision, str) or not _COMMIT.match(revision):
+                raise MirrorError(f"{manifest.id}: Hugging Face mirror needs a 40-hex commit, got {revision!r}")
+            mirrors.append(Mirror(name, "huggingface", "https://huggingface.co", repo, revision))
+        elif kind == "modelscope" and isinstance(repo, str):
+            # ModelScope revisions differ from Hugging Face commits; the hashes cross-check them.
+            revision = entry.get("revision") or "master"
+            mirrors.append(Mirror(name, "modelscope", "https://modelscope.cn", repo, str(revision)))
+        elif kind == "base" and isinstance(entry.get("url"), str):
+            mirrors.append(base_mirror(entry["url"], name))
+    return mirrors
+
+
+def choose_mirrors(manifest: Manifest, user_urls: Sequence[str] = ()) -> list[Mirror]:
+    """User mirrors when given (in order), else the manifest's own."""
+    if user_urls:
+        return [base_mirror(url, f"mirror {i + 1}" if len(user_urls) > 1 else "user mirror")
+                for i, url in enumerate(user_urls)]
+    return manifest_mirrors(manifest)
+
+
+def hosts_of(mirrors: Iterable[Mirror]) -> frozenset[str]:
+    return frozenset(m.host for m in mirrors if m.host)
+
+
+def _settings_path(env: Mapping[str, str] | None) -> Path:
+    return data_dir(env) / SETTINGS_FILE
+
+
+def load_mirror_setting(env: Mapping[str, str] | None = None) -> str | None:
+    """The mirror base URL the user saved, if any (a broken settings file counts as none)."""
+    try:
+        data = json.loads(_settings_path(env).read_text(encoding="utf-8"))
+    except (OSError, ValueError):
+        return None
+    url = data.get("mirror_base_url") if isinstance(data, dict) else None
+    return url if isinstance(url, str) and url else None
+
+
+def save_mirror_setting(url: str | None, env: Mapping[str, str] | None = None) -> None:
+    """Saves (or with None, clears) the user's mirror; the URL is validated first."""
+    path = _settings_path(env)
+    if url is None:
+        path.unlink(missing_ok=True)
+        return
+    base_mirror(url)
+    path.parent.mkdir(parents=True, exist_ok=True)
+    tmp = path.with_name(path.name + ".tmp")
+    tmp.write_text(json.dumps({"mirror_base_url": url.strip()}) + "\n", encoding="utf-8")
+    os.replace(tmp, path)

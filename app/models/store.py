@@ -1,0 +1,468 @@
+"""The on-device model store: what is installed, downloading, importing, removing.
+
+A model is usable only when every file in its manifest is verified. Verifying
+1.5 GB at every start is too slow, so each model folder keeps a marker
+(`.keyframe-verified.json`) recording, per file, the SHA-256 it was verified
+against and the size and mtime it had then. The start-up check compares only
+those (cheap, catches truncation and replacement, not an in-place edit that
+keeps size and mtime); `verify` re-hashes everything and rewrites the marker.
+Every write to a model folder happens under that model's lock (locks.py).
+"""
+
+from __future__ import annotations
+
+import contextlib
+import hashlib
+import os
+import queue
+import secrets
+import shutil
+import threading
+from collections.abc import Callable, Iterator, Mapping, Sequence
+from dataclasses import dataclass
+from enum import Enum
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+import httpx
+
+from app.models.catalog import load_manifests
+from app.models.download import (
+    DEFAULT_POLICY,
+    Cancelled,
+    Disk,
+    FileFetcher,
+    NotEnoughSpace,
+    RetryPolicy,
+    part_path,
+)
+from app.models.locks import ModelBusy, ModelLock
+from app.models.marker import VerifiedFile, quick_ok, read_marker, record_for, write_marker
+from app.models.manifest import Manifest, ManifestFile
+from app.models.mirrors import Mirror, hosts_of
+from app.models.progress import Phase, Progress, ProgressTracker
+from app.models.storage import downloaded_models_dir, exclude_from_backup, manifests_dir
+from app.models.verify import FileState, VerifyReport, verify_folder
+from app.paths import MODEL_STORE
+
+if TYPE_CHECKING:
+    from app.privacy.guard import NetworkGuard
+
+_CHUNK = 1 << 20
+
+
+class StoreError(Exception):
+    pass
+
+
+class UnknownModel(StoreError):
+    pass
+
+
+class BundledModel(StoreError):
+    pass
+
+
+class ImportRejected(StoreError):
+    def __init__(self, path: str, reason: str) -> None:
+        super().__init__(f"{path}: {reason}")
+        self.path = path
+
+
+class ModelState(str, Enum):
+    BUNDLED = "bundled"            # shipped with the app; always installed
+    INSTALLED = "installed"        # every file verified
+    PARTIAL = "partial"            # some files (or parts of files) present; not usable
+    ABSENT = "not installed"
+
+
+@dataclass(frozen=True)
+class ModelStatus:
+    model_id: str
+    display_name: str
+    state: ModelState
+    folder: Path
+    verified: tuple[str, ...]
+    pending: tuple[str, ...]       # not verified: missing, partly downloaded, or changed since
+    size: int | None
+    size_is_estimate: bool
+    partial_bytes: int             # bytes in .part files a download would resume from
+
+    @property
+    def usable(self) -> bool:
+        return self.state in (ModelState.BUNDLED, ModelState.INSTALLED)
+
+    def to_dict(self) -> dict[str, Any]:
+        return {
+            "id": self.model_id, "name": self.display_name, "state": self.state.value, "usable": self.usable,
+            "folder": str(self.folder), "verified_files": list(self.verified), "pending_files": list(self.pending),
+            "size": self.size, "size_is_estimate": self.size_is_estimate, "partial_bytes": self.partial_bytes,
+        }
+
+
+def _part_size(dest: Path) -> int:
+    """Bytes a download of `dest` would resume from (0 when there is no .part)."""
+    try:
+        return part_path(dest).stat().st_size
+    except OSError:  # absent, or removed by a download finishing right now
+        return 0
+
+
+def _hash_file(path: Path, cancel: threading.Event | None) -> str:
+    digest = hashlib.sha256()
+    with open(path, "rb") as fh:
+        while chunk := fh.read(_CHUNK):
+            if cancel is not None and cancel.is_set():
+                raise Cancelled()
+            digest.update(chunk)
+    return digest.hexdigest()
+
+
+def _copy_hashing(src: Path, dest: Path) -> str:
+    """Copies and hashes in one pass: the hash is of exactly the bytes written."""
+    digest = hashlib.sha256()
+    dest.parent.mkdir(parents=True, exist_ok=True)
+    with open(src, "rb") as fin, open(dest, "wb") as fout:
+        while chunk := fin.read(_CHUNK):
+            digest.update(chunk)
+            fout.write(chunk)
+        fout.flush()
+        os.fsync(fout.fileno())
+    return digest.hexdigest()
+
+
+class ModelStore:
+    def __init__(self, manifests: Mapping[str, Manifest], root: Path, *, bundled_root: Path = MODEL_STORE,
+                 disk: Disk | None = None, policy: RetryPolicy = DEFAULT_POLICY) -> None:
+        self._manifests = dict(manifests)
+        self.root = root
+        self._bundled_root = bundled_root
+        self._disk = disk or Disk()
+        self._policy = policy
+
+    @classmethod
+    def from_env(cls, env: Mapping[str, str] | None = None) -> ModelStore:
+        return cls(load_manifests(manifests_dir(env)), downloaded_models_dir(env))
+
+    @property
+    def manifests(self) -> Mapping[str, Manifest]:
+        return dict(self._manifests)
+
+    def manifest(self, model_id: str) -> Manifest:
+        try:
+            return self._manifests[model_id]
+        except KeyError:
+            known = ", ".join(sorted(self._manifests)) or "none"
+            raise UnknownModel(f"no manifest for model {model_id!r} (known: {known})") from None
+
+    def folder(self, model_id: str) -> Path:
+        manifest = self.manifest(model_id)
+        if manifest.bundled:
+            return self._bundled_root / manifest.bundled
+        return self.root / manifest.id
+
+    def lock(self, model_id: str) -> ModelLock:
+        return ModelLock(self.root / ".locks" / f"{model_id}.lock", model_id)
+
+    # -- state -------------------------------------------------------------------------
+
+    def status(self, model_id: str) -> ModelStatus:
+        manifest = self.manifest(model_id)
+        folder = self.folder(model_id)
+        paths = tuple(f.path for f in manifest.files)
+        size = manifest.total_size
+        estimate = size is None and manifest.approx_total_size is not None
+        size = size if size is not None else manifest.approx_total_size
+        if manifest.bundled:
+            return ModelStatus(manifest.id, manifest.display_name, ModelState.BUNDLED, folder, paths, (),
+                               size, estimate, 0)
+        records = read_marker(folder)
+        verified = tuple(f.path for f in manifest.files if quick_ok(folder, f, records.get(f.path)))
+        pending = tuple(p for p in paths if p not in verified)
+        partial = sum(_part_size(folder / p) for p in pending)
+        if not pending:
+            state = ModelState.INSTALLED
+        elif verified or partial or any((folder / p).exists() for p in pending):
+            state = ModelState.PARTIAL
+        else:
+            state = ModelState.ABSENT
+        return ModelStatus(manifest.id, manifest.display_name, state, folder, verified, pending, size, estimate,
+                           partial)
+
+    def statuses(self) -> list[ModelStatus]:
+        return [self.status(model_id) for model_id in sorted(self._manifests)]
+
+    def verify(self, model_id: str) -> VerifyReport:
+        """Full re-hash of every file; the marker is rewritten to match (failing files leave it)."""
+        manifest = self.manifest(model_id)
+        folder = self.folder(model_id)
+        report = verify_folder(folder, manifest)
+        if manifest.bundled or not folder.is_dir():
+            return report
+        # A download running now owns the marker; the report still stands, the marker waits.
+        with contextlib.suppress(ModelBusy), self.lock(model_id):
+            records = {c.path: record_for(folder / c.path, self._sha(manifest, c.path))
+                       for c in report.checks if c.state is FileState.OK}
+            write_marker(folder, manifest.id, records)
+        return report
+
+    @staticmethod
+    def _sha(manifest: Manifest, path: str) -> str:
+        return next(f.sha256 for f in manifest.files if f.path == path)
+
+    # -- changes -----------------------------------------------------------------------
+
+    def _downloadable(self, model_id: str, action: str) -> Manifest:
+        manifest = self.manifest(model_id)
+        if manifest.bundled:
+            raise BundledModel(f"{model_id} is bundled with the app and always installed; it cannot be {action}")
+        return manifest
+
+    def _prepare_root(self, model_id: str) -> None:
+        self.root.mkdir(parents=True, exist_ok=True)
+        exclude_from_backup(self.root)
+        # Left by an import or removal that was killed half-way; only this model's, under its lock.
+        for kind in (".staging", ".trash"):
+            shutil.rmtree(self.root / kind / model_id, ignore_errors=True)
+
+    def _scratch(self, kind: str, model_id: str) -> Path:
+        path = self.root / kind / model_id / secrets.token_hex(6)
+        path.parent.mkdir(parents=True, exist_ok=True)
+        return path
+
+    def remove(self, model_id: str) -> bool:
+        """Deletes a downloaded model (and any partial download); False when there was nothing."""
+        self._downloadable(model_id, "removed")
+        with self.lock(model_id):
+            self._prepare_root(model_id)
+            folder = self.folder(model_id)
+            if not folder.exists():
+                return False
+            trash = self._scratch(".trash", model_id)
+            os.replace(folder, trash)  # gone at once, even if deleting 1.5 GB takes a while
+            shutil.rmtree(self.root / ".trash" / model_id, ignore_errors=True)
+            return True
+
+    def import_folder(self, model_id: str, source: Path) -> ModelStatus:
+        """Copies a local copy of a known model in, verified file by file, then swaps it into place."""
+        manifest = self._downloadable(model_id, "imported")
+        source = Path(source)
+        if not source.is_dir():
+            raise ImportRejected(str(source), "not a folder")
+        with self.lock(model_id):
+            self._prepare_root(model_id)
+            folder = self.folder(model_id)
+            if source.resolve() == folder.resolve():
+                raise ImportRejected(str(source), "is the model's own folder; use `verify` instead")
+            needed = 0
+            for entry in manifest.files:
+                src = source / entry.path
+                if not src.is_file():
+                    raise ImportRejected(entry.path, f"missing from {source}")
+                size = src.stat().st_size
+                if entry.size is not None and size != entry.size:
+                    raise ImportRejected(entry.path, f"is {size} bytes, the manifest says {entry.size}")
+                needed += size
+            free = self._disk.free_bytes(self.root)
+            if needed + self._policy.space_reserve_bytes > free:
+                raise NotEnoughSpace(model_id, f"import needs {needed} bytes plus spare, only {free} are free")
+            staging = self._scratch(".staging", model_id)
+            try:
+                records: dict[str, VerifiedFile] = {}
+                for entry in manifest.files:
+                    dest = staging / entry.path
+                    digest = _copy_hashing(source / entry.path, dest)
+                    if digest != entry.sha256:
+                        raise ImportRejected(entry.path, f"SHA-256 {digest[:12]}… does not match the manifest's "
+                                                         f"{entry.sha256[:12]}…; nothing was imported")
+                    records[entry.path] = record_for(dest, entry.sha256)
+                write_marker(staging, manifest.id, records)
+                self._swap_in(staging, folder, model_id)
+            finally:
+                shutil.rmtree(self.root / ".staging" / model_id, ignore_errors=True)
+        return self.status(model_id)
+
+    def _swap_in(self, staging: Path, folder: Path, model_id: str) -> None:
+        # Two renames: a crash between them leaves no folder (model absent, never half-replaced);
+        # the leftovers are cleaned up under the lock next time.
+        if folder.exists():
+            os.replace(folder, self._scratch(".trash", model_id))
+        os.replace(staging, folder)
+        with contextlib.suppress(OSError):
+            fd = os.open(self.root, os.O_RDONLY)
+            try:
+                os.fsync(fd)
+            finally:
+                os.close(fd)
+        shutil.rmtree(self.root / ".trash" / model_id, ignore_errors=True)
+
+    def download(
+        self,
+        model_id: str,
+        mirrors: Sequence[Mirror],
+        *,
+        cancel: threading.Event | None = None,
+        on_progress: Callable[[Progress], None] | None = None,
+        guard: NetworkGuard | None = None,
+        wait: Callable[[float], None] | None = None,
+    ) -> ModelStatus:
+        """Fetches whatever is not verified yet. Runs in the caller's thread, which `guard`
+        lets reach the mirrors' hosts for the duration (and a redirect's host per request)."""
+        manifest = self._downloadable(model_id, "downloaded")
+        if not mirrors:
+            raise StoreError(f"{model_id}: no mirror to download from")
+        cancel = cancel or threading.Event()
+        tracker = ProgressTracker(model_id, on_progress or (lambda p: None))
+        hosts = hosts_of(mirrors)
+        allowed = guard.allow_download(hosts) if guard is not None else contextlib.nullcontext()
+        allow = (lambda host: guard.allow_download(hosts | {host.lower()})) if guard is not None else None
+        try:
+            with self.lock(model_id), allowed:
+                self._prepare_root(model_id)
+                folder = self.folder(model_id)
+                folder.mkdir(parents=True, exist_ok=True)
+                records = read_marker(folder)
+                todo = self._files_to_fetch(manifest, folder, records, tracker, cancel)
+                done = sum(r.size for p, r in records.items() if any(f.path == p for f in manifest.files))
+                total, estimate = self._model_total(manifest)
+                self._check_space(manifest, folder, todo, done)
+                tracker.set_totals(total, done, len(todo), estimate)
+                with httpx.Client(timeout=self._policy.timeout(), follow_redirects=False, trust_env=False,
+                                  headers={"User-Agent": "Keyframe-model-store/1"}) as client:
+                    fetcher = FileFetcher(client, cancel=cancel, policy=self._policy, disk=self._disk, allow=allow,
+                                          wait=wait, on_bytes=tracker.on_bytes, on_wait=tracker.waiting)
+                    for index, entry in enumerate(todo, 1):
+                        tracker.start_file(entry.path, index, entry.size)
+                        dest = folder / entry.path
+                        fetcher.fetch(mirrors, entry, dest)
+                        records[entry.path] = record_for(dest, entry.sha256)
+                        write_marker(folder, manifest.id, records)  # a later cut never re-fetches this file
+                        tracker.file_finished(records[entry.path].size)
+            tracker.finish(Phase.DONE, f"all {len(manifest.files)} files verified")
+        except Cancelled:
+            tracker.finish(Phase.CANCELLED, "cancelled; downloading again resumes where it stopped")
+            raise
+        except BaseException as exc:
+            tracker.finish(Phase.FAILED, str(exc))
+            raise
+        return self.status(model_id)
+
+    @staticmethod
+    def _model_total(manifest: Manifest) -> tuple[int | None, bool]:
+        if manifest.total_size is not None:
+            return manifest.total_size, False
+        return manifest.approx_total_size, manifest.approx_total_size is not None
+
+    def _files_to_fetch(self, manifest: Manifest, folder: Path, records: dict[str, VerifiedFile],
+                        tracker: ProgressTracker, cancel: threading.Event) -> list[ManifestFile]:
+        todo: list[ManifestFile] = []
+        known = {f.path for f in manifest.files}
+        changed = any(p not in known for p in records)
+        for p in [p for p in records if p not in known]:
+            del records[p]
+        for entry in manifest.files:
+            dest = folder / entry.path
+            if quick_ok(folder, entry, records.get(entry.path)):
+                continue
+            changed |= records.pop(entry.path, None) is not None
+            if dest.is_symlink():
+                dest.unlink()
+            elif dest.exists() and not dest.is_file():
+                raise StoreError(f"{dest} should be a file; move it away and try again")
+            elif dest.is_file():
+                # Present but not on record (marker lost, or changed since): the hash decides.
+                tracker.checking(entry.path)
+                size_ok = entry.size is None or dest.stat().st_size == entry.size
+                if size_ok and _hash_file(dest, cancel) == entry.sha256:
+                    records[entry.path] = record_for(dest, entry.sha256)
+                    changed = True
+                    continue
+                dest.unlink()  # a wrong file is no use as a prefix: where it differs is unknown
+            todo.append(entry)
+        if changed:
+            write_marker(folder, manifest.id, records)
+        return todo
+
+    def _check_space(self, manifest: Manifest, folder: Path, todo: Sequence[ManifestFile], done: int) -> None:
+        needed = 0
+        have_parts = 0
+        unknown = False
+        for entry in todo:
+            have = _part_size(folder / entry.path)
+            have_parts += have
+            if entry.size is None:
+                unknown = True
+            else:
+                needed += max(0, entry.size - have)
+        if unknown and manifest.approx_total_size is not None:
+            needed = max(needed, manifest.approx_total_size - done - have_parts)
+        free = self._disk.free_bytes(folder)
+        if todo and needed + self._policy.space_reserve_bytes > free:
+            raise NotEnoughSpace(manifest.id, f"not enough free space: the download needs {needed / 1e6:.1f} MB "
+                                              f"plus {self._policy.space_reserve_bytes / 1e6:.0f} MB spare, "
+                                              f"{free / 1e6:.1f} MB are free")
+
+
+class DownloadJob:
+    """One model download on a thread this object owns; progress comes out as Progress records.
+
+    `events()` yields them until the download ends (UI or terminal); `cancel()` stops it
+    between chunks (or during a retry wait), keeping the .part for a later resume.
+    """
+
+    _MAX_QUEUED = 1000
+
+    def __init__(self, store: ModelStore, model_id: str, mirrors: Sequence[Mirror], *,
+                 guard: NetworkGuard | None = None, on_progress: Callable[[Progress], None] | None = None) -> None:
+        self._store = store
+        self._model_id = model_id
+        self._mirrors = tuple(mirrors)
+        self._guard = guard
+        self._on_progress = on_progress
+        self._cancel = threading.Event()
+        self._events: queue.Queue[Progress | None] = queue.Queue(maxsize=self._MAX_QUEUED)
+        self._thread = threading.Thread(target=self._run, name=f"download-{model_id}", daemon=True)
+        self.result: ModelStatus | None = None
+        self.error: BaseException | None = None
+
+    def start(self) -> None:
+        self._thread.start()
+
+    def cancel(self) -> None:
+        self._cancel.set()
+
+    def join(self, timeout: float | None = None) -> bool:
+        self._thread.join(timeout)
+        return not self._thread.is_alive()
+
+    @property
+    def running(self) -> bool:
+        return self._thread.is_alive()
+
+    def events(self) -> Iterator[Progress]:
+        while (item := self._events.get()) is not None:
+            yield item
+
+    def _run(self) -> None:
+        try:
+            self.result = self._store.download(self._model_id, self._mirrors, cancel=self._cancel,
+                                               on_progress=self._publish, guard=self._guard)
+        except BaseException as exc:  # handed to the owner (cancel, busy, failure) rather than lost on a thread
+            self.error = exc
+        finally:
+            self._put(None)
+
+    def _publish(self, progress: Progress) -> None:
+        if self._on_progress is not None:
+            self._on_progress(progress)
+        self._put(progress)
+
+    def _put(self, item: Progress | None) -> None:
+        # Nobody may be reading events(): drop the oldest record rather than block the download.
+        while True:
+            try:
+                self._events.put_nowait(item)
+                return
+            except queue.Full:
+                with contextlib.suppress(queue.Empty):
+                    self._events.get_nowait()

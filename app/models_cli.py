@@ -1,0 +1,226 @@
+"""`python -m app models ...`: list, download, verify, remove, import, path, mirror.
+
+Results go to `out` (a table or, with --json, JSON); progress bars, notes and
+errors go to stderr. Exit codes: 0 ok, 1 the operation failed (download,
+verification, import rejected), 2 setup problems (unknown or bundled model,
+model busy, bad manifest or mirror), 130 cancelled.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+from collections.abc import Sequence
+from pathlib import Path
+from typing import Any, TextIO
+
+EXIT_OK, EXIT_FAILED, EXIT_SETUP, EXIT_CANCELLED = 0, 1, 2, 130
+
+
+def add_models_parser(subparsers: Any) -> argparse.ArgumentParser:
+    models = subparsers.add_parser("models", help="list, download, verify, import or remove models",
+                                   description="Manage the on-device model store.")
+    sub = models.add_subparsers(dest="models_command", metavar="COMMAND", required=True)
+
+    listing = sub.add_parser("list", help="every known model and whether it is installed and verified")
+    listing.add_argument("--json", action="store_true", help="machine-readable output")
+
+    download = sub.add_parser("download", help="download a model (resumes; fetches only unverified files)")
+    download.add_argument("model_id")
+    download.add_argument("--mirror", action="append", default=[], metavar="URL",
+                          help="base URL serving <URL>/<file path> (a company or local mirror); repeat for "
+                               "fallbacks. Replaces the public mirrors. Default: the saved mirror setting, "
+                               "else the manifest's mirrors (Hugging Face, then ModelScope)")
+    download.add_argument("--json", action="store_true", help="print the final status as JSON")
+
+    verify = sub.add_parser("verify", help="re-hash every file of a model and name any that fail")
+    verify.add_argument("model_id")
+    verify.add_argument("--json", action="store_true", help="machine-readable output")
+
+    remove = sub.add_parser("remove", help="delete a downloaded model, including partial downloads")
+    remove.add_argument("model_id")
+
+    imp = sub.add_parser("import", help="copy in a local copy of a known model, verified against its manifest")
+    imp.add_argument("model_id")
+    imp.add_argument("dir", type=Path)
+
+    path = sub.add_parser("path", help="print where models are stored (or one model's folder)")
+    path.add_argument("model_id", nargs="?")
+
+    mirror = sub.add_parser("mirror", help="show, set or clear the saved mirror base URL")
+    mirror.add_argument("url", nargs="?")
+    mirror.add_argument("--clear", action="store_true")
+    return models
+
+
+def _err(message: str) -> None:
+    print(message, file=sys.stderr, flush=True)
+
+
+def run_models(args: argparse.Namespace, out: TextIO) -> int:
+    from app.models.locks import ModelBusy
+    from app.models.manifest import ManifestError
+    from app.models.mirrors import MirrorError
+    from app.models.store import BundledModel, ModelStore, UnknownModel
+
+    try:
+        if args.models_command == "mirror":
+            return _mirror(args, out)
+        store = ModelStore.from_env()
+        command = args.models_command
+        if command == "list":
+            return _list(store, args, out)
+        if command == "path":
+            out.write(f"{store.folder(args.model_id) if args.model_id else store.root}\n")
+            return EXIT_OK
+        if command == "download":
+            return _download(store, args, out)
+        if command == "verify":
+            return _verify(store, args, out)
+        if command == "remove":
+            removed = store.remove(args.model_id)
+            out.write(f"removed {args.model_id}\n" if removed else f"{args.model_id} was not installed\n")
+            return EXIT_OK
+        if command == "import":
+            return _import(store, args, out)
+    except (UnknownModel, BundledModel, ModelBusy, ManifestError, MirrorError) as exc:
+        _err(f"error: {exc}")
+        return EXIT_SETUP
+    except OSError as exc:  # e.g. the storage folder cannot be created or read
+        _err(f"error: {exc}")
+        return EXIT_FAILED
+    _err(f"error: unknown models command {args.models_command!r}")
+    return EXIT_SETUP
+
+
+def _size(n: int | None, estimate: bool) -> str:
+    if n is None:
+        return "?"
+    return f"{'~' if estimate else ''}{n / 1e6:.1f} MB"
+
+
+def _list(store: Any, args: argparse.Namespace, out: TextIO) -> int:
+    statuses = store.statuses()
+    if args.json:
+        out.write(json.dumps([s.to_dict() for s in statuses], indent=2) + "\n")
+        return EXIT_OK
+    rows = [(s.model_id, s.state.value, f"{len(s.verified)}/{len(s.verified) + len(s.pending)}",
+             _size(s.size, s.size_is_estimate), s.display_name) for s in statuses]
+    header = ("ID", "STATE", "VERIFIED", "SIZE", "NAME")
+    widths = [max(len(str(r[i])) for r in [header, *rows]) for i in range(4)]
+    for row in [header, *rows]:
+        out.write("  ".join(str(c).ljust(w) for c, w in zip(row[:4], widths, strict=True)) + "  " + row[4] + "\n")
+    for s in statuses:
+        if s.partial_bytes:
+            out.write(f"{s.model_id}: {s.partial_bytes / 1e6:.1f} MB downloaded so far; `download` resumes it\n")
+    return EXIT_OK
+
+
+def _download(store: Any, args: argparse.Namespace, out: TextIO) -> int:
+    from app.models.download import Cancelled, DownloadError
+    from app.models.locks import ModelBusy
+    from app.models.mirrors import choose_mirrors, load_mirror_setting
+    from app.models.progress import TerminalProgress
+    from app.models.store import DownloadJob, StoreError
+    from app.privacy.guard import ensure_installed
+
+    manifest = store.manifest(args.model_id)
+    if manifest.bundled:
+        from app.models.store import BundledModel
+
+        raise BundledModel(f"{manifest.id} is bundled with the app and always installed; nothing to download")
+    saved = load_mirror_setting()
+    mirrors = choose_mirrors(manifest, args.mirror or ([saved] if saved else []))
+    _err(f"downloading {manifest.id} from {', '.join(m.name + ' (' + m.host + ')' for m in mirrors)}")
+    job = DownloadJob(store, manifest.id, mirrors, guard=ensure_installed())
+    bar = TerminalProgress(sys.stderr)
+    job.start()
+    try:
+        for progress in job.events():
+            bar(progress)
+    except KeyboardInterrupt:
+        job.cancel()
+        for progress in job.events():
+            bar(progress)
+    job.join()
+    error = job.error
+    if isinstance(error, Cancelled):
+        _err("cancelled; run the same command again to resume")
+        return EXIT_CANCELLED
+    if isinstance(error, (DownloadError, OSError)):
+        _err(f"error: {error}")
+        return EXIT_FAILED
+    if isinstance(error, (StoreError, ModelBusy)):
+        _err(f"error: {error}")
+        return EXIT_SETUP
+    if error is not None:
+        raise error
+    status = job.result
+    assert status is not None
+    out.write(json.dumps(status.to_dict()) + "\n" if args.json else f"installed {status.model_id} in {status.folder}\n")
+    return EXIT_OK
+
+
+def _verify(store: Any, args: argparse.Namespace, out: TextIO) -> int:
+    report = store.verify(args.model_id)
+    if args.json:
+        out.write(json.dumps({
+            "id": report.model_id, "ok": report.ok, "folder": str(report.folder),
+            "files": [{"path": c.path, "state": c.state.value, "detail": c.detail} for c in report.checks],
+        }, indent=2) + "\n")
+    else:
+        for check in report.checks:
+            detail = f" ({check.detail})" if check.detail else ""
+            out.write(f"{'ok' if check.state.value == 'ok' else 'FAILED':<7} {check.path}"
+                      f"{'' if check.state.value == 'ok' else ': ' + check.state.value + detail}\n")
+        out.write(report.describe() + "\n")
+    if not report.ok and not store.manifest(args.model_id).bundled:
+        _err(f"run `python -m app models download {args.model_id}` to fetch only the failing files again")
+    return EXIT_OK if report.ok else EXIT_FAILED
+
+
+def _import(store: Any, args: argparse.Namespace, out: TextIO) -> int:
+    from app.models.download import NotEnoughSpace
+    from app.models.store import ImportRejected
+
+    _err(f"importing {args.model_id} from {args.dir} (copying and hashing every file)…")
+    try:
+        status = store.import_folder(args.model_id, args.dir)
+    except (ImportRejected, NotEnoughSpace) as exc:
+        _err(f"error: import rejected: {exc}")
+        return EXIT_FAILED
+    out.write(f"imported {status.model_id} into {status.folder}\n")
+    return EXIT_OK
+
+
+def _mirror(args: argparse.Namespace, out: TextIO) -> int:
+    from app.models.mirrors import load_mirror_setting, save_mirror_setting
+
+    if args.clear:
+        save_mirror_setting(None)
+        out.write("mirror cleared: downloads use the manifests' mirrors\n")
+    elif args.url:
+        save_mirror_setting(args.url)
+        out.write(f"mirror set: {args.url.strip()}\n")
+    else:
+        current = load_mirror_setting()
+        out.write(f"{current}\n" if current else "")
+        if not current:
+            _err("no mirror set: downloads use the manifests' mirrors")
+    return EXIT_OK
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    """Stand-alone entry (`python -m app.models_cli ...`), the same as `python -m app models ...`."""
+    from app.privacy.guard import ensure_installed
+
+    ensure_installed()  # as in app.cli: the guard is in place before anything can connect
+    parser = argparse.ArgumentParser(prog="python -m app")
+    add_models_parser(parser.add_subparsers(dest="command", required=True))
+    args = parser.parse_args(["models", *(sys.argv[1:] if argv is None else argv)])
+    return run_models(args, sys.stdout)
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

@@ -1,0 +1,341 @@
+"""Downloads against a misbehaving HTTP server on 127.0.0.1.
+
+In every case: nothing but the exact right bytes ever sits at a file's final
+path or is reported verified, and after a cut only the missing bytes are
+fetched again (asserted on the server's own request log).
+"""
+
+from __future__ import annotations
+
+import contextlib
+import random
+import threading
+import time
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+
+from app.models.download import Cancelled, DownloadError, part_path
+from app.models.mirrors import base_mirror
+from app.models.progress import Phase, Progress
+from app.models.store import ModelState
+from app.privacy.guard import NetworkGuard, active_guard, install
+from tests.models.conftest import Model, assert_nothing_corrupt_installed, make_model, make_store
+from tests.servers.faulty import Faults, FaultyServer
+
+BIG = "llm.mnn.weight"
+
+
+def ranges(server: FaultyServer, path: str) -> list[str | None]:
+    return [s.range for s in server.seen(path)]
+
+
+@pytest.mark.parametrize("seed", [11, 12, 13])
+def test_cuts_at_random_offsets_resume_exactly_where_they_stopped(tmp_path: Path, model: Model, seed: int) -> None:
+    rng = random.Random(seed)
+    cuts = {path: sorted(rng.sample(range(1, len(content)), k=min(3, len(content) - 1)))
+            for path, content in model.files.items()}
+    faults = {f"/m/{path}": Faults(cut_at=list(offsets)) for path, offsets in cuts.items()}
+    store = make_store(tmp_path / "models", model)
+    events: list[Progress] = []
+    with FaultyServer(model.served(), faults) as server:
+        status = store.download(model.id, [base_mirror(server.url + "/m")], on_progress=events.append)
+    assert status.state is ModelState.INSTALLED
+    assert_nothing_corrupt_installed(store, model)
+    for path, offsets in cuts.items():
+        seen = server.seen(f"/m/{path}")
+        # Each retry asks for exactly the byte after the last one received, never earlier.
+        assert [s.range for s in seen] == [None] + [f"bytes={o}-" for o in offsets]
+        assert [s.start for s in seen] == [0, *offsets]
+        assert sum(s.sent for s in seen) == len(model.files[path])  # no byte fetched twice
+    assert events[-1].phase is Phase.DONE and events[-1].done == events[-1].total == sum(map(len, model.files.values()))
+    assert {s.accept_encoding for s in server.seen()} == {"identity"}
+    assert any(e.phase is Phase.WAITING for e in events)
+
+
+def test_a_server_that_ignores_range_restarts_the_file(tmp_path: Path, model: Model) -> None:
+    faults = {f"/m/{BIG}": Faults(cut_at=[250_000], ignore_range=True)}
+    store = make_store(tmp_path / "models", model)
+    with FaultyServer(model.served(), faults) as server:
+        store.download(model.id, [base_mirror(server.url + "/m")])
+    seen = server.seen(f"/m/{BIG}")
+    assert [(s.range, s.status, s.sent) for s in seen] == [
+        (None, 200, 250_000), ("bytes=250000-", 200, len(model.files[BIG]))]
+    assert store.status(model.id).usable
+    assert_nothing_corrupt_installed(store, model)
+
+
+def test_a_wrong_content_range_is_never_appended(tmp_path: Path, model: Model) -> None:
+    faults = {f"/m/{BIG}": Faults(cut_at=[300_000], range_shift=1000)}
+    store = make_store(tmp_path / "models", model)
+    with FaultyServer(model.served(), faults) as server:
+        store.download(model.id, [base_mirror(server.url + "/m")])
+    seen = server.seen(f"/m/{BIG}")
+    assert [(s.range, s.status, s.start) for s in seen] == [
+        (None, 200, 0), ("bytes=300000-", 206, 299_000), (None, 200, 0)]  # that mirror: no more ranges
+    assert store.status(model.id).usable
+    assert_nothing_corrupt_installed(store, model)
+
+
+def test_corrupted_bytes_on_the_only_mirror_install_nothing_and_name_the_file(tmp_path: Path, model: Model) -> None:
+    faults = {f"/m/{BIG}": Faults(corrupt_at=[123_456])}
+    store = make_store(tmp_path / "models", model)
+    with FaultyServer(model.served(), faults) as server, pytest.raises(DownloadError) as caught:
+        store.download(model.id, [base_mirror(server.url + "/m")])
+    assert caught.value.path == BIG and "SHA-256" in str(caught.value)
+    assert len(server.seen(f"/m/{BIG}")) == 1  # a mirror that served wrong bytes is not asked again
+    folder = store.folder(model.id)
+    assert not (folder / BIG).exists() and not part_path(folder / BIG).exists()
+    status = store.status(model.id)
+    assert status.state is ModelState.PARTIAL and BIG in status.pending and "config.json" in status.verified
+    assert_nothing_corrupt_installed(store, model)
+
+
+def test_corrupted_bytes_fall_back_to_the_next_mirror(tmp_path: Path, model: Model) -> None:
+    faults = {f"/bad/{BIG}": Faults(corrupt_at=[5, 800_000])}
+    store = make_store(tmp_path / "models", model)
+    with FaultyServer({**model.served("/bad"), **model.served("/good")}, faults) as server:
+        store.download(model.id, [base_mirror(server.url + "/bad", "bad"), base_mirror(server.url + "/good")])
+    assert [s.status for s in server.seen(f"/bad/{BIG}")] == [200]
+    assert [s.status for s in server.seen(f"/good/{BIG}")] == [200]
+    assert server.seen("/good/config.json") == []  # the good files came from the first mirror
+    assert store.status(model.id).usable
+    assert_nothing_corrupt_installed(store, model)
+
+
+def test_a_bad_prefix_kept_from_before_a_cut_is_refetched_from_zero(tmp_path: Path, model: Model) -> None:
+    # The first response is corrupt and cut; the resumed tail is fine, so only the
+    # final hash can tell: the whole file is fetched again, once, from byte 0.
+    faults = {f"/m/{BIG}": Faults(cut_at=[400_000], corrupt_at=[1000], corrupt_responses=1)}
+    store = make_store(tmp_path / "models", model)
+    with FaultyServer(model.served(), faults) as server:
+        store.download(model.id, [base_mirror(server.url + "/m")])
+    assert ranges(server, f"/m/{BIG}") == [None, "bytes=400000-", None]
+    assert store.status(model.id).usable
+    assert_nothing_corrupt_installed(store, model)
+
+
+def test_garbage_in_a_leftover_part_never_reaches_the_installed_file(tmp_path: Path, model: Model) -> None:
+    store = make_store(tmp_path / "models", model)
+    folder = store.folder(model.id)
+    folder.mkdir(parents=True)
+    part_path(folder / BIG).write_bytes(b"\0" * 77_777)  # e.g. left by another tool
+    with FaultyServer(model.served()) as server:
+        store.download(model.id, [base_mirror(server.url + "/m")])
+    assert ranges(server, f"/m/{BIG}") == ["bytes=77777-", None]
+    assert_nothing_corrupt_installed(store, model)
+    assert store.status(model.id).usable
+
+
+def test_404_moves_on_to_the_next_mirror_without_retrying(tmp_path: Path, model: Model) -> None:
+    store = make_store(tmp_path / "models", model)
+    with FaultyServer(model.served("/good")) as server:
+        store.download(model.id, [base_mirror(server.url + "/gone", "gone"), base_mirror(server.url + "/good")])
+    for path in model.files:
+        assert [s.status for s in server.seen(f"/gone/{path}")] == [404]
+        assert [s.status for s in server.seen(f"/good/{path}")] == [200]
+    assert store.status(model.id).usable
+
+
+def test_404_on_the_only_mirror_fails_naming_the_file(tmp_path: Path, model: Model) -> None:
+    store = make_store(tmp_path / "models", model)
+    served = model.served()
+    del served[f"/m/{BIG}"]
+    with FaultyServer(served) as server, pytest.raises(DownloadError) as caught:
+        store.download(model.id, [base_mirror(server.url + "/m")])
+    assert caught.value.path == BIG and "HTTP 404" in str(caught.value)
+    assert len(server.seen(f"/m/{BIG}")) == 1
+    assert not store.status(model.id).usable
+    assert not part_path(store.folder(model.id) / BIG).exists()  # no empty leftovers
+
+
+def test_a_mirror_serving_another_file_does_not_cost_the_bytes_already_downloaded(
+        tmp_path: Path, model: Model) -> None:
+    store = make_store(tmp_path / "models", model)
+    folder = store.folder(model.id)
+    folder.mkdir(parents=True)
+    part_path(folder / BIG).write_bytes(model.files[BIG][:333_333])
+    served = {**model.served("/m"), f"/other/{BIG}": b"a different file"}
+    faults = {f"/other/{BIG}": Faults(ignore_range=True)}
+    with FaultyServer(served, faults) as server:
+        store.download(model.id, [base_mirror(server.url + "/other"), base_mirror(server.url + "/m")])
+    assert [(s.range, s.status) for s in server.seen(f"/other/{BIG}")] == [("bytes=333333-", 200)]
+    assert ranges(server, f"/m/{BIG}") == ["bytes=333333-"]  # the kept prefix survived the refusal
+    assert_nothing_corrupt_installed(store, model)
+    assert store.status(model.id).usable
+
+
+def test_503_and_500_are_retried_honouring_retry_after(tmp_path: Path, model: Model) -> None:
+    faults = {f"/m/{BIG}": Faults(statuses=[(503, {"Retry-After": "2"}), (500, {})])}
+    waits: list[float] = []
+    store = make_store(tmp_path / "models", model)
+    with FaultyServer(model.served(), faults) as server:
+        store.download(model.id, [base_mirror(server.url + "/m")], wait=waits.append)
+    assert [s.status for s in server.seen(f"/m/{BIG}")] == [503, 500, 200]
+    assert waits[0] == 2.0  # exactly what the server asked for
+    assert 0 < waits[1] <= 0.05  # our own (jittered) backoff
+    assert store.status(model.id).usable
+
+
+def test_retry_after_is_really_waited_for(tmp_path: Path, model: Model) -> None:
+    faults = {"/m/config.json": Faults(statuses=[(503, {"Retry-After": "1"})])}
+    store = make_store(tmp_path / "models", model)
+    with FaultyServer(model.served(), faults) as server:
+        started = time.monotonic()
+        store.download(model.id, [base_mirror(server.url + "/m")])
+    assert time.monotonic() - started >= 1.0
+    assert [s.status for s in server.seen("/m/config.json")] == [503, 200]
+
+
+def test_a_retry_after_beyond_the_limit_skips_the_mirror(tmp_path: Path, model: Model) -> None:
+    faults = {f"/slow/{BIG}": Faults(statuses=[(503, {"Retry-After": "3600"})])}
+    waits: list[float] = []
+    store = make_store(tmp_path / "models", model)
+    with FaultyServer({**model.served("/slow"), **model.served("/m")}, faults) as server:
+        store.download(model.id, [base_mirror(server.url + "/slow"), base_mirror(server.url + "/m")],
+                       wait=waits.append)
+    assert waits == [] and [s.status for s in server.seen(f"/m/{BIG}")] == [200]
+
+
+def test_a_mirror_that_keeps_failing_is_given_up_after_the_policy_attempts(tmp_path: Path, model: Model) -> None:
+    faults = {f"/m/{BIG}": Faults(statuses=[(500, {})] * 10)}
+    store = make_store(tmp_path / "models", model)
+    with FaultyServer(model.served(), faults) as server, pytest.raises(DownloadError, match="gave up after 3"):
+        store.download(model.id, [base_mirror(server.url + "/m")], wait=lambda s: None)
+    assert len(server.seen(f"/m/{BIG}")) == 3
+    assert_nothing_corrupt_installed(store, model)
+
+
+def test_a_stalled_connection_is_dropped_at_the_read_timeout_and_resumed(tmp_path: Path, model: Model) -> None:
+    faults = {f"/m/{BIG}": Faults(stall_after=200_000, stall_s=10.0)}
+    store = make_store(tmp_path / "models", model)
+    with FaultyServer(model.served(), faults) as server:
+        started = time.monotonic()
+        store.download(model.id, [base_mirror(server.url + "/m")])
+        elapsed = time.monotonic() - started
+    assert elapsed < 5  # the 10 s stall was not sat out
+    assert ranges(server, f"/m/{BIG}") == [None, "bytes=200000-"]
+    assert server.seen(f"/m/{BIG}")[0].sent == 200_000
+    assert store.status(model.id).usable
+
+
+def test_never_more_bytes_than_the_manifest_size(tmp_path: Path, model: Model) -> None:
+    served = model.served()
+    served["/m/config.json"] += b"trailing bytes the manifest does not have"
+    faults = {"/m/config.json": Faults(no_length=True)}
+    store = make_store(tmp_path / "models", model)
+    with FaultyServer(served, faults) as server:
+        store.download(model.id, [base_mirror(server.url + "/m")])
+    dest = store.folder(model.id) / "config.json"
+    assert dest.stat().st_size == len(model.files["config.json"])
+    assert store.status(model.id).usable
+
+
+def test_a_compressed_answer_is_refused(tmp_path: Path, model: Model) -> None:
+    faults = {"/m/config.json": Faults(extra_headers={"Content-Encoding": "gzip"})}
+    store = make_store(tmp_path / "models", model)
+    with FaultyServer(model.served(), faults) as server, pytest.raises(DownloadError, match="gzip-encoded"):
+        store.download(model.id, [base_mirror(server.url + "/m")])
+    assert not (store.folder(model.id) / "config.json").exists()
+
+
+def test_a_mirror_serving_another_size_is_refused(tmp_path: Path, model: Model) -> None:
+    served = model.served()
+    served["/m/config.json"] += b"x"
+    store = make_store(tmp_path / "models", model)
+    with FaultyServer(served) as server, pytest.raises(DownloadError, match="serves 701 bytes, the manifest says 700"):
+        store.download(model.id, [base_mirror(server.url + "/m")])
+    assert not (store.folder(model.id) / "config.json").exists()
+
+
+def test_without_manifest_sizes_the_server_total_is_used_and_the_hash_still_decides(tmp_path: Path) -> None:
+    model = make_model("sizeless", with_sizes=False)
+    faults = {f"/m/{BIG}": Faults(cut_at=[100_000, 500_000]),
+              "/m/visual/visual.mnn": Faults(no_length=True)}
+    store = make_store(tmp_path / "models", model)
+    with FaultyServer(model.served(), faults) as server:
+        store.download(model.id, [base_mirror(server.url + "/m")])
+    assert ranges(server, f"/m/{BIG}") == [None, "bytes=100000-", "bytes=500000-"]
+    assert store.status(model.id).usable
+    assert_nothing_corrupt_installed(store, model)
+
+
+def test_unknown_size_and_corrupt_bytes_still_install_nothing(tmp_path: Path) -> None:
+    model = make_model("sizeless", with_sizes=False)
+    faults = {"/m/visual/visual.mnn": Faults(no_length=True, corrupt_at=[10])}
+    store = make_store(tmp_path / "models", model)
+    with FaultyServer(model.served(), faults) as server, pytest.raises(DownloadError, match="SHA-256"):
+        store.download(model.id, [base_mirror(server.url + "/m")])
+    assert not (store.folder(model.id) / "visual/visual.mnn").exists()
+    assert_nothing_corrupt_installed(store, model)
+
+
+class _RecordingGuard:
+    """Stands in for NetworkGuard: records which hosts each allowance covered."""
+
+    def __init__(self) -> None:
+        self.allowed: list[frozenset[str]] = []
+
+    @contextlib.contextmanager
+    def allow_download(self, hosts: frozenset[str]) -> Iterator[None]:
+        self.allowed.append(frozenset(hosts))
+        yield
+
+
+def test_redirects_are_followed_and_each_hop_is_let_through_the_guard(tmp_path: Path, model: Model) -> None:
+    guard = _RecordingGuard()
+    store = make_store(tmp_path / "models", model)
+    with FaultyServer(model.served()) as server:
+        port = server.url.rsplit(":", 1)[1]
+        for path in model.files:  # a relative redirect, then one to another host name
+            server.faults[f"/r/{path}"] = Faults(statuses=[(302, {"Location": f"/hop/{path}"})])
+            server.faults[f"/hop/{path}"] = Faults(
+                statuses=[(307, {"Location": f"http://localhost:{port}/m/{path}"})])
+        store.download(model.id, [base_mirror(server.url + "/r")], guard=guard)  # type: ignore[arg-type]
+    assert store.status(model.id).usable
+    assert frozenset({"127.0.0.1"}) in guard.allowed           # the whole download: the mirror's host
+    assert frozenset({"127.0.0.1", "localhost"}) in guard.allowed  # one request: the redirect target too
+    for path in model.files:
+        assert [s.status for s in server.seen(f"/r/{path}")] == [302]
+        assert [s.status for s in server.seen(f"/hop/{path}")] == [307]
+        assert [s.status for s in server.seen(f"/m/{path}")] == [200]
+
+
+def test_a_redirect_to_another_scheme_is_refused(tmp_path: Path, model: Model) -> None:
+    faults = {"/m/config.json": Faults(statuses=[(302, {"Location": "file:///etc/passwd"})])}
+    store = make_store(tmp_path / "models", model)
+    with FaultyServer(model.served(), faults) as server, pytest.raises(DownloadError, match="refused a redirect"):
+        store.download(model.id, [base_mirror(server.url + "/m")])
+    assert not (store.folder(model.id) / "config.json").exists()
+
+
+def test_a_host_the_privacy_guard_blocks_is_not_retried(tmp_path: Path, model: Model) -> None:
+    # A redirect to a non-loopback address with no allowance for it: the guard must block it.
+    faults = {"/m/config.json": Faults(statuses=[(302, {"Location": "http://203.0.113.9/config.json"})])}
+    store = make_store(tmp_path / "models", model)
+    session_guard = active_guard()
+    guard = install(NetworkGuard())
+    try:
+        with FaultyServer(model.served(), faults) as server, pytest.raises(DownloadError, match="privacy guard"):
+            store.download(model.id, [base_mirror(server.url + "/m")], wait=lambda s: None)
+    finally:
+        if session_guard is not None:
+            install(session_guard)
+    assert guard.blocked_count == 1 and guard.outbound_count == 0
+
+
+def test_cancel_during_a_retry_wait_stops_promptly(tmp_path: Path, model: Model) -> None:
+    faults = {"/m/config.json": Faults(statuses=[(503, {"Retry-After": "4"})])}
+    store = make_store(tmp_path / "models", model)
+    cancel = threading.Event()
+
+    def on_progress(p: Progress) -> None:
+        if p.phase is Phase.WAITING:
+            threading.Timer(0.2, cancel.set).start()
+
+    with FaultyServer(model.served(), faults) as server, pytest.raises(Cancelled):
+        started = time.monotonic()
+        store.download(model.id, [base_mirror(server.url + "/m")], cancel=cancel, on_progress=on_progress)
+    assert time.monotonic() - started < 2
+    assert not store.status(model.id).usable
