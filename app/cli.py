@@ -12,7 +12,10 @@ import sys
 import time
 from collections.abc import Iterator, Sequence
 from pathlib import Path
-from typing import TextIO
+from typing import TYPE_CHECKING, TextIO
+
+if TYPE_CHECKING:
+    from app.session.store import LoadedSession
 
 IMAGE_SUFFIXES = {".jpg", ".jpeg", ".png", ".bmp", ".webp", ".gif", ".tif", ".tiff"}
 
@@ -60,6 +63,14 @@ def _build_parser() -> argparse.ArgumentParser:
     export = sessions_sub.add_parser("export", help="export a session")
     export.add_argument("session", help="a session id from `sessions list`, or a session .jsonl file")
     export.add_argument("--format", choices=("jsonl", "csv", "summary"), default="summary")
+    review = sessions_sub.add_parser("review", help="an examiner confirms or corrects an analysed keyframe")
+    review.add_argument("session", help="a session id or .jsonl file")
+    review.add_argument("event_id", help="the event_id of a practice event")
+    verdict = review.add_mutually_exclusive_group(required=True)
+    verdict.add_argument("--confirm", action="store_true")
+    verdict.add_argument("--correct", metavar="VALUE", help="the right observation")
+    review.add_argument("--note", default="")
+    review.add_argument("--examiner", default="")
 
     from app.models_cli import add_models_parser
 
@@ -203,8 +214,31 @@ def run_sessions(args: argparse.Namespace, out: TextIO) -> int:
         print(f"error: no session {args.session!r} (looked in {folder})", file=sys.stderr)
         return EXIT_BAD_INPUT
     session = load_session(path)
+    if args.sessions_command == "review":
+        return _review(args, path, session, out)
     exporters = {"jsonl": export_jsonl, "csv": export_csv, "summary": summary_text}
     out.write(exporters[args.format](session))
+    return EXIT_OK
+
+
+def _review(args: argparse.Namespace, path: Path, session: LoadedSession, out: TextIO) -> int:
+    import uuid
+
+    from app.core.session import ExaminerConfirmed, ExaminerCorrected, event_to_dict
+    from app.session.store import SessionLog
+
+    entry = next((e for e in session.state.timeline if e.event.event_id == args.event_id), None)
+    if entry is None:
+        print(f"error: no practice event {args.event_id!r} in {path}", file=sys.stderr)
+        return EXIT_BAD_INPUT
+    event_id, now = uuid.uuid4().hex[:12], time.time()
+    if args.confirm:
+        event = ExaminerConfirmed(event_id, args.event_id, now, args.examiner)
+    else:
+        event = ExaminerCorrected(event_id, args.event_id, now, args.correct, args.note, args.examiner)
+    with SessionLog(path) as log:
+        log.append(event)
+    _emit(out, event_to_dict(event), jsonl=True)
     return EXIT_OK
 
 

@@ -65,6 +65,21 @@ def test_watch_command_gives_no_yes_no_in_order(tmp_path: Path, interval: float)
     assert f"Keyframes analysed: {len(answers)}" in summary.stdout
     assert f"Pending examiner confirmation: {len(answers)}" in summary.stdout
 
+    # An examiner's correction is one more event in the same log.
+    first = next(e for e in events if e["kind"] == "practice")
+    fixed = "yes" if first["observation"] == "no" else "no"
+    review = subprocess.run(
+        [sys.executable, "-m", "app", "sessions", "review", session_id, first["event_id"], "--correct", fixed],
+        cwd=ROOT, capture_output=True, text=True,
+    )
+    assert review.returncode == 0, review.stderr
+    csv_out = subprocess.run(
+        [sys.executable, "-m", "app", "sessions", "export", session_id, "--format", "csv"],
+        cwd=ROOT, capture_output=True, text=True,
+    ).stdout
+    row = next(line for line in csv_out.splitlines() if line.startswith(first["event_id"]))
+    assert f",corrected,{fixed}," in row
+
 
 def test_worker_api_pipeline_with_session_log(tmp_path: Path) -> None:
     video = tmp_path / "hands.avi"
