@@ -4,7 +4,7 @@ from __future__ import annotations
 
 EN: dict[str, str] = {
     "title": "Keyframe",
-    "privacy": "On-device analysis: images never leave this device. No image is uploaded, and no network is used to analyse.",
+    "privacy": "Images never leave this device: analysis runs on-device and nothing is uploaded.",
     "privacy_count": "Outbound connections blocked: {n}",
     "choose_image": "Choose image…",
     "examples": "Example scenes",

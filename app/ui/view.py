@@ -22,13 +22,16 @@ def _tagged(control: ft.Control, identifier: str) -> ft.Control:
 
 class MainView:
     def __init__(self, examples: list[Path], on_pick_file: Callable[[], None], on_example: Callable[[Path], None]) -> None:
-        self.privacy_count = ft.Text(T["privacy_count"].format(n=0), color=ft.Colors.WHITE, size=12)
+        self.privacy_count = ft.Text(T["privacy_count"].format(n=0), color=ft.Colors.WHITE, size=11)
         self.privacy = ft.Container(
             content=ft.Row(
                 [ft.Icon(ft.Icons.LOCK_OUTLINE, color=ft.Colors.WHITE, size=18),
-                 ft.Text(T["privacy"], color=ft.Colors.WHITE, size=13, expand=True),
-                 self.privacy_count],
-                spacing=8,
+                 ft.Column(
+                     [ft.Text(T["privacy"], color=ft.Colors.WHITE, size=13, weight=ft.FontWeight.W_500),
+                      self.privacy_count],
+                     spacing=0, expand=True,
+                 )],
+                spacing=10,
             ),
             bgcolor=ft.Colors.TEAL_800,
             padding=ft.Padding.symmetric(horizontal=16, vertical=10),
@@ -36,7 +39,7 @@ class MainView:
         self.model_status = ft.Text(T["model_loading"], weight=ft.FontWeight.BOLD)
         self.model_detail = ft.Text("", size=12, color=ft.Colors.GREY_700)
         self.question = ft.Text("", italic=True)
-        self.image = ft.Image(src=b"", width=320, height=320, fit=ft.BoxFit.CONTAIN, visible=False)
+        self.image = ft.Image(src=b"", width=280, height=280, fit=ft.BoxFit.CONTAIN, visible=False)
         self.image_hint = ft.Text(T["no_image"], color=ft.Colors.GREY_700)
         self.image_name = ft.Text("", size=12, color=ft.Colors.GREY_700)
         self.stream = ft.Text("", font_family="monospace", size=13)
@@ -61,21 +64,22 @@ class MainView:
             )
             for p in examples
         ]
+        # Controls on the left; the answer, then the image it is about, on the right, so
+        # that on a phone (one column) the result is reached before the picture.
         left = ft.Column(
             [
                 ft.Row([self.pick_button]),
                 ft.Text(T["examples"], weight=ft.FontWeight.BOLD),
                 ft.Row(thumbs, wrap=True, spacing=8, run_spacing=8),
                 ft.Divider(),
-                _tagged(ft.Column([self.image, self.image_hint, self.image_name]), "image-panel"),
+                _tagged(ft.Column([self.model_status, self.model_detail], spacing=2), "model-status"),
+                ft.Text(T["question"], weight=ft.FontWeight.BOLD),
+                self.question,
             ],
             spacing=10,
         )
         right = ft.Column(
             [
-                _tagged(ft.Column([self.model_status, self.model_detail], spacing=2), "model-status"),
-                ft.Text(T["question"], weight=ft.FontWeight.BOLD),
-                self.question,
                 ft.Row([ft.Text(T["live_output"], weight=ft.FontWeight.BOLD), self.progress]),
                 ft.Container(
                     content=_tagged(self.stream, "token-stream"),
@@ -90,6 +94,7 @@ class MainView:
                 self.pending,
                 self.timings,
                 _tagged(self.error, "error"),
+                _tagged(ft.Column([self.image, self.image_hint, self.image_name]), "image-panel"),
                 ft.Text(T["not_medical"], size=11, color=ft.Colors.GREY_600),
             ],
             spacing=8,

@@ -111,7 +111,7 @@ def evaluate(model_dir: Path, seed: int, per_kind: int, work: Path) -> dict:
         "latency_ms_median": result["latency_ms_median"], "latency_ms_p95": result["latency_ms_p95"],
         "token_loop_matches_response": result["token_loop_matches_response"],
         "prompt_len": result["prompt_len"], "chat_template_applied": result["template"],
-        "stop_ids": result["stop_ids"],
+        "stop_ids": result["stop_ids"], "prompt_ids": result["prompt_ids"],
     }
 
 
@@ -140,11 +140,13 @@ def _worker(model_dir: str, npy: str, out: str, token_loop_checks: int) -> None:
 
     # The token loop an engine would drive must give the same text.
     matches = 0
+    prompt_ids: list[int] | None = None
     for img, expected in zip(images[:token_loop_checks], answers[:token_loop_checks]):
         m.generate_init()
         p = prompt(img)
         p["text"] = m.apply_chat_template(p["text"])
         ids = m.tokenizer_encode(p)
+        prompt_ids = prompt_ids or [int(i) for i in ids]
         logits = m.forward(ids)
         text = ""
         for _ in range(32):
@@ -165,6 +167,7 @@ def _worker(model_dir: str, npy: str, out: str, token_loop_checks: int) -> None:
         "prompt_len": prompt_len,
         "template": m.apply_chat_template(PROMPT_TEXT),
         "stop_ids": stop_ids,
+        "prompt_ids": prompt_ids,
     }))
 
 

@@ -24,7 +24,7 @@ from pathlib import Path
 RUNTIME_KEYS = ("llm_model", "llm_weight", "visual_model", "tokenizer_file", "embedding_file")
 
 
-def _child_main(hf_dir: str, dst: str, quant_bit: int, visual_quant_bit: int | None) -> None:
+def _child_main(hf_dir: str, dst: str, quant_bit: int, visual_quant_bit: int | None, quant_block: int) -> None:
     # Order matters: block the telemetry module before llmexport can pull in MNN.tools.
     sys.modules["MNN.tools.utils.log"] = None  # type: ignore[assignment]
     import importlib.util
@@ -40,18 +40,18 @@ def _child_main(hf_dir: str, dst: str, quant_bit: int, visual_quant_bit: int | N
     sys.path.insert(0, list(spec.submodule_search_locations)[0])
     import llmexport as le  # noqa: E402
 
-    kwargs = dict(export="mnn", dst_path=dst, quant_bit=quant_bit, quant_block=64)
+    kwargs = dict(export="mnn", dst_path=dst, quant_bit=quant_bit, quant_block=quant_block)
     if visual_quant_bit is not None:
         kwargs["visual_quant_bit"] = visual_quant_bit
     le.export(hf_dir, **kwargs)
 
 
 def run_llmexport(hf_dir: Path, dst: Path, quant_bit: int = 4, visual_quant_bit: int | None = None,
-                  log_file: Path | None = None) -> None:
+                  log_file: Path | None = None, quant_block: int = 64) -> None:
     """Export ``hf_dir`` into ``dst`` (raw llmexport output) in a child process."""
     dst.mkdir(parents=True, exist_ok=True)
     cmd = [sys.executable, str(Path(__file__).resolve()), str(hf_dir), str(dst), str(quant_bit),
-           str(visual_quant_bit if visual_quant_bit is not None else "")]
+           str(visual_quant_bit if visual_quant_bit is not None else ""), str(quant_block)]
     with open(log_file or dst / "export.log", "w") as fh:
         res = subprocess.run(cmd, stdout=fh, stderr=subprocess.STDOUT, cwd=str(dst))
     if res.returncode != 0:
@@ -99,13 +99,13 @@ def finish_export(raw: Path, out: Path, image_size: int | None = 128, thread_num
 
 
 def export_model(hf_dir: Path, out: Path, work: Path, quant_bit: int = 4, visual_quant_bit: int | None = None,
-                 image_size: int | None = 128) -> list[str]:
+                 image_size: int | None = 128, quant_block: int = 64) -> list[str]:
     """HF folder -> finished MNN folder (raw export and its log stay in ``work``)."""
     raw = work / "raw_export"
     shutil.rmtree(raw, ignore_errors=True)
-    run_llmexport(hf_dir, raw, quant_bit, visual_quant_bit, log_file=work / "export.log")
+    run_llmexport(hf_dir, raw, quant_bit, visual_quant_bit, log_file=work / "export.log", quant_block=quant_block)
     return finish_export(raw, out, image_size=image_size)
 
 
 if __name__ == "__main__":
-    _child_main(sys.argv[1], sys.argv[2], int(sys.argv[3]), int(sys.argv[4]) if sys.argv[4] else None)
+    _child_main(sys.argv[1], sys.argv[2], int(sys.argv[3]), int(sys.argv[4]) if sys.argv[4] else None, int(sys.argv[5]))

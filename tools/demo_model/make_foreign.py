@@ -76,7 +76,8 @@ def make_foreign(out: Path, seed: int = 7) -> list[str]:
         (hf / "tokenizer.json").unlink(missing_ok=True)  # save_pretrained must not bring it back
         if out.exists():
             shutil.rmtree(out)
-        files = export_model(hf, out, Path(tmp), quant_bit=8, visual_quant_bit=8, image_size=64)
+        files = export_model(hf, out, Path(tmp), quant_bit=8, visual_quant_bit=8, image_size=64,
+                             quant_block=32)
     info = {"generator": "tools/demo_model/make_foreign.py", "seed": seed, "shape": FOREIGN_SHAPE.as_dict(),
             "quant_bit": 8, "image_size": 64, "weights": "random (untrained)", "files": files,
             "note": "answers are garbage by design; use it to test loading, prompting and the token loop"}

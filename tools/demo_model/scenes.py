@@ -43,7 +43,9 @@ _PLACEMENT: dict[str, tuple[tuple[float, float], tuple[float, float]]] = {
                 (CORRECT_POINT[1] - CORRECT_HALF_V, CORRECT_POINT[1] + CORRECT_HALF_V)),
     "too_high": ((-0.07, 0.07), (0.05, 0.19)),
     "too_low": ((-0.07, 0.07), (0.56, 0.78)),
-    "side": ((0.22, 0.34), (0.24, 0.48)),
+    # Side starts at 0.25: with the fingers pointing inwards, hands at 0.22
+    # reached over the sternum line and were ambiguous even to look at.
+    "side": ((0.25, 0.36), (0.24, 0.48)),
     "off_torso": ((0.70, 0.80), (0.20, 0.70)),
 }
 
@@ -85,7 +87,7 @@ def classify_hands(u: float, v: float) -> str | None:
         return "correct"
     if abs(u) >= 0.62:
         return "off_torso"
-    if abs(u) >= 0.2 and 0.0 <= v <= 1.0:
+    if abs(u) >= 0.25 and 0.0 <= v <= 1.0:
         return "side"
     if abs(u) <= 0.15 and v <= CORRECT_POINT[1] - CORRECT_HALF_V - 0.1:
         return "too_high"
@@ -236,7 +238,7 @@ def _draw_hands(draw: ImageDraw.ImageDraw, fr: _Frame, rng: np.random.Generator,
     palm_rx, palm_ry = 0.12 * fr.w, 0.095 * fr.w
     if sleeve is not None:
         arm_w = 0.19 * fr.w
-        skin_len = rng.uniform(0.0, 0.35) * size
+        skin_len = rng.uniform(0.0, 0.25) * size  # bare forearm, then the sleeve
         far = 1.6 * size
         for spread in (-1.0, 1.0):
             # Forearms converge on the wrists; they are a bit apart further up.
@@ -312,7 +314,7 @@ def render_scene_info(rng: np.random.Generator, kind: str, size: int = 256,
     # not tell where they are at 128 px; redraw (deterministically) if too close.
     for _ in range(8):
         hand_colour = _jitter(rng, _SKIN[int(rng.integers(len(_SKIN)))], 10)
-        if np.linalg.norm(np.subtract(hand_colour, torso_colour)) >= 60:
+        if np.linalg.norm(np.subtract(hand_colour, torso_colour)) >= 80:
             break
     sleeve = _jitter(rng, _SLEEVES[int(rng.integers(len(_SLEEVES)))], 15) if rng.random() < 0.8 else None
     sampled = sample_hands_uv(rng, kind)
@@ -348,11 +350,11 @@ def hand_path(n_frames: int) -> list[tuple[float, float]]:
     for i in range(n_frames):
         t = i / max(1, n_frames - 1)
         if t < 0.25:
-            out.append((0.30 - 0.05 * t / 0.25, 0.36))
+            out.append((0.32 - 0.04 * t / 0.25, 0.36))
         elif t <= 0.75:
             out.append((0.0, CORRECT_POINT[1]))
         else:
-            out.append((-0.25 - 0.05 * (t - 0.75) / 0.25, 0.36))
+            out.append((-0.28 - 0.04 * (t - 0.75) / 0.25, 0.36))
     return out
 
 

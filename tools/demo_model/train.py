@@ -27,6 +27,9 @@ from scenes import NO_KINDS, SCENE_KINDS, render_scene_info
 from sequence import IMAGE_SIZE, PromptLayout, image_to_patches
 
 KIND_INDEX = {k: i for i, k in enumerate(SCENE_KINDS)}
+# Hands beside the sternum ("side") are the hard "no" case (a first 15-minute
+# run got 87.5 % there and >= 97.5 % elsewhere): draw them twice as often.
+NO_KIND_WEIGHTS = [0.2, 0.2, 0.4, 0.2]  # too_high, too_low, side, off_torso
 
 
 @dataclass
@@ -37,6 +40,7 @@ class TrainSettings:
     lr: float = 5e-3
     warmup: int = 100
     decision_weight: float = 10.0
+    answer_weight: float = 2.0  # the fixed JSON tokens: a strict parser rejects any drift there
     aux_weight: float = 1.0  # 0 disables the auxiliary heads
     render_min: int = 160
     render_max: int = 384
@@ -49,11 +53,11 @@ def scene_sample(rng: np.random.Generator, render_min: int, render_max: int) -> 
     """One training sample: 128x128 RGB uint8 and a float vector of ground truth.
 
     Half the scenes are correct (yes), the other half split over the four
-    "no" kinds, so the answer prior is 50/50.
+    "no" kinds (``NO_KIND_WEIGHTS``), so the answer prior is 50/50.
     """
     import cv2
 
-    kind = "correct" if rng.random() < 0.5 else NO_KINDS[int(rng.integers(len(NO_KINDS)))]
+    kind = "correct" if rng.random() < 0.5 else str(rng.choice(NO_KINDS, p=NO_KIND_WEIGHTS))
     size = int(rng.integers(render_min, render_max + 1))
     img, info = render_scene_info(rng, kind, size)
     small = cv2.resize(np.asarray(img), (IMAGE_SIZE, IMAGE_SIZE), interpolation=cv2.INTER_AREA)
@@ -193,24 +197,23 @@ def train(model, layout: PromptLayout, settings: TrainSettings, log=print) -> di
 
     budget = settings.minutes * 60.0
     t0 = time.monotonic()
-    total_steps = None
     step = 0
     ema = None
     model.train()
     try:
         while True:
             elapsed = time.monotonic() - t0
-            if total_steps is None and step == 30:
-                # Fix the cosine schedule from the measured step time.
-                total_steps = max(60, int(budget / (elapsed / 30)))
-                log(f"step time {elapsed / 30:.3f}s -> {total_steps} steps in {settings.minutes} min")
-            if (total_steps is not None and step >= total_steps) or elapsed > budget:
+            if step == 30:
+                log(f"step time {elapsed / 30:.3f}s (about {int(budget / (elapsed / 30))} steps in {settings.minutes} min)")
+            if elapsed > budget:
                 break
             drain(block=False)
             idx = rng.integers(0, filled, settings.batch)
             batch = batcher(buf_img[idx], buf_truth[idx])
-            horizon = total_steps or 10 ** 9
-            lr = settings.lr * min(1.0, (step + 1) / settings.warmup) * 0.5 * (1 + math.cos(math.pi * min(1.0, step / horizon)))
+            # Cosine decay over wall-clock time, not steps: the CPU is shared,
+            # so the step rate varies; the schedule must still anneal by the end.
+            progress = min(1.0, elapsed / budget)
+            lr = settings.lr * min(1.0, (step + 1) / settings.warmup) * 0.5 * (1 + math.cos(math.pi * progress))
             for g in opt.param_groups:
                 g["lr"] = lr
             labels = batch.pop("labels")
@@ -218,8 +221,8 @@ def train(model, layout: PromptLayout, settings: TrainSettings, log=print) -> di
             logits = out.logits
             ce = F.cross_entropy(logits.reshape(-1, logits.shape[-1]), labels.reshape(-1), reduction="none",
                                  ignore_index=-100).view(labels.shape)
-            w = (labels != -100).float()
-            w[:, batcher.decision_pos] *= settings.decision_weight
+            w = (labels != -100).float() * settings.answer_weight
+            w[:, batcher.decision_pos] *= settings.decision_weight  # x10 relative to the other answer tokens
             loss = (ce * w).sum() / w.sum()
             dec_logits = logits[:, batcher.decision_pos, [batcher.yes_id, batcher.no_id]]
             truth = torch.from_numpy(buf_truth[idx])
