@@ -19,7 +19,7 @@ from typing import Any
 
 import numpy as np
 
-from app.core.choices import build_choice_tree, pick
+from app.core.choices import ChoiceTree, build_choice_tree, pick
 from app.core.generation import FinishReason, Generation, Timings
 from app.engine.model_folder import ModelFolder
 from app.engine.stdio import native_stdout_to_stderr
@@ -114,6 +114,7 @@ class MnnVlm:
         self._mnn: Any = None
         self._llm: Any = None
         self._stop_ids: frozenset[int] = frozenset()
+        self._choice_trees: dict[tuple[str, ...], ChoiceTree] = {}
         self.load_ms = 0.0
 
     @property
@@ -265,9 +266,11 @@ class MnnVlm:
         """
         clock = _Clock(preprocess_ms)
         with native_stdout_to_stderr():
+            # Before the image prompt: Omni's tokenizer_encode keeps per-prompt vision
+            # state, so encoding any other text after it corrupts the prefill.
+            tree = self._choice_tree(tuple(answers))
             ids = self._encode(rgb, prompt, system)
             llm = self._llm
-            tree = build_choice_tree([self._encode_text(a) for a in answers])
             clock.vision_done()
             logits = llm.forward(ids + list(tree.prefix))
             clock.prefill_done()
@@ -300,6 +303,12 @@ class MnnVlm:
         timings = clock.timings(self.load_ms, len(ids) + len(tree.prefix), len(path))
         generation = Generation(answers[index], FinishReason.STOP, tree.prefix + tree.branches[index], timings)
         return Choice(index, score, generation)
+
+    def _choice_tree(self, answers: tuple[str, ...]) -> ChoiceTree:
+        tree = self._choice_trees.get(answers)
+        if tree is None:
+            tree = self._choice_trees[answers] = build_choice_tree([self._encode_text(a) for a in answers])
+        return tree
 
     def _encode_text(self, text: str) -> tuple[int, ...]:
         ids = list(self._llm.tokenizer_encode(text))

@@ -12,7 +12,7 @@ from tests.integration.conftest import held_out_scenes
 
 
 def test_exact_answers_on_held_out_scenes(demo_analyzer: Analyzer) -> None:
-    scenes = held_out_scenes(count_per_kind=8)
+    scenes = held_out_scenes(count_per_kind=20)
     wrong = []
     for kind, data, expected in scenes:
         result = demo_analyzer.analyze(decode_image_bytes(data), kind)
@@ -21,9 +21,11 @@ def test_exact_answers_on_held_out_scenes(demo_analyzer: Analyzer) -> None:
         if result.observation != expected:
             wrong.append(kind)
         free = demo_analyzer.engine.generate(demo_analyzer.prepare(decode_image_bytes(data)), demo_analyzer.profile.prompt)
-        assert free.text == result.answer.raw, "free and constrained decoding agree on the demo model"
-    # The receipt reaches >= 97 % per kind on 200+ scenes; 40 fresh scenes may hold one miss.
-    assert len(wrong) <= 1, wrong
+        # Constrained decoding must not change the model's mind (it did while the
+        # answers were tokenised after the image prompt, which clobbered MNN's vision state).
+        assert free.text == result.answer.raw, kind
+    # The receipt reaches >= 96 % per kind on 250 scenes; 100 fresh scenes may hold two misses.
+    assert len(wrong) <= 2, wrong
 
 
 def test_streamed_text_equals_non_streamed_response(demo_analyzer: Analyzer) -> None:
