@@ -108,8 +108,8 @@ def cli_env(tmp_path: Path, manifests: Path) -> dict[str, str]:
     return env
 
 
-# The models command as a separate process; `python -m app models` dispatches to the same code.
-CLI = [sys.executable, "-m", "app.models_cli"]
+# The models command as a user runs it, in a separate process.
+CLI = [sys.executable, "-m", "app", "models"]
 
 
 def run_cli(env: dict[str, str], *args: str, timeout: float = 60) -> subprocess.CompletedProcess[str]:

@@ -15,7 +15,7 @@ import pytest
 
 from app.models.download import part_path
 from app.models.storage import downloaded_models_dir
-from app.models_cli import add_models_parser, run_models
+from app.commands.models import add_models_parser, run_models
 from tests.models.conftest import CLI, ROOT, Model, cli_env, make_model, run_cli
 from tests.servers.faulty import Faults, FaultyServer, wait_until
 

@@ -11,7 +11,6 @@ from __future__ import annotations
 import argparse
 import json
 import sys
-from collections.abc import Sequence
 from pathlib import Path
 from typing import Any, TextIO
 
@@ -209,18 +208,3 @@ def _mirror(args: argparse.Namespace, out: TextIO) -> int:
         if not current:
             _err("no mirror set: downloads use the manifests' mirrors")
     return EXIT_OK
-
-
-def main(argv: Sequence[str] | None = None) -> int:
-    """Stand-alone entry (`python -m app.models_cli ...`), the same as `python -m app models ...`."""
-    from app.privacy.guard import ensure_installed
-
-    ensure_installed()  # as in app.cli: the guard is in place before anything can connect
-    parser = argparse.ArgumentParser(prog="python -m app")
-    add_models_parser(parser.add_subparsers(dest="command", required=True))
-    args = parser.parse_args(["models", *(sys.argv[1:] if argv is None else argv)])
-    return run_models(args, sys.stdout)
-
-
-if __name__ == "__main__":
-    raise SystemExit(main())

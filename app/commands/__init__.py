@@ -1,0 +1,1 @@
+"""Headless commands of `python -m app`, one module each."""

@@ -1,0 +1,73 @@
+"""`watch VIDEO`: keyframes from a video through the live pipeline, events as JSON lines."""
+
+from __future__ import annotations
+
+import argparse
+import sys
+import time
+from pathlib import Path
+from typing import Any, TextIO
+
+from app.commands.common import EXIT_BAD_INPUT, EXIT_OK, EXIT_SETUP, add_model_options, emit, worker_spec
+
+
+def add_parser(sub: Any) -> None:
+    parser = sub.add_parser("watch", help="sample keyframes from a video and print session events as JSON lines")
+    parser.add_argument("video", type=Path)
+    parser.add_argument("--interval", type=float, default=3.0, help="seconds between keyframes, 2-5 (default 3)")
+    parser.add_argument("--realtime", action="store_true",
+                        help="play at the video's own speed; keyframes the model cannot keep up with are superseded")
+    add_model_options(parser)
+    parser.add_argument("--worker", choices=("process", "thread"), default=None,
+                        help="where the model runs (default: a child process where the platform allows)")
+
+
+def run(args: argparse.Namespace, out: TextIO) -> int:
+    from app.core.sampler import SamplerConfig
+    from app.core.session import event_to_dict
+    from app.frames.intake import DecodedImage
+    from app.frames.video import VideoError, iter_video_frames
+    from app.models.storage import data_dir
+    from app.pipeline.live import LivePipeline, PipelineUpdate
+    from app.session.store import SessionLog, new_session_id
+
+    try:
+        sampler = SamplerConfig(interval_s=args.interval)
+    except ValueError as exc:
+        print(f"error: {exc}", file=sys.stderr)
+        return EXIT_SETUP
+    log_path = data_dir() / "sessions" / f"{new_session_id()}.jsonl"
+
+    def on_update(update: PipelineUpdate) -> None:
+        if update.event is not None:
+            emit(out, event_to_dict(update.event), jsonl=True)
+        if update.worker_message:
+            print(f"worker: {update.worker_message}", file=sys.stderr)
+        if update.interval_stretched and update.effective_interval_s and update.event is not None:
+            print(f"note: the model is slower than the {args.interval:g} s interval; keyframes every "
+                  f"{update.effective_interval_s:.1f} s", file=sys.stderr)
+
+    spec = worker_spec(args)
+    with SessionLog(log_path) as log:
+        pipeline = LivePipeline(spec, on_update, sampler=sampler, log=log, host_kind=args.worker)
+        pipeline.start()
+        try:
+            if not pipeline.wait_ready(timeout=300):
+                print(f"error: {pipeline.failure or 'the model did not load in time'}", file=sys.stderr)
+                return EXIT_SETUP
+            started = time.monotonic()
+            for t, rgb in iter_video_frames(args.video):
+                if args.realtime:
+                    time.sleep(max(0.0, t - (time.monotonic() - started)))
+                pipeline.offer_frame(t, DecodedImage(rgb, "video"))
+                if not args.realtime and pipeline.busy:
+                    pipeline.wait_idle()  # offline: every keyframe is analysed, none superseded
+            pipeline.flush()
+            pipeline.wait_idle()
+        except VideoError as exc:
+            print(f"error: {exc}", file=sys.stderr)
+            return EXIT_BAD_INPUT
+        finally:
+            pipeline.stop()
+    print(f"session log: {log_path}", file=sys.stderr)
+    return EXIT_OK if pipeline.state.failed == 0 else EXIT_BAD_INPUT
