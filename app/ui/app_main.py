@@ -6,19 +6,12 @@ from pathlib import Path
 
 import flet as ft
 
-from app.analyzer import Analyzer, default_profile_path
-from app.core.profiles import load_profile
-from app.models.catalog import resolve_model
 from app.paths import EXAMPLES
 from app.privacy.guard import NetworkGuard, ensure_installed
 from app.ui.controller import AnalysisController, ScreenState
 from app.ui.strings import EN
 from app.ui.view import MainView
-
-
-def _make_analyzer(model_ref: str | None, profile_path: Path | None) -> Analyzer:
-    model = resolve_model(model_ref)
-    return Analyzer(model, load_profile(profile_path or default_profile_path(model)))
+from app.worker.messages import WorkerSpec
 
 
 def build_main(model_ref: str | None = None, profile_path: Path | None = None):
@@ -35,7 +28,7 @@ def build_main(model_ref: str | None = None, profile_path: Path | None = None):
             view.render(state)
             page.update()
 
-        controller = AnalysisController(lambda: _make_analyzer(model_ref, profile_path), on_change)
+        controller = AnalysisController(WorkerSpec(model=model_ref, profile=profile_path), on_change)
 
         async def pick_file() -> None:
             files = await picker.pick_files(file_type=ft.FilePickerFileType.IMAGE, with_data=True)

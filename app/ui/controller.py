@@ -1,8 +1,9 @@
-"""Screen state and the background work behind the first UI. No Flet imports.
+"""Screen state and the background work behind the still-image screen. No Flet imports.
 
-The controller owns one worker thread: it loads the model once, then analyses
-the newest submitted image. A newer image replaces one still waiting and
-cancels the one in flight, so the screen always follows the user's last pick.
+The controller owns a worker host (a child process on desktop, a thread where
+child processes are not allowed), so MNN never holds the UI process's GIL. A
+newer image cancels the one in flight and replaces one still waiting: the
+screen always follows the user's last pick.
 """
 
 from __future__ import annotations
@@ -11,9 +12,22 @@ import threading
 from collections.abc import Callable
 from dataclasses import dataclass, replace
 
-from app.analyzer import Analyzer
 from app.core.results import AnalysisResult
-from app.frames.intake import DecodedImage, ImageRejected, decode_image_bytes
+from app.frames.intake import ImageRejected, decode_image_bytes
+from app.worker.messages import (
+    Analyze,
+    Event,
+    Finished,
+    JobFailed,
+    LoadFailed,
+    Ready,
+    Started,
+    Token,
+    WorkerRestarted,
+    WorkerSpec,
+)
+from app.worker.process_host import ProcessWorkerHost, default_host_kind
+from app.worker.thread_host import ThreadWorkerHost
 
 
 @dataclass(frozen=True)
@@ -31,105 +45,90 @@ class ScreenState:
     network_blocked: int = 0               # outbound attempts the privacy guard stopped
 
 
-@dataclass(frozen=True)
-class _Job:
-    name: str
-    image: DecodedImage
-    cancel: threading.Event
-
-
 class AnalysisController:
-    def __init__(self, analyzer_factory: Callable[[], Analyzer], on_change: Callable[[ScreenState], None]) -> None:
-        self._factory = analyzer_factory
+    def __init__(
+        self, spec: WorkerSpec, on_change: Callable[[ScreenState], None], host_kind: str | None = None
+    ) -> None:
         self._on_change = on_change
         self._state = ScreenState()
         self._lock = threading.Lock()
-        self._wake = threading.Condition(self._lock)
-        self._pending: _Job | None = None
-        self._current: _Job | None = None
-        self._stopping = False
-        self._thread = threading.Thread(target=self._run, name="keyframe-analysis", daemon=True)
+        self._pending: Analyze | None = None
+        self._current: str | None = None
+        self._count = 0
+        kind = host_kind or default_host_kind()
+        host_cls = ProcessWorkerHost if kind == "process" else ThreadWorkerHost
+        self._host = host_cls(spec, self._on_event)
 
     @property
     def state(self) -> ScreenState:
         return self._state
 
     def start(self) -> None:
-        self._thread.start()
+        self._host.start()
 
-    def stop(self, timeout: float = 5.0) -> None:
-        with self._wake:
-            self._stopping = True
-            if self._current is not None:
-                self._current.cancel.set()
-            self._wake.notify_all()
-        if self._thread.is_alive() and threading.current_thread() is not self._thread:
-            self._thread.join(timeout)
+    def stop(self) -> None:
+        self._host.stop()
 
     def submit(self, name: str, data: bytes) -> None:
-        """Decode now (so a bad file is reported at once), analyse in the background."""
+        """Decode now (so a bad file is reported at once), analyse in the worker."""
         try:
             image = decode_image_bytes(data, name=name)
         except ImageRejected as exc:
             self._update(image_name=name, image_bytes=None, streamed="", result=None, error=str(exc))
             return
-        job = _Job(name, image, threading.Event())
-        with self._wake:
+        with self._lock:
+            self._count += 1
+            job = Analyze(f"img-{self._count}", image, name)
             self._pending = job
-            if self._current is not None:
-                self._current.cancel.set()
-            self._wake.notify_all()
+            current = self._current
         self._update(image_name=name, image_bytes=data, streamed="", result=None, error=None, busy=True)
+        if current is not None:
+            self._host.cancel(current)  # its JobFailed(cancelled) dispatches the pending job
+        else:
+            self._dispatch()
 
     def network_blocked(self, count: int) -> None:
         self._update(network_blocked=count)
+
+    def _dispatch(self) -> None:
+        with self._lock:
+            if self._current is not None or self._pending is None or self._state.model_status != "ready":
+                return
+            job, self._pending = self._pending, None
+            self._current = job.job_id
+        self._host.submit(job)
+
+    def _on_event(self, event: Event) -> None:
+        if isinstance(event, Ready):
+            self._update(
+                model_status="ready",
+                model_label=event.model_id,
+                model_detail=f"revision {event.model_revision} · {event.backend} · loaded in {event.load_ms:.0f} ms",
+                question=event.question,
+            )
+            self._dispatch()
+        elif isinstance(event, LoadFailed):
+            self._update(model_status="error", model_detail=event.message, busy=False)
+        elif isinstance(event, WorkerRestarted):
+            self._update(model_status="loading", model_detail=f"restarting the model worker ({event.reason})")
+        elif isinstance(event, Started):
+            pass
+        elif isinstance(event, Token):
+            if event.job_id == self._current:
+                self._update(streamed=self._state.streamed + event.text)
+        elif isinstance(event, (Finished, JobFailed)):
+            with self._lock:
+                self._current = None
+                superseded = self._pending is not None
+            if not superseded:
+                if isinstance(event, Finished):
+                    self._update(busy=False, result=event.result, streamed=event.result.answer.raw)
+                else:
+                    self._update(busy=False, error=f"analysis failed: {event.message}")
+            self._dispatch()
 
     def _update(self, **changes: object) -> None:
         with self._lock:
             self._state = replace(self._state, **changes)
             state = self._state
         self._on_change(state)
-
-    def _run(self) -> None:
-        try:
-            analyzer = self._factory()
-            analyzer.load()
-        except Exception as exc:  # shown to the user; the app stays usable for reading
-            self._update(model_status="error", model_detail=str(exc), busy=False)
-            return
-        self._update(
-            model_status="ready",
-            model_label=analyzer.model.id,
-            model_detail=f"revision {analyzer.model.revision} · loaded in {analyzer.engine.load_ms:.0f} ms",
-            question=analyzer.profile.prompt,
-        )
-        try:
-            while True:
-                with self._wake:
-                    while self._pending is None and not self._stopping:
-                        self._wake.wait()
-                    if self._stopping:
-                        return
-                    job, self._pending = self._pending, None
-                    self._current = job
-                self._analyse(analyzer, job)
-                with self._lock:
-                    self._current = None
-        finally:
-            analyzer.close()
-
-    def _analyse(self, analyzer: Analyzer, job: _Job) -> None:
-        streamed: list[str] = []
-
-        def on_token(piece: str) -> None:
-            streamed.append(piece)
-            self._update(streamed="".join(streamed))
-
-        try:
-            result = analyzer.analyze(job.image, job.name, on_token=on_token, cancel=job.cancel)
-        except Exception as exc:
-            self._update(busy=False, error=f"{job.name}: analysis failed: {exc}")
-            return
-        if job.cancel.is_set():
-            return  # a newer image took over; its own run updates the screen
-        self._update(busy=False, result=result, streamed=result.answer.raw)
