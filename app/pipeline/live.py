@@ -90,7 +90,7 @@ class LivePipeline:
     ) -> None:
         self.sampler_config = sampler or SamplerConfig()
         self._sampler: KeyframeSampler[DecodedImage] = KeyframeSampler(self.sampler_config)
-        self._slot: InFlightSlot[Keyframe] = InFlightSlot()
+        self._slot: InFlightSlot[Keyframe] = InFlightSlot(time_of=lambda k: k.t)
         self._log = log
         self._on_update = on_update
         self._wall = wall_clock
@@ -176,8 +176,7 @@ class LivePipeline:
         if selection.decision is Decision.UNCHANGED:
             self._record(KeyframeSkipped(_new_id(), keyframe.t, self._wall(), keyframe.keyframe_id, SkipReason.UNCHANGED))
             return
-        now = time.monotonic()
-        dispatch, superseded = self._slot.submit(keyframe, now)
+        dispatch, superseded = self._slot.submit(keyframe)
         if superseded is not None:
             self._record(
                 KeyframeSkipped(_new_id(), superseded.t, self._wall(), superseded.keyframe_id, SkipReason.SUPERSEDED)
@@ -249,7 +248,7 @@ class LivePipeline:
         self._jobs.pop(job_id, None)
         self._stream = None
         self._record(event)
-        following = self._slot.done(time.monotonic())
+        following = self._slot.done()
         if following is not None:
             self._dispatch(following)
         self._idle.notify_all()

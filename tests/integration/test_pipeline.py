@@ -206,3 +206,29 @@ def test_thread_host_gives_the_same_answers() -> None:
     assert not any(isinstance(u.event, KeyframeFailed) for u in updates)
     assert all(isinstance(e.event, PracticeEvent) for e in pipeline.state.timeline)
     assert threading.active_count() < 20
+
+
+def test_a_slow_model_supersedes_waiting_keyframes_and_says_the_interval_stretched() -> None:
+    from app.frames.intake import decode_image_bytes
+
+    updates: list[PipelineUpdate] = []
+    # ~0.6 s per answer (3 steps x 200 ms) while keyframes close every 2 s of video time
+    # fed as fast as possible: the model cannot keep up.
+    pipeline = LivePipeline(WorkerSpec(pace_ms=200), updates.append, sampler=SamplerConfig(interval_s=2), host_kind="process")
+    pipeline.start()
+    scenes = held_out_scenes(count_per_kind=2, seed=63)
+    try:
+        assert pipeline.wait_ready(60)
+        for i, (_, data, _) in enumerate(scenes):
+            pipeline.offer_frame(i * 2.0, decode_image_bytes(data))
+            time.sleep(0.1)
+        pipeline.flush()
+        assert pipeline.wait_idle(120)
+    finally:
+        pipeline.stop()
+    state = pipeline.state
+    superseded = state.skipped - state.unchanged
+    assert superseded > 0, "older waiting keyframes were replaced, and recorded as such"
+    assert len(state.timeline) + state.skipped + state.failed == len(scenes), "no keyframe silently dropped"
+    assert any(u.interval_stretched for u in updates)
+    assert max(u.effective_interval_s or 0 for u in updates) > 2 * 1.2

@@ -84,13 +84,14 @@ def test_at_most_one_selection_per_window(steps: list[tuple[float, float]], inte
 
 
 def test_slot_keeps_one_in_flight_and_only_the_newest_waiting() -> None:
-    slot: InFlightSlot[str] = InFlightSlot()
-    assert slot.submit("a", 0.0) == ("a", None)
-    assert slot.submit("b", 1.0) == (None, None)
-    assert slot.submit("c", 2.0) == (None, "b")  # b superseded by the newer c
+    times = {"a": 0.0, "b": 3.0, "c": 7.0}
+    slot: InFlightSlot[str] = InFlightSlot(time_of=times.__getitem__)
+    assert slot.submit("a") == ("a", None)
+    assert slot.submit("b") == (None, None)
+    assert slot.submit("c") == (None, "b")  # b superseded by the newer c
     assert slot.in_flight == "a" and slot.waiting == "c"
-    assert slot.done(7.0) == "c"
-    assert slot.done(9.0) is None
+    assert slot.done() == "c"
+    assert slot.done() is None
     assert slot.stats.superseded == 1 and slot.stats.dispatched == 2 and slot.stats.completed == 2
     assert slot.effective_interval() == 7.0
     assert slot.stretched(3.0) and not slot.stretched(6.0)
