@@ -14,7 +14,7 @@ import numpy as np
 
 from app.core.parser import parse_answer
 from app.core.profiles import TaskProfile
-from app.core.vision_size import VisionPolicy, vision_size
+from app.core.vision_size import VisionPolicy, default_cap, vision_size
 from app.core.results import AnalysisResult
 from app.engine.mnn_vlm import EngineOptions, MnnVlm, TokenCallback
 from app.engine.model_folder import open_model_folder
@@ -23,16 +23,11 @@ from app.models.catalog import ModelRef
 from app.models.storage import engine_cache_dir
 from app.paths import PROFILES
 
-# Longest image side handed to a model that declares no input size. Vision cost
-# grows faster than pixels; 448 keeps a 2B model usable on a laptop CPU.
-DEFAULT_IMAGE_MAX_SIDE = 448
-
-
 @dataclass(frozen=True)
 class AnalyzerSettings:
     backend: str = "cpu"
     threads: int = 2
-    image_max_side: int | None = None  # None: the model's declared image_size, else DEFAULT_IMAGE_MAX_SIDE
+    image_max_side: int | None = None  # None: the backend's default cap, or the model's smaller image_size
     # Constrained decoding: the model can only produce one of the profile's answers.
     constrained: bool = True
 
@@ -55,10 +50,12 @@ class Analyzer:
 
     @property
     def vision_policy(self) -> VisionPolicy:
-        """A model that declares `image_size` gets squares of it, as MNN itself would
-        feed an image given by path; others keep their aspect under a cap."""
+        """Vision cost grows faster than pixels, so the side is capped per backend
+        (or by the user). A model that declares `image_size` gets squares, as MNN
+        itself feeds an image given by path, never larger than it declares;
+        others keep their aspect ratio."""
         declared = self.folder.image_size
-        side = self.settings.image_max_side or declared or DEFAULT_IMAGE_MAX_SIDE
+        side = self.settings.image_max_side or min(declared or 10**9, default_cap(self.settings.backend))
         return VisionPolicy(max_side=side, square=declared is not None)
 
     def prepare(self, image: DecodedImage) -> np.ndarray:

@@ -12,6 +12,15 @@ from dataclasses import dataclass
 
 QWEN3_VL_ALIGN = 32  # 16 px patches merged 2x2
 
+# Default longest side per backend, from the real-size Qwen3-VL-2B table in
+# shared/design/mnn-notes.md (2-core CPU): a decision at 224² takes ~4 s, within
+# the longest keyframe interval (5 s); 448² takes ~14 s. GPU backends get 448².
+_BACKEND_CAPS = {"cpu": 224, "metal": 448, "opencl": 448, "vulkan": 448}
+
+
+def default_cap(backend: str) -> int:
+    return _BACKEND_CAPS.get(backend, _BACKEND_CAPS["cpu"])
+
 
 @dataclass(frozen=True)
 class VisionPolicy:

@@ -33,3 +33,9 @@ def test_sizes_are_on_the_grid_and_within_the_cap(h: int, w: int, cap: int, alig
     assert align <= out_h <= max(cap, align) and align <= out_w <= max(cap, align)
     if abs(h - w) > max(h, w) * 0.3 and max(h, w) >= 4 * align and cap >= 4 * align:
         assert (out_h > out_w) == (h > w) or out_h == out_w  # orientation kept
+
+
+def test_cpu_gets_a_smaller_default_than_gpu_backends() -> None:
+    from app.core.vision_size import default_cap
+
+    assert default_cap("cpu") == 224 and default_cap("metal") == 448 and default_cap("unknown") == 224
