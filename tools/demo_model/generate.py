@@ -44,7 +44,7 @@ def versions() -> dict[str, str]:
 def main() -> None:
     ap = argparse.ArgumentParser(description="Regenerate the Keyframe demo model (train, export, receipt, manifest).")
     ap.add_argument("--out", type=Path, default=REPO / "model_store" / "keyframe-demo")
-    ap.add_argument("--minutes", type=float, default=15.0, help="training budget in wall-clock minutes")
+    ap.add_argument("--minutes", type=float, default=19.0, help="training budget in wall-clock minutes")
     ap.add_argument("--seed", type=int, default=1234, help="training seed (init, data, sampling)")
     ap.add_argument("--eval-seed", type=int, default=20261130, help="held-out scenes for the receipt")
     ap.add_argument("--per-kind", type=int, default=50, help="held-out scenes per kind for the receipt")

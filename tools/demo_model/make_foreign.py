@@ -60,6 +60,23 @@ def save_slow_tokenizer(out: Path, vocab_size: int = 400) -> dict[str, int]:
     return {t: tok.convert_tokens_to_ids(t) for t in SPECIAL_TOKENS} | {"__len__": len(tok)}
 
 
+def _keep_output_ascii(model, tok_dir: Path) -> None:
+    """Zero the (tied) embedding rows of the 128 lone high-byte tokens.
+
+    MNN 3.6.1's Python ``tokenizer_decode`` raises UnicodeDecodeError for
+    them, and ``response`` raises when the whole answer is not valid UTF-8.
+    With zero rows their logit is 0 while the random model's top logits are
+    ~+7, so greedy garbage stays ASCII and ``response`` works.
+    """
+    import torch
+    from transformers import AutoTokenizer
+
+    tok = AutoTokenizer.from_pretrained(str(tok_dir), use_fast=False)
+    bad = [i for i in range(len(tok)) if "\ufffd" in tok.decode([i])]
+    with torch.no_grad():
+        model.get_input_embeddings().weight[bad] = 0.0
+
+
 def make_foreign(out: Path, seed: int = 7) -> list[str]:
     import torch
     from transformers import Qwen3VLForConditionalGeneration
@@ -71,7 +88,13 @@ def make_foreign(out: Path, seed: int = 7) -> list[str]:
         ids = save_slow_tokenizer(hf)
         vocab = ids.pop("__len__")
         torch.manual_seed(seed)
-        model = Qwen3VLForConditionalGeneration(make_config(FOREIGN_SHAPE, ids, vocab)).eval()
+        config = make_config(FOREIGN_SHAPE, ids, vocab)
+        # A wider init than HF's 0.02: near-zero weights make a random model
+        # repeat one (often whitespace) token; this gives visible varied garbage.
+        config.text_config.initializer_range = 0.25
+        config.vision_config.initializer_range = 0.25
+        model = Qwen3VLForConditionalGeneration(config).eval()
+        _keep_output_ascii(model, hf)
         model.save_pretrained(str(hf), safe_serialization=True)
         (hf / "tokenizer.json").unlink(missing_ok=True)  # save_pretrained must not bring it back
         if out.exists():

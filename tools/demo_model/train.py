@@ -88,7 +88,7 @@ def soft_grid_target(xy: np.ndarray, grid: int, sigma: float = 0.6) -> np.ndarra
 
 
 def build_aux_heads(width: int):
-    """Heads on the merged vision tokens: hand map, correct-point map, yes/no, (u, v)."""
+    """Heads on the merged vision tokens: hand map, correct-point map, yes/no, (u, v), scene kind."""
     import torch
     from torch import nn
 
@@ -99,13 +99,15 @@ def build_aux_heads(width: int):
             self.point = nn.Linear(width, 1)
             self.decide = nn.Linear(width, 1)
             self.uv = nn.Linear(width, 2)
+            self.kind = nn.Linear(2 * width, len(SCENE_KINDS))
 
         def forward(self, tokens: torch.Tensor) -> dict[str, torch.Tensor]:
             hand_logits = self.hand(tokens).squeeze(-1)  # B, N
             attn = torch.softmax(hand_logits, dim=-1).unsqueeze(-1)
             pooled = (attn * tokens).sum(1)  # features where the hands are
+            both = torch.cat([pooled, tokens.mean(1)], dim=-1)  # where the hands are + the whole scene
             return {"hand": hand_logits, "point": self.point(tokens).squeeze(-1),
-                    "decide": self.decide(pooled).squeeze(-1), "uv": self.uv(pooled)}
+                    "decide": self.decide(pooled).squeeze(-1), "uv": self.uv(pooled), "kind": self.kind(both)}
 
     return AuxHeads()
 
@@ -235,7 +237,8 @@ def train(model, layout: PromptLayout, settings: TrainSettings, log=print) -> di
                 aux_loss = (-(hand_t * F.log_softmax(a["hand"], -1)).sum(-1).mean()
                             - (point_t * F.log_softmax(a["point"], -1)).sum(-1).mean()
                             + F.binary_cross_entropy_with_logits(a["decide"], truth[:, 1])
-                            + F.mse_loss(a["uv"], truth[:, 6:8] * torch.tensor([4.0, 4.0])))
+                            + 2.0 * F.mse_loss(a["uv"], truth[:, 6:8] * torch.tensor([4.0, 4.0]))
+                            + F.cross_entropy(a["kind"], truth[:, 0].long()))
                 loss = loss + settings.aux_weight * aux_loss
             opt.zero_grad(set_to_none=True)
             loss.backward()
