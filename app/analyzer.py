@@ -14,14 +14,15 @@ import numpy as np
 
 from app.core.parser import parse_answer
 from app.core.profiles import TaskProfile
-from app.core.vision_size import VisionPolicy, default_cap, vision_size
 from app.core.results import AnalysisResult
+from app.core.vision_size import VisionPolicy, default_cap, vision_size
 from app.engine.mnn_vlm import EngineOptions, MnnVlm, TokenCallback
 from app.engine.model_folder import open_model_folder
 from app.frames.intake import DecodedImage, resize_exact
 from app.models.catalog import ModelRef
 from app.models.storage import engine_cache_dir
 from app.paths import PROFILES
+
 
 @dataclass(frozen=True)
 class AnalyzerSettings:
@@ -81,14 +82,24 @@ class Analyzer:
         if self.settings.constrained:
             answers = [self.profile.answer_text(v) for v in self.profile.values]
             choice = self.engine.choose(
-                rgb, self.profile.prompt, answers, system=self.profile.system,
-                on_token=on_token, cancel=cancel, preprocess_ms=preprocess_ms,
+                rgb,
+                self.profile.prompt,
+                answers,
+                system=self.profile.system,
+                on_token=on_token,
+                cancel=cancel,
+                preprocess_ms=preprocess_ms,
             )
             generation, score = choice.generation, choice.score
         else:
             generation = self.engine.generate(
-                rgb, self.profile.prompt, system=self.profile.system, max_new_tokens=self.profile.max_new_tokens,
-                on_token=on_token, cancel=cancel, preprocess_ms=preprocess_ms,
+                rgb,
+                self.profile.prompt,
+                system=self.profile.system,
+                max_new_tokens=self.profile.max_new_tokens,
+                on_token=on_token,
+                cancel=cancel,
+                preprocess_ms=preprocess_ms,
             )
         return AnalysisResult(
             source=source,

@@ -90,7 +90,10 @@ def main() -> None:
     for name, cls in (("child process", ProcessWorkerHost), ("thread", ThreadWorkerHost)):
         intervals, analysed = under_load(cls, spec, args.seconds)
         rows.append((name, intervals, analysed))
-    out.write(f"frame pump every {TICK_S * 1000:.1f} ms for {args.seconds:.0f} s; worker step holds the GIL {args.pace_ms:.0f} ms\n")
+    out.write(
+        f"frame pump every {TICK_S * 1000:.1f} ms for {args.seconds:.0f} s; "
+        f"worker step holds the GIL {args.pace_ms:.0f} ms\n"
+    )
     base = p95(idle)
     for name, intervals, analysed in rows:
         out.write(

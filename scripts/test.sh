@@ -13,4 +13,5 @@ if [ ${#need[@]} -gt 0 ]; then
     echo "note: ${need[*]} not installed and this is not root: those tests will be skipped" >&2
   fi
 fi
+.venv/bin/ruff check app tests bench
 exec .venv/bin/python -m pytest "$@"

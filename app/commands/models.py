@@ -18,8 +18,11 @@ EXIT_OK, EXIT_FAILED, EXIT_SETUP, EXIT_CANCELLED = 0, 1, 2, 130
 
 
 def add_models_parser(subparsers: Any) -> argparse.ArgumentParser:
-    models = subparsers.add_parser("models", help="list, download, verify, import or remove models",
-                                   description="Manage the on-device model store.")
+    models = subparsers.add_parser(
+        "models",
+        help="list, download, verify, import or remove models",
+        description="Manage the on-device model store.",
+    )
     sub = models.add_subparsers(dest="models_command", metavar="COMMAND", required=True)
 
     listing = sub.add_parser("list", help="every known model and whether it is installed and verified")
@@ -27,10 +30,15 @@ def add_models_parser(subparsers: Any) -> argparse.ArgumentParser:
 
     download = sub.add_parser("download", help="download a model (resumes; fetches only unverified files)")
     download.add_argument("model_id")
-    download.add_argument("--mirror", action="append", default=[], metavar="URL",
-                          help="base URL serving <URL>/<file path> (a company or local mirror); repeat for "
-                               "fallbacks. Replaces the public mirrors. Default: the saved mirror setting, "
-                               "else the manifest's mirrors (Hugging Face, then ModelScope)")
+    download.add_argument(
+        "--mirror",
+        action="append",
+        default=[],
+        metavar="URL",
+        help="base URL serving <URL>/<file path> (a company or local mirror); repeat for "
+        "fallbacks. Replaces the public mirrors. Default: the saved mirror setting, "
+        "else the manifest's mirrors (Hugging Face, then ModelScope)",
+    )
     download.add_argument("--json", action="store_true", help="print the final status as JSON")
 
     verify = sub.add_parser("verify", help="re-hash every file of a model and name any that fail")
@@ -104,8 +112,16 @@ def _list(store: Any, args: argparse.Namespace, out: TextIO) -> int:
     if args.json:
         out.write(json.dumps([s.to_dict() for s in statuses], indent=2) + "\n")
         return EXIT_OK
-    rows = [(s.model_id, s.state.value, f"{len(s.verified)}/{len(s.verified) + len(s.pending)}",
-             _size(s.size, s.size_is_estimate), s.display_name) for s in statuses]
+    rows = [
+        (
+            s.model_id,
+            s.state.value,
+            f"{len(s.verified)}/{len(s.verified) + len(s.pending)}",
+            _size(s.size, s.size_is_estimate),
+            s.display_name,
+        )
+        for s in statuses
+    ]
     header = ("ID", "STATE", "VERIFIED", "SIZE", "NAME")
     widths = [max(len(str(r[i])) for r in [header, *rows]) for i in range(4)]
     for row in [header, *rows]:
@@ -164,15 +180,25 @@ def _download(store: Any, args: argparse.Namespace, out: TextIO) -> int:
 def _verify(store: Any, args: argparse.Namespace, out: TextIO) -> int:
     report = store.verify(args.model_id)
     if args.json:
-        out.write(json.dumps({
-            "id": report.model_id, "ok": report.ok, "folder": str(report.folder),
-            "files": [{"path": c.path, "state": c.state.value, "detail": c.detail} for c in report.checks],
-        }, indent=2) + "\n")
+        out.write(
+            json.dumps(
+                {
+                    "id": report.model_id,
+                    "ok": report.ok,
+                    "folder": str(report.folder),
+                    "files": [{"path": c.path, "state": c.state.value, "detail": c.detail} for c in report.checks],
+                },
+                indent=2,
+            )
+            + "\n"
+        )
     else:
         for check in report.checks:
             detail = f" ({check.detail})" if check.detail else ""
-            out.write(f"{'ok' if check.state.value == 'ok' else 'FAILED':<7} {check.path}"
-                      f"{'' if check.state.value == 'ok' else ': ' + check.state.value + detail}\n")
+            out.write(
+                f"{'ok' if check.state.value == 'ok' else 'FAILED':<7} {check.path}"
+                f"{'' if check.state.value == 'ok' else ': ' + check.state.value + detail}\n"
+            )
         out.write(report.describe() + "\n")
     if not report.ok and not store.manifest(args.model_id).bundled:
         _err(f"run `python -m app models download {args.model_id}` to fetch only the failing files again")

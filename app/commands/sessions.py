@@ -38,8 +38,17 @@ def run(args: argparse.Namespace, out: TextIO) -> int:
         paths = sorted(folder.glob("*.jsonl"), key=lambda p: p.stat().st_mtime, reverse=True) if folder.is_dir() else []
         for path in paths:
             state = load_session(path).state
-            emit(out, {"id": path.stem, "path": str(path), "keyframes": len(state.timeline),
-                        "pending": len(state.pending), "failed": state.failed}, jsonl=True)
+            emit(
+                out,
+                {
+                    "id": path.stem,
+                    "path": str(path),
+                    "keyframes": len(state.timeline),
+                    "pending": len(state.pending),
+                    "failed": state.failed,
+                },
+                jsonl=True,
+            )
         return EXIT_OK
     path = Path(args.session)
     if not path.is_file():

@@ -15,11 +15,18 @@ def add_parser(sub: Any) -> None:
     parser = sub.add_parser("watch", help="sample keyframes from a video and print session events as JSON lines")
     parser.add_argument("video", type=Path)
     parser.add_argument("--interval", type=float, default=3.0, help="seconds between keyframes, 2-5 (default 3)")
-    parser.add_argument("--realtime", action="store_true",
-                        help="play at the video's own speed; keyframes the model cannot keep up with are superseded")
+    parser.add_argument(
+        "--realtime",
+        action="store_true",
+        help="play at the video's own speed; keyframes the model cannot keep up with are superseded",
+    )
     add_model_options(parser)
-    parser.add_argument("--worker", choices=("process", "thread"), default=None,
-                        help="where the model runs (default: a child process where the platform allows)")
+    parser.add_argument(
+        "--worker",
+        choices=("process", "thread"),
+        default=None,
+        help="where the model runs (default: a child process where the platform allows)",
+    )
 
 
 def run(args: argparse.Namespace, out: TextIO) -> int:
@@ -44,8 +51,11 @@ def run(args: argparse.Namespace, out: TextIO) -> int:
         if update.worker_message:
             print(f"worker: {update.worker_message}", file=sys.stderr)
         if update.interval_stretched and update.effective_interval_s and update.event is not None:
-            print(f"note: the model is slower than the {args.interval:g} s interval; keyframes every "
-                  f"{update.effective_interval_s:.1f} s", file=sys.stderr)
+            print(
+                f"note: the model is slower than the {args.interval:g} s interval; keyframes every "
+                f"{update.effective_interval_s:.1f} s",
+                file=sys.stderr,
+            )
 
     spec = worker_spec(args)
     with SessionLog(log_path) as log:

@@ -14,7 +14,7 @@ from dataclasses import dataclass
 class BackendDecision:
     requested: str
     used: str
-    reason: str          # why `used` was chosen, shown to the user
+    reason: str  # why `used` was chosen, shown to the user
 
     @property
     def fell_back(self) -> bool:
@@ -25,10 +25,13 @@ def judge_backend(requested: str, cpu_text: str, other_text: str) -> BackendDeci
     if requested == "cpu":
         return BackendDecision("cpu", "cpu", "CPU requested")
     if not other_text.strip():
-        return BackendDecision(requested, "cpu", f"{requested} returned an empty answer on the reference image; using CPU")
+        return BackendDecision(
+            requested, "cpu", f"{requested} returned an empty answer on the reference image; using CPU"
+        )
     if other_text.strip() != cpu_text.strip():
         return BackendDecision(
-            requested, "cpu",
+            requested,
+            "cpu",
             f"{requested} answered {other_text.strip()[:60]!r} where CPU answered {cpu_text.strip()[:60]!r}; using CPU",
         )
     return BackendDecision(requested, requested, f"{requested} matched CPU on the reference image")

@@ -16,8 +16,8 @@ import numpy as np
 
 @dataclass(frozen=True)
 class ChoiceTree:
-    prefix: tuple[int, ...]                   # shared by every answer: prefilled, never sampled
-    branches: tuple[tuple[int, ...], ...]     # what follows the prefix, one per answer
+    prefix: tuple[int, ...]  # shared by every answer: prefilled, never sampled
+    branches: tuple[tuple[int, ...], ...]  # what follows the prefix, one per answer
 
     def matching(self, path: Sequence[int]) -> list[int]:
         n = len(path)

@@ -7,8 +7,8 @@ from enum import Enum
 
 
 class FinishReason(str, Enum):
-    STOP = "stop"            # the model emitted one of its end tokens
-    LENGTH = "length"        # the token limit was reached
+    STOP = "stop"  # the model emitted one of its end tokens
+    LENGTH = "length"  # the token limit was reached
     CANCELLED = "cancelled"  # the caller asked to stop
 
 

@@ -22,7 +22,7 @@ class ParseReason(str, Enum):
     OK = "ok"
     EMPTY = "empty"
     INVALID_JSON = "invalid_json"
-    EXTRA_TEXT = "extra_text"          # a valid object with anything but whitespace around it
+    EXTRA_TEXT = "extra_text"  # a valid object with anything but whitespace around it
     NOT_OBJECT = "not_object"
     DUPLICATE_KEYS = "duplicate_keys"
     EXTRA_KEYS = "extra_keys"
@@ -30,7 +30,7 @@ class ParseReason(str, Enum):
     WRONG_TYPE = "wrong_type"
     WRONG_SIGNAL = "wrong_signal"
     INVALID_VALUE = "invalid_value"
-    TRUNCATED = "truncated"            # generation stopped (token limit, cancel) before a valid answer
+    TRUNCATED = "truncated"  # generation stopped (token limit, cancel) before a valid answer
 
 
 @dataclass(frozen=True)

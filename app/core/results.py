@@ -19,8 +19,8 @@ class AnalysisResult:
     answer: ParsedAnswer
     finish: FinishReason
     timings: Timings
-    decoding: str = "free"               # free | constrained
-    model_score: float | None = None     # constrained only: a diagnostic, never a confidence
+    decoding: str = "free"  # free | constrained
+    model_score: float | None = None  # constrained only: a diagnostic, never a confidence
 
     @property
     def observation(self) -> str:

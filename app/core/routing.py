@@ -19,8 +19,8 @@ class _Answer(Protocol):
 @dataclass(frozen=True)
 class Routing:
     confidence: float
-    alert_tier: str          # low | (medium | high reserved for validated, non-generative detectors)
-    status: str              # pending_examiner_confirmation
+    alert_tier: str  # low | (medium | high reserved for validated, non-generative detectors)
+    status: str  # pending_examiner_confirmation
     strong_alert: bool
 
 

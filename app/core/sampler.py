@@ -21,22 +21,22 @@ DEFAULT_INTERVAL_S = 3.0
 
 @dataclass(frozen=True)
 class FrameStats:
-    sharpness: float          # e.g. variance of the Laplacian of a small grey copy
-    thumb: np.ndarray         # small grey copy (same shape for every frame), uint8 or float
+    sharpness: float  # e.g. variance of the Laplacian of a small grey copy
+    thumb: np.ndarray  # small grey copy (same shape for every frame), uint8 or float
 
 
 class Decision(str, Enum):
-    KEYFRAME = "keyframe"      # send to the model
-    UNCHANGED = "unchanged"    # barely differs from the last analysed keyframe: recorded, not analysed
+    KEYFRAME = "keyframe"  # send to the model
+    UNCHANGED = "unchanged"  # barely differs from the last analysed keyframe: recorded, not analysed
 
 
 @dataclass(frozen=True)
 class Selection(Generic[P]):
     decision: Decision
-    t: float                   # timestamp of the chosen frame, seconds
+    t: float  # timestamp of the chosen frame, seconds
     window_start: float
     sharpness: float
-    change: float              # mean absolute difference to the last analysed keyframe, 0..255
+    change: float  # mean absolute difference to the last analysed keyframe, 0..255
     payload: P
 
 

@@ -19,19 +19,19 @@ from app.core.routing import Routing, route
 @dataclass(frozen=True)
 class PracticeEvent:
     event_id: str
-    t: float                    # seconds since the session started (frame time)
-    wall_time: float            # unix time when the answer arrived
+    t: float  # seconds since the session started (frame time)
+    wall_time: float  # unix time when the answer arrived
     keyframe_id: str
     signal: str
     observation: str
-    parse_status: str           # valid | rejected
+    parse_status: str  # valid | rejected
     parse_reason: str
     raw: str
     timings: Timings
     model_id: str
     model_revision: str
     backend: str
-    model_score: float | None = None   # diagnostic only (constrained decoding), never confidence
+    model_score: float | None = None  # diagnostic only (constrained decoding), never confidence
     kind: str = field(default="practice", init=False)
 
 
@@ -88,14 +88,14 @@ SessionEvent = Union[PracticeEvent, KeyframeSkipped, KeyframeFailed, ExaminerCon
 class TimelineEntry:
     event: PracticeEvent
     routing: Routing
-    review: str = "pending"              # pending | confirmed | corrected
+    review: str = "pending"  # pending | confirmed | corrected
     final_observation: str | None = None  # the examiner's value once reviewed
 
 
 @dataclass(frozen=True)
 class SessionState:
     timeline: tuple[TimelineEntry, ...] = ()
-    counts: tuple[tuple[str, int], ...] = ()     # observation -> count (model answers)
+    counts: tuple[tuple[str, int], ...] = ()  # observation -> count (model answers)
     skipped: int = 0
     unchanged: int = 0
     failed: int = 0
@@ -121,7 +121,8 @@ def _bump(pairs: tuple[tuple[str, int], ...], key: str, value: int | None = None
 def _review(state: SessionState, target_id: str, review: str, observation: str | None) -> SessionState:
     timeline = tuple(
         replace(e, review=review, final_observation=observation or e.event.observation)
-        if e.event.event_id == target_id else e
+        if e.event.event_id == target_id
+        else e
         for e in state.timeline
     )
     return replace(state, timeline=timeline)
@@ -148,7 +149,9 @@ def apply(state: SessionState, event: SessionEvent) -> SessionState:
             last_t=max(state.last_t, event.t),
         )
     if isinstance(event, KeyframeFailed):
-        return replace(state, failed=state.failed + 1, failures=state.failures + (event,), last_t=max(state.last_t, event.t))
+        return replace(
+            state, failed=state.failed + 1, failures=state.failures + (event,), last_t=max(state.last_t, event.t)
+        )
     if isinstance(event, ExaminerConfirmed):
         return _review(state, event.target_id, "confirmed", None)
     if isinstance(event, ExaminerCorrected):

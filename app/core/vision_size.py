@@ -24,8 +24,8 @@ def default_cap(backend: str) -> int:
 
 @dataclass(frozen=True)
 class VisionPolicy:
-    max_side: int                 # longest side after resizing
-    square: bool = False          # squash to max_side x max_side (models trained on square inputs)
+    max_side: int  # longest side after resizing
+    square: bool = False  # squash to max_side x max_side (models trained on square inputs)
     align: int = QWEN3_VL_ALIGN
 
     def __post_init__(self) -> None:

@@ -64,8 +64,8 @@ def _import_mnn_llm() -> Any:
 
 @dataclass(frozen=True)
 class Choice:
-    index: int | None            # which answer; None when cancelled
-    score: float | None          # product of the chosen tokens' probabilities: a diagnostic, not confidence
+    index: int | None  # which answer; None when cancelled
+    score: float | None  # product of the chosen tokens' probabilities: a diagnostic, not confidence
     generation: Generation
 
 
@@ -296,7 +296,7 @@ class MnnVlm:
             timings = clock.timings(self.load_ms, len(ids) + len(tree.prefix), len(path))
             return Choice(None, None, Generation(text, FinishReason.CANCELLED, tuple(path), timings))
         index = tree.matching(path)[0]
-        rest = tree.branches[index][len(path):]
+        rest = tree.branches[index][len(path) :]
         if on_token is not None and rest:
             on_token(self._decode(rest))
         clock.token()
@@ -313,7 +313,7 @@ class MnnVlm:
     def _encode_text(self, text: str) -> tuple[int, ...]:
         ids = list(self._llm.tokenizer_encode(text))
         prefix = list(self._llm.tokenizer_encode(""))  # e.g. a BOS the tokenizer adds to every text
-        return tuple(ids[len(prefix):] if prefix and ids[: len(prefix)] == prefix else ids)
+        return tuple(ids[len(prefix) :] if prefix and ids[: len(prefix)] == prefix else ids)
 
     def _decode(self, tokens: tuple[int, ...] | list[int]) -> str:
         return "".join(self._llm.tokenizer_decode(t) for t in tokens)

@@ -28,7 +28,7 @@ _FILE_KEYS = {
 @dataclass(frozen=True)
 class ModelFolder:
     path: Path
-    config: dict[str, Any]      # config.json merged with llm_config.json, as MNN merges them
+    config: dict[str, Any]  # config.json merged with llm_config.json, as MNN merges them
     tokenizer_path: Path
     visual_path: Path
 
@@ -78,4 +78,6 @@ def open_model_folder(path: Path) -> ModelFolder:
     for p in files.values():
         if p.resolve().parent != path.resolve():
             raise ModelFolderError(f"{path}: config.json points outside the model folder: {p}")
-    return ModelFolder(path=path, config=merged, tokenizer_path=files["tokenizer_file"], visual_path=files["visual_model"])
+    return ModelFolder(
+        path=path, config=merged, tokenizer_path=files["tokenizer_file"], visual_path=files["visual_model"]
+    )

@@ -14,6 +14,7 @@ import threading
 from collections.abc import Iterator
 from typing import TextIO
 
+
 class _Fd1Redirect:
     """Reference-counted fd 1 -> fd 2 redirect.
 

@@ -74,7 +74,9 @@ def decode_image_bytes(data: bytes, name: str = "image") -> DecodedImage:
                 fmt = img.format or "unknown"
                 w, h = img.size
                 if w * h > MAX_PIXELS:
-                    raise ImageRejected("too_large", f"{name}: {w}x{h} pixels is more than the {MAX_PIXELS} pixel limit")
+                    raise ImageRejected(
+                        "too_large", f"{name}: {w}x{h} pixels is more than the {MAX_PIXELS} pixel limit"
+                    )
                 img.load()
                 oriented = ImageOps.exif_transpose(img)
                 rgb = np.asarray(oriented.convert("RGB"), dtype=np.uint8)

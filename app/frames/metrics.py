@@ -16,6 +16,10 @@ def frame_stats(rgb: np.ndarray) -> FrameStats:
     small = cv2.resize(grey, (THUMB_SIDE, THUMB_SIDE), interpolation=cv2.INTER_AREA)
     h, w = grey.shape
     scale = 256 / max(h, w)
-    mid = cv2.resize(grey, (max(1, round(w * scale)), max(1, round(h * scale))), interpolation=cv2.INTER_AREA) if scale < 1 else grey
+    mid = (
+        cv2.resize(grey, (max(1, round(w * scale)), max(1, round(h * scale))), interpolation=cv2.INTER_AREA)
+        if scale < 1
+        else grey
+    )
     sharpness = float(cv2.Laplacian(mid, cv2.CV_64F).var())
     return FrameStats(sharpness=sharpness, thumb=small)

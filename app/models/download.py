@@ -66,14 +66,14 @@ class Cancelled(Exception):
 
 @dataclass(frozen=True)
 class RetryPolicy:
-    attempts_per_mirror: int = 5        # consecutive tries without progress before the next mirror
+    attempts_per_mirror: int = 5  # consecutive tries without progress before the next mirror
     backoff_s: float = 1.0
     max_backoff_s: float = 30.0
-    max_retry_after_s: float = 120.0    # a server asking for longer is skipped, not waited for
+    max_retry_after_s: float = 120.0  # a server asking for longer is skipped, not waited for
     connect_timeout_s: float = 15.0
-    read_timeout_s: float = 30.0        # a stalled connection is dropped and resumed after this
+    read_timeout_s: float = 30.0  # a stalled connection is dropped and resumed after this
     space_reserve_bytes: int = 64 << 20  # left free so a phone is not filled to the last byte
-    unknown_size_cap: int = 8 << 30     # a file with no size anywhere is cut off here
+    unknown_size_cap: int = 8 << 30  # a file with no size anywhere is cut off here
 
     def timeout(self) -> httpx.Timeout:
         return httpx.Timeout(self.read_timeout_s, connect=self.connect_timeout_s)
@@ -329,8 +329,9 @@ class FileFetcher:
                 os.close(fd)
         self._install(part, dest, entry, hasher, resumed)
 
-    def _stream(self, response: httpx.Response, fd: int, hasher: hashlib._Hash, have: int,
-                limit: int | None, path: str) -> int:
+    def _stream(
+        self, response: httpx.Response, fd: int, hasher: hashlib._Hash, have: int, limit: int | None, path: str
+    ) -> int:
         cap = limit if limit is not None else self._policy.unknown_size_cap
         try:
             for piece in response.iter_raw():
@@ -358,16 +359,20 @@ class FileFetcher:
                 written = self._disk.write(fd, data)
             except OSError as exc:
                 if exc.errno in (errno.ENOSPC, getattr(errno, "EDQUOT", errno.ENOSPC)):
-                    raise DiskFull(path, "the disk is full; free some space and start the download "
-                                         "again (it resumes where it stopped)") from exc
+                    raise DiskFull(
+                        path,
+                        "the disk is full; free some space and start the download again (it resumes where it stopped)",
+                    ) from exc
                 raise DownloadError(path, f"cannot write the download ({exc.strerror or exc})") from exc
             data = data[written:]
 
     def _check_space(self, path: str, part: Path, needed: int) -> None:
         free = self._disk.free_bytes(part.parent)
         if needed + self._policy.space_reserve_bytes > free:
-            raise NotEnoughSpace(path, f"needs {needed} more bytes plus {self._policy.space_reserve_bytes} "
-                                       f"spare, but only {free} are free")
+            raise NotEnoughSpace(
+                path,
+                f"needs {needed} more bytes plus {self._policy.space_reserve_bytes} spare, but only {free} are free",
+            )
 
     def _hash_prefix(self, part: Path, length: int) -> hashlib._Hash:
         hasher = hashlib.sha256()
@@ -388,8 +393,11 @@ class FileFetcher:
         digest = hasher.hexdigest()
         if digest != entry.sha256:
             part.unlink(missing_ok=True)  # which byte is wrong is unknowable: none of it is kept
-            raise HashMismatch(entry.path, f"SHA-256 {digest[:12]}… does not match the manifest's "
-                                           f"{entry.sha256[:12]}…; nothing was installed", resumed)
+            raise HashMismatch(
+                entry.path,
+                f"SHA-256 {digest[:12]}… does not match the manifest's {entry.sha256[:12]}…; nothing was installed",
+                resumed,
+            )
         os.replace(part, dest)
         _fsync_dir(dest.parent)
 

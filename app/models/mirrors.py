@@ -31,8 +31,8 @@ class MirrorError(ValueError):
 @dataclass(frozen=True)
 class Mirror:
     name: str
-    kind: str                 # "huggingface" | "modelscope" | "base"
-    base: str                 # site or base URL
+    kind: str  # "huggingface" | "modelscope" | "base"
+    base: str  # site or base URL
     repo: str = ""
     revision: str = ""
 
@@ -40,8 +40,10 @@ class Mirror:
         if self.kind == "huggingface":
             return f"{self.base}/{self.repo}/resolve/{self.revision}/{quote(path, safe='/')}"
         if self.kind == "modelscope":
-            return (f"{self.base}/api/v1/models/{self.repo}/repo"
-                    f"?Revision={quote(self.revision, safe='')}&FilePath={quote(path, safe='')}")
+            return (
+                f"{self.base}/api/v1/models/{self.repo}/repo"
+                f"?Revision={quote(self.revision, safe='')}&FilePath={quote(path, safe='')}"
+            )
         return f"{self.base}/{quote(path, safe='/')}"
 
     @property
@@ -83,8 +85,10 @@ def manifest_mirrors(manifest: Manifest) -> list[Mirror]:
 def choose_mirrors(manifest: Manifest, user_urls: Sequence[str] = ()) -> list[Mirror]:
     """User mirrors when given (in order), else the manifest's own."""
     if user_urls:
-        return [base_mirror(url, f"mirror {i + 1}" if len(user_urls) > 1 else "user mirror")
-                for i, url in enumerate(user_urls)]
+        return [
+            base_mirror(url, f"mirror {i + 1}" if len(user_urls) > 1 else "user mirror")
+            for i, url in enumerate(user_urls)
+        ]
     return manifest_mirrors(manifest)
 
 

@@ -14,9 +14,9 @@ from typing import TextIO
 
 
 class Phase(str, Enum):
-    CHECKING = "checking"        # hashing files already on disk
+    CHECKING = "checking"  # hashing files already on disk
     DOWNLOADING = "downloading"
-    WAITING = "waiting"          # backing off before a retry
+    WAITING = "waiting"  # backing off before a retry
     DONE = "done"
     FAILED = "failed"
     CANCELLED = "cancelled"
@@ -31,11 +31,11 @@ class Progress:
     model_id: str
     phase: Phase
     file: str | None = None
-    file_index: int = 0          # 1-based among the files this run fetches
+    file_index: int = 0  # 1-based among the files this run fetches
     file_count: int = 0
     file_done: int = 0
     file_total: int | None = None
-    done: int = 0                # bytes of the model on disk and verified, plus the current file's
+    done: int = 0  # bytes of the model on disk and verified, plus the current file's
     total: int | None = None
     total_is_estimate: bool = False
     rate_bps: float | None = None
@@ -75,28 +75,46 @@ class RateMeter:
 class ProgressTracker:
     """Turns the downloader's byte counts into throttled Progress records for one model."""
 
-    def __init__(self, model_id: str, emit: Callable[[Progress], None], *, interval_s: float = 0.2,
-                 clock: Callable[[], float] = time.monotonic) -> None:
+    def __init__(
+        self,
+        model_id: str,
+        emit: Callable[[Progress], None],
+        *,
+        interval_s: float = 0.2,
+        clock: Callable[[], float] = time.monotonic,
+    ) -> None:
         self._emit = emit
         self._interval_s = interval_s
         self._clock = clock
         self._meter = RateMeter(clock=clock)
         self._received = 0
         self._last_emit = float("-inf")
-        self._base = 0               # bytes of files already complete in this run
+        self._base = 0  # bytes of files already complete in this run
         self.state = Progress(model_id, Phase.CHECKING)
 
     def set_totals(self, total: int | None, done: int, file_count: int, estimate: bool = False) -> None:
         self._base = done
-        self._publish(replace(self.state, total=total, done=done, file_count=file_count,
-                              total_is_estimate=estimate), force=True)
+        self._publish(
+            replace(self.state, total=total, done=done, file_count=file_count, total_is_estimate=estimate), force=True
+        )
 
     def checking(self, path: str) -> None:
         self._publish(replace(self.state, phase=Phase.CHECKING, file=path, message=""), force=True)
 
     def start_file(self, path: str, index: int, size: int | None) -> None:
-        self._publish(replace(self.state, phase=Phase.DOWNLOADING, file=path, file_index=index,
-                              file_done=0, file_total=size, done=self._base, message=""), force=True)
+        self._publish(
+            replace(
+                self.state,
+                phase=Phase.DOWNLOADING,
+                file=path,
+                file_index=index,
+                file_done=0,
+                file_total=size,
+                done=self._base,
+                message="",
+            ),
+            force=True,
+        )
 
     def on_bytes(self, have: int, file_total: int | None, received: int) -> None:
         """`have` bytes of the current file are on disk; `received` new bytes came off the network."""
@@ -106,16 +124,27 @@ class ProgressTracker:
         rate = self._meter.rate()
         done = self._base + have
         eta = (total - done) / rate if rate and total is not None and total >= done else None
-        self._publish(replace(self.state, phase=Phase.DOWNLOADING, file_done=have, file_total=file_total,
-                              done=done, total=total, rate_bps=rate, eta_s=eta, message=""), force=False)
+        self._publish(
+            replace(
+                self.state,
+                phase=Phase.DOWNLOADING,
+                file_done=have,
+                file_total=file_total,
+                done=done,
+                total=total,
+                rate_bps=rate,
+                eta_s=eta,
+                message="",
+            ),
+            force=False,
+        )
 
     def file_finished(self, size: int) -> None:
         self._base += size
 
     def waiting(self, message: str) -> None:
         self._meter = RateMeter(clock=self._clock)  # idle time is not a slow network: start the rate afresh
-        self._publish(replace(self.state, phase=Phase.WAITING, rate_bps=None, eta_s=None, message=message),
-                      force=True)
+        self._publish(replace(self.state, phase=Phase.WAITING, rate_bps=None, eta_s=None, message=message), force=True)
 
     def finish(self, phase: Phase, message: str = "") -> None:
         state = replace(self.state, phase=phase, message=message, eta_s=None)
@@ -175,8 +204,9 @@ def render_line(p: Progress, width: int = 24) -> str:
 class TerminalProgress:
     """Renders Progress on a terminal (rewriting one line) or as sparse lines in a log."""
 
-    def __init__(self, stream: TextIO, *, log_every_s: float = 5.0,
-                 clock: Callable[[], float] = time.monotonic) -> None:
+    def __init__(
+        self, stream: TextIO, *, log_every_s: float = 5.0, clock: Callable[[], float] = time.monotonic
+    ) -> None:
         self._stream = stream
         self._tty = bool(getattr(stream, "isatty", lambda: False)())
         self._log_every_s = log_every_s

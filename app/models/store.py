@@ -37,8 +37,8 @@ from app.models.download import (
     part_path,
 )
 from app.models.locks import ModelBusy, ModelLock
-from app.models.marker import VerifiedFile, quick_ok, read_marker, record_for, write_marker
 from app.models.manifest import Manifest, ManifestFile
+from app.models.marker import VerifiedFile, quick_ok, read_marker, record_for, write_marker
 from app.models.mirrors import Mirror, hosts_of
 from app.models.progress import Phase, Progress, ProgressTracker
 from app.models.storage import downloaded_models_dir, exclude_from_backup, manifests_dir
@@ -70,9 +70,9 @@ class ImportRejected(StoreError):
 
 
 class ModelState(str, Enum):
-    BUNDLED = "bundled"            # shipped with the app; always installed
-    INSTALLED = "installed"        # every file verified
-    PARTIAL = "partial"            # some files (or parts of files) present; not usable
+    BUNDLED = "bundled"  # shipped with the app; always installed
+    INSTALLED = "installed"  # every file verified
+    PARTIAL = "partial"  # some files (or parts of files) present; not usable
     ABSENT = "not installed"
 
 
@@ -83,10 +83,10 @@ class ModelStatus:
     state: ModelState
     folder: Path
     verified: tuple[str, ...]
-    pending: tuple[str, ...]       # not verified: missing, partly downloaded, or changed since
+    pending: tuple[str, ...]  # not verified: missing, partly downloaded, or changed since
     size: int | None
     size_is_estimate: bool
-    partial_bytes: int             # bytes in .part files a download would resume from
+    partial_bytes: int  # bytes in .part files a download would resume from
 
     @property
     def usable(self) -> bool:
@@ -94,9 +94,16 @@ class ModelStatus:
 
     def to_dict(self) -> dict[str, Any]:
         return {
-            "id": self.model_id, "name": self.display_name, "state": self.state.value, "usable": self.usable,
-            "folder": str(self.folder), "verified_files": list(self.verified), "pending_files": list(self.pending),
-            "size": self.size, "size_is_estimate": self.size_is_estimate, "partial_bytes": self.partial_bytes,
+            "id": self.model_id,
+            "name": self.display_name,
+            "state": self.state.value,
+            "usable": self.usable,
+            "folder": str(self.folder),
+            "verified_files": list(self.verified),
+            "pending_files": list(self.pending),
+            "size": self.size,
+            "size_is_estimate": self.size_is_estimate,
+            "partial_bytes": self.partial_bytes,
         }
 
 
@@ -132,8 +139,15 @@ def _copy_hashing(src: Path, dest: Path) -> str:
 
 
 class ModelStore:
-    def __init__(self, manifests: Mapping[str, Manifest], root: Path, *, bundled_root: Path = MODEL_STORE,
-                 disk: Disk | None = None, policy: RetryPolicy = DEFAULT_POLICY) -> None:
+    def __init__(
+        self,
+        manifests: Mapping[str, Manifest],
+        root: Path,
+        *,
+        bundled_root: Path = MODEL_STORE,
+        disk: Disk | None = None,
+        policy: RetryPolicy = DEFAULT_POLICY,
+    ) -> None:
         self._manifests = dict(manifests)
         self.root = root
         self._bundled_root = bundled_root
@@ -174,8 +188,9 @@ class ModelStore:
         estimate = size is None and manifest.approx_total_size is not None
         size = size if size is not None else manifest.approx_total_size
         if manifest.bundled:
-            return ModelStatus(manifest.id, manifest.display_name, ModelState.BUNDLED, folder, paths, (),
-                               size, estimate, 0)
+            return ModelStatus(
+                manifest.id, manifest.display_name, ModelState.BUNDLED, folder, paths, (), size, estimate, 0
+            )
         records = read_marker(folder)
         verified = tuple(f.path for f in manifest.files if quick_ok(folder, f, records.get(f.path)))
         pending = tuple(p for p in paths if p not in verified)
@@ -186,8 +201,9 @@ class ModelStore:
             state = ModelState.PARTIAL
         else:
             state = ModelState.ABSENT
-        return ModelStatus(manifest.id, manifest.display_name, state, folder, verified, pending, size, estimate,
-                           partial)
+        return ModelStatus(
+            manifest.id, manifest.display_name, state, folder, verified, pending, size, estimate, partial
+        )
 
     def statuses(self) -> list[ModelStatus]:
         return [self.status(model_id) for model_id in sorted(self._manifests)]
@@ -201,8 +217,11 @@ class ModelStore:
             return report
         # A download running now owns the marker; the report still stands, the marker waits.
         with contextlib.suppress(ModelBusy), self.lock(model_id):
-            records = {c.path: record_for(folder / c.path, self._sha(manifest, c.path))
-                       for c in report.checks if c.state is FileState.OK}
+            records = {
+                c.path: record_for(folder / c.path, self._sha(manifest, c.path))
+                for c in report.checks
+                if c.state is FileState.OK
+            }
             write_marker(folder, manifest.id, records)
         return report
 
@@ -273,8 +292,11 @@ class ModelStore:
                     dest = staging / entry.path
                     digest = _copy_hashing(source / entry.path, dest)
                     if digest != entry.sha256:
-                        raise ImportRejected(entry.path, f"SHA-256 {digest[:12]}… does not match the manifest's "
-                                                         f"{entry.sha256[:12]}…; nothing was imported")
+                        raise ImportRejected(
+                            entry.path,
+                            f"SHA-256 {digest[:12]}… does not match the manifest's "
+                            f"{entry.sha256[:12]}…; nothing was imported",
+                        )
                     records[entry.path] = record_for(dest, entry.sha256)
                 write_marker(staging, manifest.id, records)
                 self._swap_in(staging, folder, model_id)
@@ -327,10 +349,22 @@ class ModelStore:
                 total, estimate = self._model_total(manifest)
                 self._check_space(manifest, folder, todo, done)
                 tracker.set_totals(total, done, len(todo), estimate)
-                with httpx.Client(timeout=self._policy.timeout(), follow_redirects=False, trust_env=False,
-                                  headers={"User-Agent": "Keyframe-model-store/1"}) as client:
-                    fetcher = FileFetcher(client, cancel=cancel, policy=self._policy, disk=self._disk, allow=allow,
-                                          wait=wait, on_bytes=tracker.on_bytes, on_wait=tracker.waiting)
+                with httpx.Client(
+                    timeout=self._policy.timeout(),
+                    follow_redirects=False,
+                    trust_env=False,
+                    headers={"User-Agent": "Keyframe-model-store/1"},
+                ) as client:
+                    fetcher = FileFetcher(
+                        client,
+                        cancel=cancel,
+                        policy=self._policy,
+                        disk=self._disk,
+                        allow=allow,
+                        wait=wait,
+                        on_bytes=tracker.on_bytes,
+                        on_wait=tracker.waiting,
+                    )
                     for index, entry in enumerate(todo, 1):
                         tracker.start_file(entry.path, index, entry.size)
                         dest = folder / entry.path
@@ -353,8 +387,14 @@ class ModelStore:
             return manifest.total_size, False
         return manifest.approx_total_size, manifest.approx_total_size is not None
 
-    def _files_to_fetch(self, manifest: Manifest, folder: Path, records: dict[str, VerifiedFile],
-                        tracker: ProgressTracker, cancel: threading.Event) -> list[ManifestFile]:
+    def _files_to_fetch(
+        self,
+        manifest: Manifest,
+        folder: Path,
+        records: dict[str, VerifiedFile],
+        tracker: ProgressTracker,
+        cancel: threading.Event,
+    ) -> list[ManifestFile]:
         todo: list[ManifestFile] = []
         known = {f.path for f in manifest.files}
         changed = any(p not in known for p in records)
@@ -398,9 +438,12 @@ class ModelStore:
             needed = max(needed, manifest.approx_total_size - done - have_parts)
         free = self._disk.free_bytes(folder)
         if todo and needed + self._policy.space_reserve_bytes > free:
-            raise NotEnoughSpace(manifest.id, f"not enough free space: the download needs {needed / 1e6:.1f} MB "
-                                              f"plus {self._policy.space_reserve_bytes / 1e6:.0f} MB spare, "
-                                              f"{free / 1e6:.1f} MB are free")
+            raise NotEnoughSpace(
+                manifest.id,
+                f"not enough free space: the download needs {needed / 1e6:.1f} MB "
+                f"plus {self._policy.space_reserve_bytes / 1e6:.0f} MB spare, "
+                f"{free / 1e6:.1f} MB are free",
+            )
 
 
 class DownloadJob:
@@ -412,8 +455,15 @@ class DownloadJob:
 
     _MAX_QUEUED = 1000
 
-    def __init__(self, store: ModelStore, model_id: str, mirrors: Sequence[Mirror], *,
-                 guard: NetworkGuard | None = None, on_progress: Callable[[Progress], None] | None = None) -> None:
+    def __init__(
+        self,
+        store: ModelStore,
+        model_id: str,
+        mirrors: Sequence[Mirror],
+        *,
+        guard: NetworkGuard | None = None,
+        on_progress: Callable[[Progress], None] | None = None,
+    ) -> None:
         self._store = store
         self._model_id = model_id
         self._mirrors = tuple(mirrors)
@@ -445,8 +495,9 @@ class DownloadJob:
 
     def _run(self) -> None:
         try:
-            self.result = self._store.download(self._model_id, self._mirrors, cancel=self._cancel,
-                                               on_progress=self._publish, guard=self._guard)
+            self.result = self._store.download(
+                self._model_id, self._mirrors, cancel=self._cancel, on_progress=self._publish, guard=self._guard
+            )
         except BaseException as exc:  # handed to the owner (cancel, busy, failure) rather than lost on a thread
             self.error = exc
         finally:

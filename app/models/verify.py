@@ -15,7 +15,7 @@ _CHUNK = 1 << 20
 class FileState(str, Enum):
     OK = "ok"
     MISSING = "missing"
-    NOT_A_FILE = "not_a_file"     # a folder or a link where a file should be
+    NOT_A_FILE = "not_a_file"  # a folder or a link where a file should be
     WRONG_SIZE = "wrong_size"
     WRONG_HASH = "wrong_hash"
 

@@ -62,7 +62,7 @@ class PipelineUpdate:
     event: SessionEvent | None = None
     streaming_keyframe: str | None = None
     streamed_text: str = ""
-    worker_status: str = ""          # starting | ready | restarting | failed
+    worker_status: str = ""  # starting | ready | restarting | failed
     worker_message: str = ""
     effective_interval_s: float | None = None
     interval_stretched: bool = False
@@ -174,7 +174,9 @@ class LivePipeline:
         self._count += 1
         keyframe = Keyframe(f"kf-{self._count:05d}", selection.t, selection.payload)
         if selection.decision is Decision.UNCHANGED:
-            self._record(KeyframeSkipped(_new_id(), keyframe.t, self._wall(), keyframe.keyframe_id, SkipReason.UNCHANGED))
+            self._record(
+                KeyframeSkipped(_new_id(), keyframe.t, self._wall(), keyframe.keyframe_id, SkipReason.UNCHANGED)
+            )
             return
         dispatch, superseded = self._slot.submit(keyframe)
         if superseded is not None:
@@ -220,7 +222,9 @@ class LivePipeline:
             elif isinstance(event, JobFailed):
                 keyframe = self._jobs.get(event.job_id)
                 t = keyframe.t if keyframe else 0.0
-                self._finish(event.job_id, KeyframeFailed(_new_id(), t, self._wall(), event.job_id, event.error, event.message))
+                self._finish(
+                    event.job_id, KeyframeFailed(_new_id(), t, self._wall(), event.job_id, event.error, event.message)
+                )
         self._deliver()
 
     def _practice_event(self, event: Finished) -> PracticeEvent:

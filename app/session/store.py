@@ -30,7 +30,7 @@ from app.core.session import (
 @dataclass(frozen=True)
 class LoadedSession:
     events: tuple[SessionEvent, ...]
-    damaged_lines: tuple[int, ...]   # 1-based line numbers that could not be read
+    damaged_lines: tuple[int, ...]  # 1-based line numbers that could not be read
 
     @property
     def state(self) -> SessionState:
@@ -93,9 +93,24 @@ def load_session(path: Path) -> LoadedSession:
 
 
 CSV_COLUMNS = (
-    "event_id", "kind", "t", "wall_time", "keyframe_id", "signal", "observation", "parse_status",
-    "parse_reason", "review", "final_observation", "confidence", "alert_tier", "model_id",
-    "model_revision", "backend", "total_ms", "raw",
+    "event_id",
+    "kind",
+    "t",
+    "wall_time",
+    "keyframe_id",
+    "signal",
+    "observation",
+    "parse_status",
+    "parse_reason",
+    "review",
+    "final_observation",
+    "confidence",
+    "alert_tier",
+    "model_id",
+    "model_revision",
+    "backend",
+    "total_ms",
+    "raw",
 )
 
 
@@ -106,14 +121,28 @@ def export_csv(session: LoadedSession) -> str:
     writer.writeheader()
     for entry in session.state.timeline:
         e: PracticeEvent = entry.event
-        writer.writerow({
-            "event_id": e.event_id, "kind": e.kind, "t": f"{e.t:.3f}", "wall_time": f"{e.wall_time:.3f}",
-            "keyframe_id": e.keyframe_id, "signal": e.signal, "observation": e.observation,
-            "parse_status": e.parse_status, "parse_reason": e.parse_reason, "review": entry.review,
-            "final_observation": entry.final_observation or "", "confidence": entry.routing.confidence,
-            "alert_tier": entry.routing.alert_tier, "model_id": e.model_id, "model_revision": e.model_revision,
-            "backend": e.backend, "total_ms": f"{e.timings.total_ms:.1f}", "raw": e.raw,
-        })
+        writer.writerow(
+            {
+                "event_id": e.event_id,
+                "kind": e.kind,
+                "t": f"{e.t:.3f}",
+                "wall_time": f"{e.wall_time:.3f}",
+                "keyframe_id": e.keyframe_id,
+                "signal": e.signal,
+                "observation": e.observation,
+                "parse_status": e.parse_status,
+                "parse_reason": e.parse_reason,
+                "review": entry.review,
+                "final_observation": entry.final_observation or "",
+                "confidence": entry.routing.confidence,
+                "alert_tier": entry.routing.alert_tier,
+                "model_id": e.model_id,
+                "model_revision": e.model_revision,
+                "backend": e.backend,
+                "total_ms": f"{e.timings.total_ms:.1f}",
+                "raw": e.raw,
+            }
+        )
     return buf.getvalue()
 
 

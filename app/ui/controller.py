@@ -32,7 +32,7 @@ from app.worker.thread_host import ThreadWorkerHost
 
 @dataclass(frozen=True)
 class ScreenState:
-    model_status: str = "loading"          # loading | ready | error
+    model_status: str = "loading"  # loading | ready | error
     model_label: str = ""
     model_detail: str = ""
     question: str = ""
@@ -42,7 +42,7 @@ class ScreenState:
     busy: bool = False
     result: AnalysisResult | None = None
     error: str | None = None
-    network_blocked: int = 0               # outbound attempts the privacy guard stopped
+    network_blocked: int = 0  # outbound attempts the privacy guard stopped
 
 
 class AnalysisController:

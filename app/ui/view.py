@@ -21,16 +21,23 @@ def _tagged(control: ft.Control, identifier: str) -> ft.Control:
 
 
 class MainView:
-    def __init__(self, examples: list[Path], on_pick_file: Callable[[], None], on_example: Callable[[Path], None]) -> None:
+    def __init__(
+        self, examples: list[Path], on_pick_file: Callable[[], None], on_example: Callable[[Path], None]
+    ) -> None:
         self.privacy_count = ft.Text(T["privacy_count"].format(n=0), color=ft.Colors.WHITE, size=11)
         self.privacy = ft.Container(
             content=ft.Row(
-                [ft.Icon(ft.Icons.LOCK_OUTLINE, color=ft.Colors.WHITE, size=18),
-                 ft.Column(
-                     [ft.Text(T["privacy"], color=ft.Colors.WHITE, size=13, weight=ft.FontWeight.W_500),
-                      self.privacy_count],
-                     spacing=0, expand=True,
-                 )],
+                [
+                    ft.Icon(ft.Icons.LOCK_OUTLINE, color=ft.Colors.WHITE, size=18),
+                    ft.Column(
+                        [
+                            ft.Text(T["privacy"], color=ft.Colors.WHITE, size=13, weight=ft.FontWeight.W_500),
+                            self.privacy_count,
+                        ],
+                        spacing=0,
+                        expand=True,
+                    ),
+                ],
                 spacing=10,
             ),
             bgcolor=ft.Colors.TEAL_800,
@@ -119,7 +126,9 @@ class MainView:
 
     def render(self, state: ScreenState) -> None:
         self.privacy_count.value = T["privacy_count"].format(n=state.network_blocked)
-        status = {"loading": T["model_loading"], "ready": T["model_ready"], "error": T["model_error"]}[state.model_status]
+        status = {"loading": T["model_loading"], "ready": T["model_ready"], "error": T["model_error"]}[
+            state.model_status
+        ]
         self.model_status.value = f"{status}: {state.model_label}" if state.model_label else status
         self.model_status.color = ft.Colors.RED_700 if state.model_status == "error" else None
         self.model_detail.value = state.model_detail

@@ -14,8 +14,8 @@ from app.frames.intake import DecodedImage
 class WorkerSpec:
     """Everything a fresh worker needs to build its analyzer (sent to a new process)."""
 
-    model: str | None = None            # model id or folder; None = the bundled demo model
-    profile: Path | None = None         # None = the model's own profile
+    model: str | None = None  # model id or folder; None = the bundled demo model
+    profile: Path | None = None  # None = the model's own profile
     backend: str = "cpu"
     threads: int = 2
     image_max_side: int | None = None
@@ -26,6 +26,7 @@ class WorkerSpec:
 
 
 # --- host -> worker ---------------------------------------------------------------------
+
 
 @dataclass(frozen=True)
 class Analyze:
@@ -49,6 +50,7 @@ Command = Union[Analyze, Cancel, Shutdown]
 
 # --- worker -> host ---------------------------------------------------------------------
 
+
 @dataclass(frozen=True)
 class Ready:
     model_id: str
@@ -56,8 +58,8 @@ class Ready:
     backend: str
     load_ms: float
     question: str
-    network_guard: bool          # the worker's process blocks outbound connections
-    backend_note: str = ""       # why this backend (e.g. a GPU that disagreed with CPU)
+    network_guard: bool  # the worker's process blocks outbound connections
+    backend_note: str = ""  # why this backend (e.g. a GPU that disagreed with CPU)
 
 
 @dataclass(frozen=True)
@@ -80,13 +82,13 @@ class Token:
 class Finished:
     job_id: str
     result: AnalysisResult
-    network_blocked: int = 0     # outbound attempts the worker's guard has blocked so far
+    network_blocked: int = 0  # outbound attempts the worker's guard has blocked so far
 
 
 @dataclass(frozen=True)
 class JobFailed:
     job_id: str
-    error: str        # stable code: worker_died | engine_error | cancelled | ...
+    error: str  # stable code: worker_died | engine_error | cancelled | ...
     message: str
 
 

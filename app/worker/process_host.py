@@ -189,7 +189,9 @@ class ProcessWorkerHost:
         if not was_ready:
             self._failed_starts += 1
             if self._failed_starts >= MAX_FAILED_STARTS:
-                self._on_event(LoadFailed(f"the inference worker failed {self._failed_starts} times while starting ({how})"))
+                self._on_event(
+                    LoadFailed(f"the inference worker failed {self._failed_starts} times while starting ({how})")
+                )
                 self._stopping.set()
                 return
         self._restarts += 1
@@ -201,5 +203,3 @@ def default_host_kind() -> str:
     """Child processes everywhere but iOS (and Android under Flet), where apps may not fork/spawn."""
     platform = os.environ.get("FLET_PLATFORM", "")
     return "thread" if platform in ("ios", "android") else "process"
-
-

@@ -32,15 +32,17 @@ from app.worker.messages import (
     WorkerSpec,
 )
 
-Poll = Callable[[], "Command | None"]   # non-blocking: the next command or None
-Wait = Callable[[], Command]            # blocking
+Poll = Callable[[], "Command | None"]  # non-blocking: the next command or None
+Wait = Callable[[], Command]  # blocking
 
 
 def build_analyzer(spec: WorkerSpec, backend: str | None = None) -> Analyzer:
     model = resolve_model(spec.model)
     profile = load_profile(spec.profile or default_profile_path(model))
     settings = AnalyzerSettings(
-        backend=backend or spec.backend, threads=spec.threads, image_max_side=spec.image_max_side,
+        backend=backend or spec.backend,
+        threads=spec.threads,
+        image_max_side=spec.image_max_side,
         constrained=spec.constrained,
     )
     return Analyzer(model, profile, settings)
@@ -102,8 +104,17 @@ def serve(spec: WorkerSpec, wait: Wait, poll: Poll, emit: Callable[[Event], None
     except Exception as exc:  # reported to the host, which shows it
         emit(LoadFailed(f"{type(exc).__name__}: {exc}"))
         return
-    emit(Ready(analyzer.model.id, analyzer.model.revision, decision.used, load_ms, analyzer.profile.prompt, True,
-               decision.reason))
+    emit(
+        Ready(
+            analyzer.model.id,
+            analyzer.model.revision,
+            decision.used,
+            load_ms,
+            analyzer.profile.prompt,
+            True,
+            decision.reason,
+        )
+    )
     try:
         while True:
             cmd = wait()

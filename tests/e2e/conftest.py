@@ -17,8 +17,13 @@ import pytest
 ROOT = Path(__file__).resolve().parents[2]
 CHROMIUM = shutil.which("chromium") or "/usr/bin/chromium"
 CHROMIUM_ARGS = [
-    "--no-sandbox", "--disable-gpu", "--disable-background-networking", "--disable-component-update",
-    "--no-first-run", "--disable-sync", "--disable-quic",
+    "--no-sandbox",
+    "--disable-gpu",
+    "--disable-background-networking",
+    "--disable-component-update",
+    "--no-first-run",
+    "--disable-sync",
+    "--disable-quic",
 ]
 
 pytestmark = pytest.mark.browser
@@ -52,7 +57,11 @@ def app_url(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
         # A new process group: the Flet server can outlive its parent, so the whole group is killed.
         proc = subprocess.Popen(
             [sys.executable, "-m", "app", "ui", "--web", "--port", str(port)],
-            cwd=ROOT, env=env, stdout=fh, stderr=subprocess.STDOUT, start_new_session=True,
+            cwd=ROOT,
+            env=env,
+            stdout=fh,
+            stderr=subprocess.STDOUT,
+            start_new_session=True,
         )
     try:
         _wait_for_port(port, proc)

@@ -23,7 +23,10 @@ FOREIGN = ROOT / "tests" / "fixtures" / "foreign_qwen3vl"
 def run_cli(*args: str) -> subprocess.CompletedProcess[str]:
     return subprocess.run(
         [sys.executable, "-m", "app", "analyze", *args],
-        cwd=ROOT, capture_output=True, text=True, timeout=300,
+        cwd=ROOT,
+        capture_output=True,
+        text=True,
+        timeout=300,
     )
 
 
@@ -99,10 +102,19 @@ def test_tampered_model_is_refused_before_loading(tmp_path: Path) -> None:
 def test_a_model_folder_the_app_did_not_make_runs_with_a_profile(tmp_path: Path) -> None:
     (scene,) = write_scenes(tmp_path, held_out_scenes(count_per_kind=1, seed=3)[:1])
     profile = tmp_path / "profile.json"
-    profile.write_text(json.dumps({
-        "schema": 1, "id": "describe", "signal": "scene_ok", "values": ["yes", "no"],
-        "prompt": "Describe the picture.", "system": "You are terse.", "max_new_tokens": 12,
-    }))
+    profile.write_text(
+        json.dumps(
+            {
+                "schema": 1,
+                "id": "describe",
+                "signal": "scene_ok",
+                "values": ["yes", "no"],
+                "prompt": "Describe the picture.",
+                "system": "You are terse.",
+                "max_new_tokens": 12,
+            }
+        )
+    )
     base = [str(scene[0]), "--model", str(FOREIGN), "--profile", str(profile), "--jsonl"]
 
     free = run_cli(*base, "--free")

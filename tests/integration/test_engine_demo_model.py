@@ -20,7 +20,9 @@ def test_exact_answers_on_held_out_scenes(demo_analyzer: Analyzer) -> None:
         assert result.answer.raw == demo_analyzer.profile.answer_text(result.observation)  # the exact answer text
         if result.observation != expected:
             wrong.append(kind)
-        free = demo_analyzer.engine.generate(demo_analyzer.prepare(decode_image_bytes(data)), demo_analyzer.profile.prompt)
+        free = demo_analyzer.engine.generate(
+            demo_analyzer.prepare(decode_image_bytes(data)), demo_analyzer.profile.prompt
+        )
         # Constrained decoding must not change the model's mind (it did while the
         # answers were tokenised after the image prompt, which clobbered MNN's vision state).
         assert free.text == result.answer.raw, kind
@@ -57,7 +59,9 @@ def test_timings_are_present_and_positive(demo_analyzer: Analyzer) -> None:
         assert t.first_token_ms >= t.vision_ms + t.prefill_ms * 0.99
         assert t.total_ms >= t.first_token_ms
         assert t.prompt_tokens > 0
-    assert constrained.preprocess_ms > 0 and constrained.total_ms >= constrained.preprocess_ms + constrained.first_token_ms
+    assert (
+        constrained.preprocess_ms > 0 and constrained.total_ms >= constrained.preprocess_ms + constrained.first_token_ms
+    )
     assert free.generated_tokens >= 5  # the whole JSON answer, token by token
     assert constrained.generated_tokens <= 2  # only where the answers branch
     # The constrained prompt carries the forced JSON prefix, so it is longer than the free one.

@@ -42,7 +42,10 @@ def test_watch_command_gives_no_yes_no_in_order(tmp_path: Path, interval: float)
     assert expected == ["no", "yes", "no"]
     proc = subprocess.run(
         [sys.executable, "-m", "app", "watch", str(video), "--interval", str(interval)],
-        cwd=ROOT, capture_output=True, text=True, timeout=300,
+        cwd=ROOT,
+        capture_output=True,
+        text=True,
+        timeout=300,
     )
     assert proc.returncode == 0, proc.stderr
     events = [json.loads(line) for line in proc.stdout.splitlines()]
@@ -60,7 +63,9 @@ def test_watch_command_gives_no_yes_no_in_order(tmp_path: Path, interval: float)
     session_id = json.loads(listed.stdout.splitlines()[0])["id"]
     summary = subprocess.run(
         [sys.executable, "-m", "app", "sessions", "export", session_id, "--format", "summary"],
-        cwd=ROOT, capture_output=True, text=True,
+        cwd=ROOT,
+        capture_output=True,
+        text=True,
     )
     assert f"Keyframes analysed: {len(answers)}" in summary.stdout
     assert f"Pending examiner confirmation: {len(answers)}" in summary.stdout
@@ -70,12 +75,16 @@ def test_watch_command_gives_no_yes_no_in_order(tmp_path: Path, interval: float)
     fixed = "yes" if first["observation"] == "no" else "no"
     review = subprocess.run(
         [sys.executable, "-m", "app", "sessions", "review", session_id, first["event_id"], "--correct", fixed],
-        cwd=ROOT, capture_output=True, text=True,
+        cwd=ROOT,
+        capture_output=True,
+        text=True,
     )
     assert review.returncode == 0, review.stderr
     csv_out = subprocess.run(
         [sys.executable, "-m", "app", "sessions", "export", session_id, "--format", "csv"],
-        cwd=ROOT, capture_output=True, text=True,
+        cwd=ROOT,
+        capture_output=True,
+        text=True,
     ).stdout
     row = next(line for line in csv_out.splitlines() if line.startswith(first["event_id"]))
     assert f",corrected,{fixed}," in row
@@ -87,7 +96,9 @@ def test_worker_api_pipeline_with_session_log(tmp_path: Path) -> None:
     updates: list[PipelineUpdate] = []
     log_path = tmp_path / "session.jsonl"
     with SessionLog(log_path) as log:
-        pipeline = LivePipeline(WorkerSpec(), updates.append, sampler=SamplerConfig(interval_s=3), log=log, host_kind="process")
+        pipeline = LivePipeline(
+            WorkerSpec(), updates.append, sampler=SamplerConfig(interval_s=3), log=log, host_kind="process"
+        )
         pipeline.start()
         try:
             assert pipeline.wait_ready(60), pipeline.failure
@@ -214,7 +225,9 @@ def test_a_slow_model_supersedes_waiting_keyframes_and_says_the_interval_stretch
     updates: list[PipelineUpdate] = []
     # ~0.6 s per answer (3 steps x 200 ms) while keyframes close every 2 s of video time
     # fed as fast as possible: the model cannot keep up.
-    pipeline = LivePipeline(WorkerSpec(pace_ms=200), updates.append, sampler=SamplerConfig(interval_s=2), host_kind="process")
+    pipeline = LivePipeline(
+        WorkerSpec(pace_ms=200), updates.append, sampler=SamplerConfig(interval_s=2), host_kind="process"
+    )
     pipeline.start()
     scenes = held_out_scenes(count_per_kind=2, seed=63)
     try:

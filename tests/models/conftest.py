@@ -21,15 +21,22 @@ from tests.servers.nginx import Nginx, nginx_binary
 
 ROOT = Path(__file__).resolve().parents[2]
 # Short timeouts and backoffs keep fault tests fast; the algorithm is the same as the defaults'.
-FAST = RetryPolicy(attempts_per_mirror=3, backoff_s=0.01, max_backoff_s=0.05, max_retry_after_s=5.0,
-                   connect_timeout_s=2.0, read_timeout_s=0.5, space_reserve_bytes=0)
+FAST = RetryPolicy(
+    attempts_per_mirror=3,
+    backoff_s=0.01,
+    max_backoff_s=0.05,
+    max_retry_after_s=5.0,
+    connect_timeout_s=2.0,
+    read_timeout_s=0.5,
+    space_reserve_bytes=0,
+)
 
 
 @dataclass(frozen=True)
 class Model:
     id: str
     files: dict[str, bytes]
-    data: dict          # the manifest as JSON data
+    data: dict  # the manifest as JSON data
 
     @property
     def manifest(self) -> Manifest:
@@ -45,8 +52,15 @@ class Model:
         return path
 
 
-def make_model(model_id: str = "tiny-vlm", sizes: dict[str, int] | None = None, *, seed: int = 1,
-               with_sizes: bool = True, contents: dict[str, bytes] | None = None, **extra: object) -> Model:
+def make_model(
+    model_id: str = "tiny-vlm",
+    sizes: dict[str, int] | None = None,
+    *,
+    seed: int = 1,
+    with_sizes: bool = True,
+    contents: dict[str, bytes] | None = None,
+    **extra: object,
+) -> Model:
     """Random files of the given sizes (or the given contents) and a schema-1 manifest for them."""
     sizes = sizes or {"config.json": 700, "llm.mnn.weight": 900_000, "visual/visual.mnn": 300_000}
     rng = random.Random(seed)
@@ -57,8 +71,14 @@ def make_model(model_id: str = "tiny-vlm", sizes: dict[str, int] | None = None, 
         if with_sizes:
             entry["size"] = len(content)
         entries.append(entry)
-    data = {"schema": 1, "id": model_id, "display_name": f"Test model {model_id}", "revision": "test-1",
-            "files": entries, **extra}
+    data = {
+        "schema": 1,
+        "id": model_id,
+        "display_name": f"Test model {model_id}",
+        "revision": "test-1",
+        "files": entries,
+        **extra,
+    }
     return Model(model_id, files, data)
 
 
@@ -98,12 +118,14 @@ def nginx(tmp_path: Path) -> Iterator[Nginx]:
 
 def cli_env(tmp_path: Path, manifests: Path) -> dict[str, str]:
     env = dict(os.environ)
-    env.update({
-        "FLET_APP_STORAGE_DATA": str(tmp_path / "data"),
-        "FLET_APP_STORAGE_CACHE": str(tmp_path / "cache"),
-        "KEYFRAME_MANIFESTS_DIR": str(manifests),
-        "PYTHONPATH": str(ROOT),
-    })
+    env.update(
+        {
+            "FLET_APP_STORAGE_DATA": str(tmp_path / "data"),
+            "FLET_APP_STORAGE_CACHE": str(tmp_path / "cache"),
+            "KEYFRAME_MANIFESTS_DIR": str(manifests),
+            "PYTHONPATH": str(ROOT),
+        }
+    )
     env.pop("FLET_PLATFORM", None)
     return env
 

@@ -13,9 +13,9 @@ from pathlib import Path
 
 import pytest
 
+from app.commands.models import add_models_parser, run_models
 from app.models.download import part_path
 from app.models.storage import downloaded_models_dir
-from app.commands.models import add_models_parser, run_models
 from tests.models.conftest import CLI, ROOT, Model, cli_env, make_model, run_cli
 from tests.servers.faulty import Faults, FaultyServer, wait_until
 
@@ -79,7 +79,8 @@ def test_download_with_mirror_then_path(env: dict[str, str], model: Model) -> No
 
 @pytest.mark.parametrize("victim", ["config.json", BIG, "visual/visual.mnn"])
 def test_verify_names_a_file_with_one_flipped_byte_and_download_refetches_only_it(
-        env: dict[str, str], model: Model, tmp_path: Path, victim: str) -> None:
+    env: dict[str, str], model: Model, tmp_path: Path, victim: str
+) -> None:
     assert models("import", model.id, str(write_source(tmp_path / "src", model)))[0] == 0
     target = Path(env["FLET_APP_STORAGE_DATA"]) / "models" / model.id / victim
     data = bytearray(target.read_bytes())
@@ -100,8 +101,9 @@ def test_verify_names_a_file_with_one_flipped_byte_and_download_refetches_only_i
     assert models("verify", model.id)[0] == 0
 
 
-def test_import_rejects_a_wrong_file_naming_it(env: dict[str, str], model: Model, tmp_path: Path,
-                                               capsys: pytest.CaptureFixture[str]) -> None:
+def test_import_rejects_a_wrong_file_naming_it(
+    env: dict[str, str], model: Model, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
     source = write_source(tmp_path / "src", model)
     (source / BIG).write_bytes(b"\0" * len(model.files[BIG]))
     code, out = models("import", model.id, str(source))
@@ -110,8 +112,9 @@ def test_import_rejects_a_wrong_file_naming_it(env: dict[str, str], model: Model
     assert listing()[model.id]["state"] == "not installed"
 
 
-def test_remove_and_the_bundled_model(env: dict[str, str], model: Model, tmp_path: Path,
-                                      capsys: pytest.CaptureFixture[str]) -> None:
+def test_remove_and_the_bundled_model(
+    env: dict[str, str], model: Model, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
     models("import", model.id, str(write_source(tmp_path / "src", model)))
     assert models("remove", model.id) == (0, f"removed {model.id}\n")
     assert models("remove", model.id) == (0, f"{model.id} was not installed\n")
@@ -149,11 +152,17 @@ def test_killed_mid_file_then_run_again_resumes_with_a_range(tmp_path: Path) -> 
     faults = {f"/m/{BIG}": Faults(rate_bps=400_000)}  # slow, so the kill lands mid-file
     with FaultyServer(model.served(), faults) as server:
         mirror = server.url + "/m"
-        first = subprocess.Popen([*CLI, "download", model.id, "--mirror", mirror], cwd=ROOT, env=env,
-                                 stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+        first = subprocess.Popen(
+            [*CLI, "download", model.id, "--mirror", mirror],
+            cwd=ROOT,
+            env=env,
+            stdout=subprocess.PIPE,
+            stderr=subprocess.PIPE,
+        )
         try:
-            assert wait_until(lambda: part.exists() and part.stat().st_size > 300_000, timeout=20), \
+            assert wait_until(lambda: part.exists() and part.stat().st_size > 300_000, timeout=20), (
                 first.stderr.read().decode() if first.poll() is not None and first.stderr else "no progress"
+            )
             # A second downloader of the same model fails fast and says why.
             started = time.monotonic()
             second = run_cli(env, "download", model.id, "--mirror", mirror, timeout=20)
@@ -179,8 +188,7 @@ def test_killed_mid_file_then_run_again_resumes_with_a_range(tmp_path: Path) -> 
         third = run_cli(env, "download", model.id, "--mirror", mirror)
         assert third.returncode == 0, third.stderr
     resumed = server.seen(f"/m/{BIG}")[seen_before:]
-    assert [(s.range, s.status, s.sent) for s in resumed] == [
-        (f"bytes={have}-", 206, len(model.files[BIG]) - have)]
+    assert [(s.range, s.status, s.sent) for s in resumed] == [(f"bytes={have}-", 206, len(model.files[BIG]) - have)]
     assert [s.range for s in server.seen("/m/config.json")] == [None]  # verified before the kill: not refetched
     final = downloaded_models_dir(env) / model.id / BIG
     assert final.read_bytes() == model.files[BIG] and not part.exists()
@@ -191,7 +199,8 @@ def test_killed_mid_file_then_run_again_resumes_with_a_range(tmp_path: Path) -> 
 def test_python_m_app_models_is_wired(tmp_path: Path, model: Model) -> None:
     model.write_manifest(tmp_path / "manifests")
     env = cli_env(tmp_path, tmp_path / "manifests")
-    proc = subprocess.run([CLI[0], "-m", "app", "models", "path"], cwd=ROOT, env=env, capture_output=True,
-                          text=True, timeout=60)
+    proc = subprocess.run(
+        [CLI[0], "-m", "app", "models", "path"], cwd=ROOT, env=env, capture_output=True, text=True, timeout=60
+    )
     assert proc.returncode == 0, proc.stderr
     assert proc.stdout == f"{downloaded_models_dir(env)}\n"

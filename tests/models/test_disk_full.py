@@ -114,8 +114,9 @@ def _tmpfs_available(tmp_path: Path) -> bool:
         return False
     probe = tmp_path / "probe"
     probe.mkdir()
-    result = subprocess.run(["unshare", "-rm", "sh", "-c", f"mount -t tmpfs -o size=64k tmpfs '{probe}'"],
-                            capture_output=True, timeout=10)
+    result = subprocess.run(
+        ["unshare", "-rm", "sh", "-c", f"mount -t tmpfs -o size=64k tmpfs '{probe}'"], capture_output=True, timeout=10
+    )
     return result.returncode == 0
 
 
@@ -129,8 +130,9 @@ def _run_on_tmpfs(tmp_path: Path, env: dict[str, str], size: str, *download_args
         f"{cli} list --json\n"
         "exit $code\n"
     )
-    proc = subprocess.run(["unshare", "-rm", "sh", "-c", script], cwd=ROOT, env=env, capture_output=True,
-                          text=True, timeout=60)
+    proc = subprocess.run(
+        ["unshare", "-rm", "sh", "-c", script], cwd=ROOT, env=env, capture_output=True, text=True, timeout=60
+    )
     assert proc.returncode != 99, proc.stderr
     return proc.returncode, proc.stderr, json.loads(proc.stdout)
 

@@ -34,8 +34,10 @@ def ranges(server: FaultyServer, path: str) -> list[str | None]:
 @pytest.mark.parametrize("seed", [11, 12, 13])
 def test_cuts_at_random_offsets_resume_exactly_where_they_stopped(tmp_path: Path, model: Model, seed: int) -> None:
     rng = random.Random(seed)
-    cuts = {path: sorted(rng.sample(range(1, len(content)), k=min(3, len(content) - 1)))
-            for path, content in model.files.items()}
+    cuts = {
+        path: sorted(rng.sample(range(1, len(content)), k=min(3, len(content) - 1)))
+        for path, content in model.files.items()
+    }
     faults = {f"/m/{path}": Faults(cut_at=list(offsets)) for path, offsets in cuts.items()}
     store = make_store(tmp_path / "models", model)
     events: list[Progress] = []
@@ -61,7 +63,9 @@ def test_a_server_that_ignores_range_restarts_the_file(tmp_path: Path, model: Mo
         store.download(model.id, [base_mirror(server.url + "/m")])
     seen = server.seen(f"/m/{BIG}")
     assert [(s.range, s.status, s.sent) for s in seen] == [
-        (None, 200, 250_000), ("bytes=250000-", 200, len(model.files[BIG]))]
+        (None, 200, 250_000),
+        ("bytes=250000-", 200, len(model.files[BIG])),
+    ]
     assert store.status(model.id).usable
     assert_nothing_corrupt_installed(store, model)
 
@@ -73,7 +77,10 @@ def test_a_wrong_content_range_is_never_appended(tmp_path: Path, model: Model) -
         store.download(model.id, [base_mirror(server.url + "/m")])
     seen = server.seen(f"/m/{BIG}")
     assert [(s.range, s.status, s.start) for s in seen] == [
-        (None, 200, 0), ("bytes=300000-", 206, 299_000), (None, 200, 0)]  # that mirror: no more ranges
+        (None, 200, 0),
+        ("bytes=300000-", 206, 299_000),
+        (None, 200, 0),
+    ]  # that mirror: no more ranges
     assert store.status(model.id).usable
     assert_nothing_corrupt_installed(store, model)
 
@@ -150,8 +157,7 @@ def test_404_on_the_only_mirror_fails_naming_the_file(tmp_path: Path, model: Mod
     assert not part_path(store.folder(model.id) / BIG).exists()  # no empty leftovers
 
 
-def test_a_mirror_serving_another_file_does_not_cost_the_bytes_already_downloaded(
-        tmp_path: Path, model: Model) -> None:
+def test_a_mirror_serving_another_file_does_not_cost_the_bytes_already_downloaded(tmp_path: Path, model: Model) -> None:
     store = make_store(tmp_path / "models", model)
     folder = store.folder(model.id)
     folder.mkdir(parents=True)
@@ -193,8 +199,7 @@ def test_a_retry_after_beyond_the_limit_skips_the_mirror(tmp_path: Path, model: 
     waits: list[float] = []
     store = make_store(tmp_path / "models", model)
     with FaultyServer({**model.served("/slow"), **model.served("/m")}, faults) as server:
-        store.download(model.id, [base_mirror(server.url + "/slow"), base_mirror(server.url + "/m")],
-                       wait=waits.append)
+        store.download(model.id, [base_mirror(server.url + "/slow"), base_mirror(server.url + "/m")], wait=waits.append)
     assert waits == [] and [s.status for s in server.seen(f"/m/{BIG}")] == [200]
 
 
@@ -251,8 +256,7 @@ def test_a_mirror_serving_another_size_is_refused(tmp_path: Path, model: Model) 
 
 def test_without_manifest_sizes_the_server_total_is_used_and_the_hash_still_decides(tmp_path: Path) -> None:
     model = make_model("sizeless", with_sizes=False)
-    faults = {f"/m/{BIG}": Faults(cut_at=[100_000, 500_000]),
-              "/m/visual/visual.mnn": Faults(no_length=True)}
+    faults = {f"/m/{BIG}": Faults(cut_at=[100_000, 500_000]), "/m/visual/visual.mnn": Faults(no_length=True)}
     store = make_store(tmp_path / "models", model)
     with FaultyServer(model.served(), faults) as server:
         store.download(model.id, [base_mirror(server.url + "/m")])
@@ -290,11 +294,10 @@ def test_redirects_are_followed_and_each_hop_is_let_through_the_guard(tmp_path: 
         port = server.url.rsplit(":", 1)[1]
         for path in model.files:  # a relative redirect, then one to another host name
             server.faults[f"/r/{path}"] = Faults(statuses=[(302, {"Location": f"/hop/{path}"})])
-            server.faults[f"/hop/{path}"] = Faults(
-                statuses=[(307, {"Location": f"http://localhost:{port}/m/{path}"})])
+            server.faults[f"/hop/{path}"] = Faults(statuses=[(307, {"Location": f"http://localhost:{port}/m/{path}"})])
         store.download(model.id, [base_mirror(server.url + "/r")], guard=guard)  # type: ignore[arg-type]
     assert store.status(model.id).usable
-    assert frozenset({"127.0.0.1"}) in guard.allowed           # the whole download: the mirror's host
+    assert frozenset({"127.0.0.1"}) in guard.allowed  # the whole download: the mirror's host
     assert frozenset({"127.0.0.1", "localhost"}) in guard.allowed  # one request: the redirect target too
     for path in model.files:
         assert [s.status for s in server.seen(f"/r/{path}")] == [302]

@@ -26,7 +26,8 @@ def publish(nginx: Nginx, model: Model) -> None:
 
 
 def test_download_installs_every_file_once_and_a_second_run_fetches_nothing(
-        tmp_path: Path, model: Model, nginx: Nginx) -> None:
+    tmp_path: Path, model: Model, nginx: Nginx
+) -> None:
     publish(nginx, model)
     store = make_store(tmp_path / "models", model)
     events: list[Progress] = []
@@ -35,7 +36,8 @@ def test_download_installs_every_file_once_and_a_second_run_fetches_nothing(
     assert_nothing_corrupt_installed(store, model)
     assert wait_until(lambda: len(nginx.log()) == len(model.files))
     assert sorted((e.path, e.status, e.sent, e.range) for e in nginx.log()) == sorted(
-        (f"/m/{p}", 200, len(c), None) for p, c in model.files.items())
+        (f"/m/{p}", 200, len(c), None) for p, c in model.files.items()
+    )
     assert events[-1].phase is Phase.DONE and events[-1].fraction == 1.0
 
     again = store.download(model.id, [base_mirror(nginx.url + "/m")])
@@ -66,10 +68,12 @@ def test_a_cancelled_download_resumes_with_only_the_missing_bytes(tmp_path: Path
     assert wait_until(lambda: any(e.path.startswith("/m/") for e in nginx.log()))
     resumed = [e for e in nginx.log() if e.path.startswith("/m/")]
     # Only the rest of the interrupted file and the file never started; config.json was done.
-    assert sorted((e.path, e.status, e.range, e.sent) for e in resumed) == sorted([
-        (f"/m/{BIG}", 206, f"bytes={have}-", size - have),
-        ("/m/visual/visual.mnn", 200, None, len(model.files["visual/visual.mnn"])),
-    ])
+    assert sorted((e.path, e.status, e.range, e.sent) for e in resumed) == sorted(
+        [
+            (f"/m/{BIG}", 206, f"bytes={have}-", size - have),
+            ("/m/visual/visual.mnn", 200, None, len(model.files["visual/visual.mnn"])),
+        ]
+    )
     assert store.status(model.id).usable
     assert_nothing_corrupt_installed(store, model)
 

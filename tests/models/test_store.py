@@ -11,9 +11,9 @@ import pytest
 
 from app.models.download import Cancelled
 from app.models.locks import ModelBusy
+from app.models.marker import MARKER_NAME, read_marker
 from app.models.mirrors import base_mirror
 from app.models.progress import Phase
-from app.models.marker import MARKER_NAME, read_marker
 from app.models.store import (
     BundledModel,
     DownloadJob,
@@ -45,8 +45,9 @@ def test_a_new_store_has_nothing_installed(tmp_path: Path, model: Model) -> None
     assert set(status.pending) == set(model.files) and status.size == sum(map(len, model.files.values()))
 
 
-def test_the_start_up_check_uses_the_marker_not_a_re_hash(tmp_path: Path, model: Model,
-                                                          monkeypatch: pytest.MonkeyPatch) -> None:
+def test_the_start_up_check_uses_the_marker_not_a_re_hash(
+    tmp_path: Path, model: Model, monkeypatch: pytest.MonkeyPatch
+) -> None:
     store, folder = installed(tmp_path, model)
     marker = read_marker(folder)
     assert set(marker) == set(model.files)
@@ -168,8 +169,9 @@ def test_remove_deletes_files_and_partial_downloads(tmp_path: Path, model: Model
 
 def test_the_bundled_model_is_always_installed_and_cannot_be_changed(tmp_path: Path, model: Model) -> None:
     bundled = make_model("demo-bundled", {"config.json": 10}, bundled="demo")
-    store = ModelStore({bundled.id: bundled.manifest}, tmp_path / "models", bundled_root=tmp_path / "shipped",
-                       policy=FAST)
+    store = ModelStore(
+        {bundled.id: bundled.manifest}, tmp_path / "models", bundled_root=tmp_path / "shipped", policy=FAST
+    )
     assert store.status(bundled.id).state is ModelState.BUNDLED and store.status(bundled.id).usable
     assert store.folder(bundled.id) == tmp_path / "shipped" / "demo"
     with pytest.raises(BundledModel):
@@ -226,8 +228,12 @@ def test_progress_is_reported_from_the_job_thread(tmp_path: Path, model: Model) 
     seen_threads: set[str] = set()
     store = make_store(tmp_path / "models", model)
     with FaultyServer(model.served()) as server:
-        job = DownloadJob(store, model.id, [base_mirror(server.url + "/m")],
-                          on_progress=lambda p: seen_threads.add(threading.current_thread().name))
+        job = DownloadJob(
+            store,
+            model.id,
+            [base_mirror(server.url + "/m")],
+            on_progress=lambda p: seen_threads.add(threading.current_thread().name),
+        )
         job.start()
         list(job.events())
         job.join(timeout=10)

@@ -45,8 +45,9 @@ def test_content_range_round_trips_valid_headers(start: int, length: int, extra:
     assert parse_content_range(f"bytes {start}-{end}/*") == ContentRange(start, end, None)
 
 
-@pytest.mark.parametrize("header", [None, "", "bytes 5-4/10", "bytes 0-10/10", "items 0-1/2", "bytes */10",
-                                    "bytes -1-5/10", "bytes 0-5"])
+@pytest.mark.parametrize(
+    "header", [None, "", "bytes 5-4/10", "bytes 0-10/10", "items 0-1/2", "bytes */10", "bytes -1-5/10", "bytes 0-5"]
+)
 def test_content_range_rejects_what_cannot_be_trusted(header: str | None) -> None:
     assert parse_content_range(header) is None
 
@@ -70,10 +71,14 @@ def test_backoff_grows_is_capped_and_jittered() -> None:
 def test_the_real_manifest_gives_pinned_hugging_face_and_modelscope_urls() -> None:
     manifest = manifest_from_dict(json.loads((MANIFESTS / "qwen3-vl-2b-instruct-mnn.json").read_text()))
     hf, ms = manifest_mirrors(manifest)
-    assert hf.url_for("llm.mnn.weight") == ("https://huggingface.co/taobao-mnn/Qwen3-VL-2B-Instruct-MNN/resolve/"
-                                            "9e49ec71ded22500a997ed0f9961e1e92b85bbc9/llm.mnn.weight")
-    assert ms.url_for("sub dir/a&b.json") == ("https://modelscope.cn/api/v1/models/MNN/Qwen3-VL-2B-Instruct-MNN/repo"
-                                              "?Revision=master&FilePath=sub%20dir%2Fa%26b.json")
+    assert hf.url_for("llm.mnn.weight") == (
+        "https://huggingface.co/taobao-mnn/Qwen3-VL-2B-Instruct-MNN/resolve/"
+        "9e49ec71ded22500a997ed0f9961e1e92b85bbc9/llm.mnn.weight"
+    )
+    assert ms.url_for("sub dir/a&b.json") == (
+        "https://modelscope.cn/api/v1/models/MNN/Qwen3-VL-2B-Instruct-MNN/repo"
+        "?Revision=master&FilePath=sub%20dir%2Fa%26b.json"
+    )
     assert hosts_of([hf, ms]) == {"huggingface.co", "modelscope.cn"}
     assert manifest.approx_total_size == 1475228382
     # A user mirror replaces the public ones: nothing falls back to the internet behind the user's back.
@@ -82,8 +87,13 @@ def test_the_real_manifest_gives_pinned_hugging_face_and_modelscope_urls() -> No
 
 
 def test_a_hugging_face_mirror_must_be_pinned_to_a_commit() -> None:
-    data = {"schema": 1, "id": "m", "revision": "main", "files": [{"path": "a", "sha256": "a" * 64}],
-            "mirrors": [{"kind": "huggingface", "repo": "org/m"}]}
+    data = {
+        "schema": 1,
+        "id": "m",
+        "revision": "main",
+        "files": [{"path": "a", "sha256": "a" * 64}],
+        "mirrors": [{"kind": "huggingface", "repo": "org/m"}],
+    }
     with pytest.raises(MirrorError, match="40-hex commit"):
         manifest_mirrors(manifest_from_dict(data))
     with pytest.raises(ManifestError):
@@ -104,7 +114,7 @@ def test_rate_meter_uses_a_sliding_window() -> None:
     meter = RateMeter(window_s=5.0, clock=lambda: now[0])
     for second in range(10):
         now[0] = float(second)
-        meter.add(second * 1000)          # 1 kB/s for 10 s
+        meter.add(second * 1000)  # 1 kB/s for 10 s
     assert meter.rate() == pytest.approx(1000)
     for second in range(10, 16):
         now[0] = float(second)
@@ -142,8 +152,17 @@ def test_tracker_throttles_byte_updates_but_not_phase_changes() -> None:
 
 
 def test_render_line_and_terminal_output() -> None:
-    p = Progress("qwen", Phase.DOWNLOADING, file="llm.mnn.weight", file_index=2, file_count=8, done=500_000_000,
-                 total=1_000_000_000, rate_bps=2_500_000, eta_s=200)
+    p = Progress(
+        "qwen",
+        Phase.DOWNLOADING,
+        file="llm.mnn.weight",
+        file_index=2,
+        file_count=8,
+        done=500_000_000,
+        total=1_000_000_000,
+        rate_bps=2_500_000,
+        eta_s=200,
+    )
     line = render_line(p)
     assert "llm.mnn.weight (2/8)" in line and " 50.0%" in line and "500.0 MB/1.0 GB" in line
     assert "2.5 MB/s" in line and "ETA 3 min 20 s" in line

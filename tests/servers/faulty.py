@@ -25,42 +25,43 @@ _CHUNK = 16 * 1024
 
 @dataclass
 class Faults:
-    cut_at: list[int] = field(default_factory=list)   # file offsets; a response reaching the next one ends there
-    ignore_range: bool = False                         # always 200 with the whole file
-    range_shift: int = 0                               # 206 bodies start this many bytes early (and say so)
+    cut_at: list[int] = field(default_factory=list)  # file offsets; a response reaching the next one ends there
+    ignore_range: bool = False  # always 200 with the whole file
+    range_shift: int = 0  # 206 bodies start this many bytes early (and say so)
     corrupt_at: list[int] = field(default_factory=list)  # file offsets whose byte is flipped...
-    corrupt_responses: int | None = None               # ...in the first N responses (None: in all)
+    corrupt_responses: int | None = None  # ...in the first N responses (None: in all)
     statuses: list[tuple[int, dict[str, str]]] = field(default_factory=list)  # served first, one per request
-    stall_after: int | None = None                     # the first response pauses after this many bytes...
-    stall_s: float = 0.0                               # ...for this long, then the connection closes
-    rate_bps: float | None = None                      # throttle (read on every chunk: may change mid-response)
-    no_length: bool = False                            # close-delimited body without Content-Length
+    stall_after: int | None = None  # the first response pauses after this many bytes...
+    stall_s: float = 0.0  # ...for this long, then the connection closes
+    rate_bps: float | None = None  # throttle (read on every chunk: may change mid-response)
+    no_length: bool = False  # close-delimited body without Content-Length
     extra_headers: dict[str, str] = field(default_factory=dict)  # added to file responses
 
 
 @dataclass(frozen=True)
 class Seen:
-    seq: int          # arrival order (a stalled request is logged when it ends, after later ones)
+    seq: int  # arrival order (a stalled request is logged when it ends, after later ones)
     path: str
     range: str | None
     status: int
-    start: int        # file offset of the first body byte
-    sent: int         # body bytes written to the socket
+    start: int  # file offset of the first body byte
+    sent: int  # body bytes written to the socket
     accept_encoding: str | None = None
 
 
 class FaultyServer:
     def __init__(self, files: dict[str, bytes], faults: dict[str, Faults] | None = None) -> None:
-        self.files = files                     # URL path -> content
-        self.faults = faults or {}             # URL path -> Faults
+        self.files = files  # URL path -> content
+        self.faults = faults or {}  # URL path -> Faults
         self._lock = threading.Lock()
         self._seen: list[Seen] = []
         self._responses: dict[str, int] = {}
         self._arrivals = 0
         self.stopping = threading.Event()
         self._httpd = _Server(("127.0.0.1", 0), _Handler, self)
-        self._thread = threading.Thread(target=self._httpd.serve_forever, kwargs={"poll_interval": 0.05},
-                                        name="faulty-server", daemon=True)
+        self._thread = threading.Thread(
+            target=self._httpd.serve_forever, kwargs={"poll_interval": 0.05}, name="faulty-server", daemon=True
+        )
 
     @property
     def url(self) -> str:
@@ -70,12 +71,13 @@ class FaultyServer:
         self._thread.start()
         return self
 
-    def __exit__(self, exc_type: type[BaseException] | None, exc: BaseException | None,
-                 tb: TracebackType | None) -> None:
+    def __exit__(
+        self, exc_type: type[BaseException] | None, exc: BaseException | None, tb: TracebackType | None
+    ) -> None:
         self.stop()
 
     def stop(self) -> None:
-        self.stopping.set()                    # releases stalled and throttled responses
+        self.stopping.set()  # releases stalled and throttled responses
         self._httpd.shutdown()
         self._httpd.server_close()
         self._thread.join(timeout=5)
@@ -109,7 +111,7 @@ class FaultyServer:
     def take_cut(self, faults: Faults, start: int) -> int | None:
         with self._lock:
             while faults.cut_at and faults.cut_at[0] <= start:
-                faults.cut_at.pop(0)           # already behind this response: cannot apply
+                faults.cut_at.pop(0)  # already behind this response: cannot apply
             return faults.cut_at.pop(0) if faults.cut_at else None
 
 
@@ -188,7 +190,7 @@ class _Handler(BaseHTTPRequestHandler):
                 limit = end - start - sent
                 if stall_at is not None:
                     limit = min(limit, stall_at - sent)
-                piece = bytes(body[sent:sent + min(_CHUNK, limit)])
+                piece = bytes(body[sent : sent + min(_CHUNK, limit)])
                 self.wfile.write(piece)
                 self.wfile.flush()
                 sent += len(piece)

@@ -94,7 +94,8 @@ http {{
             conf.write_text(self._config())
             self._proc = subprocess.Popen(
                 [self._binary, "-c", str(conf), "-p", str(self.workdir), "-e", str(self.workdir / "error.log")],
-                stdout=subprocess.DEVNULL, stderr=subprocess.PIPE,
+                stdout=subprocess.DEVNULL,
+                stderr=subprocess.PIPE,
             )
             deadline = time.monotonic() + 10
             while time.monotonic() < deadline and self._proc.poll() is None:
@@ -124,8 +125,9 @@ http {{
         self.start()
         return self
 
-    def __exit__(self, exc_type: type[BaseException] | None, exc: BaseException | None,
-                 tb: TracebackType | None) -> None:
+    def __exit__(
+        self, exc_type: type[BaseException] | None, exc: BaseException | None, tb: TracebackType | None
+    ) -> None:
         self.stop()
 
     def log(self) -> list[Logged]:

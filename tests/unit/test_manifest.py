@@ -88,6 +88,11 @@ def test_a_symlink_is_not_accepted_as_a_model_file(tmp_path: Path) -> None:
     (tmp_path / "real.bin").write_bytes(b"x")
     (tmp_path / "link.bin").symlink_to(tmp_path / "real.bin")
     manifest = manifest_from_dict(
-        {"schema": 1, "id": "m", "revision": "r", "files": [{"path": "link.bin", "sha256": sha256_file(tmp_path / "real.bin")}]}
+        {
+            "schema": 1,
+            "id": "m",
+            "revision": "r",
+            "files": [{"path": "link.bin", "sha256": sha256_file(tmp_path / "real.bin")}],
+        }
     )
     assert verify_folder(tmp_path, manifest).checks[0].state is FileState.NOT_A_FILE

@@ -36,7 +36,7 @@ def test_whitespace_around_and_inside_is_fine() -> None:
         ("   \n", ParseReason.EMPTY),
         ("yes", ParseReason.INVALID_JSON),
         ('{"signal":"hand_position_correct","observation":"yes"', ParseReason.INVALID_JSON),
-        ("```json\n{\"signal\":\"hand_position_correct\",\"observation\":\"yes\"}\n```", ParseReason.INVALID_JSON),
+        ('```json\n{"signal":"hand_position_correct","observation":"yes"}\n```', ParseReason.INVALID_JSON),
         ('{"signal":"hand_position_correct","observation":"yes"} Sure!', ParseReason.EXTRA_TEXT),
         ('{"signal":"hand_position_correct","observation":"yes"}{"a":1}', ParseReason.EXTRA_TEXT),
         ('["yes"]', ParseReason.NOT_OBJECT),
@@ -74,7 +74,9 @@ def test_complete_answer_at_the_token_limit_still_counts() -> None:
 
 # --- properties -------------------------------------------------------------------------
 
-json_scalars = st.none() | st.booleans() | st.integers() | st.floats(allow_nan=False, allow_infinity=False) | st.text(max_size=12)
+json_scalars = (
+    st.none() | st.booleans() | st.integers() | st.floats(allow_nan=False, allow_infinity=False) | st.text(max_size=12)
+)
 json_values = st.recursive(
     json_scalars,
     lambda inner: st.lists(inner, max_size=3) | st.dictionaries(st.text(max_size=8), inner, max_size=3),
@@ -98,11 +100,17 @@ def test_any_text_gives_a_known_value_or_unknown(raw: str) -> None:
 @settings(max_examples=400)
 def test_only_the_exact_schema_is_valid(obj: dict) -> None:
     parsed = parse_answer(json.dumps(obj), PROFILE)
-    exact = set(obj) == {"signal", "observation"} and obj["signal"] == PROFILE.signal and obj["observation"] in PROFILE.values
+    exact = (
+        set(obj) == {"signal", "observation"}
+        and obj["signal"] == PROFILE.signal
+        and obj["observation"] in PROFILE.values
+    )
     assert parsed.valid == exact
 
 
-@given(st.sampled_from(PROFILE.values), st.text(alphabet=" \t\r\n", max_size=5), st.text(alphabet=" \t\r\n", max_size=5))
+@given(
+    st.sampled_from(PROFILE.values), st.text(alphabet=" \t\r\n", max_size=5), st.text(alphabet=" \t\r\n", max_size=5)
+)
 def test_valid_answers_survive_whitespace_and_key_order(value: str, before: str, after: str) -> None:
     raw = before + json.dumps({"observation": value, "signal": PROFILE.signal}, indent=1) + after
     assert parse_answer(raw, PROFILE).observation == value
@@ -110,7 +118,12 @@ def test_valid_answers_survive_whitespace_and_key_order(value: str, before: str,
 
 @given(
     st.sampled_from(PROFILE.values),
-    st.dictionaries(st.text(min_size=1, max_size=8).filter(lambda k: k not in ("signal", "observation")), json_values, min_size=1, max_size=3),
+    st.dictionaries(
+        st.text(min_size=1, max_size=8).filter(lambda k: k not in ("signal", "observation")),
+        json_values,
+        min_size=1,
+        max_size=3,
+    ),
 )
 def test_any_extra_key_rejects(value: str, extra: dict) -> None:
     obj = {"signal": PROFILE.signal, "observation": value, **extra}

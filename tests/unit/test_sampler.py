@@ -44,7 +44,13 @@ def test_near_duplicates_are_recorded_as_unchanged() -> None:
     results.append(sampler.flush())
     decisions = [s.decision for s in results if s]
     # 10 → keyframe; 11, 12 within 4 of the last *analysed* (10) → unchanged; 60 → keyframe; 61 → unchanged
-    assert decisions == [Decision.KEYFRAME, Decision.UNCHANGED, Decision.UNCHANGED, Decision.KEYFRAME, Decision.UNCHANGED]
+    assert decisions == [
+        Decision.KEYFRAME,
+        Decision.UNCHANGED,
+        Decision.UNCHANGED,
+        Decision.KEYFRAME,
+        Decision.UNCHANGED,
+    ]
 
 
 def test_slow_drift_is_caught_because_comparison_is_with_the_last_analysed() -> None:
@@ -66,7 +72,9 @@ def test_a_gap_in_the_stream_does_not_replay_empty_windows() -> None:
     assert nxt is None, "31 s and 32 s share the window starting at 30 s"
 
 
-@given(st.lists(st.tuples(st.floats(0, 0.9), st.floats(0, 100)), min_size=1, max_size=60), st.sampled_from([2.0, 3.0, 5.0]))
+@given(
+    st.lists(st.tuples(st.floats(0, 0.9), st.floats(0, 100)), min_size=1, max_size=60), st.sampled_from([2.0, 3.0, 5.0])
+)
 def test_at_most_one_selection_per_window(steps: list[tuple[float, float]], interval: float) -> None:
     sampler: KeyframeSampler[float] = KeyframeSampler(SamplerConfig(interval_s=interval, change_threshold=0))
     t, selections = 0.0, []

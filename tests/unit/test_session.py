@@ -29,9 +29,19 @@ TIMINGS = Timings(1.0, 0.5, 2.0, 3.0, 6.0, 4.0, 10.0, 50, 12)
 
 def practice(i: int, observation: str, status: str = "valid") -> PracticeEvent:
     return PracticeEvent(
-        event_id=f"e{i}", t=i * 3.0, wall_time=1000.0 + i, keyframe_id=f"k{i}", signal="hand_position_correct",
-        observation=observation, parse_status=status, parse_reason="ok" if status == "valid" else "invalid_json",
-        raw="{}", timings=TIMINGS, model_id="m", model_revision="r", backend="cpu",
+        event_id=f"e{i}",
+        t=i * 3.0,
+        wall_time=1000.0 + i,
+        keyframe_id=f"k{i}",
+        signal="hand_position_correct",
+        observation=observation,
+        parse_status=status,
+        parse_reason="ok" if status == "valid" else "invalid_json",
+        raw="{}",
+        timings=TIMINGS,
+        model_id="m",
+        model_revision="r",
+        backend="cpu",
     )
 
 
@@ -46,11 +56,15 @@ def test_generative_answers_are_never_confident() -> None:
 
 def test_reducer_builds_timeline_counts_streaks_and_pending() -> None:
     events = [
-        practice(1, "no"), practice(2, "yes"), practice(3, "yes"),
+        practice(1, "no"),
+        practice(2, "yes"),
+        practice(3, "yes"),
         KeyframeSkipped("s1", 10.0, 1010.0, "k4", SkipReason.UNCHANGED),
-        practice(5, "yes"), practice(6, "no"),
+        practice(5, "yes"),
+        practice(6, "no"),
         KeyframeFailed("f1", 20.0, 1020.0, "k7", "worker_died", "the worker exited"),
-        ExaminerConfirmed("c1", "e2", 1030.0), ExaminerCorrected("c2", "e6", 1031.0, "yes", note="hands were fine"),
+        ExaminerConfirmed("c1", "e2", 1030.0),
+        ExaminerCorrected("c2", "e6", 1031.0, "yes", note="hands were fine"),
         ExaminerConfirmed("c3", "does-not-exist", 1032.0),
     ]
     state = reduce(events)
@@ -84,8 +98,10 @@ def test_replay_in_pieces_equals_replay_at_once(observations: list[str]) -> None
 
 def test_events_round_trip_through_json() -> None:
     events = [
-        practice(1, "yes"), KeyframeSkipped("s", 1.0, 2.0, "k", SkipReason.SUPERSEDED),
-        KeyframeFailed("f", 1.0, 2.0, "k", "e", "m"), ExaminerConfirmed("c", "e1", 3.0),
+        practice(1, "yes"),
+        KeyframeSkipped("s", 1.0, 2.0, "k", SkipReason.SUPERSEDED),
+        KeyframeFailed("f", 1.0, 2.0, "k", "e", "m"),
+        ExaminerConfirmed("c", "e1", 3.0),
         ExaminerCorrected("d", "e1", 4.0, "no"),
     ]
     for event in events:
@@ -116,7 +132,8 @@ def test_exports(tmp_path: Path) -> None:
     loaded = load_session(path)
     rows = list(csv.DictReader(io.StringIO(export_csv(loaded))))
     assert [(r["event_id"], r["observation"], r["review"], r["final_observation"]) for r in rows] == [
-        ("e1", "yes", "pending", ""), ("e2", "no", "corrected", "yes"),
+        ("e1", "yes", "pending", ""),
+        ("e2", "no", "corrected", "yes"),
     ]
     assert all(r["confidence"] == "0.0" and r["alert_tier"] == "low" for r in rows)
     assert len(export_jsonl(loaded).splitlines()) == 3

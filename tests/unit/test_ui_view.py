@@ -16,8 +16,13 @@ PROFILE = TaskProfile(id="p", signal="hand_position_correct", values=("yes", "no
 
 def result(raw: str) -> AnalysisResult:
     return AnalysisResult(
-        source="a.jpg", model_id="m", model_revision="r", profile_id="p", signal=PROFILE.signal,
-        answer=parse_answer(raw, PROFILE), finish=FinishReason.STOP,
+        source="a.jpg",
+        model_id="m",
+        model_revision="r",
+        profile_id="p",
+        signal=PROFILE.signal,
+        answer=parse_answer(raw, PROFILE),
+        finish=FinishReason.STOP,
         timings=Timings(1, 1, 1, 1, 3, 1, 5, 10, 2),
     )
 
