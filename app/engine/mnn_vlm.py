@@ -234,7 +234,7 @@ class MnnVlm:
                 if token in self._stop_ids:
                     finish = FinishReason.STOP
                     break
-                piece = llm.tokenizer_decode(token)
+                piece = self._decode_piece(token)
                 tokens.append(token)
                 pieces.append(piece)
                 clock.token()
@@ -316,7 +316,16 @@ class MnnVlm:
         return tuple(ids[len(prefix) :] if prefix and ids[: len(prefix)] == prefix else ids)
 
     def _decode(self, tokens: tuple[int, ...] | list[int]) -> str:
-        return "".join(self._llm.tokenizer_decode(t) for t in tokens)
+        return "".join(self._decode_piece(t) for t in tokens)
+
+    def _decode_piece(self, token: int) -> str:
+        # MNN 3.6.1 hands each token's bytes to Python as UTF-8; a token holding part of a
+        # multi-byte character (byte-level BPE) raises. The raw text keeps a marker instead,
+        # and the strict parser rejects it like any other non-answer.
+        try:
+            return self._llm.tokenizer_decode(token)
+        except UnicodeDecodeError:
+            return "\ufffd"
 
     @staticmethod
     def _last_row(logits: Any) -> np.ndarray:

@@ -20,7 +20,6 @@ import time
 from pathlib import Path
 
 import numpy as np
-
 from scenes import QUESTION, SCENE_KINDS, SIGNAL, expected_answer, render_scene
 
 PROMPT_TEXT = f"<img>image_0</img>{QUESTION}"
@@ -78,8 +77,15 @@ def run_mnn(model_dir: Path, images: np.ndarray, work: Path, token_loop_checks: 
     np.save(npz, images)
     if out.exists():
         out.unlink()
-    cmd = [sys.executable, str(Path(__file__).resolve()), "--worker", str(model_dir), str(npz), str(out),
-           str(token_loop_checks)]
+    cmd = [
+        sys.executable,
+        str(Path(__file__).resolve()),
+        "--worker",
+        str(model_dir),
+        str(npz),
+        str(out),
+        str(token_loop_checks),
+    ]
     with open(work / "mnn_stdout.log", "w") as fh:
         res = subprocess.run(cmd, stdout=fh, stderr=subprocess.STDOUT)
     if res.returncode != 0 or not out.exists():
@@ -95,7 +101,7 @@ def evaluate(model_dir: Path, seed: int, per_kind: int, work: Path) -> dict:
     per_kind_acc: dict[str, float] = {}
     valid = 0
     wrong: list[dict] = []
-    for i, (kind, text) in enumerate(zip(kinds, answers)):
+    for i, (kind, text) in enumerate(zip(kinds, answers, strict=True)):
         obs = parse_answer(text)
         valid += obs is not None
         if obs != expected_answer(kind):
@@ -105,13 +111,21 @@ def evaluate(model_dir: Path, seed: int, per_kind: int, work: Path) -> dict:
         per_kind_acc[kind] = round(sum(parse_answer(answers[i]) == expected_answer(kind) for i in idx) / len(idx), 4)
     correct = len(kinds) - len(wrong)
     return {
-        "seed": seed, "images": len(kinds), "per_kind_images": per_kind, "render_size": 256,
-        "per_kind_accuracy": per_kind_acc, "overall_accuracy": round(correct / len(kinds), 4),
-        "valid_json_answers": valid, "wrong": wrong[:20],
-        "latency_ms_median": result["latency_ms_median"], "latency_ms_p95": result["latency_ms_p95"],
+        "seed": seed,
+        "images": len(kinds),
+        "per_kind_images": per_kind,
+        "render_size": 256,
+        "per_kind_accuracy": per_kind_acc,
+        "overall_accuracy": round(correct / len(kinds), 4),
+        "valid_json_answers": valid,
+        "wrong": wrong[:20],
+        "latency_ms_median": result["latency_ms_median"],
+        "latency_ms_p95": result["latency_ms_p95"],
         "token_loop_matches_response": result["token_loop_matches_response"],
-        "prompt_len": result["prompt_len"], "chat_template_applied": result["template"],
-        "stop_ids": result["stop_ids"], "prompt_ids": result["prompt_ids"],
+        "prompt_len": result["prompt_len"],
+        "chat_template_applied": result["template"],
+        "stop_ids": result["stop_ids"],
+        "prompt_ids": result["prompt_ids"],
     }
 
 
@@ -141,7 +155,7 @@ def _worker(model_dir: str, npy: str, out: str, token_loop_checks: int) -> None:
     # The token loop an engine would drive must give the same text.
     matches = 0
     prompt_ids: list[int] | None = None
-    for img, expected in zip(images[:token_loop_checks], answers[:token_loop_checks]):
+    for img, expected in zip(images[:token_loop_checks], answers[:token_loop_checks], strict=True):
         m.generate_init()
         p = prompt(img)
         p["text"] = m.apply_chat_template(p["text"])
@@ -159,16 +173,20 @@ def _worker(model_dir: str, npy: str, out: str, token_loop_checks: int) -> None:
         # A logits Var that outlives the Llm object segfaults at interpreter
         # exit in 3.6.1: drop it as soon as the loop is done.
         del logits
-    Path(out).write_text(json.dumps({
-        "answers": answers,
-        "latency_ms_median": round(float(np.median(times)), 2),
-        "latency_ms_p95": round(float(np.percentile(times, 95)), 2),
-        "token_loop_matches_response": f"{matches}/{min(token_loop_checks, len(images))}",
-        "prompt_len": prompt_len,
-        "template": m.apply_chat_template(PROMPT_TEXT),
-        "stop_ids": stop_ids,
-        "prompt_ids": prompt_ids,
-    }))
+    Path(out).write_text(
+        json.dumps(
+            {
+                "answers": answers,
+                "latency_ms_median": round(float(np.median(times)), 2),
+                "latency_ms_p95": round(float(np.percentile(times, 95)), 2),
+                "token_loop_matches_response": f"{matches}/{min(token_loop_checks, len(images))}",
+                "prompt_len": prompt_len,
+                "template": m.apply_chat_template(PROMPT_TEXT),
+                "stop_ids": stop_ids,
+                "prompt_ids": prompt_ids,
+            }
+        )
+    )
 
 
 if __name__ == "__main__":

@@ -46,12 +46,25 @@ def _child_main(hf_dir: str, dst: str, quant_bit: int, visual_quant_bit: int | N
     le.export(hf_dir, **kwargs)
 
 
-def run_llmexport(hf_dir: Path, dst: Path, quant_bit: int = 4, visual_quant_bit: int | None = None,
-                  log_file: Path | None = None, quant_block: int = 64) -> None:
+def run_llmexport(
+    hf_dir: Path,
+    dst: Path,
+    quant_bit: int = 4,
+    visual_quant_bit: int | None = None,
+    log_file: Path | None = None,
+    quant_block: int = 64,
+) -> None:
     """Export ``hf_dir`` into ``dst`` (raw llmexport output) in a child process."""
     dst.mkdir(parents=True, exist_ok=True)
-    cmd = [sys.executable, str(Path(__file__).resolve()), str(hf_dir), str(dst), str(quant_bit),
-           str(visual_quant_bit if visual_quant_bit is not None else ""), str(quant_block)]
+    cmd = [
+        sys.executable,
+        str(Path(__file__).resolve()),
+        str(hf_dir),
+        str(dst),
+        str(quant_bit),
+        str(visual_quant_bit if visual_quant_bit is not None else ""),
+        str(quant_block),
+    ]
     with open(log_file or dst / "export.log", "w") as fh:
         res = subprocess.run(cmd, stdout=fh, stderr=subprocess.STDOUT, cwd=str(dst))
     if res.returncode != 0:
@@ -59,8 +72,9 @@ def run_llmexport(hf_dir: Path, dst: Path, quant_bit: int = 4, visual_quant_bit:
         raise RuntimeError(f"llmexport failed ({res.returncode}):\n{tail}")
 
 
-def finish_export(raw: Path, out: Path, image_size: int | None = 128, thread_num: int = 2,
-                  max_new_tokens: int = 32) -> list[str]:
+def finish_export(
+    raw: Path, out: Path, image_size: int | None = 128, thread_num: int = 2, max_new_tokens: int = 32
+) -> list[str]:
     """Copy runtime files from ``raw`` to ``out`` and set the runtime options.
 
     ``image_size`` must go in llm_config.json: MNN merges llm_config.json over
@@ -98,8 +112,15 @@ def finish_export(raw: Path, out: Path, image_size: int | None = 128, thread_num
     return files
 
 
-def export_model(hf_dir: Path, out: Path, work: Path, quant_bit: int = 4, visual_quant_bit: int | None = None,
-                 image_size: int | None = 128, quant_block: int = 64) -> list[str]:
+def export_model(
+    hf_dir: Path,
+    out: Path,
+    work: Path,
+    quant_bit: int = 4,
+    visual_quant_bit: int | None = None,
+    image_size: int | None = 128,
+    quant_block: int = 64,
+) -> list[str]:
     """HF folder -> finished MNN folder (raw export and its log stay in ``work``)."""
     raw = work / "raw_export"
     shutil.rmtree(raw, ignore_errors=True)

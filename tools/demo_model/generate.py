@@ -27,8 +27,20 @@ sys.path.insert(0, str(HERE))
 REPO = HERE.parent.parent
 
 GENERATOR_VERSION = "1"
-VERSIONED_PACKAGES = ("torch", "transformers", "tokenizers", "llmexport", "MNN", "onnx", "onnxruntime", "onnxslim",
-                      "protobuf", "numpy", "pillow", "opencv-python-headless")
+VERSIONED_PACKAGES = (
+    "torch",
+    "transformers",
+    "tokenizers",
+    "llmexport",
+    "MNN",
+    "onnx",
+    "onnxruntime",
+    "onnxslim",
+    "protobuf",
+    "numpy",
+    "pillow",
+    "opencv-python-headless",
+)
 
 
 def versions() -> dict[str, str]:
@@ -48,8 +60,12 @@ def main() -> None:
     ap.add_argument("--seed", type=int, default=1234, help="training seed (init, data, sampling)")
     ap.add_argument("--eval-seed", type=int, default=20261130, help="held-out scenes for the receipt")
     ap.add_argument("--per-kind", type=int, default=50, help="held-out scenes per kind for the receipt")
-    ap.add_argument("--quant-bit", default="auto", choices=("auto", "4", "8"),
-                    help="auto: export both, keep 4-bit unless 8-bit answers more held-out scenes correctly")
+    ap.add_argument(
+        "--quant-bit",
+        default="auto",
+        choices=("auto", "4", "8"),
+        help="auto: export both, keep 4-bit unless 8-bit answers more held-out scenes correctly",
+    )
     ap.add_argument("--aux-weight", type=float, default=1.0, help="0 trains without the auxiliary heads")
     ap.add_argument("--work", type=Path, default=Path("/tmp/keyframe-demo-work"))
     ap.add_argument("--manifest", type=Path, default=REPO / "model_store" / "manifests" / "keyframe-demo.json")
@@ -58,10 +74,8 @@ def main() -> None:
     args = ap.parse_args()
     os.environ.setdefault("TOKENIZERS_PARALLELISM", "false")
 
-    import torch
-    from transformers import AutoTokenizer, Qwen3VLForConditionalGeneration
-
     import scenes
+    import torch
     from evaluate import eval_set, evaluate
     from examples import write_examples
     from export import export_model
@@ -70,6 +84,7 @@ def main() -> None:
     from sequence import IMAGE_SIZE, make_layout
     from tokenizer import save_hf_tokenizer
     from train import TrainSettings, save_model, torch_decisions, train
+    from transformers import AutoTokenizer, Qwen3VLForConditionalGeneration
 
     work = args.work.resolve()
     shutil.rmtree(work, ignore_errors=True)
@@ -103,14 +118,19 @@ def main() -> None:
 
     rgb = [cv2.cvtColor(im, cv2.COLOR_BGR2RGB) for im in imgs]
     preds = torch_decisions(model, layout, rgb)
-    torch_acc = {k: round(sum(p == scenes.expected_answer(k) for p, kk in zip(preds, kinds) if kk == k)
-                          / kinds.count(k), 4) for k in scenes.SCENE_KINDS}
+    torch_acc = {
+        k: round(
+            sum(p == scenes.expected_answer(k) for p, kk in zip(preds, kinds, strict=True) if kk == k) / kinds.count(k),
+            4,
+        )
+        for k in scenes.SCENE_KINDS
+    }
     log(f"PyTorch decision accuracy (40/kind, eval seed): {torch_acc}")
     save_model(model, tok, hf_dir)
 
     # 3. Export into staging folders, check them with MNN, then publish one.
     candidates: dict[int, tuple[list[str], dict]] = {}
-    for bits in ((4, 8) if args.quant_bit == "auto" else (int(args.quant_bit),)):
+    for bits in (4, 8) if args.quant_bit == "auto" else (int(args.quant_bit),):
         staging = work / f"mnn_q{bits}"
         t = time.monotonic()
         files = export_model(hf_dir, staging, work, quant_bit=bits, image_size=IMAGE_SIZE)
@@ -118,8 +138,10 @@ def main() -> None:
         result = evaluate(staging, args.eval_seed, args.per_kind, work / f"eval_q{bits}")
         if result["prompt_ids"] != layout.prompt_ids():
             raise SystemExit(f"MNN builds other prompt ids than we trained on: {result['prompt_ids']}")
-        log(f"MNN {bits}-bit accuracy: {result['per_kind_accuracy']} overall {result['overall_accuracy']}, "
-            f"valid JSON {result['valid_json_answers']}/{result['images']}")
+        log(
+            f"MNN {bits}-bit accuracy: {result['per_kind_accuracy']} overall {result['overall_accuracy']}, "
+            f"valid JSON {result['valid_json_answers']}/{result['images']}"
+        )
         candidates[bits] = (files, result)
     # Smaller wins ties: 4-bit unless 8-bit is strictly better on the held-out set.
     quant_bit = min(candidates, key=lambda b: (-candidates[b][1]["overall_accuracy"], b))
@@ -144,36 +166,71 @@ def main() -> None:
 
     # 5. Receipt and manifest.
     receipt = {
-        "model": "keyframe-demo", "revision": revision, "generated_at": dt.datetime.now(dt.timezone.utc).isoformat(),
+        "model": "keyframe-demo",
+        "revision": revision,
+        "generated_at": dt.datetime.now(dt.timezone.utc).isoformat(),
         "command": "python tools/demo_model/generate.py " + " ".join(sys.argv[1:]),
         "architecture": "Qwen3VLForConditionalGeneration (random init from config, trained here)",
-        "shape": DEMO_SHAPE.as_dict(), "parameters": n_params, "vision_parameters": n_vision,
-        "vocab_size": len(tok), "special_token_ids": special,
-        "prompt": {"question": scenes.QUESTION, "mnn_text": "<img>image_0</img>" + scenes.QUESTION,
-                   "chat_template_applied_by_mnn": result["chat_template_applied"],
-                   "system_prompt": None, "prompt_ids": layout.prompt_ids(), "prompt_len": len(layout.prompt_ids()),
-                   "image_tokens": layout.n_image_tokens, "answers": answers,
-                   "answer_ids": {k: list(v) for k, v in layout.answers.items()},
-                   "stop_ids": result["stop_ids"], "decision_token_index": layout.decision_index()},
-        "training": {"seed": args.seed, "minutes_budget": args.minutes, "seconds": summary["seconds"],
-                     "steps": summary["steps"], "batch": settings.batch, "lr": settings.lr,
-                     "decision_weight": settings.decision_weight, "aux_weight": settings.aux_weight,
-                     "render_sizes": [settings.render_min, settings.render_max], "image_size": IMAGE_SIZE,
-                     "torch_threads": 1, "data_processes": 1, "final_loss": summary["final_loss"],
-                     "train_acc_ema": summary["train_acc_ema"], "history": summary["history"],
-                     "pytorch_eval_accuracy_40_per_kind": torch_acc},
-        "export": {"tool": "llmexport", "quant_bit": quant_bit, "quant_block": 64,
-                   "compared": {f"{b}-bit": {"per_kind_accuracy": r["per_kind_accuracy"],
-                                             "overall_accuracy": r["overall_accuracy"],
-                                             "valid_json_answers": r["valid_json_answers"]}
-                                for b, (_, r) in candidates.items()},
-                   "visual_quant_bit": 4, "visual_quant_block": 128, "visual_note": "llmexport default for qwen3_vl",
-                   "files": sizes,
-                   "total_bytes": sum(sizes.values())},
+        "shape": DEMO_SHAPE.as_dict(),
+        "parameters": n_params,
+        "vision_parameters": n_vision,
+        "vocab_size": len(tok),
+        "special_token_ids": special,
+        "prompt": {
+            "question": scenes.QUESTION,
+            "mnn_text": "<img>image_0</img>" + scenes.QUESTION,
+            "chat_template_applied_by_mnn": result["chat_template_applied"],
+            "system_prompt": None,
+            "prompt_ids": layout.prompt_ids(),
+            "prompt_len": len(layout.prompt_ids()),
+            "image_tokens": layout.n_image_tokens,
+            "answers": answers,
+            "answer_ids": {k: list(v) for k, v in layout.answers.items()},
+            "stop_ids": result["stop_ids"],
+            "decision_token_index": layout.decision_index(),
+        },
+        "training": {
+            "seed": args.seed,
+            "minutes_budget": args.minutes,
+            "seconds": summary["seconds"],
+            "steps": summary["steps"],
+            "batch": settings.batch,
+            "lr": settings.lr,
+            "decision_weight": settings.decision_weight,
+            "aux_weight": settings.aux_weight,
+            "render_sizes": [settings.render_min, settings.render_max],
+            "image_size": IMAGE_SIZE,
+            "torch_threads": 1,
+            "data_processes": 1,
+            "final_loss": summary["final_loss"],
+            "train_acc_ema": summary["train_acc_ema"],
+            "history": summary["history"],
+            "pytorch_eval_accuracy_40_per_kind": torch_acc,
+        },
+        "export": {
+            "tool": "llmexport",
+            "quant_bit": quant_bit,
+            "quant_block": 64,
+            "compared": {
+                f"{b}-bit": {
+                    "per_kind_accuracy": r["per_kind_accuracy"],
+                    "overall_accuracy": r["overall_accuracy"],
+                    "valid_json_answers": r["valid_json_answers"],
+                }
+                for b, (_, r) in candidates.items()
+            },
+            "visual_quant_bit": 4,
+            "visual_quant_block": 128,
+            "visual_note": "llmexport default for qwen3_vl",
+            "files": sizes,
+            "total_bytes": sum(sizes.values()),
+        },
         "evaluation": {k: v for k, v in result.items() if k not in ("prompt_ids", "stop_ids", "chat_template_applied")}
-                      | {"runtime": "MNN.llm response(), CPU, thread_num 2, greedy",
-                         "feeding": "render 256 px -> JPEG q90 -> cv2.imdecode (BGR) -> INTER_AREA 128x128 -> "
-                                    "MNN.expr.const(NHWC, uint8) -> {'text','images':[{data,width,height}]}"},
+        | {
+            "runtime": "MNN.llm response(), CPU, thread_num 2, greedy",
+            "feeding": "render 256 px -> JPEG q90 -> cv2.imdecode (BGR) -> INTER_AREA 128x128 -> "
+            "MNN.expr.const(NHWC, uint8) -> {'text','images':[{data,width,height}]}",
+        },
         "examples": examples,
         "versions": versions(),
         "machine": {"cpu_count": os.cpu_count(), "platform": platform.platform()},

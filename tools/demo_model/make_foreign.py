@@ -50,9 +50,15 @@ def save_slow_tokenizer(out: Path, vocab_size: int = 400) -> dict[str, int]:
     build_tokenizer(vocab_size).model.save(str(out))
     # Special tokens in a different order from ours: ids differ too.
     order = ["<|im_end|>", "<|endoftext|>"] + [t for t in SPECIAL_TOKENS if t not in ("<|im_end|>", "<|endoftext|>")]
-    tok = Qwen2Tokenizer(vocab_file=str(out / "vocab.json"), merges_file=str(out / "merges.txt"),
-                         eos_token="<|im_end|>", pad_token="<|endoftext|>", unk_token=None, bos_token=None,
-                         additional_special_tokens=order[2:])
+    tok = Qwen2Tokenizer(
+        vocab_file=str(out / "vocab.json"),
+        merges_file=str(out / "merges.txt"),
+        eos_token="<|im_end|>",
+        pad_token="<|endoftext|>",
+        unk_token=None,
+        bos_token=None,
+        additional_special_tokens=order[2:],
+    )
     tok.chat_template = FOREIGN_TEMPLATE
     tok.save_pretrained(str(out))
     (out / "tokenizer.json").unlink(missing_ok=True)
@@ -79,9 +85,8 @@ def _keep_output_ascii(model, tok_dir: Path) -> None:
 
 def make_foreign(out: Path, seed: int = 7) -> list[str]:
     import torch
-    from transformers import Qwen3VLForConditionalGeneration
-
     from export import export_model
+    from transformers import Qwen3VLForConditionalGeneration
 
     with tempfile.TemporaryDirectory(prefix="kf_foreign_") as tmp:
         hf = Path(tmp) / "hf"
@@ -99,11 +104,17 @@ def make_foreign(out: Path, seed: int = 7) -> list[str]:
         (hf / "tokenizer.json").unlink(missing_ok=True)  # save_pretrained must not bring it back
         if out.exists():
             shutil.rmtree(out)
-        files = export_model(hf, out, Path(tmp), quant_bit=8, visual_quant_bit=8, image_size=64,
-                             quant_block=32)
-    info = {"generator": "tools/demo_model/make_foreign.py", "seed": seed, "shape": FOREIGN_SHAPE.as_dict(),
-            "quant_bit": 8, "image_size": 64, "weights": "random (untrained)", "files": files,
-            "note": "answers are garbage by design; use it to test loading, prompting and the token loop"}
+        files = export_model(hf, out, Path(tmp), quant_bit=8, visual_quant_bit=8, image_size=64, quant_block=32)
+    info = {
+        "generator": "tools/demo_model/make_foreign.py",
+        "seed": seed,
+        "shape": FOREIGN_SHAPE.as_dict(),
+        "quant_bit": 8,
+        "image_size": 64,
+        "weights": "random (untrained)",
+        "files": files,
+        "note": "answers are garbage by design; use it to test loading, prompting and the token loop",
+    }
     (out / "fixture.json").write_text(json.dumps(info, indent=2) + "\n")
     return files
 

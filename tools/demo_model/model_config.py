@@ -33,9 +33,20 @@ class TinyShape:
 
 DEMO_SHAPE = TinyShape()
 # The foreign fixture: differently shaped on purpose (tests must not assume ours).
-FOREIGN_SHAPE = TinyShape(text_hidden=96, text_layers=3, text_heads=4, text_kv_heads=2, head_dim=32,
-                          text_intermediate=256, vision_hidden=48, vision_depth=3, vision_heads=2,
-                          vision_intermediate=128, num_position_embeddings=144, mrope_section=(8, 4, 4))
+FOREIGN_SHAPE = TinyShape(
+    text_hidden=96,
+    text_layers=3,
+    text_heads=4,
+    text_kv_heads=2,
+    head_dim=32,
+    text_intermediate=256,
+    vision_hidden=48,
+    vision_depth=3,
+    vision_heads=2,
+    vision_intermediate=128,
+    num_position_embeddings=144,
+    mrope_section=(8, 4, 4),
+)
 
 
 def make_config(shape: TinyShape, special_ids: dict[str, int], vocab_size: int):
@@ -53,8 +64,12 @@ def make_config(shape: TinyShape, special_ids: dict[str, int], vocab_size: int):
         max_position_embeddings=4096,
         rms_norm_eps=1e-6,
         tie_word_embeddings=True,
-        rope_parameters={"rope_type": "default", "rope_theta": 5_000_000.0,
-                         "mrope_section": list(shape.mrope_section), "mrope_interleaved": True},
+        rope_parameters={
+            "rope_type": "default",
+            "rope_theta": 5_000_000.0,
+            "mrope_section": list(shape.mrope_section),
+            "mrope_interleaved": True,
+        },
         bos_token_id=special_ids["<|endoftext|>"],
         eos_token_id=special_ids["<|im_end|>"],
         pad_token_id=special_ids["<|endoftext|>"],

@@ -39,8 +39,10 @@ CORRECT_HALF_V = 0.06
 # for "side" and "off_torso".  Each "no" range keeps a clear gap (>= 0.1 torso
 # units) from the correct zone so the label is never ambiguous.
 _PLACEMENT: dict[str, tuple[tuple[float, float], tuple[float, float]]] = {
-    "correct": ((-CORRECT_HALF_U, CORRECT_HALF_U),
-                (CORRECT_POINT[1] - CORRECT_HALF_V, CORRECT_POINT[1] + CORRECT_HALF_V)),
+    "correct": (
+        (-CORRECT_HALF_U, CORRECT_HALF_U),
+        (CORRECT_POINT[1] - CORRECT_HALF_V, CORRECT_POINT[1] + CORRECT_HALF_V),
+    ),
     "too_high": ((-0.07, 0.07), (0.05, 0.19)),
     "too_low": ((-0.07, 0.07), (0.56, 0.78)),
     # Side starts at 0.25: with the fingers pointing inwards, hands at 0.22
@@ -49,18 +51,43 @@ _PLACEMENT: dict[str, tuple[tuple[float, float], tuple[float, float]]] = {
     "off_torso": ((0.70, 0.80), (0.20, 0.70)),
 }
 
-_SKIN = np.array([
-    (255, 224, 196), (241, 194, 160), (224, 172, 130), (198, 134, 96),
-    (161, 102, 70), (120, 74, 48), (88, 56, 38),
-], dtype=np.float32)
+_SKIN = np.array(
+    [
+        (255, 224, 196),
+        (241, 194, 160),
+        (224, 172, 130),
+        (198, 134, 96),
+        (161, 102, 70),
+        (120, 74, 48),
+        (88, 56, 38),
+    ],
+    dtype=np.float32,
+)
 # Manikins are often not skin-coloured at all.
-_MANIKIN_EXTRA = np.array([
-    (200, 200, 205), (150, 170, 200), (230, 215, 190), (120, 125, 135),
-], dtype=np.float32)
-_SLEEVES = np.array([
-    (30, 60, 150), (180, 30, 40), (40, 40, 45), (230, 230, 230), (30, 120, 60),
-    (240, 140, 20), (110, 80, 160), (90, 90, 90), (20, 140, 170), (200, 190, 60),
-], dtype=np.float32)
+_MANIKIN_EXTRA = np.array(
+    [
+        (200, 200, 205),
+        (150, 170, 200),
+        (230, 215, 190),
+        (120, 125, 135),
+    ],
+    dtype=np.float32,
+)
+_SLEEVES = np.array(
+    [
+        (30, 60, 150),
+        (180, 30, 40),
+        (40, 40, 45),
+        (230, 230, 230),
+        (30, 120, 60),
+        (240, 140, 20),
+        (110, 80, 160),
+        (90, 90, 90),
+        (20, 140, 170),
+        (200, 190, 60),
+    ],
+    dtype=np.float32,
+)
 
 BACKGROUND_KINDS: tuple[str, ...] = ("flat", "gradient", "tiles", "planks", "noise", "mat")
 
@@ -132,14 +159,14 @@ class _Frame:
 
     def poly(self, u: np.ndarray, v: np.ndarray) -> list[tuple[float, float]]:
         x, y = self.px(u, v)
-        return list(zip(x.tolist(), y.tolist()))
+        return list(zip(x.tolist(), y.tolist(), strict=True))
 
 
 def _ellipse_pts(cx: float, cy: float, rx: float, ry: float, angle: float, n: int = 28) -> list[tuple[float, float]]:
     t = np.linspace(0, 2 * np.pi, n, endpoint=False)
     x, y = rx * np.cos(t), ry * np.sin(t)
     c, s = math.cos(angle), math.sin(angle)
-    return list(zip((cx + x * c - y * s).tolist(), (cy + x * s + y * c).tolist()))
+    return list(zip((cx + x * c - y * s).tolist(), (cy + x * s + y * c).tolist(), strict=True))
 
 
 def _jitter(rng: np.random.Generator, colour: np.ndarray, amount: float) -> tuple[int, int, int]:
@@ -168,14 +195,14 @@ def _background(rng: np.random.Generator, size: int) -> Image.Image:
         line = max(1, size // 120)
         off = int(rng.integers(step))
         for p in range(off, size, step):
-            arr[:, p:p + line] = other
-            arr[p:p + line, :] = other
+            arr[:, p : p + line] = other
+            arr[p : p + line, :] = other
     elif kind == "planks":
         step = int(size * rng.uniform(0.08, 0.2))
         arr = np.empty((size, size, 3))
         shades = rng.uniform(0.8, 1.15, size // step + 2)
         for i, p in enumerate(range(0, size, step)):
-            arr[p:p + step] = base * shades[i]
+            arr[p : p + step] = base * shades[i]
         arr[::step] *= 0.6
         if rng.random() < 0.5:
             arr = arr.transpose(1, 0, 2)
@@ -189,17 +216,23 @@ def _background(rng: np.random.Generator, size: int) -> Image.Image:
         arr = np.broadcast_to(other, (size, size, 3)).copy()
         mat = rng.uniform(20, 200, 3)
         m = int(size * rng.uniform(0.0, 0.08))
-        arr[:, m:size - m] = mat
+        arr[:, m : size - m] = mat
     return Image.fromarray(np.clip(arr, 0, 255).astype(np.uint8), "RGB")
 
 
-def _draw_torso(draw: ImageDraw.ImageDraw, fr: _Frame, rng: np.random.Generator, colour: tuple[int, int, int], size: int) -> None:
+def _draw_torso(
+    draw: ImageDraw.ImageDraw, fr: _Frame, rng: np.random.Generator, colour: tuple[int, int, int], size: int
+) -> None:
     # Head and neck first (the torso outline covers the neck's lower end).
     head_r = rng.uniform(0.17, 0.22)
     hx, hy = fr.px(0.0, -0.1 - head_r * fr.w / fr.h)
-    draw.polygon(_ellipse_pts(float(hx), float(hy), head_r * fr.w, head_r * fr.w * 1.15, math.atan2(fr.sin, fr.cos)), fill=colour)
+    draw.polygon(
+        _ellipse_pts(float(hx), float(hy), head_r * fr.w, head_r * fr.w * 1.15, math.atan2(fr.sin, fr.cos)), fill=colour
+    )
     neck = 0.11
-    draw.polygon(fr.poly(np.array([-neck, neck, neck, -neck]), np.array([-0.12, -0.12, 0.05, 0.05])), fill=_shade(colour, 0.93))
+    draw.polygon(
+        fr.poly(np.array([-neck, neck, neck, -neck]), np.array([-0.12, -0.12, 0.05, 0.05])), fill=_shade(colour, 0.93)
+    )
     # Torso outline: a tapered superellipse (shoulders a bit wider than the waist).
     n_exp = rng.uniform(2.5, 5.0)
     taper = rng.uniform(0.0, 0.12)
@@ -211,12 +244,14 @@ def _draw_torso(draw: ImageDraw.ImageDraw, fr: _Frame, rng: np.random.Generator,
     # Chest highlight: a lighter ellipse, breaks up the flat colour.
     if rng.random() < 0.6:
         cx, cy = fr.px(0.0, rng.uniform(0.25, 0.45))
-        draw.polygon(_ellipse_pts(float(cx), float(cy), 0.32 * fr.w, 0.2 * fr.h, math.atan2(fr.sin, fr.cos)),
-                     fill=_shade(colour, rng.uniform(1.03, 1.1)))
+        draw.polygon(
+            _ellipse_pts(float(cx), float(cy), 0.32 * fr.w, 0.2 * fr.h, math.atan2(fr.sin, fr.cos)),
+            fill=_shade(colour, rng.uniform(1.03, 1.1)),
+        )
     lw = max(1, size // 160)
     if rng.random() < 0.6:  # sternum line
         x, y = fr.px(np.array([0.0, 0.0]), np.array([0.08, rng.uniform(0.5, 0.6)]))
-        draw.line(list(zip(x.tolist(), y.tolist())), fill=_shade(colour, 0.75), width=lw)
+        draw.line(list(zip(x.tolist(), y.tolist(), strict=True)), fill=_shade(colour, 0.75), width=lw)
     if rng.random() < 0.6:  # nipples
         r = 0.025 * fr.w
         for side in (-1, 1):
@@ -228,8 +263,16 @@ def _draw_torso(draw: ImageDraw.ImageDraw, fr: _Frame, rng: np.random.Generator,
         draw.ellipse([float(x) - r, float(y) - r, float(x) + r, float(y) + r], fill=_shade(colour, 0.6))
 
 
-def _draw_hands(draw: ImageDraw.ImageDraw, fr: _Frame, rng: np.random.Generator, hx: float, hy: float,
-                skin: tuple[int, int, int], sleeve: tuple[int, int, int] | None, size: int) -> None:
+def _draw_hands(
+    draw: ImageDraw.ImageDraw,
+    fr: _Frame,
+    rng: np.random.Generator,
+    hx: float,
+    hy: float,
+    skin: tuple[int, int, int],
+    sleeve: tuple[int, int, int] | None,
+    size: int,
+) -> None:
     """Two stacked hands at pixel (hx, hy), arms leading to a frame edge."""
     side = 1.0 if rng.random() < 0.5 else -1.0  # rescuer kneels on this side
     # Arms come from that side and usually a little from below.
@@ -257,16 +300,23 @@ def _draw_hands(draw: ImageDraw.ImageDraw, fr: _Frame, rng: np.random.Generator,
             lateral = (k - 1.5) * 0.33 * palm_ry + (0.25 * palm_ry if hand else 0.0)
             fx = px_ - ca * (palm_rx + finger_len * 0.45) - sa * lateral
             fy = py_ - sa * (palm_rx + finger_len * 0.45) + ca * lateral
-            draw.polygon(_ellipse_pts(fx, fy, finger_len * 0.55, palm_ry * 0.17, arm_ang, 12), fill=_shade(colour, 0.97))
+            draw.polygon(
+                _ellipse_pts(fx, fy, finger_len * 0.55, palm_ry * 0.17, arm_ang, 12), fill=_shade(colour, 0.97)
+            )
         draw.polygon(_ellipse_pts(px_, py_, palm_rx, palm_ry, arm_ang), fill=colour)
         # Thumb along the top side of the palm.
         tx, ty = px_ - ca * palm_rx * 0.2 + sa * palm_ry * 0.9, py_ - sa * palm_rx * 0.2 - ca * palm_ry * 0.9
-        draw.polygon(_ellipse_pts(tx, ty, palm_rx * 0.55, palm_ry * 0.28, arm_ang + 0.5 * side, 12), fill=_shade(colour, 0.93))
+        draw.polygon(
+            _ellipse_pts(tx, ty, palm_rx * 0.55, palm_ry * 0.28, arm_ang + 0.5 * side, 12), fill=_shade(colour, 0.93)
+        )
     # Knuckle line on the top hand gives it some texture.
     kx, ky = hx - ca * palm_rx * 0.55, hy - sa * palm_rx * 0.55
     lw = max(1, size // 200)
-    draw.line([(kx - sa * palm_ry * 0.7, ky + ca * palm_ry * 0.7), (kx + sa * palm_ry * 0.7, ky - ca * palm_ry * 0.7)],
-              fill=_shade(skin, 0.8), width=lw)
+    draw.line(
+        [(kx - sa * palm_ry * 0.7, ky + ca * palm_ry * 0.7), (kx + sa * palm_ry * 0.7, ky - ca * palm_ry * 0.7)],
+        fill=_shade(skin, 0.8),
+        width=lw,
+    )
 
 
 def _degrade(rng: np.random.Generator, img: Image.Image, jpeg: bool) -> Image.Image:
@@ -291,8 +341,9 @@ def _degrade(rng: np.random.Generator, img: Image.Image, jpeg: bool) -> Image.Im
     return out
 
 
-def render_scene_info(rng: np.random.Generator, kind: str, size: int = 256,
-                      hands_at: tuple[float, float] | None = None, jpeg: bool = True) -> tuple[Image.Image, SceneInfo]:
+def render_scene_info(
+    rng: np.random.Generator, kind: str, size: int = 256, hands_at: tuple[float, float] | None = None, jpeg: bool = True
+) -> tuple[Image.Image, SceneInfo]:
     """Render one scene and return it with its ground truth.
 
     ``hands_at`` (torso-relative u, v) overrides the kind's random placement;
@@ -328,14 +379,20 @@ def render_scene_info(rng: np.random.Generator, kind: str, size: int = 256,
     _draw_hands(draw, fr, rng, float(hx), float(hy), hand_colour, sleeve, size)
     img = _degrade(rng, img, jpeg)
     qx, qy = fr.px(*CORRECT_POINT)
-    info = SceneInfo(kind=label, answer=expected_answer(label), hands_uv=(u, v),
-                     hands_xy=(float(hx) / size, float(hy) / size),
-                     correct_xy=(float(qx) / size, float(qy) / size), torso_width=fr.w / size)
+    info = SceneInfo(
+        kind=label,
+        answer=expected_answer(label),
+        hands_uv=(u, v),
+        hands_xy=(float(hx) / size, float(hy) / size),
+        correct_xy=(float(qx) / size, float(qy) / size),
+        torso_width=fr.w / size,
+    )
     return img, info
 
 
-def render_scene(rng: np.random.Generator, kind: str, size: int = 256,
-                 hands_at: tuple[float, float] | None = None, jpeg: bool = True) -> Image.Image:
+def render_scene(
+    rng: np.random.Generator, kind: str, size: int = 256, hands_at: tuple[float, float] | None = None, jpeg: bool = True
+) -> Image.Image:
     """Render one RGB scene of ``kind`` (see ``SCENE_KINDS``), ``size`` x ``size`` px."""
     return render_scene_info(rng, kind, size, hands_at, jpeg)[0]
 

@@ -43,12 +43,12 @@ def image_to_patches(rgb: np.ndarray) -> np.ndarray:
 class PromptLayout:
     """Token ids of the fixed prompt and both answers."""
 
-    prefix: tuple[int, ...]      # text before the image (template start)
-    suffix: tuple[int, ...]      # text after the image (question, template end)
+    prefix: tuple[int, ...]  # text before the image (template start)
+    suffix: tuple[int, ...]  # text after the image (question, template end)
     vision_start: int
     vision_end: int
     image_pad: int
-    grid: tuple[int, int]        # merged image tokens (rows, cols)
+    grid: tuple[int, int]  # merged image tokens (rows, cols)
     answers: dict[str, tuple[int, ...]]  # "yes"/"no" -> answer ids incl. <|im_end|>
 
     @property
@@ -56,13 +56,18 @@ class PromptLayout:
         return self.grid[0] * self.grid[1]
 
     def prompt_ids(self) -> list[int]:
-        return (list(self.prefix) + [self.vision_start] + [self.image_pad] * self.n_image_tokens
-                + [self.vision_end] + list(self.suffix))
+        return (
+            list(self.prefix)
+            + [self.vision_start]
+            + [self.image_pad] * self.n_image_tokens
+            + [self.vision_end]
+            + list(self.suffix)
+        )
 
     def decision_index(self) -> int:
         """Index (within the answer) of the first token where yes and no differ."""
         a, b = self.answers["yes"], self.answers["no"]
-        for i, (x, y) in enumerate(zip(a, b)):
+        for i, (x, y) in enumerate(zip(a, b, strict=False)):
             if x != y:
                 return i
         raise ValueError("answers do not differ")
@@ -107,21 +112,23 @@ class PromptLayout:
         dec = np.arange(n_prompt, n_prompt + len(ans) - 1, dtype=np.int64)
         pos = np.concatenate([pos, np.stack([dec, dec, dec])], axis=1)
         labels = np.full(len(ids), -100, dtype=np.int64)
-        labels[n_prompt - 1:] = ans
+        labels[n_prompt - 1 :] = ans
         return np.array(ids, dtype=np.int64), pos, labels
 
 
 def make_layout(tok, question: str, answers: dict[str, str], image_size: int = IMAGE_SIZE) -> PromptLayout:
     """Build the layout with an HF tokenizer, splitting the template like MNN does."""
-    text = tok.apply_chat_template([{"role": "user", "content": f"<img>image_0</img>{question}"}],
-                                   tokenize=False, add_generation_prompt=True)
+    text = tok.apply_chat_template(
+        [{"role": "user", "content": f"<img>image_0</img>{question}"}], tokenize=False, add_generation_prompt=True
+    )
     before, rest = text.split("<img>", 1)
     after = rest.split("</img>", 1)[1]
     enc = lambda s: tuple(tok.encode(s, add_special_tokens=False))  # noqa: E731
     im_end = tok.convert_tokens_to_ids("<|im_end|>")
     grid = (image_size // (PATCH * MERGE), image_size // (PATCH * MERGE))
     return PromptLayout(
-        prefix=enc(before), suffix=enc(after),
+        prefix=enc(before),
+        suffix=enc(after),
         vision_start=tok.convert_tokens_to_ids("<|vision_start|>"),
         vision_end=tok.convert_tokens_to_ids("<|vision_end|>"),
         image_pad=tok.convert_tokens_to_ids("<|image_pad|>"),

@@ -15,15 +15,27 @@ from tokenizers import Regex, Tokenizer, decoders, models, normalizers, pre_toke
 
 # Order matters only for the ids they get; kept in Qwen's order.
 SPECIAL_TOKENS: tuple[str, ...] = (
-    "<|endoftext|>", "<|im_start|>", "<|im_end|>",
-    "<|object_ref_start|>", "<|object_ref_end|>", "<|box_start|>", "<|box_end|>",
-    "<|quad_start|>", "<|quad_end|>",
-    "<|vision_start|>", "<|vision_end|>", "<|vision_pad|>", "<|image_pad|>", "<|video_pad|>",
+    "<|endoftext|>",
+    "<|im_start|>",
+    "<|im_end|>",
+    "<|object_ref_start|>",
+    "<|object_ref_end|>",
+    "<|box_start|>",
+    "<|box_end|>",
+    "<|quad_start|>",
+    "<|quad_end|>",
+    "<|vision_start|>",
+    "<|vision_end|>",
+    "<|vision_pad|>",
+    "<|image_pad|>",
+    "<|video_pad|>",
 )
 
 # Qwen2/3 pre-tokenisation regex (splits words, single digits, punctuation runs, newlines).
-QWEN_SPLIT = (r"(?i:'s|'t|'re|'ve|'m|'ll|'d)|[^\r\n\p{L}\p{N}]?\p{L}+|\p{N}| ?[^\s\p{L}\p{N}]+[\r\n]*"
-              r"|\s*[\r\n]+|\s+(?!\S)|\s+")
+QWEN_SPLIT = (
+    r"(?i:'s|'t|'re|'ve|'m|'ll|'d)|[^\r\n\p{L}\p{N}]?\p{L}+|\p{N}| ?[^\s\p{L}\p{N}]+[\r\n]*"
+    r"|\s*[\r\n]+|\s+(?!\S)|\s+"
+)
 
 # ChatML without a default system prompt: MNN applies it with only a user
 # message (config.json has no system_prompt), so the prompt is exactly
@@ -56,10 +68,12 @@ def build_tokenizer(vocab_size: int = 680) -> Tokenizer:
     """Train the BPE on the corpus (deterministic: the trainer is single-pass)."""
     tok = Tokenizer(models.BPE(unk_token=None, byte_fallback=False, fuse_unk=False))
     tok.normalizer = normalizers.NFC()
-    tok.pre_tokenizer = pre_tokenizers.Sequence([
-        pre_tokenizers.Split(Regex(QWEN_SPLIT), behavior="isolated", invert=False),
-        pre_tokenizers.ByteLevel(add_prefix_space=False, trim_offsets=False, use_regex=False),
-    ])
+    tok.pre_tokenizer = pre_tokenizers.Sequence(
+        [
+            pre_tokenizers.Split(Regex(QWEN_SPLIT), behavior="isolated", invert=False),
+            pre_tokenizers.ByteLevel(add_prefix_space=False, trim_offsets=False, use_regex=False),
+        ]
+    )
     tok.decoder = decoders.ByteLevel(add_prefix_space=False, trim_offsets=False, use_regex=False)
     trainer = trainers.BpeTrainer(
         vocab_size=vocab_size - len(SPECIAL_TOKENS),

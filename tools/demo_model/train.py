@@ -22,7 +22,6 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 import numpy as np
-
 from scenes import NO_KINDS, SCENE_KINDS, render_scene_info
 from sequence import IMAGE_SIZE, PromptLayout, image_to_patches
 
@@ -61,8 +60,10 @@ def scene_sample(rng: np.random.Generator, render_min: int, render_max: int) -> 
     size = int(rng.integers(render_min, render_max + 1))
     img, info = render_scene_info(rng, kind, size)
     small = cv2.resize(np.asarray(img), (IMAGE_SIZE, IMAGE_SIZE), interpolation=cv2.INTER_AREA)
-    truth = np.array([KIND_INDEX[kind], 0.0 if info.answer == "yes" else 1.0, *info.hands_xy, *info.correct_xy,
-                      *info.hands_uv], dtype=np.float32)
+    truth = np.array(
+        [KIND_INDEX[kind], 0.0 if info.answer == "yes" else 1.0, *info.hands_xy, *info.correct_xy, *info.hands_uv],
+        dtype=np.float32,
+    )
     return small, truth
 
 
@@ -73,22 +74,22 @@ def _producer(seed: int, render_min: int, render_max: int, out: mp.Queue, chunk:
     cv2.setNumThreads(1)
     rng = np.random.default_rng(seed)
     while True:
-        imgs, truths = zip(*(scene_sample(rng, render_min, render_max) for _ in range(chunk)))
+        imgs, truths = zip(*(scene_sample(rng, render_min, render_max) for _ in range(chunk)), strict=True)
         out.put((np.stack(imgs), np.stack(truths)))
 
 
 def soft_grid_target(xy: np.ndarray, grid: int, sigma: float = 0.6) -> np.ndarray:
     """(B, 2) normalised points -> (B, grid*grid) soft one-hot over merged tokens."""
     centres = (np.arange(grid) + 0.5) / grid
-    gx = np.exp(-((centres[None, :] - xy[:, :1]) * grid) ** 2 / (2 * sigma ** 2))
-    gy = np.exp(-((centres[None, :] - xy[:, 1:2]) * grid) ** 2 / (2 * sigma ** 2))
+    gx = np.exp(-(((centres[None, :] - xy[:, :1]) * grid) ** 2) / (2 * sigma**2))
+    gy = np.exp(-(((centres[None, :] - xy[:, 1:2]) * grid) ** 2) / (2 * sigma**2))
     t = gy[:, :, None] * gx[:, None, :]
     t = t.reshape(len(xy), -1)
     return (t / t.sum(1, keepdims=True)).astype(np.float32)
 
 
 def build_aux_heads(width: int):
-    """Heads on the merged vision tokens: hand map, correct-point map, yes/no, (u, v), scene kind."""
+    """Heads on the merged vision tokens: hand map, correct-point map, yes/no, (u, v)."""
     import torch
     from torch import nn
 
@@ -99,15 +100,17 @@ def build_aux_heads(width: int):
             self.point = nn.Linear(width, 1)
             self.decide = nn.Linear(width, 1)
             self.uv = nn.Linear(width, 2)
-            self.kind = nn.Linear(2 * width, len(SCENE_KINDS))
 
         def forward(self, tokens: torch.Tensor) -> dict[str, torch.Tensor]:
             hand_logits = self.hand(tokens).squeeze(-1)  # B, N
             attn = torch.softmax(hand_logits, dim=-1).unsqueeze(-1)
             pooled = (attn * tokens).sum(1)  # features where the hands are
-            both = torch.cat([pooled, tokens.mean(1)], dim=-1)  # where the hands are + the whole scene
-            return {"hand": hand_logits, "point": self.point(tokens).squeeze(-1),
-                    "decide": self.decide(pooled).squeeze(-1), "uv": self.uv(pooled), "kind": self.kind(both)}
+            return {
+                "hand": hand_logits,
+                "point": self.point(tokens).squeeze(-1),
+                "decide": self.decide(pooled).squeeze(-1),
+                "uv": self.uv(pooled),
+            }
 
     return AuxHeads()
 
@@ -186,7 +189,7 @@ def train(model, layout: PromptLayout, settings: TrainSettings, log=print) -> di
                 imgs, truths = q.get(block=block, timeout=30 if block else None)
             except queue.Empty:
                 return
-            for im, tr in zip(imgs, truths):
+            for im, tr in zip(imgs, truths, strict=True):
                 buf_img[write] = im
                 buf_truth[write] = tr
                 write = (write + 1) % settings.buffer_size
@@ -206,7 +209,8 @@ def train(model, layout: PromptLayout, settings: TrainSettings, log=print) -> di
         while True:
             elapsed = time.monotonic() - t0
             if step == 30:
-                log(f"step time {elapsed / 30:.3f}s (about {int(budget / (elapsed / 30))} steps in {settings.minutes} min)")
+                per_step = elapsed / 30
+                log(f"step time {per_step:.3f}s (about {int(budget / per_step)} steps in {settings.minutes} min)")
             if elapsed > budget:
                 break
             drain(block=False)
@@ -221,8 +225,9 @@ def train(model, layout: PromptLayout, settings: TrainSettings, log=print) -> di
             labels = batch.pop("labels")
             out = model(**batch)
             logits = out.logits
-            ce = F.cross_entropy(logits.reshape(-1, logits.shape[-1]), labels.reshape(-1), reduction="none",
-                                 ignore_index=-100).view(labels.shape)
+            ce = F.cross_entropy(
+                logits.reshape(-1, logits.shape[-1]), labels.reshape(-1), reduction="none", ignore_index=-100
+            ).view(labels.shape)
             w = (labels != -100).float() * settings.answer_weight
             w[:, batcher.decision_pos] *= settings.decision_weight  # x10 relative to the other answer tokens
             loss = (ce * w).sum() / w.sum()
@@ -234,21 +239,30 @@ def train(model, layout: PromptLayout, settings: TrainSettings, log=print) -> di
                 a = aux(toks)
                 hand_t = torch.from_numpy(soft_grid_target(buf_truth[idx, 2:4], grid))
                 point_t = torch.from_numpy(soft_grid_target(buf_truth[idx, 4:6], grid))
-                aux_loss = (-(hand_t * F.log_softmax(a["hand"], -1)).sum(-1).mean()
-                            - (point_t * F.log_softmax(a["point"], -1)).sum(-1).mean()
-                            + F.binary_cross_entropy_with_logits(a["decide"], truth[:, 1])
-                            + 2.0 * F.mse_loss(a["uv"], truth[:, 6:8] * torch.tensor([4.0, 4.0]))
-                            + F.cross_entropy(a["kind"], truth[:, 0].long()))
+                aux_loss = (
+                    -(hand_t * F.log_softmax(a["hand"], -1)).sum(-1).mean()
+                    - (point_t * F.log_softmax(a["point"], -1)).sum(-1).mean()
+                    + F.binary_cross_entropy_with_logits(a["decide"], truth[:, 1])
+                    + F.mse_loss(a["uv"], truth[:, 6:8] * torch.tensor([4.0, 4.0]))
+                )
                 loss = loss + settings.aux_weight * aux_loss
             opt.zero_grad(set_to_none=True)
             loss.backward()
             torch.nn.utils.clip_grad_norm_(params, 1.0)
             opt.step()
-            ema = (loss.item(), acc) if ema is None else (0.98 * ema[0] + 0.02 * loss.item(), 0.98 * ema[1] + 0.02 * acc)
+            ema = (
+                (loss.item(), acc) if ema is None else (0.98 * ema[0] + 0.02 * loss.item(), 0.98 * ema[1] + 0.02 * acc)
+            )
             step += 1
             if step % settings.log_every == 0:
-                rec = {"step": step, "seconds": round(time.monotonic() - t0, 1), "loss": round(ema[0], 4),
-                       "train_acc": round(ema[1], 4), "lr": lr, "buffer": filled}
+                rec = {
+                    "step": step,
+                    "seconds": round(time.monotonic() - t0, 1),
+                    "loss": round(ema[0], 4),
+                    "train_acc": round(ema[1], 4),
+                    "lr": lr,
+                    "buffer": filled,
+                }
                 settings.history.append(rec)
                 log(f"step {step} t={rec['seconds']}s loss={rec['loss']} acc~{rec['train_acc']} lr={lr:.2e}")
     finally:
@@ -257,8 +271,13 @@ def train(model, layout: PromptLayout, settings: TrainSettings, log=print) -> di
         if hook is not None:
             hook.remove()
     model.eval()
-    return {"steps": step, "seconds": round(time.monotonic() - t0, 1), "final_loss": ema[0] if ema else None,
-            "train_acc_ema": ema[1] if ema else None, "history": settings.history}
+    return {
+        "steps": step,
+        "seconds": round(time.monotonic() - t0, 1),
+        "final_loss": ema[0] if ema else None,
+        "train_acc_ema": ema[1] if ema else None,
+        "history": settings.history,
+    }
 
 
 def torch_decisions(model, layout: PromptLayout, imgs: list[np.ndarray]) -> list[str]:
@@ -269,7 +288,7 @@ def torch_decisions(model, layout: PromptLayout, imgs: list[np.ndarray]) -> list
     out: list[str] = []
     with torch.no_grad():
         for i in range(0, len(imgs), 32):
-            chunk = np.stack(imgs[i:i + 32])
+            chunk = np.stack(imgs[i : i + 32])
             truths = np.zeros((len(chunk), 8), np.float32)
             batch = batcher(chunk, truths)
             batch.pop("labels")
