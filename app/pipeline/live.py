@@ -31,6 +31,7 @@ from app.core.slot import InFlightSlot
 from app.frames.intake import DecodedImage
 from app.frames.metrics import frame_stats
 from app.session.store import SessionLog
+from app.worker.hosts import make_host
 from app.worker.messages import (
     Analyze,
     Event,
@@ -43,8 +44,6 @@ from app.worker.messages import (
     WorkerRestarted,
     WorkerSpec,
 )
-from app.worker.process_host import ProcessWorkerHost, default_host_kind
-from app.worker.thread_host import ThreadWorkerHost
 
 
 @dataclass(frozen=True)
@@ -107,9 +106,7 @@ class LivePipeline:
         self._ready = threading.Event()
         self._failed: str | None = None
         self._model = ("", "", spec.backend)
-        kind = host_kind or default_host_kind()
-        host_cls = ProcessWorkerHost if kind == "process" else ThreadWorkerHost
-        self._host = host_cls(spec, self._on_worker_event)
+        self._host = make_host(spec, self._on_worker_event, host_kind)
 
     # --- lifecycle ---------------------------------------------------------------------
 

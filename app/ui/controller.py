@@ -14,6 +14,7 @@ from dataclasses import dataclass, replace
 
 from app.core.results import AnalysisResult
 from app.frames.intake import ImageRejected, decode_image_bytes
+from app.worker.hosts import make_host
 from app.worker.messages import (
     Analyze,
     Event,
@@ -26,8 +27,6 @@ from app.worker.messages import (
     WorkerRestarted,
     WorkerSpec,
 )
-from app.worker.process_host import ProcessWorkerHost, default_host_kind
-from app.worker.thread_host import ThreadWorkerHost
 
 
 @dataclass(frozen=True)
@@ -55,9 +54,7 @@ class AnalysisController:
         self._pending: Analyze | None = None
         self._current: str | None = None
         self._count = 0
-        kind = host_kind or default_host_kind()
-        host_cls = ProcessWorkerHost if kind == "process" else ThreadWorkerHost
-        self._host = host_cls(spec, self._on_event)
+        self._host = make_host(spec, self._on_event, host_kind)
 
     @property
     def state(self) -> ScreenState:

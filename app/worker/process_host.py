@@ -14,7 +14,6 @@ child is started; the model loads once per child.
 from __future__ import annotations
 
 import multiprocessing as mp
-import os
 import threading
 from collections.abc import Callable
 from multiprocessing.connection import Connection, wait
@@ -197,9 +196,3 @@ class ProcessWorkerHost:
         self._restarts += 1
         self._spawn()
         self._on_event(WorkerRestarted(how, self._restarts))
-
-
-def default_host_kind() -> str:
-    """Child processes everywhere but iOS (and Android under Flet), where apps may not fork/spawn."""
-    platform = os.environ.get("FLET_PLATFORM", "")
-    return "thread" if platform in ("ios", "android") else "process"

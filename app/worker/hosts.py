@@ -1,0 +1,33 @@
+"""Choosing where the worker runs: one interface, two hosts."""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Callable
+from typing import Protocol
+
+from app.worker.messages import Analyze, Event, WorkerSpec
+from app.worker.process_host import ProcessWorkerHost
+from app.worker.thread_host import ThreadWorkerHost
+
+
+class WorkerHost(Protocol):
+    @property
+    def in_flight(self) -> str | None: ...
+
+    def start(self) -> None: ...
+    def submit(self, job: Analyze) -> None: ...
+    def cancel(self, job_id: str) -> None: ...
+    def stop(self, timeout: float = 5.0) -> None: ...
+
+
+def default_host_kind() -> str:
+    """Child processes everywhere but iOS and Android, where an embedded Python cannot spawn."""
+    return "thread" if os.environ.get("FLET_PLATFORM", "") in ("ios", "android") else "process"
+
+
+def make_host(spec: WorkerSpec, on_event: Callable[[Event], None], kind: str | None = None) -> WorkerHost:
+    kind = kind or default_host_kind()
+    if kind not in ("process", "thread"):
+        raise ValueError(f"unknown worker host {kind!r}")
+    return (ProcessWorkerHost if kind == "process" else ThreadWorkerHost)(spec, on_event)
