@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import os
+import socket
 import sys
 from pathlib import Path
 
@@ -20,10 +21,22 @@ def _has_display() -> bool:
     return True
 
 
+def _port_free(port: int) -> bool:
+    with socket.socket() as probe:
+        try:
+            probe.bind(("127.0.0.1", port))
+        except OSError:
+            return False
+    return True
+
+
 def launch(web: bool = False, port: int | None = None, model: str | None = None, profile: Path | None = None) -> int:
     main = build_main(model, profile)
     if web or not _has_display():
         port = port or int(os.environ.get("FLET_SERVER_PORT", DEFAULT_PORT))
+        if not _port_free(port):
+            print(f"error: port {port} on 127.0.0.1 is in use (another Keyframe?); try --port N", file=sys.stderr)
+            return 2
         print(f"Keyframe is served at http://127.0.0.1:{port} (local only; open it in a browser)", file=sys.stderr)
         # no_cdn: the web client, fonts and CanvasKit come from the installed wheel, never a CDN.
         ft.run(main, view=ft.AppView.WEB_BROWSER, host="127.0.0.1", port=port, no_cdn=True, assets_dir=str(ASSETS))

@@ -3,7 +3,10 @@
 from __future__ import annotations
 
 import json
+import subprocess
+import sys
 from pathlib import Path
+from urllib.parse import urlsplit
 
 from app.paths import EXAMPLES
 from tests.integration.conftest import held_out_scenes
@@ -61,3 +64,12 @@ def test_picked_file_is_analysed_and_a_bad_file_is_reported(page, tmp_path: Path
     chooser.value.set_files(str(broken))
     _wait_text(page, "error", "broken.jpg")
     assert "damaged" in _text(page, "error")
+
+
+def test_a_busy_port_gives_a_clear_message(app_url: str) -> None:
+    port = str(urlsplit(app_url).port)
+    proc = subprocess.run(
+        [sys.executable, "-m", "app", "ui", "--web", "--port", port], capture_output=True, text=True, timeout=60
+    )
+    assert proc.returncode == 2
+    assert f"port {port}" in proc.stderr and "Traceback" not in proc.stderr
