@@ -23,6 +23,8 @@ def _has_display() -> bool:
 
 def _port_free(port: int) -> bool:
     with socket.socket() as probe:
+        # As uvicorn binds: connections of an earlier run in TIME_WAIT do not count.
+        probe.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
         try:
             probe.bind(("127.0.0.1", port))
         except OSError:
