@@ -158,5 +158,6 @@ class MainView:
         t = result.timings
         self.timings.value = (
             f"total {t.total_ms:.0f} ms · vision {t.vision_ms:.0f} · prefill {t.prefill_ms:.0f} · "
-            f"first token {t.first_token_ms:.0f} · decode {t.decode_ms:.0f} ms · {t.generated_tokens} tokens"
+            f"first token {t.first_token_ms:.0f} · decode {t.decode_ms:.0f} ms · "
+            f"{t.generated_tokens} generated token{'' if t.generated_tokens == 1 else 's'}"
         )
