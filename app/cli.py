@@ -21,7 +21,6 @@ def _build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(prog="python -m app", description="Keyframe: on-device VLM practice coach.")
     sub = parser.add_subparsers(dest="command")
     ui = sub.add_parser("ui", help="start the app (default)")
-    ui.add_argument("--web", action="store_true", help="serve the web UI on 127.0.0.1 even when a display exists")
     ui.add_argument("--port", type=int, default=None, help="port of the web UI (default 8550)")
     ui.add_argument("--model", default=None, help="model id or MNN model folder (default: the bundled demo model)")
     ui.add_argument("--profile", default=None, type=Path, help="task profile JSON (default: the model's own)")
@@ -45,7 +44,6 @@ def main(argv: Sequence[str] | None = None) -> int:
     from app.ui.launch import launch
 
     return launch(
-        web=getattr(args, "web", False),
         port=getattr(args, "port", None),
         model=getattr(args, "model", None),
         profile=getattr(args, "profile", None),

@@ -1,4 +1,10 @@
-"""Start the UI: a desktop window where there is a display, else a local web app."""
+"""Start the UI: served on 127.0.0.1 from the installed web client, opened in the browser.
+
+A Flet desktop window is not an option when running from source: flet-desktop
+downloads its client from the internet at first start, which the app's privacy
+guard (rightly) blocks and which breaks offline use. Built apps (`flet build`)
+embed their client and do not come through here.
+"""
 
 from __future__ import annotations
 
@@ -15,12 +21,6 @@ from app.ui.app_main import build_main
 DEFAULT_PORT = 8550
 
 
-def _has_display() -> bool:
-    if sys.platform.startswith("linux"):
-        return bool(os.environ.get("DISPLAY") or os.environ.get("WAYLAND_DISPLAY"))
-    return True
-
-
 def _port_free(port: int) -> bool:
     with socket.socket() as probe:
         # As uvicorn binds: connections of an earlier run in TIME_WAIT do not count.
@@ -32,16 +32,20 @@ def _port_free(port: int) -> bool:
     return True
 
 
-def launch(web: bool = False, port: int | None = None, model: str | None = None, profile: Path | None = None) -> int:
-    main = build_main(model, profile)
-    if web or not _has_display():
-        port = port or int(os.environ.get("FLET_SERVER_PORT", DEFAULT_PORT))
-        if not _port_free(port):
-            print(f"error: port {port} on 127.0.0.1 is in use (another Keyframe?); try --port N", file=sys.stderr)
-            return 2
-        print(f"Keyframe is served at http://127.0.0.1:{port} (local only; open it in a browser)", file=sys.stderr)
-        # no_cdn: the web client, fonts and CanvasKit come from the installed wheel, never a CDN.
-        ft.run(main, view=ft.AppView.WEB_BROWSER, host="127.0.0.1", port=port, no_cdn=True, assets_dir=str(ASSETS))
-    else:
-        ft.run(main, assets_dir=str(ASSETS))
+def launch(port: int | None = None, model: str | None = None, profile: Path | None = None) -> int:
+    port = port or int(os.environ.get("FLET_SERVER_PORT", DEFAULT_PORT))
+    if not _port_free(port):
+        print(f"error: port {port} on 127.0.0.1 is in use (another Keyframe?); try --port N", file=sys.stderr)
+        return 2
+    print(f"Keyframe is served at http://127.0.0.1:{port} (local only)", file=sys.stderr)
+    # WEB_BROWSER opens a tab where there is a display; without one Flet only serves.
+    # no_cdn: the web client, fonts and CanvasKit come from the installed wheel, never a CDN.
+    ft.run(
+        build_main(model, profile),
+        view=ft.AppView.WEB_BROWSER,
+        host="127.0.0.1",
+        port=port,
+        no_cdn=True,
+        assets_dir=str(ASSETS),
+    )
     return 0

@@ -56,7 +56,7 @@ def app_url(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
     with open(log, "wb") as fh:
         # A new process group: the Flet server can outlive its parent, so the whole group is killed.
         proc = subprocess.Popen(
-            [sys.executable, "-m", "app", "ui", "--web", "--port", str(port)],
+            [sys.executable, "-m", "app", "ui", "--port", str(port)],
             cwd=ROOT,
             env=env,
             stdout=fh,

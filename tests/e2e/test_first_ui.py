@@ -69,7 +69,7 @@ def test_picked_file_is_analysed_and_a_bad_file_is_reported(page, tmp_path: Path
 def test_a_busy_port_gives_a_clear_message(app_url: str) -> None:
     port = str(urlsplit(app_url).port)
     proc = subprocess.run(
-        [sys.executable, "-m", "app", "ui", "--web", "--port", port], capture_output=True, text=True, timeout=60
+        [sys.executable, "-m", "app", "ui", "--port", port], capture_output=True, text=True, timeout=60
     )
     assert proc.returncode == 2
     assert f"port {port}" in proc.stderr and "Traceback" not in proc.stderr
