@@ -13,7 +13,7 @@ from __future__ import annotations
 import threading
 import time
 from collections.abc import Callable
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
@@ -43,14 +43,12 @@ class EngineOptions:
     # MNN's tmp_path (mmap and backend caches). One per backend and model: a
     # cache shared between CPU and Metal corrupted answers in the spike.
     cache_dir: Path | None = None
-    extra_config: dict[str, Any] = field(default_factory=dict)
 
     def mnn_config(self) -> dict[str, Any]:
         backend = {"backend_type": self.backend, "thread_num": self.threads}
         config: dict[str, Any] = {**backend, "mllm": dict(backend)}
         if self.cache_dir is not None:
             config["tmp_path"] = str(self.cache_dir)
-        config.update(self.extra_config)
         return config
 
 

@@ -42,7 +42,7 @@ from app.models.marker import VerifiedFile, quick_ok, read_marker, record_for, w
 from app.models.mirrors import Mirror, hosts_of
 from app.models.progress import Phase, Progress, ProgressTracker
 from app.models.storage import downloaded_models_dir, exclude_from_backup, manifests_dir
-from app.models.verify import FileState, VerifyReport, verify_folder
+from app.models.verify import FileState, VerifyReport, sha256_file, verify_folder
 from app.paths import MODEL_STORE
 
 if TYPE_CHECKING:
@@ -116,13 +116,11 @@ def _part_size(dest: Path) -> int:
 
 
 def _hash_file(path: Path, cancel: threading.Event | None) -> str:
-    digest = hashlib.sha256()
-    with open(path, "rb") as fh:
-        while chunk := fh.read(_CHUNK):
-            if cancel is not None and cancel.is_set():
-                raise Cancelled()
-            digest.update(chunk)
-    return digest.hexdigest()
+    def check() -> None:
+        if cancel is not None and cancel.is_set():
+            raise Cancelled()
+
+    return sha256_file(path, check)
 
 
 def _copy_hashing(src: Path, dest: Path) -> str:
@@ -184,9 +182,7 @@ class ModelStore:
         manifest = self.manifest(model_id)
         folder = self.folder(model_id)
         paths = tuple(f.path for f in manifest.files)
-        size = manifest.total_size
-        estimate = size is None and manifest.approx_total_size is not None
-        size = size if size is not None else manifest.approx_total_size
+        size, estimate = self._model_total(manifest)
         if manifest.bundled:
             return ModelStatus(
                 manifest.id, manifest.display_name, ModelState.BUNDLED, folder, paths, (), size, estimate, 0

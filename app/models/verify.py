@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import hashlib
+from collections.abc import Callable
 from dataclasses import dataclass
 from enum import Enum
 from pathlib import Path
@@ -48,10 +49,13 @@ class VerifyReport:
         return f"{self.model_id}: not verified: {bad}"
 
 
-def sha256_file(path: Path) -> str:
+def sha256_file(path: Path, before_chunk: Callable[[], None] | None = None) -> str:
+    """`before_chunk` runs before each MiB is hashed; it may raise to abandon a long hash."""
     digest = hashlib.sha256()
     with open(path, "rb") as fh:
         while chunk := fh.read(_CHUNK):
+            if before_chunk is not None:
+                before_chunk()
             digest.update(chunk)
     return digest.hexdigest()
 

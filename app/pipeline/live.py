@@ -15,8 +15,6 @@ from collections import deque
 from collections.abc import Callable
 from dataclasses import dataclass, field
 
-import numpy as np
-
 from app.core.sampler import Decision, KeyframeSampler, SamplerConfig, Selection
 from app.core.session import (
     KeyframeFailed,
@@ -278,7 +276,3 @@ class LivePipeline:
                         return
                     update = self._outbox.popleft()
                 self._on_update(update)
-
-
-def rgb_to_image(rgb: np.ndarray) -> DecodedImage:
-    return DecodedImage(rgb=rgb, source_format="frame")
