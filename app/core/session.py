@@ -4,11 +4,15 @@ Everything that happens is an event: an analysed keyframe (PracticeEvent), a
 keyframe that was skipped or failed, an examiner's confirmation or correction.
 The state the UI shows is `reduce(events)`, so a session replays exactly from
 its log.
+
+A later review of the same keyframe never overwrites an earlier one silently:
+the timeline entry keeps every review in order (`history`), so an export shows
+"corrected yes -> confirmed no" rather than only the last word.
 """
 
 from __future__ import annotations
 
-from dataclasses import asdict, dataclass, field, replace
+from dataclasses import asdict, dataclass, field, fields, replace
 from enum import Enum
 from typing import Any, Union
 
@@ -32,6 +36,10 @@ class PracticeEvent:
     model_revision: str
     backend: str
     model_score: float | None = None  # diagnostic only (constrained decoding), never confidence
+    # The profile the question came from and the answers it allows, so an examiner's
+    # correction can be checked against them. Empty in logs written before they were recorded.
+    profile_id: str = ""
+    allowed_values: tuple[str, ...] = ()
     kind: str = field(default="practice", init=False)
 
 
@@ -67,6 +75,8 @@ class ExaminerConfirmed:
     target_id: str
     wall_time: float
     examiner: str = ""
+    note: str = ""
+    revises: str = ""  # event_id of the earlier review this one deliberately replaces
     kind: str = field(default="confirmed", init=False)
 
 
@@ -78,6 +88,7 @@ class ExaminerCorrected:
     observation: str
     note: str = ""
     examiner: str = ""
+    revises: str = ""  # event_id of the earlier review this one deliberately replaces
     kind: str = field(default="corrected", init=False)
 
 
@@ -85,11 +96,35 @@ SessionEvent = Union[PracticeEvent, KeyframeSkipped, KeyframeFailed, ExaminerCon
 
 
 @dataclass(frozen=True)
+class ReviewRecord:
+    """One examiner verdict on one keyframe, as it was given."""
+
+    event_id: str
+    verdict: str  # confirmed | corrected
+    observation: str  # the value the examiner settled on
+    note: str
+    examiner: str
+    wall_time: float
+
+    def describe(self) -> str:
+        return f"{self.verdict} {self.observation}"
+
+
+@dataclass(frozen=True)
 class TimelineEntry:
     event: PracticeEvent
     routing: Routing
-    review: str = "pending"  # pending | confirmed | corrected
+    review: str = "pending"  # pending | confirmed | corrected (the latest verdict)
     final_observation: str | None = None  # the examiner's value once reviewed
+    history: tuple[ReviewRecord, ...] = ()  # every review in log order; the last one counts
+
+    @property
+    def latest_review(self) -> ReviewRecord | None:
+        return self.history[-1] if self.history else None
+
+    @property
+    def revised(self) -> bool:
+        return len(self.history) > 1
 
 
 @dataclass(frozen=True)
@@ -118,13 +153,14 @@ def _bump(pairs: tuple[tuple[str, int], ...], key: str, value: int | None = None
     return tuple(sorted(d.items()))
 
 
-def _review(state: SessionState, target_id: str, review: str, observation: str | None) -> SessionState:
-    timeline = tuple(
-        replace(e, review=review, final_observation=observation or e.event.observation)
-        if e.event.event_id == target_id
-        else e
-        for e in state.timeline
-    )
+def _review(state: SessionState, event: ExaminerConfirmed | ExaminerCorrected) -> SessionState:
+    def reviewed(entry: TimelineEntry) -> TimelineEntry:
+        # A confirmation is of the model's answer, whatever an earlier review said.
+        observation = event.observation if isinstance(event, ExaminerCorrected) else entry.event.observation
+        record = ReviewRecord(event.event_id, event.kind, observation, event.note, event.examiner, event.wall_time)
+        return replace(entry, review=event.kind, final_observation=observation, history=entry.history + (record,))
+
+    timeline = tuple(reviewed(e) if e.event.event_id == event.target_id else e for e in state.timeline)
     return replace(state, timeline=timeline)
 
 
@@ -152,10 +188,8 @@ def apply(state: SessionState, event: SessionEvent) -> SessionState:
         return replace(
             state, failed=state.failed + 1, failures=state.failures + (event,), last_t=max(state.last_t, event.t)
         )
-    if isinstance(event, ExaminerConfirmed):
-        return _review(state, event.target_id, "confirmed", None)
-    if isinstance(event, ExaminerCorrected):
-        return _review(state, event.target_id, "corrected", event.observation)
+    if isinstance(event, (ExaminerConfirmed, ExaminerCorrected)):
+        return _review(state, event)
     raise TypeError(f"not a session event: {event!r}")
 
 
@@ -181,17 +215,56 @@ def event_to_dict(event: SessionEvent) -> dict[str, Any]:
     data = asdict(event)
     if isinstance(event, KeyframeSkipped):
         data["reason"] = event.reason.value
+    if isinstance(event, PracticeEvent):
+        data["allowed_values"] = list(event.allowed_values)
     return data
 
 
+def _is_number(value: Any) -> bool:
+    return isinstance(value, (int, float)) and not isinstance(value, bool)
+
+
+# Field types as annotated (string annotations, `from __future__ import annotations`).
+_CHECKS: dict[str, Any] = {
+    "str": lambda v: isinstance(v, str),
+    "float": _is_number,
+    "int": lambda v: isinstance(v, int) and not isinstance(v, bool),
+    "float | None": lambda v: v is None or _is_number(v),
+    "tuple[str, ...]": lambda v: isinstance(v, list) and all(isinstance(x, str) for x in v),
+}
+
+
+def _checked_fields(cls: type, data: dict[str, Any]) -> dict[str, Any]:
+    """The init fields of `cls` from `data`, type-checked.
+
+    A line that parses as JSON but holds the wrong types (a damaged or hand-edited
+    log) must be rejected here, not crash the reducer or an export later. Keys this
+    version does not know (written by a newer one) are ignored.
+    """
+    out: dict[str, Any] = {}
+    for f in fields(cls):
+        if not f.init or f.name not in data:
+            continue  # a missing field without a default fails in cls(**out)
+        value = data[f.name]
+        check = _CHECKS.get(str(f.type))
+        if check is not None and not check(value):
+            raise ValueError(f"{cls.__name__}.{f.name}: unexpected {type(value).__name__}")
+        out[f.name] = tuple(value) if f.type == "tuple[str, ...]" else value
+    return out
+
+
 def event_from_dict(data: dict[str, Any]) -> SessionEvent:
-    data = dict(data)
-    kind = data.pop("kind", None)
-    cls = _KINDS.get(kind)  # type: ignore[arg-type]
+    if not isinstance(data, dict):
+        raise ValueError("an event must be a JSON object")
+    kind = data.get("kind")
+    cls = _KINDS.get(kind) if isinstance(kind, str) else None
     if cls is None:
         raise ValueError(f"unknown event kind {kind!r}")
+    values = _checked_fields(cls, data)
     if cls is PracticeEvent:
-        data["timings"] = Timings(**data["timings"])
+        if not isinstance(data.get("timings"), dict):
+            raise ValueError("PracticeEvent.timings: expected an object")
+        values["timings"] = Timings(**_checked_fields(Timings, data["timings"]))
     if cls is KeyframeSkipped:
-        data["reason"] = SkipReason(data["reason"])
-    return cls(**data)
+        values["reason"] = SkipReason(data.get("reason"))
+    return cls(**values)

@@ -3,11 +3,18 @@
 An event is on disk before `append` returns, so a crash loses no event the UI
 has shown. A torn last line (power cut mid-write) is reported and skipped on
 load; every complete line before it is kept.
+
+The file is created on the first append, not when the log is opened: a session
+that records nothing (a `watch` whose model or video fails before the first
+keyframe) leaves no empty file behind. A newly created file or folder is made
+durable by fsyncing the folder that holds it (POSIX), or a power cut could lose
+the whole file although every line in it was fsynced.
 """
 
 from __future__ import annotations
 
 import csv
+import errno
 import io
 import json
 import os
@@ -16,11 +23,13 @@ import time
 import uuid
 from dataclasses import dataclass
 from pathlib import Path
+from typing import BinaryIO
 
 from app.core.session import (
     PracticeEvent,
     SessionEvent,
     SessionState,
+    TimelineEntry,
     event_from_dict,
     event_to_dict,
     reduce,
@@ -41,34 +50,90 @@ def new_session_id() -> str:
     return time.strftime("%Y%m%d-%H%M%S") + "-" + uuid.uuid4().hex[:6]
 
 
+def fsync_dir(folder: Path) -> None:
+    """Make a folder's entries (a new file, a new sub-folder) durable. POSIX only."""
+    if os.name != "posix":
+        return  # Windows cannot open a folder for fsync; NTFS journals the metadata itself
+    fd = os.open(folder, os.O_RDONLY | os.O_DIRECTORY)
+    try:
+        os.fsync(fd)
+    except OSError as exc:
+        if exc.errno not in (errno.EINVAL, errno.ENOTSUP):  # file systems that cannot sync a folder
+            raise
+    finally:
+        os.close(fd)
+
+
+def make_dirs_durable(folder: Path) -> None:
+    """`mkdir -p` that fsyncs the parent of every folder it creates."""
+    missing: list[Path] = []
+    while not folder.is_dir():
+        missing.append(folder)
+        if folder.parent == folder:
+            break
+        folder = folder.parent
+    for created in reversed(missing):
+        try:
+            created.mkdir()
+        except FileExistsError:
+            if not created.is_dir():
+                raise
+        fsync_dir(created.parent)
+
+
 class SessionLog:
     def __init__(self, path: Path) -> None:
         self.path = Path(path)
-        self.path.parent.mkdir(parents=True, exist_ok=True)
         self._lock = threading.Lock()
-        self._fh = open(self.path, "ab")
-        self._end_torn_line()
+        self._fh: BinaryIO | None = None  # opened on the first append
+        self._closed = False
 
-    def _end_torn_line(self) -> None:
+    def _open(self) -> BinaryIO:
+        make_dirs_durable(self.path.parent)
+        flags = os.O_WRONLY | os.O_APPEND | getattr(os, "O_BINARY", 0)
+        try:
+            fd = os.open(self.path, flags | os.O_CREAT | os.O_EXCL, 0o644)
+            created = True
+        except FileExistsError:
+            fd = os.open(self.path, flags)  # reopening (a review): append, never truncate
+            created = False
+        fh = os.fdopen(fd, "ab")
+        if created:
+            fsync_dir(self.path.parent)
+        else:
+            self._end_torn_line(fh)
+        return fh
+
+    def _end_torn_line(self, fh: BinaryIO) -> None:
         # After a crash mid-write the file may end without a newline; the next
         # event must start on a line of its own, or it would be lost with the torn one.
         size = self.path.stat().st_size
         if size:
-            with open(self.path, "rb") as fh:
-                fh.seek(size - 1)
-                if fh.read(1) != b"\n":
-                    self._fh.write(b"\n")
+            with open(self.path, "rb") as reader:
+                reader.seek(size - 1)
+                if reader.read(1) != b"\n":
+                    fh.write(b"\n")
+
+    @property
+    def created(self) -> bool:
+        """Whether anything was written through this log (its file exists)."""
+        return self._fh is not None
 
     def append(self, event: SessionEvent) -> None:
         line = json.dumps(event_to_dict(event), ensure_ascii=False, separators=(",", ":")) + "\n"
         with self._lock:
+            if self._closed:
+                raise ValueError(f"session log {self.path} is closed")
+            if self._fh is None:
+                self._fh = self._open()
             self._fh.write(line.encode("utf-8"))
             self._fh.flush()
             os.fsync(self._fh.fileno())
 
     def close(self) -> None:
         with self._lock:
-            if not self._fh.closed:
+            self._closed = True
+            if self._fh is not None and not self._fh.closed:
                 self._fh.close()
 
     def __enter__(self) -> SessionLog:
@@ -79,6 +144,7 @@ class SessionLog:
 
 
 def load_session(path: Path) -> LoadedSession:
+    """Every readable event; damaged lines are counted, never fatal. OSError if unreadable."""
     events: list[SessionEvent] = []
     damaged: list[int] = []
     with open(path, "rb") as fh:
@@ -87,7 +153,7 @@ def load_session(path: Path) -> LoadedSession:
                 continue
             try:
                 events.append(event_from_dict(json.loads(raw)))
-            except (ValueError, TypeError, KeyError):
+            except (ValueError, TypeError, KeyError, RecursionError):  # RecursionError: absurdly nested JSON
                 damaged.append(number)
     return LoadedSession(tuple(events), tuple(damaged))
 
@@ -104,6 +170,9 @@ CSV_COLUMNS = (
     "parse_reason",
     "review",
     "final_observation",
+    "review_note",
+    "reviewed_by",
+    "review_history",
     "confidence",
     "alert_tier",
     "model_id",
@@ -114,13 +183,19 @@ CSV_COLUMNS = (
 )
 
 
+def review_history(entry: TimelineEntry) -> str:
+    """Every verdict on one keyframe in order, e.g. "corrected yes -> confirmed no"."""
+    return " -> ".join(r.describe() for r in entry.history)
+
+
 def export_csv(session: LoadedSession) -> str:
-    """One row per analysed keyframe, with the examiner's review folded in."""
+    """One row per analysed keyframe, with the examiner's reviews folded in (the last one counts)."""
     buf = io.StringIO()
     writer = csv.DictWriter(buf, fieldnames=CSV_COLUMNS, lineterminator="\n")
     writer.writeheader()
     for entry in session.state.timeline:
         e: PracticeEvent = entry.event
+        latest = entry.latest_review
         writer.writerow(
             {
                 "event_id": e.event_id,
@@ -134,6 +209,9 @@ def export_csv(session: LoadedSession) -> str:
                 "parse_reason": e.parse_reason,
                 "review": entry.review,
                 "final_observation": entry.final_observation or "",
+                "review_note": latest.note if latest else "",
+                "reviewed_by": latest.examiner if latest else "",
+                "review_history": review_history(entry),
                 "confidence": entry.routing.confidence,
                 "alert_tier": entry.routing.alert_tier,
                 "model_id": e.model_id,
@@ -152,15 +230,20 @@ def export_jsonl(session: LoadedSession) -> str:
 
 def summary_text(session: LoadedSession) -> str:
     state = session.state
+    revised = [e for e in state.timeline if e.revised]
     lines = [
         f"Keyframes analysed: {len(state.timeline)}",
         "Model answers: " + (", ".join(f"{k} {v}" for k, v in state.counts) or "none"),
         f"Skipped: {state.skipped} (unchanged {state.unchanged}); failed: {state.failed}",
         f"Pending examiner confirmation: {len(state.pending)}",
         f"Reviewed: {sum(1 for e in state.timeline if e.review != 'pending')} "
-        f"(corrected {sum(1 for e in state.timeline if e.review == 'corrected')})",
-        "All model answers are generative: confidence 0, for practice feedback only.",
+        f"(corrected {sum(1 for e in state.timeline if e.review == 'corrected')}, revised {len(revised)})",
     ]
+    lines += [
+        f"  revised {e.event.event_id} at {e.event.t:.1f} s: model {e.event.observation}; {review_history(e)}"
+        for e in revised
+    ]
+    lines.append("All model answers are generative: confidence 0, for practice feedback only.")
     if session.damaged_lines:
         lines.append(f"Damaged log lines skipped: {', '.join(map(str, session.damaged_lines))}")
     return "\n".join(lines) + "\n"

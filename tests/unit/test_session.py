@@ -3,6 +3,7 @@ from __future__ import annotations
 import csv
 import io
 import json
+from dataclasses import replace
 from pathlib import Path
 
 from hypothesis import given
@@ -103,6 +104,10 @@ def test_events_round_trip_through_json() -> None:
         KeyframeFailed("f", 1.0, 2.0, "k", "e", "m"),
         ExaminerConfirmed("c", "e1", 3.0),
         ExaminerCorrected("d", "e1", 4.0, "no"),
+        # Fields added later: the profile's answers, a confirmation's note, the review a revision replaces.
+        replace(practice(2, "no"), profile_id="hand_position", allowed_values=("yes", "no", "unknown")),
+        ExaminerConfirmed("c2", "e1", 5.0, "ann", note="looked again", revises="d"),
+        ExaminerCorrected("d2", "e1", 6.0, "yes", note="n", examiner="bo", revises="c2"),
     ]
     for event in events:
         assert event_from_dict(json.loads(json.dumps(event_to_dict(event)))) == event

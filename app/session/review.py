@@ -1,0 +1,107 @@
+"""An examiner's review of one analysed keyframe: the rules, shared by CLI and UI.
+
+- A correction must be one of the answers the question's profile allows. Those
+  are recorded in the PracticeEvent; logs written before that fall back to the
+  bundled profile the event names, then to the bundled profiles with its signal.
+- A keyframe is reviewed once. A second verdict is refused unless the examiner
+  asks to revise; a revision is a new event that names the one it replaces, and
+  the reducer keeps both, so nothing an examiner said is lost.
+"""
+
+from __future__ import annotations
+
+import re
+import time
+import uuid
+from dataclasses import dataclass
+from pathlib import Path
+
+from app.core.profiles import ProfileError, TaskProfile, load_profile
+from app.core.session import ExaminerConfirmed, ExaminerCorrected, PracticeEvent, SessionState
+from app.paths import PROFILES
+
+_PROFILE_ID = re.compile(r"^[a-z][a-z0-9_]{0,63}$")  # a recorded id never becomes a path outside PROFILES
+
+
+class ReviewError(ValueError):
+    """A review that cannot be recorded, with a message an examiner can act on."""
+
+
+@dataclass(frozen=True)
+class AllowedAnswers:
+    values: tuple[str, ...]
+    source: str  # where they came from, for messages
+
+
+def allowed_answers(
+    event: PracticeEvent, profile: TaskProfile | None = None, profiles_dir: Path = PROFILES
+) -> AllowedAnswers:
+    """The answers a correction of `event` may give, or ReviewError saying why they are unknown."""
+    if profile is not None:
+        if profile.signal != event.signal:
+            raise ReviewError(
+                f"profile {profile.id!r} asks for {profile.signal!r}, but the event answers {event.signal!r}"
+            )
+        return AllowedAnswers(profile.values, f"profile {profile.id}")
+    if event.allowed_values:
+        return AllowedAnswers(event.allowed_values, f"profile {event.profile_id or event.signal} (recorded)")
+    if _PROFILE_ID.match(event.profile_id):
+        named = _load(profiles_dir / f"{event.profile_id}.json")
+        if named is not None and named.signal == event.signal:
+            return AllowedAnswers(named.values, f"profile {named.id}")
+    candidates = [
+        p for p in (_load(path) for path in sorted(profiles_dir.glob("*.json"))) if p and p.signal == event.signal
+    ]
+    value_sets = {frozenset(p.values) for p in candidates}
+    if len(value_sets) == 1:
+        return AllowedAnswers(candidates[0].values, "profile " + ", ".join(p.id for p in candidates))
+    why = "several bundled profiles disagree" if candidates else "no bundled profile asks for it"
+    raise ReviewError(
+        f"cannot tell which answers signal {event.signal!r} allows ({why}); pass the session's profile with --profile"
+    )
+
+
+def _load(path: Path) -> TaskProfile | None:
+    try:
+        return load_profile(path)
+    except ProfileError:
+        return None
+
+
+def make_review(
+    state: SessionState,
+    target_id: str,
+    *,
+    correct: str | None = None,
+    note: str = "",
+    examiner: str = "",
+    revise: bool = False,
+    profile: TaskProfile | None = None,
+    profiles_dir: Path = PROFILES,
+    wall_time: float | None = None,
+) -> ExaminerConfirmed | ExaminerCorrected:
+    """The event that records a confirmation (`correct` None) or a correction of `target_id`."""
+    entry = next((e for e in state.timeline if e.event.event_id == target_id), None)
+    if entry is None:
+        raise ReviewError(f"no practice event {target_id!r} in this session")
+    previous = entry.latest_review
+    if previous is not None and not revise:
+        by = f" by {previous.examiner}" if previous.examiner else ""
+        raise ReviewError(
+            f"event {target_id} was already reviewed ({previous.describe()}{by}); "
+            "add --revise to record a change (the earlier review stays in the history)"
+        )
+    if correct is not None:
+        allowed = allowed_answers(entry.event, profile, profiles_dir)
+        if correct not in allowed.values:
+            raise ReviewError(
+                f"{correct!r} is not an answer to {entry.event.signal!r}; allowed ({allowed.source}): "
+                + ", ".join(allowed.values)
+            )
+        if correct == entry.event.observation:
+            raise ReviewError(f"{correct!r} is the model's own answer; use --confirm to agree with it")
+    event_id, now = uuid.uuid4().hex[:12], time.time() if wall_time is None else wall_time
+    revises = previous.event_id if previous is not None else ""
+    if correct is None:
+        return ExaminerConfirmed(event_id, target_id, now, examiner, note, revises)
+    return ExaminerCorrected(event_id, target_id, now, correct, note, examiner, revises)
