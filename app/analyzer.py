@@ -16,7 +16,7 @@ from app.core.parser import parse_answer
 from app.core.profiles import TaskProfile
 from app.core.results import AnalysisResult
 from app.core.vision_size import VisionPolicy, default_cap, vision_size
-from app.engine.mnn_vlm import EngineOptions, MnnVlm, TokenCallback
+from app.engine.mnn_vlm import EngineOptions, MnnVlm, PhaseCallback, TokenCallback
 from app.engine.model_folder import open_model_folder
 from app.frames.intake import DecodedImage, resize_exact
 from app.models.catalog import ModelRef
@@ -73,6 +73,7 @@ class Analyzer:
         source: str,
         on_token: TokenCallback | None = None,
         cancel: threading.Event | None = None,
+        on_phase: PhaseCallback | None = None,
     ) -> AnalysisResult:
         self.load()
         start = time.perf_counter()
@@ -87,6 +88,7 @@ class Analyzer:
                 answers,
                 system=self.profile.system,
                 on_token=on_token,
+                on_phase=on_phase,
                 cancel=cancel,
                 preprocess_ms=preprocess_ms,
             )
@@ -98,6 +100,7 @@ class Analyzer:
                 system=self.profile.system,
                 max_new_tokens=self.profile.max_new_tokens,
                 on_token=on_token,
+                on_phase=on_phase,
                 cancel=cancel,
                 preprocess_ms=preprocess_ms,
             )

@@ -17,11 +17,22 @@ from app.commands import analyze, models, sessions, watch
 _HEADLESS = {"analyze": analyze.run, "watch": watch.run, "sessions": sessions.run}
 
 
+def _port(text: str) -> int:
+    """argparse type of `ui --port`: a one-line error, not a traceback from the server."""
+    try:
+        value = int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"{text!r} is not a port number") from None
+    if not 1 <= value <= 65535:
+        raise argparse.ArgumentTypeError(f"{value} is outside 1-65535")
+    return value
+
+
 def _build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(prog="python -m app", description="Keyframe: on-device VLM practice coach.")
     sub = parser.add_subparsers(dest="command")
     ui = sub.add_parser("ui", help="start the app (default)")
-    ui.add_argument("--port", type=int, default=None, help="port of the web UI (default 8550)")
+    ui.add_argument("--port", type=_port, default=None, help="port of the web UI, 1-65535 (default 8550)")
     ui.add_argument("--model", default=None, help="model id or MNN model folder (default: the bundled demo model)")
     ui.add_argument("--profile", default=None, type=Path, help="task profile JSON (default: the model's own)")
     for command in (analyze, watch, sessions):
@@ -38,9 +49,11 @@ def main(argv: Sequence[str] | None = None) -> int:
     if args.command == "models":
         return models.run_models(args, sys.stdout)  # no MNN on this path: stdout needs no claiming
     if args.command in _HEADLESS:
+        from app.commands.interrupts import run_interruptible
         from app.engine.stdio import claim_stdout
 
-        return _HEADLESS[args.command](args, claim_stdout())
+        out = claim_stdout()
+        return run_interruptible(lambda: _HEADLESS[args.command](args, out))
     from app.ui.launch import launch
 
     return launch(

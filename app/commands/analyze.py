@@ -31,43 +31,50 @@ def expand_inputs(items: Sequence[str]) -> Iterator[Path]:
 
 
 def run(args: argparse.Namespace, out: TextIO) -> int:
-    from app.core.profiles import ProfileError
     from app.core.results import InputError
-    from app.engine.mnn_vlm import EngineError
-    from app.engine.model_folder import ModelFolderError
     from app.frames.intake import ImageRejected, read_image_file
-    from app.models.catalog import ModelNotFound, ModelNotVerified
-    from app.models.manifest import ManifestError
-    from app.worker.serve import checked_analyzer
+    from app.worker.blocking import BlockingWorker, WorkerUnavailable
 
-    try:
-        analyzer, decision = checked_analyzer(worker_spec(args))
-        if decision.fell_back:
-            print(f"note: {decision.reason}", file=sys.stderr)
-        analyzer.load()
-    except (ModelNotFound, ModelNotVerified, ManifestError, ModelFolderError, ProfileError, EngineError) as exc:
-        print(f"error: {exc}", file=sys.stderr)
-        return EXIT_SETUP
+    def note(message: str) -> None:
+        print(f"note: {message}", file=sys.stderr)
 
     def echo(piece: str) -> None:
         sys.stderr.write(piece)
         sys.stderr.flush()
 
-    status = EXIT_OK
-    for path in expand_inputs(args.images):
+    # The model loads and runs in a child process: a damaged model that crashes MNN in
+    # native code becomes a clean error here (exit 2, or that image's error), never a segfault.
+    with BlockingWorker(worker_spec(args), host_kind="process", on_notice=note) as worker:
         try:
-            image = read_image_file(path)
-            result = analyzer.analyze(image, str(path), on_token=echo if args.show_tokens else None)
-            record = result.to_dict()
+            ready = worker.start()
+        except WorkerUnavailable as exc:
+            print(f"error: the model could not be loaded: {exc}", file=sys.stderr)
+            return EXIT_SETUP
+        if ready.backend != args.backend:
+            note(ready.backend_note)
+        status = EXIT_OK
+        for path in expand_inputs(args.images):
+            try:
+                image = read_image_file(path)
+            except ImageRejected as exc:
+                status = EXIT_BAD_INPUT
+                print(f"error: {exc}", file=sys.stderr)
+                emit(out, InputError(str(path), exc.reason, str(exc)).to_dict(), args.jsonl)
+                continue
+            try:
+                outcome = worker.analyze(image, str(path), on_token=echo if args.show_tokens else None)
+            except WorkerUnavailable as exc:
+                print(f"error: {path}: {exc}; no further image can be analysed", file=sys.stderr)
+                emit(out, InputError(str(path), "worker_unavailable", str(exc)).to_dict(), args.jsonl)
+                return EXIT_SETUP
             if args.show_tokens:
                 sys.stderr.write("\n")
-        except ImageRejected as exc:
-            status = EXIT_BAD_INPUT
-            print(f"error: {exc}", file=sys.stderr)
-            record = InputError(str(path), exc.reason, str(exc)).to_dict()
-        except EngineError as exc:
-            status = EXIT_BAD_INPUT
-            print(f"error: {path}: {exc}", file=sys.stderr)
-            record = InputError(str(path), "engine_error", str(exc)).to_dict()
-        emit(out, record, args.jsonl)
+            if outcome.finished is not None:
+                record = outcome.finished.result.to_dict()
+            else:
+                assert outcome.failed is not None
+                status = EXIT_BAD_INPUT
+                print(f"error: {path}: {outcome.failed.message}", file=sys.stderr)
+                record = InputError(str(path), outcome.failed.error, outcome.failed.message).to_dict()
+            emit(out, record, args.jsonl)
     return status

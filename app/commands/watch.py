@@ -45,17 +45,27 @@ def run(args: argparse.Namespace, out: TextIO) -> int:
         return EXIT_SETUP
     log_path = data_dir() / "sessions" / f"{new_session_id()}.jsonl"
 
+    said = {"stretched": False, "log_error": ""}
+
     def on_update(update: PipelineUpdate) -> None:
         if update.event is not None:
             emit(out, event_to_dict(update.event), jsonl=True)
         if update.worker_message:
             print(f"worker: {update.worker_message}", file=sys.stderr)
-        if update.interval_stretched and update.effective_interval_s and update.event is not None:
-            print(
-                f"note: the model is slower than the {args.interval:g} s interval; keyframes every "
-                f"{update.effective_interval_s:.1f} s",
-                file=sys.stderr,
-            )
+        if update.log_error != said["log_error"]:
+            said["log_error"] = update.log_error
+            if update.log_error:
+                print(f"warning: {update.log_error}; events are still printed here", file=sys.stderr)
+        # Offline every keyframe is analysed however slow the model is; only at playback
+        # speed does a slow model stretch the interval (once said, said again only on change).
+        if args.realtime and update.interval_stretched != said["stretched"]:
+            said["stretched"] = update.interval_stretched
+            if update.interval_stretched and update.model_seconds is not None:
+                print(
+                    f"note: the model needs {update.model_seconds:.1f} s per keyframe; one keyframe every "
+                    f"{update.effective_interval_s:.1f} s instead of every {args.interval:g} s",
+                    file=sys.stderr,
+                )
 
     spec = worker_spec(args)
     with SessionLog(log_path) as log:
@@ -79,5 +89,5 @@ def run(args: argparse.Namespace, out: TextIO) -> int:
             return EXIT_BAD_INPUT
         finally:
             pipeline.stop()
-    print(f"session log: {log_path}", file=sys.stderr)
+            print(f"session log: {log_path}", file=sys.stderr)
     return EXIT_OK if pipeline.state.failed == 0 else EXIT_BAD_INPUT

@@ -36,7 +36,7 @@ class Selection(Generic[P]):
     t: float  # timestamp of the chosen frame, seconds
     window_start: float
     sharpness: float
-    change: float  # mean absolute difference to the last analysed keyframe, 0..255
+    change: float  # mean absolute difference to the reference keyframe, 0..255
     payload: P
 
 
@@ -64,13 +64,20 @@ class KeyframeSampler(Generic[P]):
 
     Windows are [start, start + interval). The best frame of a window is judged
     when the first frame of a later window arrives (or on `flush`).
+
+    "Unchanged" is judged against the newest keyframe that was answered or may
+    still be answered (in flight or waiting). The caller reports each keyframe's
+    fate with `settle`: a failed or dropped keyframe stops being the reference, so
+    a trainee who holds still after a failure gets an answer at the next interval.
     """
 
     def __init__(self, config: SamplerConfig | None = None) -> None:
         self.config = config or SamplerConfig()
         self._window_start: float | None = None
         self._best: tuple[float, FrameStats, P] | None = None
-        self._last_analysed: np.ndarray | None = None
+        self._answered: np.ndarray | None = None
+        self._answered_t = float("-inf")
+        self._pending: dict[float, np.ndarray] = {}  # keyframe time -> thumb, not yet settled
 
     def offer(self, t: float, stats: FrameStats, payload: P) -> Selection[P] | None:
         if self._window_start is None:
@@ -94,10 +101,22 @@ class KeyframeSampler(Generic[P]):
             return None
         t, stats, payload = self._best
         self._best = None
-        change = 255.0 if self._last_analysed is None else mean_abs_change(stats.thumb, self._last_analysed)
+        reference = self._reference()
+        change = 255.0 if reference is None else mean_abs_change(stats.thumb, reference)
         if change < self.config.change_threshold:
             decision = Decision.UNCHANGED
         else:
             decision = Decision.KEYFRAME
-            self._last_analysed = stats.thumb
+            self._pending[t] = stats.thumb
         return Selection(decision, t, self._window_start, stats.sharpness, change, payload)
+
+    def settle(self, t: float, answered: bool) -> None:
+        """The keyframe selected at `t` was answered, or failed / was dropped unanswered."""
+        thumb = self._pending.pop(t, None)
+        if answered and thumb is not None and t >= self._answered_t:
+            self._answered, self._answered_t = thumb, t
+
+    def _reference(self) -> np.ndarray | None:
+        if self._pending:
+            return self._pending[max(self._pending)]
+        return self._answered

@@ -1,19 +1,26 @@
 """Backpressure without a queue: one keyframe in flight, at most one newest waiting.
 
 When inference is slower than the sampling interval, a waiting keyframe is
-replaced by a newer one (reported as superseded, never silently dropped), and
-the effective interval between analyses stretches; `stretched` says so. The
-interval is measured on the keyframes' own timestamps (frame time), so a video
-read faster than real time is judged like a live camera.
+replaced by a newer one (reported as superseded, never silently dropped).
+
+Whether the model keeps up is judged on the model's own time (dispatch to done,
+on a monotonic clock), never on gaps between keyframe timestamps: skipped
+"unchanged" keyframes and a video read faster than real time stretch those gaps
+without the model being slow.
 """
 
 from __future__ import annotations
 
+import statistics
+import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Generic, TypeVar
 
 K = TypeVar("K")
+
+# A short history: the figure follows a model that speeds up or slows down.
+_HISTORY = 8
 
 
 @dataclass
@@ -21,15 +28,16 @@ class SlotStats:
     dispatched: int = 0
     superseded: int = 0
     completed: int = 0
-    dispatch_times: list[float] = field(default_factory=list)
+    busy_seconds: list[float] = field(default_factory=list)  # recent dispatch-to-done times
 
 
 class InFlightSlot(Generic[K]):
-    def __init__(self, time_of: Callable[[K], float]) -> None:
+    def __init__(self, clock: Callable[[], float] = time.monotonic) -> None:
         self.in_flight: K | None = None
         self.waiting: K | None = None
         self.stats = SlotStats()
-        self._time_of = time_of
+        self._clock = clock
+        self._dispatched_at = 0.0
 
     def submit(self, item: K) -> tuple[K | None, K | None]:
         """Returns (item to dispatch now or None, item superseded or None)."""
@@ -43,6 +51,10 @@ class InFlightSlot(Generic[K]):
 
     def done(self) -> K | None:
         """The in-flight item finished; returns the next one to dispatch, if any."""
+        if self.in_flight is not None:
+            busy = self.stats.busy_seconds
+            busy.append(self._clock() - self._dispatched_at)
+            del busy[:-_HISTORY]
         self.in_flight = None
         self.stats.completed += 1
         if self.waiting is None:
@@ -51,18 +63,27 @@ class InFlightSlot(Generic[K]):
         self._dispatch(item)
         return item
 
+    def drop_waiting(self) -> K | None:
+        """Takes the waiting item out (e.g. the user replaced it); returns it."""
+        item, self.waiting = self.waiting, None
+        return item
+
     def _dispatch(self, item: K) -> None:
         self.in_flight = item
         self.stats.dispatched += 1
-        self.stats.dispatch_times.append(self._time_of(item))
-        del self.stats.dispatch_times[:-8]  # a short history is enough for the effective interval
+        self._dispatched_at = self._clock()
 
-    def effective_interval(self) -> float | None:
-        times = self.stats.dispatch_times
-        if len(times) < 2:
-            return None
-        return (times[-1] - times[0]) / (len(times) - 1)
+    def model_seconds(self) -> float | None:
+        """Median time the model needed per item lately; None before the first one."""
+        busy = self.stats.busy_seconds
+        return statistics.median(busy) if busy else None
 
-    def stretched(self, configured_interval: float, tolerance: float = 1.2) -> bool:
-        effective = self.effective_interval()
-        return effective is not None and effective > configured_interval * tolerance
+    def stretched(self, configured_interval: float) -> bool:
+        """The model needs longer per item than the interval allows."""
+        needed = self.model_seconds()
+        return needed is not None and needed > configured_interval
+
+    def effective_interval(self, configured_interval: float) -> float:
+        """Seconds between analysed keyframes: the interval, or the model's time when longer."""
+        needed = self.model_seconds()
+        return configured_interval if needed is None else max(configured_interval, needed)

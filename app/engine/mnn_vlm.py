@@ -30,6 +30,14 @@ from app.engine.tokenizer_header import TokenizerHeaderError, read_tokenizer_hea
 _FALLBACK_STOP_TEXTS = ("<|im_end|>", "<|endoftext|>", "<end_of_turn>", "<|eot_id|>", "</s>")
 
 TokenCallback = Callable[[str], None]
+# Called as each phase begins: "vision" (image encoder + tokenizer), "prefill", "decode".
+# Workers report it as progress; a hang is a phase that never ends.
+PhaseCallback = Callable[[str], None]
+
+
+def _phase(callback: PhaseCallback | None, name: str) -> None:
+    if callback is not None:
+        callback(name)
 
 
 class EngineError(RuntimeError):
@@ -206,6 +214,7 @@ class MnnVlm:
         system: str | None = None,
         max_new_tokens: int = 32,
         on_token: TokenCallback | None = None,
+        on_phase: PhaseCallback | None = None,
         cancel: threading.Event | None = None,
         preprocess_ms: float = 0.0,
     ) -> Generation:
@@ -219,11 +228,14 @@ class MnnVlm:
         tokens: list[int] = []
         finish = FinishReason.LENGTH
         with native_stdout_to_stderr():
+            _phase(on_phase, "vision")
             ids = self._encode(rgb, prompt, system)
             llm = self._llm
             clock.vision_done()
+            _phase(on_phase, "prefill")
             logits = llm.forward(ids)
             clock.prefill_done()
+            _phase(on_phase, "decode")
             while True:
                 if cancel is not None and cancel.is_set():
                     finish = FinishReason.CANCELLED
@@ -252,6 +264,7 @@ class MnnVlm:
         *,
         system: str | None = None,
         on_token: TokenCallback | None = None,
+        on_phase: PhaseCallback | None = None,
         cancel: threading.Event | None = None,
         preprocess_ms: float = 0.0,
     ) -> Choice:
@@ -267,11 +280,14 @@ class MnnVlm:
             # Before the image prompt: Omni's tokenizer_encode keeps per-prompt vision
             # state, so encoding any other text after it corrupts the prefill.
             tree = self._choice_tree(tuple(answers))
+            _phase(on_phase, "vision")
             ids = self._encode(rgb, prompt, system)
             llm = self._llm
             clock.vision_done()
+            _phase(on_phase, "prefill")
             logits = llm.forward(ids + list(tree.prefix))
             clock.prefill_done()
+            _phase(on_phase, "decode")
             if on_token is not None and tree.prefix:
                 on_token(self._decode(tree.prefix))
             path: list[int] = []

@@ -8,6 +8,7 @@ them) and reports every change to one listener.
 
 from __future__ import annotations
 
+import logging
 import threading
 import time
 import uuid
@@ -35,13 +36,17 @@ from app.worker.messages import (
     Event,
     Finished,
     JobFailed,
+    ListenerFailed,
     LoadFailed,
+    Progress,
     Ready,
     Started,
     Token,
     WorkerRestarted,
     WorkerSpec,
 )
+
+log = logging.getLogger("keyframe.pipeline")
 
 
 @dataclass(frozen=True)
@@ -59,10 +64,13 @@ class PipelineUpdate:
     event: SessionEvent | None = None
     streaming_keyframe: str | None = None
     streamed_text: str = ""
+    phase: str = ""  # vision | prefill | decode, while a keyframe is analysed
     worker_status: str = ""  # starting | ready | restarting | failed
     worker_message: str = ""
     effective_interval_s: float | None = None
-    interval_stretched: bool = False
+    interval_stretched: bool = False  # the model needs longer per keyframe than the interval
+    model_seconds: float | None = None  # median time per keyframe lately
+    log_error: str = ""  # the session log could not be written: events are only in memory
 
 
 @dataclass
@@ -87,8 +95,10 @@ class LivePipeline:
     ) -> None:
         self.sampler_config = sampler or SamplerConfig()
         self._sampler: KeyframeSampler[DecodedImage] = KeyframeSampler(self.sampler_config)
-        self._slot: InFlightSlot[Keyframe] = InFlightSlot(time_of=lambda k: k.t)
+        self._slot: InFlightSlot[Keyframe] = InFlightSlot()
         self._log = log
+        self._log_error = ""
+        self.listener_errors = 0
         self._on_update = on_update
         self._wall = wall_clock
         self._lock = threading.RLock()
@@ -132,6 +142,8 @@ class LivePipeline:
 
     def offer_frame(self, t: float, image: DecodedImage) -> None:
         """Called by the frame source for every frame; returns at once."""
+        if self._failed is not None:
+            return  # the worker gave up (shown once); no keyframe could be answered
         stats = frame_stats(image.rgb)
         with self._lock:
             selection = self._sampler.offer(t, stats, image)
@@ -175,6 +187,7 @@ class LivePipeline:
             return
         dispatch, superseded = self._slot.submit(keyframe)
         if superseded is not None:
+            self._sampler.settle(superseded.t, answered=False)
             self._record(
                 KeyframeSkipped(_new_id(), superseded.t, self._wall(), superseded.keyframe_id, SkipReason.SUPERSEDED)
             )
@@ -205,9 +218,13 @@ class LivePipeline:
                 self._notify(worker_status="failed", worker_message=event.message)
             elif isinstance(event, WorkerRestarted):
                 self._notify(worker_status="restarting", worker_message=f"worker restarted after {event.reason}")
+            elif isinstance(event, ListenerFailed):
+                self._notify(worker_message=f"an update could not be shown ({event.message})")
             elif isinstance(event, Started):
                 self._stream = _Stream(event.job_id)
                 self._notify(streaming_keyframe=event.job_id)
+            elif isinstance(event, Progress):
+                self._notify(streaming_keyframe=event.job_id, phase=event.phase)
             elif isinstance(event, Token):
                 if self._stream is not None and self._stream.keyframe_id == event.job_id:
                     self._stream.pieces.append(event.text)
@@ -244,7 +261,9 @@ class LivePipeline:
         )
 
     def _finish(self, job_id: str, event: SessionEvent) -> None:
-        self._jobs.pop(job_id, None)
+        keyframe = self._jobs.pop(job_id, None)
+        if keyframe is not None:
+            self._sampler.settle(keyframe.t, answered=isinstance(event, PracticeEvent))
         self._stream = None
         self._record(event)
         following = self._slot.done()
@@ -254,16 +273,26 @@ class LivePipeline:
 
     def _record(self, event: SessionEvent) -> None:
         # On disk (fsynced) before the UI can show it: a crash loses nothing that was seen.
+        # A log that cannot be written (disk full) must not stop the session: the event is
+        # kept in memory and the failure is shown with every update until a write succeeds.
         if self._log is not None:
-            self._log.append(event)
+            try:
+                self._log.append(event)
+                self._log_error = ""
+            except OSError as exc:
+                self._log_error = f"the session log cannot be written ({exc.strerror or exc})"
+                log.error("%s: %s", self._log_error, event.event_id)
         self._state = apply(self._state, event)
         self._notify(event=event)
 
     def _notify(self, **changes: object) -> None:
+        interval = self.sampler_config.interval_s
         update = PipelineUpdate(
             state=self._state,
-            effective_interval_s=self._slot.effective_interval(),
-            interval_stretched=self._slot.stretched(self.sampler_config.interval_s),
+            effective_interval_s=self._slot.effective_interval(interval),
+            interval_stretched=self._slot.stretched(interval),
+            model_seconds=self._slot.model_seconds(),
+            log_error=self._log_error,
             **changes,  # type: ignore[arg-type]
         )
         self._outbox.append(update)
@@ -275,4 +304,9 @@ class LivePipeline:
                     if not self._outbox:
                         return
                     update = self._outbox.popleft()
-                self._on_update(update)
+                try:
+                    self._on_update(update)
+                except Exception:
+                    # A listener's failure is its own: frames and answers go on.
+                    self.listener_errors += 1
+                    log.exception("the pipeline listener failed")

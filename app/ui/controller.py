@@ -1,9 +1,10 @@
 """Screen state and the background work behind the still-image screen. No Flet imports.
 
 The controller owns a worker host (a child process on desktop, a thread where
-child processes are not allowed), so MNN never holds the UI process's GIL. A
-newer image cancels the one in flight and replaces one still waiting: the
-screen always follows the user's last pick.
+child processes are not allowed), so MNN never holds the UI process's GIL. The
+one-in-flight policy is `core.slot`'s, as in the live pipeline: a newer image
+cancels the one in flight and replaces one still waiting, so the screen always
+follows the user's last pick.
 """
 
 from __future__ import annotations
@@ -13,6 +14,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, replace
 
 from app.core.results import AnalysisResult
+from app.core.slot import InFlightSlot
 from app.frames.intake import ImageRejected, decode_image_bytes
 from app.worker.hosts import make_host
 from app.worker.messages import (
@@ -20,9 +22,9 @@ from app.worker.messages import (
     Event,
     Finished,
     JobFailed,
+    ListenerFailed,
     LoadFailed,
     Ready,
-    Started,
     Token,
     WorkerRestarted,
     WorkerSpec,
@@ -50,9 +52,8 @@ class AnalysisController:
     ) -> None:
         self._on_change = on_change
         self._state = ScreenState()
-        self._lock = threading.Lock()
-        self._pending: Analyze | None = None
-        self._current: str | None = None
+        self._lock = threading.RLock()  # a host that gave up answers a submit re-entrantly
+        self._slot: InFlightSlot[Analyze] = InFlightSlot()
         self._count = 0
         self._host = make_host(spec, self._on_event, host_kind)
 
@@ -73,27 +74,22 @@ class AnalysisController:
         except ImageRejected as exc:
             self._update(image_name=name, image_bytes=None, streamed="", result=None, error=str(exc))
             return
+        self._update(image_name=name, image_bytes=data, streamed="", result=None, error=None, busy=True)
         with self._lock:
             self._count += 1
-            job = Analyze(f"img-{self._count}", image, name)
-            self._pending = job
-            current = self._current
-        self._update(image_name=name, image_bytes=data, streamed="", result=None, error=None, busy=True)
-        if current is not None:
-            self._host.cancel(current)  # its JobFailed(cancelled) dispatches the pending job
-        else:
-            self._dispatch()
+            dispatch, _ = self._slot.submit(Analyze(f"img-{self._count}", image, name))
+            current = self._slot.in_flight
+            if dispatch is not None:
+                self._host.submit(dispatch)  # queued by the worker until its model is loaded
+            elif current is not None:
+                self._host.cancel(current.job_id)  # its JobFailed(cancelled) dispatches the new one
 
     def network_blocked(self, count: int) -> None:
         self._update(network_blocked=count)
 
-    def _dispatch(self) -> None:
-        with self._lock:
-            if self._current is not None or self._pending is None or self._state.model_status != "ready":
-                return
-            job, self._pending = self._pending, None
-            self._current = job.job_id
-        self._host.submit(job)
+    def _is_current(self, job_id: str) -> bool:
+        current = self._slot.in_flight
+        return current is not None and current.job_id == job_id
 
     def _on_event(self, event: Event) -> None:
         if isinstance(event, Ready):
@@ -103,26 +99,27 @@ class AnalysisController:
                 model_detail=f"revision {event.model_revision} · {event.backend} · loaded in {event.load_ms:.0f} ms",
                 question=event.question,
             )
-            self._dispatch()
         elif isinstance(event, LoadFailed):
             self._update(model_status="error", model_detail=event.message, busy=False)
         elif isinstance(event, WorkerRestarted):
             self._update(model_status="loading", model_detail=f"restarting the model worker ({event.reason})")
-        elif isinstance(event, Started):
-            pass
+        elif isinstance(event, ListenerFailed):
+            self._update(error=f"the screen could not show an update ({event.message})")
         elif isinstance(event, Token):
-            if event.job_id == self._current:
+            if self._is_current(event.job_id):
                 self._update(streamed=self._state.streamed + event.text)
         elif isinstance(event, (Finished, JobFailed)):
             with self._lock:
-                self._current = None
-                superseded = self._pending is not None
-            if not superseded:
+                if not self._is_current(event.job_id):
+                    return
+                following = self._slot.done()
+                if following is not None:
+                    self._host.submit(following)
+            if following is None:  # a newer pick replaces this answer: show nothing of it
                 if isinstance(event, Finished):
                     self._update(busy=False, result=event.result, streamed=event.result.answer.raw)
                 else:
                     self._update(busy=False, error=f"analysis failed: {event.message}")
-            self._dispatch()
 
     def _update(self, **changes: object) -> None:
         with self._lock:

@@ -21,8 +21,10 @@ class WorkerSpec:
     image_max_side: int | None = None
     constrained: bool = True
     # Benchmarks and fault tests only: hold the GIL at least this long per model
-    # step, as MNN's forward() does on a real-size model.
+    # phase and token, as MNN's forward() does on a real-size model.
     pace_ms: float = 0.0
+    # The hang watchdog's floor (see app.core.watchdog); lowered only by fault tests.
+    stall_floor_s: float = 30.0
 
 
 # --- host -> worker ---------------------------------------------------------------------
@@ -73,6 +75,14 @@ class Started:
 
 
 @dataclass(frozen=True)
+class Progress:
+    """A job entered a phase: vision | prefill | decode."""
+
+    job_id: str
+    phase: str
+
+
+@dataclass(frozen=True)
 class Token:
     job_id: str
     text: str
@@ -88,7 +98,8 @@ class Finished:
 @dataclass(frozen=True)
 class JobFailed:
     job_id: str
-    error: str  # stable code: worker_died | engine_error | cancelled | ...
+    # Stable code: worker_died | worker_hung | worker_unavailable | engine_error | cancelled
+    error: str
     message: str
 
 
@@ -98,4 +109,12 @@ class WorkerRestarted:
     restarts: int
 
 
-Event = Union[Ready, LoadFailed, Started, Token, Finished, JobFailed, WorkerRestarted]
+@dataclass(frozen=True)
+class ListenerFailed:
+    """The host's own listener raised on an event; the host went on. For logs and screens."""
+
+    event: str
+    message: str
+
+
+Event = Union[Ready, LoadFailed, Started, Progress, Token, Finished, JobFailed, WorkerRestarted, ListenerFailed]

@@ -6,40 +6,61 @@ spawned (not forked: the parent has threads and native state), commands go
 through a multiprocessing queue (its feeder thread means `submit` never blocks
 the caller) and events come back on a pipe read by one reader thread.
 
-If the child dies — an exception, a native crash, or kill -9 — the reader sees
-its sentinel, the job in flight is reported failed (`worker_died`), and a new
-child is started; the model loads once per child.
+If the child dies (an exception, a native crash, kill -9) or hangs (no progress
+for longer than the watchdog allows), the reader replaces it *before* telling
+anyone, so a listener that reacts by submitting the next keyframe reaches the
+new child. Only a job the dead child had begun fails; a job it never began is
+handed to the new child. A model that cannot start, or that crashes on several
+keyframes in a row, is given up with LoadFailed instead of a restart loop.
+
+The child dies with its parent: on Linux the kernel kills it (PR_SET_PDEATHSIG,
+which works even while native code holds the GIL), everywhere a thread in the
+child watches the parent's sentinel.
 """
 
 from __future__ import annotations
 
 import multiprocessing as mp
 import threading
+import time
 from collections.abc import Callable
+from dataclasses import dataclass
 from multiprocessing.connection import Connection, wait
 from queue import Empty
 
+from app.core.watchdog import ProgressClock, StallLimit
 from app.worker.in_flight import InFlight
+from app.worker.listener import SafeListener
 from app.worker.messages import (
     Analyze,
     Cancel,
     Event,
+    Finished,
     JobFailed,
     LoadFailed,
+    Progress,
     Ready,
     Shutdown,
+    Started,
+    Token,
     WorkerRestarted,
     WorkerSpec,
 )
 
 # A child that dies this many times in a row before it is ready is not restarted again.
 MAX_FAILED_STARTS = 3
+# A model that crashes (or hangs) on this many keyframes in a row, with no answer between, is given up.
+MAX_CRASHES_IN_A_ROW = 3
+_POLL_S = 0.25  # how often the reader looks at the watchdog when nothing arrives
 
 
 def _child_main(spec: WorkerSpec, commands: mp.Queue, events: Connection) -> None:
     from app.engine.stdio import claim_stdout
+    from app.worker.child_guard import die_with_parent, ignore_terminal_interrupts
     from app.worker.serve import serve
 
+    die_with_parent()
+    ignore_terminal_interrupts()  # Ctrl-C reaches the whole process group; the parent decides
     claim_stdout()  # fd 1 -> stderr for MNN's chatter; this process prints nothing itself
 
     def poll():
@@ -52,40 +73,59 @@ def _child_main(spec: WorkerSpec, commands: mp.Queue, events: Connection) -> Non
     events.close()
 
 
+@dataclass
+class _Child:
+    process: mp.process.BaseProcess
+    commands: mp.Queue
+    events: Connection
+
+
 class ProcessWorkerHost:
     """Owns the child process and the reader thread; `stop` ends both."""
 
-    def __init__(self, spec: WorkerSpec, on_event: Callable[[Event], None]) -> None:
+    def __init__(
+        self, spec: WorkerSpec, on_event: Callable[[Event], None], clock: Callable[[], float] = time.monotonic
+    ) -> None:
         self.spec = spec
-        self._on_event = on_event
+        self._emit = SafeListener(on_event)
+        self._clock = clock
         self._ctx = mp.get_context("spawn")
         self._lock = threading.Lock()
-        self._stopping = threading.Event()
-        self._process: mp.process.BaseProcess | None = None
-        self._commands: mp.Queue | None = None
-        self._events: Connection | None = None
+        self._child: _Child | None = None
         self._in_flight = InFlight()
+        self._stall = StallLimit(floor_s=spec.stall_floor_s)
+        self._progress = ProgressClock()
         self._restarts = 0
         self._failed_starts = 0
+        self._crashes_in_a_row = 0
         self._ready = False
-        self._load_failed = False  # deterministic (bad model files): restarting would not help
+        self._stopping = False
+        self._dead: str | None = None  # why the host gave up; set once, never cleared
+        self._kill_reason: str | None = None  # set when the watchdog kills a hung child
+        self._spawned = threading.Event()
         self._reader: threading.Thread | None = None
 
     @property
     def pid(self) -> int | None:
-        process = self._process
-        return process.pid if process is not None else None
+        child = self._child
+        return child.process.pid if child is not None else None
 
     @property
     def in_flight(self) -> str | None:
         return self._in_flight.job
 
+    @property
+    def listener_errors(self) -> int:
+        return self._emit.errors
+
     def start(self) -> None:
-        self._spawn()
+        # Children are spawned from the reader thread, which lives as long as the host:
+        # Linux's parent-death signal fires when the *thread* that forked the child ends.
         self._reader = threading.Thread(target=self._read_loop, name="keyframe-worker-reader", daemon=True)
         self._reader.start()
+        self._spawned.wait()
 
-    def _spawn(self) -> None:
+    def _spawn_locked(self) -> None:
         receiver, sender = self._ctx.Pipe(duplex=False)
         commands = self._ctx.Queue()
         process = self._ctx.Process(
@@ -93,74 +133,89 @@ class ProcessWorkerHost:
         )
         process.start()
         sender.close()  # the child holds the only write end: EOF means it is gone
-        with self._lock:
-            self._process, self._commands, self._events = process, commands, receiver
-            self._ready = False
+        self._child = _Child(process, commands, receiver)
+        self._ready = False
+
+    # --- caller side ---------------------------------------------------------------------
 
     def submit(self, job: Analyze) -> None:
-        self._in_flight.claim(job.job_id)
+        """Never raises into the caller's thread: a host that gave up answers JobFailed at once."""
         with self._lock:
-            commands = self._commands
-        assert commands is not None
-        commands.put(job)
+            dead = self._dead or ("the inference worker is stopped" if self._stopping else None)
+            if dead is None:
+                assert self._child is not None
+                self._in_flight.claim(job)
+                if self._ready:
+                    self._progress.begin(self._clock())
+                self._child.commands.put(job)
+        if dead is not None:
+            self._emit(JobFailed(job.job_id, "worker_unavailable", dead))
 
     def cancel(self, job_id: str) -> None:
         with self._lock:
-            commands = self._commands
-        if commands is not None:
-            commands.put(Cancel(job_id))
+            if self._child is not None and self._dead is None and not self._stopping:
+                self._child.commands.put(Cancel(job_id))
 
     def stop(self, timeout: float = 5.0) -> None:
-        self._stopping.set()
         with self._lock:
-            process, commands = self._process, self._commands
-        if commands is not None:
-            try:
-                if self._in_flight.job is not None:
-                    commands.put(Cancel(self._in_flight.job))
-                commands.put(Shutdown())
-            except (OSError, ValueError):
-                pass
-        if process is not None:
-            process.join(timeout)
-            if process.is_alive():
-                process.kill()
-                process.join(timeout)
+            self._stopping = True  # from here on no child is spawned
+            child = self._child
+            if child is not None:
+                try:
+                    if self._in_flight.job is not None:
+                        child.commands.put(Cancel(self._in_flight.job))
+                    child.commands.put(Shutdown())
+                except (OSError, ValueError):
+                    pass  # its channels are already closed
+        if child is not None:
+            child.process.join(timeout)
+            if child.process.is_alive():
+                child.process.kill()
+                child.process.join(timeout)
         if self._reader is not None and self._reader is not threading.current_thread():
             self._reader.join(timeout)
-        self._close_channels()
-
-    def _close_channels(self) -> None:
         with self._lock:
-            events, commands = self._events, self._commands
-        if events is not None:
-            events.close()
-        if commands is not None:
-            commands.close()
-            commands.cancel_join_thread()  # never block shutdown on a dead reader
+            child = self._child
+        if child is not None:
+            if child.process.is_alive():  # spawned by a restart that raced this stop
+                child.process.kill()
+                child.process.join(timeout)
+            self._close(child)
+
+    @staticmethod
+    def _close(child: _Child) -> None:
+        child.events.close()
+        child.commands.close()
+        child.commands.cancel_join_thread()  # never block shutdown on a dead reader
+
+    # --- reader thread -------------------------------------------------------------------
 
     def _read_loop(self) -> None:
-        while not self._stopping.is_set():
+        with self._lock:
+            if not self._stopping:
+                self._spawn_locked()
+        self._spawned.set()
+        while True:
             with self._lock:
-                process, events = self._process, self._events
-            assert process is not None and events is not None
-            ready = wait([events, process.sentinel], timeout=0.5)
+                child = self._child
+                if self._stopping or self._dead or child is None:
+                    return
+            ready = wait([child.events, child.process.sentinel], timeout=_POLL_S)
             if not ready:
+                self._watch_for_hang(child)
                 continue
-            if events in ready:
+            if child.events in ready:
                 try:
-                    event = events.recv()
+                    event = child.events.recv()
                 except (EOFError, OSError):
                     event = None
                 if event is not None:
                     self._deliver(event)
                     continue
             # EOF or the process sentinel: the child is gone (maybe after its last message).
-            process.join(1.0)
-            self._drain(events)
-            if self._stopping.is_set() or self._load_failed:
-                return
-            self._child_died(process.exitcode)
+            child.process.join(1.0)
+            self._drain(child.events)
+            self._child_died(child)
 
     def _drain(self, events: Connection) -> None:
         try:
@@ -169,30 +224,73 @@ class ProcessWorkerHost:
         except (EOFError, OSError):
             pass
 
-    def _deliver(self, event: Event) -> None:
-        if isinstance(event, Ready):
-            self._ready, self._failed_starts = True, 0
-        if isinstance(event, LoadFailed):
-            self._load_failed = True
-        self._in_flight.settle(event)
-        self._on_event(event)
-
-    def _child_died(self, exitcode: int | None) -> None:
-        how = f"exit code {exitcode}" if exitcode is None or exitcode >= 0 else f"signal {-exitcode}"
-        job_id = self._in_flight.take()
+    def _watch_for_hang(self, child: _Child) -> None:
         with self._lock:
-            was_ready = self._ready
-        if job_id is not None:
-            self._on_event(JobFailed(job_id, "worker_died", f"the inference worker stopped ({how})"))
-        self._close_channels()
-        if not was_ready:
-            self._failed_starts += 1
-            if self._failed_starts >= MAX_FAILED_STARTS:
-                self._on_event(
-                    LoadFailed(f"the inference worker failed {self._failed_starts} times while starting ({how})")
-                )
-                self._stopping.set()
+            silent = self._progress.silent_for(self._clock())
+            limit = self._stall.limit_s()
+            if self._in_flight.job is None or silent <= limit or self._kill_reason is not None:
                 return
-        self._restarts += 1
-        self._spawn()
-        self._on_event(WorkerRestarted(how, self._restarts))
+            self._kill_reason = f"no progress for {silent:.0f} s (limit {limit:.0f} s)"
+        child.process.kill()  # the reader sees its sentinel next and restarts it
+
+    def _deliver(self, event: Event) -> None:
+        now = self._clock()
+        with self._lock:
+            if isinstance(event, Ready):
+                self._ready, self._failed_starts = True, 0
+                self._stall.loaded(event.load_ms / 1000.0)
+                if self._in_flight.job is not None:
+                    self._progress.begin(now)  # a job queued while the model loaded starts its clock now
+            elif isinstance(event, (Started, Progress, Token)):
+                self._progress.tick(now)
+            elif isinstance(event, (Finished, JobFailed)) and event.job_id == self._in_flight.job:
+                self._stall.observe(self._progress.end())
+                if isinstance(event, Finished):
+                    self._crashes_in_a_row = 0
+            self._in_flight.settle(event)
+            orphaned = None
+            if isinstance(event, LoadFailed):
+                # Deterministic (bad model files): restarting would not help.
+                self._dead = event.message
+                orphaned, _ = self._in_flight.take()
+        if orphaned is not None:
+            self._emit(JobFailed(orphaned.job_id, "worker_unavailable", self._dead or ""))
+        self._emit(event)
+
+    def _child_died(self, child: _Child) -> None:
+        exitcode = child.process.exitcode
+        how = f"exit code {exitcode}" if exitcode is None or exitcode >= 0 else f"signal {-exitcode}"
+        with self._lock:
+            self._close(child)
+            if self._stopping or self._dead:
+                return
+            reason, self._kill_reason = self._kill_reason or how, None
+            hung = reason != how
+            job, started = self._in_flight.take()
+            self._progress.end()
+            failed_job = job if started else None
+            if not self._ready:
+                self._failed_starts += 1
+                if self._failed_starts >= MAX_FAILED_STARTS:
+                    self._dead = f"the inference worker failed {self._failed_starts} times while starting ({reason})"
+            elif failed_job is not None:
+                self._crashes_in_a_row += 1
+                if self._crashes_in_a_row >= MAX_CRASHES_IN_A_ROW:
+                    self._dead = f"the model crashed on {self._crashes_in_a_row} keyframes in a row ({reason})"
+            if self._dead is None:
+                self._restarts += 1
+                self._spawn_locked()
+                if job is not None and failed_job is None:
+                    self._in_flight.claim(job)  # never begun: the new child takes it over
+                    self._child.commands.put(job)  # type: ignore[union-attr]
+            restarts, dead = self._restarts, self._dead
+        # Told only now, with the new child in place: a listener may submit at once.
+        if failed_job is not None:
+            code = "worker_hung" if hung else "worker_died"
+            self._emit(JobFailed(failed_job.job_id, code, f"the inference worker stopped ({reason})"))
+        if dead is not None:
+            if job is not None and failed_job is None:
+                self._emit(JobFailed(job.job_id, "worker_unavailable", dead))
+            self._emit(LoadFailed(dead))
+            return
+        self._emit(WorkerRestarted(reason, restarts))

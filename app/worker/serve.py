@@ -25,6 +25,7 @@ from app.worker.messages import (
     Finished,
     JobFailed,
     LoadFailed,
+    Progress,
     Ready,
     Shutdown,
     Started,
@@ -130,8 +131,13 @@ def serve(spec: WorkerSpec, wait: Wait, poll: Poll, emit: Callable[[Event], None
                     _pace(spec.pace_ms)
                 emit(Token(job_id, piece))
 
+            def on_phase(phase: str, job_id: str = cmd.job_id) -> None:
+                emit(Progress(job_id, phase))
+                if spec.pace_ms:
+                    _pace(spec.pace_ms)
+
             try:
-                result = analyzer.analyze(cmd.image, cmd.source, on_token=on_token, cancel=probe)
+                result = analyzer.analyze(cmd.image, cmd.source, on_token=on_token, cancel=probe, on_phase=on_phase)
             except Exception as exc:
                 emit(JobFailed(cmd.job_id, "engine_error", f"{type(exc).__name__}: {exc}"))
                 continue

@@ -2,6 +2,7 @@
 
 MNN holds the GIL during its calls, so here the UI thread does stall while a
 step runs; the camera preview must not depend on Python on those platforms.
+A native crash takes the app with it here: there is no process boundary.
 """
 
 from __future__ import annotations
@@ -11,21 +12,28 @@ import threading
 from collections.abc import Callable
 
 from app.worker.in_flight import InFlight
-from app.worker.messages import Analyze, Cancel, Command, Event, Shutdown, WorkerSpec
+from app.worker.listener import SafeListener
+from app.worker.messages import Analyze, Cancel, Command, Event, JobFailed, LoadFailed, Shutdown, WorkerSpec
 from app.worker.serve import serve
 
 
 class ThreadWorkerHost:
     def __init__(self, spec: WorkerSpec, on_event: Callable[[Event], None]) -> None:
         self.spec = spec
-        self._on_event = on_event
+        self._emit = SafeListener(on_event)
         self._commands: queue.Queue[Command] = queue.Queue()
         self._in_flight = InFlight()
+        self._lock = threading.Lock()
+        self._dead: str | None = None
         self._thread = threading.Thread(target=self._run, name="keyframe-worker", daemon=True)
 
     @property
     def in_flight(self) -> str | None:
         return self._in_flight.job
+
+    @property
+    def listener_errors(self) -> int:
+        return self._emit.errors
 
     def start(self) -> None:
         self._thread.start()
@@ -38,14 +46,28 @@ class ThreadWorkerHost:
                 return None
 
         serve(self.spec, wait=self._commands.get, poll=poll, emit=self._deliver)
+        with self._lock:
+            self._dead = self._dead or "the inference worker is stopped"
+            orphaned, _ = self._in_flight.take()
+        if orphaned is not None:
+            self._emit(JobFailed(orphaned.job_id, "worker_unavailable", self._dead))
 
     def _deliver(self, event: Event) -> None:
+        if isinstance(event, LoadFailed):
+            with self._lock:
+                self._dead = event.message
         self._in_flight.settle(event)
-        self._on_event(event)
+        self._emit(event)
 
     def submit(self, job: Analyze) -> None:
-        self._in_flight.claim(job.job_id)
-        self._commands.put(job)
+        """Never raises into the caller's thread: a worker that ended answers JobFailed at once."""
+        with self._lock:
+            dead = self._dead
+            if dead is None:
+                self._in_flight.claim(job)
+                self._commands.put(job)
+        if dead is not None:
+            self._emit(JobFailed(job.job_id, "worker_unavailable", dead))
 
     def cancel(self, job_id: str) -> None:
         self._commands.put(Cancel(job_id))

@@ -91,15 +91,70 @@ def test_at_most_one_selection_per_window(steps: list[tuple[float, float]], inte
     assert all(s.window_start <= s.t < s.window_start + interval for s in selections)
 
 
+class FakeClock:
+    def __init__(self) -> None:
+        self.now = 0.0
+
+    def __call__(self) -> float:
+        return self.now
+
+
 def test_slot_keeps_one_in_flight_and_only_the_newest_waiting() -> None:
-    times = {"a": 0.0, "b": 3.0, "c": 7.0}
-    slot: InFlightSlot[str] = InFlightSlot(time_of=times.__getitem__)
+    clock = FakeClock()
+    slot: InFlightSlot[str] = InFlightSlot(clock)
     assert slot.submit("a") == ("a", None)
     assert slot.submit("b") == (None, None)
     assert slot.submit("c") == (None, "b")  # b superseded by the newer c
     assert slot.in_flight == "a" and slot.waiting == "c"
+    clock.now = 7.0
     assert slot.done() == "c"
+    clock.now = 8.0
     assert slot.done() is None
     assert slot.stats.superseded == 1 and slot.stats.dispatched == 2 and slot.stats.completed == 2
-    assert slot.effective_interval() == 7.0
-    assert slot.stretched(3.0) and not slot.stretched(6.0)
+    assert slot.model_seconds() == 4.0  # median of 7 s and 1 s
+    assert slot.stretched(3.0) and not slot.stretched(5.0)
+    assert slot.effective_interval(3.0) == 4.0 and slot.effective_interval(5.0) == 5.0
+
+
+def test_a_fast_model_never_counts_as_slower_than_the_interval() -> None:
+    """Item 7: gaps between keyframe timestamps (skips, a video read offline) are not model time."""
+    clock = FakeClock()
+    slot: InFlightSlot[float] = InFlightSlot(clock)
+    for t in (0.0, 9.0, 30.0, 100.0):  # keyframes far apart in frame time
+        slot.submit(t)
+        clock.now += 0.015  # the model answers in 15 ms
+        slot.done()
+        clock.now += 5.0
+    assert not slot.stretched(2.0)
+    assert slot.effective_interval(2.0) == 2.0
+    assert slot.model_seconds() == pytest.approx(0.015)
+
+
+def test_after_a_failed_keyframe_holding_still_is_analysed_again() -> None:
+    """Item 6: "unchanged" compares with the last answered keyframe, not one that failed."""
+    sampler: KeyframeSampler[int] = KeyframeSampler(SamplerConfig(interval_s=2, change_threshold=4))
+    sampler.offer(0.0, stats(1, 50), 0)
+    first = sampler.offer(2.0, stats(1, 50), 1)  # closes window 0
+    assert first is not None and first.decision is Decision.KEYFRAME
+    sampler.settle(first.t, answered=False)  # the worker died on it
+    second = sampler.offer(4.0, stats(1, 50), 2)  # the trainee held still: window 1 is analysed again
+    assert second is not None and second.decision is Decision.KEYFRAME
+    sampler.settle(second.t, answered=True)
+    third = sampler.offer(6.0, stats(1, 51), 3)  # window 2, still the same scene: now it is unchanged
+    assert third is not None and third.decision is Decision.UNCHANGED
+
+
+def test_a_keyframe_still_in_flight_counts_as_the_reference() -> None:
+    sampler: KeyframeSampler[int] = KeyframeSampler(SamplerConfig(interval_s=2, change_threshold=4))
+    sampler.offer(0.0, stats(1, 50), 0)
+    pending = sampler.offer(2.0, stats(1, 90), 1)  # closes window 0 (level 50), not yet settled
+    assert pending is not None and pending.decision is Decision.KEYFRAME
+    same = sampler.offer(4.0, stats(1, 10), 2)  # closes window 1: level 90, compared with pending 50
+    assert same is not None and same.decision is Decision.KEYFRAME
+    sampler.settle(pending.t, answered=False)  # the older one fails; the newer one is still pending
+    again = sampler.offer(6.0, stats(1, 10), 3)  # window 2 (level 10) vs pending level 90
+    assert again is not None and again.decision is Decision.KEYFRAME
+    sampler.settle(same.t, answered=True)
+    sampler.settle(again.t, answered=True)
+    last = sampler.offer(8.0, stats(1, 10), 4)  # window 3 (level 10) vs answered level 10
+    assert last is not None and last.decision is Decision.UNCHANGED
