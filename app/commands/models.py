@@ -1,9 +1,12 @@
 """`python -m app models ...`: list, download, verify, remove, import, path, mirror.
 
 Results go to `out` (a table or, with --json, JSON); progress bars, notes and
-errors go to stderr. Exit codes: 0 ok, 1 the operation failed (download,
-verification, import rejected), 2 setup problems (unknown or bundled model,
-model busy, bad manifest or mirror), 130 cancelled.
+errors go to stderr. With --json a failure also prints one JSON object
+(`{"ok": false, "error": <kind>, "message": ...}`) on `out`, so a caller never
+gets empty output. Exit codes: 0 ok, 1 the operation failed (download,
+verification, import rejected, removing a model that is not installed), 2 setup
+problems (unknown or bundled model, model busy, bad manifest or mirror
+setting), 130 cancelled.
 """
 
 from __future__ import annotations
@@ -65,6 +68,23 @@ def _err(message: str) -> None:
     print(message, file=sys.stderr, flush=True)
 
 
+def _fail(args: argparse.Namespace, out: TextIO, exc: BaseException | str, code: int, kind: str | None = None) -> int:
+    """The error on stderr and, for --json, as a JSON object on `out`."""
+    message = str(exc)
+    _err(f"error: {message}")
+    if getattr(args, "json", False):
+        record = {
+            "ok": False,
+            "command": args.models_command,
+            "id": getattr(args, "model_id", None),
+            "error": kind or (type(exc).__name__ if isinstance(exc, BaseException) else "error"),
+            "message": message,
+            "exit_code": code,
+        }
+        out.write(json.dumps(record) + "\n")
+    return code
+
+
 def run_models(args: argparse.Namespace, out: TextIO) -> int:
     from app.models.locks import ModelBusy
     from app.models.manifest import ManifestError
@@ -86,19 +106,17 @@ def run_models(args: argparse.Namespace, out: TextIO) -> int:
         if command == "verify":
             return _verify(store, args, out)
         if command == "remove":
-            removed = store.remove(args.model_id)
-            out.write(f"removed {args.model_id}\n" if removed else f"{args.model_id} was not installed\n")
+            if not store.remove(args.model_id):
+                return _fail(args, out, f"{args.model_id} is not installed; nothing was removed", EXIT_FAILED)
+            out.write(f"removed {args.model_id}\n")
             return EXIT_OK
         if command == "import":
             return _import(store, args, out)
     except (UnknownModel, BundledModel, ModelBusy, ManifestError, MirrorError) as exc:
-        _err(f"error: {exc}")
-        return EXIT_SETUP
+        return _fail(args, out, exc, EXIT_SETUP)
     except OSError as exc:  # e.g. the storage folder cannot be created or read
-        _err(f"error: {exc}")
-        return EXIT_FAILED
-    _err(f"error: unknown models command {args.models_command!r}")
-    return EXIT_SETUP
+        return _fail(args, out, exc, EXIT_FAILED)
+    return _fail(args, out, f"unknown models command {args.models_command!r}", EXIT_SETUP)
 
 
 def _size(n: int | None, estimate: bool) -> str:
@@ -127,6 +145,8 @@ def _list(store: Any, args: argparse.Namespace, out: TextIO) -> int:
     for row in [header, *rows]:
         out.write("  ".join(str(c).ljust(w) for c, w in zip(row[:4], widths, strict=True)) + "  " + row[4] + "\n")
     for s in statuses:
+        if s.state.value == "damaged":
+            _err(f"{s.model_id}: bundled files fail their hash check: {', '.join(s.pending)}; reinstall Keyframe")
         if s.partial_bytes:
             out.write(f"{s.model_id}: {s.partial_bytes / 1e6:.1f} MB downloaded so far; `download` resumes it\n")
     return EXIT_OK
@@ -145,7 +165,8 @@ def _download(store: Any, args: argparse.Namespace, out: TextIO) -> int:
         from app.models.store import BundledModel
 
         raise BundledModel(f"{manifest.id} is bundled with the app and always installed; nothing to download")
-    saved = load_mirror_setting()
+    # A saved setting that cannot be read raises MirrorError (exit 2): never a silent public fallback.
+    saved = None if args.mirror else load_mirror_setting()
     mirrors = choose_mirrors(manifest, args.mirror or ([saved] if saved else []))
     _err(f"downloading {manifest.id} from {', '.join(m.name + ' (' + m.host + ')' for m in mirrors)}")
     job = DownloadJob(store, manifest.id, mirrors, guard=ensure_installed())
@@ -161,14 +182,11 @@ def _download(store: Any, args: argparse.Namespace, out: TextIO) -> int:
     job.join()
     error = job.error
     if isinstance(error, Cancelled):
-        _err("cancelled; run the same command again to resume")
-        return EXIT_CANCELLED
+        return _fail(args, out, "cancelled; run the same command again to resume", EXIT_CANCELLED, "Cancelled")
     if isinstance(error, (DownloadError, OSError)):
-        _err(f"error: {error}")
-        return EXIT_FAILED
+        return _fail(args, out, error, EXIT_FAILED)
     if isinstance(error, (StoreError, ModelBusy)):
-        _err(f"error: {error}")
-        return EXIT_SETUP
+        return _fail(args, out, error, EXIT_SETUP)
     if error is not None:
         raise error
     status = job.result
@@ -223,7 +241,7 @@ def _mirror(args: argparse.Namespace, out: TextIO) -> int:
     from app.models.mirrors import load_mirror_setting, save_mirror_setting
 
     if args.clear:
-        save_mirror_setting(None)
+        save_mirror_setting(None)  # works on a broken setting too: that is how it is fixed
         out.write("mirror cleared: downloads use the manifests' mirrors\n")
     elif args.url:
         save_mirror_setting(args.url)

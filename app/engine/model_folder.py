@@ -1,15 +1,24 @@
 """An MNN LLM/VLM folder as MNN reads it: `config.json` names the other files.
 
-Reading it up front lets the app say which file is missing instead of letting
-MNN fail (or, worse, silently answer without the vision encoder).
+Reading it up front lets the app say which file is missing or damaged instead
+of letting MNN fail, answer silently without the vision encoder, or crash the
+process (MNN trusts its files: a truncated weight file or a wrong
+`hidden_size` reads past a buffer). Only cheap checks run here — reading the
+two JSON files, the first bytes of the `.mnn` graphs and the tokenizer, and
+file sizes — so an unpinned folder is refused in milliseconds whatever its
+size. A pinned model is hash-verified before this (app.models.catalog).
 """
 
 from __future__ import annotations
 
 import json
+import math
+import struct
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
+
+from app.engine.tokenizer_header import TokenizerHeader, TokenizerHeaderError, read_tokenizer_header
 
 
 class ModelFolderError(ValueError):
@@ -23,6 +32,32 @@ _FILE_KEYS = {
     "tokenizer_file": "tokenizer.txt",
     "visual_model": "visual.mnn",
 }
+_EMBEDDING_DEFAULT = "embeddings_bf16.bin"
+
+# MNN reads these keys with a typed accessor that silently substitutes its default for a value of
+# the wrong type (llmconfig.hpp), so a typo changes the model's behaviour without a word: refuse it.
+_INT_KEYS = frozenset(
+    {"hidden_size", "layer_nums", "thread_num", "max_new_tokens", "vision_start", "vision_end", "image_pad"}
+    | {"num_grid_per_side", "image_max_size", "image_min_pixels", "image_max_pixels", "top_k", "n_gram"}
+    | {"penalty_window", "kv_cache_size"}
+)
+_POSITIVE_KEYS = frozenset({"hidden_size", "layer_nums", "thread_num", "max_new_tokens", "num_grid_per_side"})
+_NUMBER_KEYS = frozenset(
+    {"temperature", "top_p", "min_p", "tfs_z", "typical", "repetition_penalty", "presence_penalty"}
+    | {"frequency_penalty", "ngram_factor"}
+)
+_BOOL_KEYS = frozenset({"is_visual", "is_mrope", "has_deepstack", "use_mmap", "reuse_kv", "kvcache_mmap"})
+_STRING_KEYS = frozenset(
+    {"backend_type", "precision", "memory", "power", "sampler_type", "model_type", "attention_mask"}
+    | {"attention_type", "embedding_file", *_FILE_KEYS}
+)
+_OBJECT_KEYS = frozenset({"mllm", "jinja"})
+
+# Vision input side. Qwen-VL patches are 14 or 16 px merged 2x2, so below 28 px there is not one
+# visual token; above 4096 px a single keyframe would take minutes on a phone and gigabytes of RAM.
+IMAGE_SIZE_MIN, IMAGE_SIZE_MAX = 28, 4096
+# A FlatBuffer starts with a 4-byte root offset; the root table needs a vtable of at least 4 bytes.
+_FLATBUFFER_MIN = 16
 
 
 @dataclass(frozen=True)
@@ -31,6 +66,9 @@ class ModelFolder:
     config: dict[str, Any]  # config.json merged with llm_config.json, as MNN merges them
     tokenizer_path: Path
     visual_path: Path
+    # The validated `image_size` and the file that declares it (None when neither does).
+    declared_image_size: int | None = None
+    image_size_source: str | None = None
 
     @property
     def config_path(self) -> Path:
@@ -38,25 +76,182 @@ class ModelFolder:
 
     @property
     def image_size(self) -> int | None:
-        """Fixed square input side if the model declares one (MNN squashes to it)."""
-        size = self.config.get("image_size")
-        return int(size) if isinstance(size, (int, float)) and size > 0 else None
+        """Fixed square input side if the model declares one (MNN squashes to it); validated on open."""
+        return self.declared_image_size
 
     @property
     def is_visual(self) -> bool:
         return bool(self.config.get("is_visual", True)) and self.visual_path.is_file()
 
+    @property
+    def image_size_note(self) -> str | None:
+        """A sentence for stderr and the result when a visual model declares no `image_size`.
+
+        The input side is then the app's own choice (the backend's default cap, or
+        --image-max-side), aspect kept — not a size the model was made for — and a
+        different side can flip the answer, so the user must be told.
+        """
+        if not self.is_visual or self.declared_image_size is not None:
+            return None
+        return (
+            f"{self.path.name}: the model declares no image_size in llm_config.json or config.json; "
+            "images are sent at the app's default size (aspect kept), which may not be what the model expects"
+        )
+
 
 def _read_json(path: Path) -> dict[str, Any]:
     try:
-        data = json.loads(path.read_text(encoding="utf-8"))
+        data = json.loads(path.read_text(encoding="utf-8"), parse_constant=_reject_constant)
     except OSError as exc:
         raise ModelFolderError(f"{path}: cannot read ({exc.strerror or exc})") from exc
-    except (json.JSONDecodeError, UnicodeDecodeError) as exc:
+    except (json.JSONDecodeError, UnicodeDecodeError, ValueError) as exc:
         raise ModelFolderError(f"{path}: not valid JSON") from exc
     if not isinstance(data, dict):
         raise ModelFolderError(f"{path}: expected a JSON object")
     return data
+
+
+def _reject_constant(name: str) -> Any:
+    # Python accepts NaN/Infinity in JSON; MNN's parser (and the JSON standard) does not.
+    raise ValueError(f"{name} is not JSON")
+
+
+def _is_int(value: Any) -> bool:
+    return isinstance(value, int) and not isinstance(value, bool)
+
+
+def _is_number(value: Any) -> bool:
+    return (_is_int(value) or isinstance(value, float)) and math.isfinite(value)
+
+
+def _check_types(data: dict[str, Any], where: str) -> None:
+    for key, value in data.items():
+        problem = None
+        if key in _POSITIVE_KEYS and (not _is_int(value) or value <= 0):
+            problem = "a positive whole number"
+        elif key in _INT_KEYS and not _is_int(value):
+            problem = "a whole number"
+        elif key in _NUMBER_KEYS and not _is_number(value):
+            problem = "a number"
+        elif key in _BOOL_KEYS and not isinstance(value, bool):
+            problem = "true or false"
+        elif key in _STRING_KEYS and (not isinstance(value, str) or not value):
+            problem = "a non-empty string"
+        elif key in _OBJECT_KEYS and not isinstance(value, dict):
+            problem = "a JSON object"
+        elif key in ("image_mean", "image_norm") and not (
+            isinstance(value, list) and len(value) == 3 and all(_is_number(v) for v in value)
+        ):
+            problem = "a list of 3 numbers"
+        elif key == "tie_embeddings" and not (
+            isinstance(value, list) and len(value) in (0, 5) and all(_is_int(v) and v >= 0 for v in value)
+        ):
+            problem = "a list of 5 non-negative whole numbers"
+        if problem:
+            raise ModelFolderError(f"{where}: '{key}' must be {problem}, got {json.dumps(value)[:60]}")
+    if isinstance(data.get("mllm"), dict):
+        _check_types(data["mllm"], f"{where} (mllm)")
+
+
+def _image_size(config: dict[str, Any], llm_config: dict[str, Any]) -> tuple[int | None, str | None]:
+    """The declared square input side, or (None, None); an invalid declaration is refused."""
+    source = "llm_config.json" if "image_size" in llm_config else "config.json" if "image_size" in config else None
+    if source is None:
+        return None, None
+    value = (llm_config if source == "llm_config.json" else config)["image_size"]
+    # MNN reads image_size as a JSON integer; anything else would be replaced by its default size.
+    if not _is_int(value) or not IMAGE_SIZE_MIN <= value <= IMAGE_SIZE_MAX:
+        raise ModelFolderError(
+            f"{source}: invalid image_size {json.dumps(value)[:40]}: it must be a whole number of pixels "
+            f"from {IMAGE_SIZE_MIN} to {IMAGE_SIZE_MAX} (or absent)"
+        )
+    return value, source
+
+
+def _check_flatbuffer(path: Path) -> None:
+    """An MNN graph is a FlatBuffer: the root offset and the root table's vtable must lie in the file."""
+    size = path.stat().st_size
+    if size < _FLATBUFFER_MIN:
+        raise ModelFolderError(f"{path.name}: {size} bytes is too small to be an MNN model")
+    with open(path, "rb") as fh:
+        (root,) = struct.unpack("<I", fh.read(4))
+        if root % 4 or not 4 <= root <= size - 4:
+            raise ModelFolderError(f"{path.name}: not an MNN model (bad FlatBuffer root offset {root})")
+        fh.seek(root)
+        (back,) = struct.unpack("<i", fh.read(4))
+        vtable = root - back
+        if vtable < 4 or vtable + 4 > size:
+            raise ModelFolderError(f"{path.name}: not an MNN model (bad FlatBuffer vtable)")
+        fh.seek(vtable)
+        vsize, tsize = struct.unpack("<HH", fh.read(4))
+        if vsize < 4 or vsize % 2 or vtable + vsize > size or tsize < 4 or root + tsize > size:
+            raise ModelFolderError(f"{path.name}: not an MNN model (damaged FlatBuffer header)")
+
+
+def _require_file(path: Path, what: str) -> int:
+    if path.is_symlink() and not path.exists():
+        raise ModelFolderError(f"{path.name}: a broken link ({what})")
+    if not path.is_file():
+        raise ModelFolderError(f"{path.name}: missing ({what})")
+    size = path.stat().st_size
+    if size == 0:
+        raise ModelFolderError(f"{path.name}: empty file ({what})")
+    return size
+
+
+def _check_tie_embeddings(folder: Path, config: dict[str, Any], weight: Path, where: str) -> int | None:
+    """The quantised embedding table MNN reads from the weight file by offset (diskembedding.cpp).
+
+    Its five numbers and `hidden_size` fix where the table and its scales lie and
+    how many tokens it holds; MNN seeks there without checking, so a truncated
+    weight file or a `hidden_size` that does not match crashes it. Returns the
+    vocabulary size when it can be derived.
+    """
+    tie = config.get("tie_embeddings") or []
+    if len(tie) != 5:
+        return None
+    w_offset, a_offset, a_size, bits, block = tie
+    hidden = config.get("hidden_size")
+    source = weight
+    if w_offset == 0:  # a separate embedding file
+        source = folder / str(config.get("embedding_file", _EMBEDDING_DEFAULT))
+        _require_file(source, "the embedding table named by tie_embeddings")
+    end = max(a_offset + a_size, w_offset)
+    size = source.stat().st_size
+    if size < end:
+        raise ModelFolderError(
+            f"{source.name}: {size} bytes, but {where} places the embedding table up to byte {end}: "
+            "the file is truncated or belongs to another model"
+        )
+    if bits == 16 or not _is_int(hidden):
+        return None
+    if bits not in (4, 8) or a_offset <= w_offset:
+        raise ModelFolderError(f"{where}: tie_embeddings {tie} do not describe a 4- or 8-bit embedding table")
+    blocks = hidden // block if block else 1
+    table_bits = (a_offset - w_offset) * 8
+    vocab, rest = divmod(table_bits, bits * hidden)
+    fits = not (block and hidden % block) and not rest and vocab > 0
+    if not fits or a_size not in (4 * blocks * vocab, 8 * blocks * vocab):
+        raise ModelFolderError(
+            f"{where}: hidden_size {hidden} does not match the embedding table in {source.name} "
+            f"(tie_embeddings {tie}): the config belongs to another model or was edited"
+        )
+    return vocab
+
+
+def _check_tokenizer(path: Path, vocab: int | None) -> TokenizerHeader:
+    _require_file(path, "the tokenizer")
+    try:
+        header = read_tokenizer_header(path)
+    except TokenizerHeaderError as exc:
+        raise ModelFolderError(f"{path.name}: damaged tokenizer ({exc})") from exc
+    ids = header.special_ids + header.stop_ids + header.prefix_ids
+    if vocab is not None and any(not 0 <= i < vocab for i in ids):
+        raise ModelFolderError(
+            f"{path.name}: token ids up to {max(ids)} but the model's embedding table has {vocab} tokens: "
+            "the tokenizer belongs to another model"
+        )
+    return header
 
 
 def open_model_folder(path: Path) -> ModelFolder:
@@ -69,15 +264,37 @@ def open_model_folder(path: Path) -> ModelFolder:
     if not config_path.is_file():
         raise ModelFolderError(f"{path}: no config.json (an MNN model folder needs one)")
     config = _read_json(config_path)
-    llm_config = path / "llm_config.json"
-    merged = {**config, **(_read_json(llm_config) if llm_config.is_file() else {})}
-    files = {key: path / str(config.get(key, default)) for key, default in _FILE_KEYS.items()}
-    missing = [str(p.name) for key, p in files.items() if key != "visual_model" and not p.is_file()]
-    if missing:
-        raise ModelFolderError(f"{path}: missing model files: {', '.join(missing)}")
+    _check_types(config, "config.json")
+    llm_config_path = path / "llm_config.json"
+    llm_config = _read_json(llm_config_path) if llm_config_path.exists() else {}
+    _check_types(llm_config, "llm_config.json")
+    merged = {**config, **llm_config}
+    where = "llm_config.json" if "hidden_size" in llm_config or "tie_embeddings" in llm_config else "config.json"
+    image_size, image_size_source = _image_size(config, llm_config)
+    files = {key: path / str(merged.get(key, default)) for key, default in _FILE_KEYS.items()}
     for p in files.values():
         if p.resolve().parent != path.resolve():
             raise ModelFolderError(f"{path}: config.json points outside the model folder: {p}")
+    missing = [p.name for key, p in files.items() if key != "visual_model" and not p.is_file()]
+    if missing:
+        raise ModelFolderError(f"{path}: missing model files: {', '.join(missing)}")
+    _require_file(files["llm_model"], "the language model graph")
+    _check_flatbuffer(files["llm_model"])
+    _require_file(files["llm_weight"], "the language model weights")
+    visual = files["visual_model"]
+    if merged.get("is_visual") is True or visual.exists():
+        _require_file(visual, "the vision encoder graph")
+        _check_flatbuffer(visual)
+        companion = visual.with_name(visual.name + ".weight")
+        if companion.exists() or companion.is_symlink():
+            _require_file(companion, "the vision encoder weights")
+    vocab = _check_tie_embeddings(path, merged, files["llm_weight"], where)
+    _check_tokenizer(files["tokenizer_file"], vocab)
     return ModelFolder(
-        path=path, config=merged, tokenizer_path=files["tokenizer_file"], visual_path=files["visual_model"]
+        path=path,
+        config=merged,
+        tokenizer_path=files["tokenizer_file"],
+        visual_path=visual,
+        declared_image_size=image_size,
+        image_size_source=image_size_source,
     )

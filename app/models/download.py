@@ -7,6 +7,12 @@ from zero. The SHA-256 runs while streaming (the kept prefix is re-hashed
 first, since bytes on disk from an earlier run are not trusted), nothing is
 written past the expected size, and the part is fsynced and moved into place
 with os.replace only when the digest matches the manifest.
+
+How much a file may grow is bounded even when the manifest pins no size (the
+real model's does not): by the server's Content-Length, by the manifest's
+total size and by a fixed ceiling; a .part that outgrows its bound is
+deleted. Every file the store writes is opened with O_NOFOLLOW, so a link
+planted in the store cannot redirect a write to a file outside it.
 """
 
 from __future__ import annotations
@@ -19,6 +25,7 @@ import os
 import random
 import re
 import shutil
+import stat
 import threading
 import time
 from collections.abc import Callable, Sequence
@@ -32,6 +39,7 @@ import httpx
 
 from app.models.manifest import ManifestFile
 from app.models.mirrors import Mirror
+from app.models.safefs import open_no_follow
 
 _HASH_CHUNK = 1 << 20
 _MAX_REDIRECTS = 5
@@ -154,6 +162,10 @@ class _NextMirror(Exception):
     """This mirror cannot supply the file (404, wrong size, refused redirect...)."""
 
 
+class _TooBig(_NextMirror):
+    """The mirror offers or sends more bytes than the file can have: its .part is dropped."""
+
+
 def _blocked_by_guard(exc: BaseException) -> bool:
     from app.privacy.guard import NetworkBlocked
 
@@ -168,10 +180,12 @@ def _blocked_by_guard(exc: BaseException) -> bool:
 
 
 def _size_of(path: Path) -> int:
+    """Size of a regular file at `path`; a link or anything else counts as nothing to resume."""
     try:
-        return path.stat().st_size
+        st = path.lstat()
     except FileNotFoundError:
         return 0
+    return st.st_size if stat.S_ISREG(st.st_mode) else 0
 
 
 def _fsync_dir(folder: Path) -> None:
@@ -210,11 +224,17 @@ class FileFetcher:
         self._on_bytes = on_bytes or (lambda have, total, received: None)
         self._on_wait = on_wait or (lambda message: None)
         self._rng = rng or random.Random()
+        self._cap = policy.unknown_size_cap
 
-    def fetch(self, mirrors: Sequence[Mirror], entry: ManifestFile, dest: Path) -> None:
-        """Puts the verified file at `dest` or raises; never leaves a wrong file at `dest`."""
+    def fetch(self, mirrors: Sequence[Mirror], entry: ManifestFile, dest: Path, size_cap: int | None = None) -> None:
+        """Puts the verified file at `dest` or raises; never leaves a wrong file at `dest`.
+
+        `size_cap` bounds a file whose manifest pins no size (the store passes the
+        manifest's total); the policy's ceiling applies on top.
+        """
         dest.parent.mkdir(parents=True, exist_ok=True)
         part = part_path(dest)
+        self._cap = min(self._policy.unknown_size_cap, size_cap if size_cap is not None else 1 << 62)
         problems: list[str] = []
         for mirror in mirrors:
             url = mirror.url_for(entry.path)
@@ -227,6 +247,10 @@ class FileFetcher:
                 try:
                     self._attempt(url, entry, dest, part, use_range)
                     return
+                except _TooBig as exc:
+                    part.unlink(missing_ok=True)  # a part past the bound is no prefix of the file
+                    problems.append(f"{mirror.name}: {exc}")
+                    break
                 except _NextMirror as exc:
                     problems.append(f"{mirror.name}: {exc}")
                     break
@@ -266,17 +290,20 @@ class FileFetcher:
 
     def _attempt(self, url: str, entry: ManifestFile, dest: Path, part: Path, use_range: bool) -> None:
         expected = entry.size
-        have = _size_of(part) if use_range else 0
-        if expected is not None and have > expected:
-            have = 0  # longer than the file can be: not a prefix of it
-        if expected is not None and have == expected and have > 0:
-            # A complete part from an earlier run (killed before the rename): no request needed.
-            self._install(part, dest, entry, self._hash_prefix(part, have), resumed=True)
-            return
-        fd = os.open(part, os.O_RDWR | os.O_CREAT | getattr(os, "O_BINARY", 0), 0o644)
+        cap = expected if expected is not None else self._cap
+        fd = open_no_follow(part, os.O_RDWR | os.O_CREAT)
         try:
+            have = os.fstat(fd).st_size if use_range else 0
+            if have > cap:
+                have = 0  # longer than the file can be: not a prefix of it
             os.ftruncate(fd, have)
-            hasher = self._hash_prefix(part, have)
+            hasher = self._hash_prefix(fd, have)
+            if expected is not None and have == expected and have > 0:
+                # A complete part from an earlier run (killed before the rename): no request needed.
+                os.close(fd)
+                fd = -1
+                self._install(part, dest, entry, hasher, resumed=True)
+                return
             os.lseek(fd, have, os.SEEK_SET)
             resumed = have > 0
             headers = {"Accept-Encoding": "identity"}
@@ -312,6 +339,8 @@ class FileFetcher:
                     raise _NextMirror(f"sent {encoding}-encoded bytes despite Accept-Encoding: identity")
                 if expected is not None and total is not None and total != expected:
                     raise _NextMirror(f"serves {total} bytes, the manifest says {expected}")
+                if total is not None and total > cap:
+                    raise _TooBig(f"serves {total} bytes, more than the {cap} this file can have")
                 if status == 200 and have:
                     # The server ignored Range: its body starts at byte 0, so the part does too.
                     os.ftruncate(fd, 0)
@@ -322,7 +351,7 @@ class FileFetcher:
                 limit = expected if expected is not None else total
                 if limit is not None:
                     self._check_space(entry.path, part, limit - have)
-                have = self._stream(response, fd, hasher, have, limit, entry.path)
+                have = self._stream(response, fd, hasher, have, limit, entry.path, cap)
             os.fsync(fd)
         finally:
             if fd >= 0:
@@ -330,9 +359,16 @@ class FileFetcher:
         self._install(part, dest, entry, hasher, resumed)
 
     def _stream(
-        self, response: httpx.Response, fd: int, hasher: hashlib._Hash, have: int, limit: int | None, path: str
+        self,
+        response: httpx.Response,
+        fd: int,
+        hasher: hashlib._Hash,
+        have: int,
+        limit: int | None,
+        path: str,
+        cap: int,
     ) -> int:
-        cap = limit if limit is not None else self._policy.unknown_size_cap
+        cap = limit if limit is not None else cap
         try:
             for piece in response.iter_raw():
                 self._check_cancel()
@@ -345,7 +381,7 @@ class FileFetcher:
                 self._on_bytes(have, limit, len(view))
                 if overflow:
                     if limit is None:
-                        raise _NextMirror(f"sent more than {cap} bytes for a file of unknown size")
+                        raise _TooBig(f"sent more than the {cap} bytes this file can have")
                     break  # never write past the expected size; the hash judges what we kept
         except httpx.TransportError as exc:
             raise _Retry(f"connection lost after {have} bytes ({type(exc).__name__})") from exc
@@ -374,19 +410,17 @@ class FileFetcher:
                 f"needs {needed} more bytes plus {self._policy.space_reserve_bytes} spare, but only {free} are free",
             )
 
-    def _hash_prefix(self, part: Path, length: int) -> hashlib._Hash:
+    def _hash_prefix(self, fd: int, length: int) -> hashlib._Hash:
+        """Hashes the part's first `length` bytes through its open descriptor (never by path)."""
         hasher = hashlib.sha256()
-        if length == 0:
-            return hasher
-        remaining = length
-        with open(part, "rb") as fh:
-            while remaining:
-                self._check_cancel()
-                chunk = fh.read(min(_HASH_CHUNK, remaining))
-                if not chunk:
-                    break
-                hasher.update(chunk)
-                remaining -= len(chunk)
+        offset = 0
+        while offset < length:
+            self._check_cancel()
+            chunk = os.pread(fd, min(_HASH_CHUNK, length - offset), offset)
+            if not chunk:
+                break
+            hasher.update(chunk)
+            offset += len(chunk)
         return hasher
 
     def _install(self, part: Path, dest: Path, entry: ManifestFile, hasher: hashlib._Hash, resumed: bool) -> None:

@@ -18,6 +18,8 @@ import sys
 from pathlib import Path
 from types import TracebackType
 
+from app.models.safefs import open_no_follow
+
 
 class ModelBusy(RuntimeError):
     pass
@@ -32,8 +34,11 @@ class ModelLock:
     def acquire(self) -> None:
         if self._fd is not None:
             raise RuntimeError(f"lock {self.path} is already held by this object")
+        if self.path.parent.is_symlink():
+            self.path.parent.unlink()  # a planted link must not carry the locks (and their truncation) elsewhere
         self.path.parent.mkdir(parents=True, exist_ok=True)
-        fd = os.open(self.path, os.O_RDWR | os.O_CREAT, 0o644)
+        # Never through a link: the lock file is truncated below, and a link would truncate its target.
+        fd = open_no_follow(self.path, os.O_RDWR | os.O_CREAT)
         if not _try_lock(fd):
             holder = _read_pid(fd)
             os.close(fd)

@@ -14,6 +14,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from app.models.manifest import Manifest, ManifestFile
+from app.models.safefs import open_no_follow
 
 MARKER_NAME = ".keyframe-verified.json"
 MARKER_SCHEMA = 1
@@ -43,7 +44,9 @@ def write_marker(folder: Path, model_id: str, records: Mapping[str, VerifiedFile
         "files": {p: {"sha256": r.sha256, "size": r.size, "mtime_ns": r.mtime_ns} for p, r in sorted(records.items())},
     }
     tmp = folder / (MARKER_NAME + ".tmp")
-    with open(tmp, "w", encoding="utf-8") as fh:
+    # O_NOFOLLOW: a link planted at the temporary name must not truncate a file outside the store.
+    fd = open_no_follow(tmp, os.O_WRONLY | os.O_CREAT | os.O_TRUNC)
+    with open(fd, "w", encoding="utf-8") as fh:
         json.dump(data, fh, indent=1)
         fh.flush()
         os.fsync(fh.fileno())

@@ -101,13 +101,32 @@ def _settings_path(env: Mapping[str, str] | None) -> Path:
 
 
 def load_mirror_setting(env: Mapping[str, str] | None = None) -> str | None:
-    """The mirror base URL the user saved, if any (a broken settings file counts as none)."""
+    """The mirror base URL the user saved, or None when no setting was saved.
+
+    A settings file that exists but cannot be read or understood raises
+    MirrorError: treating it as "no mirror" would send a download that the user
+    meant for their own server to the public mirrors without a word.
+    """
+    path = _settings_path(env)
     try:
-        data = json.loads(_settings_path(env).read_text(encoding="utf-8"))
-    except (OSError, ValueError):
+        text = path.read_text(encoding="utf-8")
+    except FileNotFoundError:
         return None
+    except (OSError, UnicodeDecodeError) as exc:
+        reason = exc.strerror if isinstance(exc, OSError) and exc.strerror else str(exc)
+        raise MirrorError(f"cannot read the saved mirror setting {path} ({reason}); fix or clear it") from exc
+    try:
+        data = json.loads(text)
+    except ValueError as exc:
+        raise MirrorError(f"the saved mirror setting {path} is not valid JSON; fix or clear it") from exc
     url = data.get("mirror_base_url") if isinstance(data, dict) else None
-    return url if isinstance(url, str) and url else None
+    if not isinstance(url, str) or not url:
+        raise MirrorError(f"the saved mirror setting {path} has no mirror_base_url string; fix or clear it")
+    try:
+        base_mirror(url)  # an invalid URL is an error too, not "no mirror"
+    except MirrorError as exc:
+        raise MirrorError(f"the saved mirror setting {path} is invalid: {exc}; fix or clear it") from exc
+    return url
 
 
 def save_mirror_setting(url: str | None, env: Mapping[str, str] | None = None) -> None:

@@ -6,7 +6,10 @@ A model is usable only when every file in its manifest is verified. Verifying
 against and the size and mtime it had then. The start-up check compares only
 those (cheap, catches truncation and replacement, not an in-place edit that
 keeps size and mtime); `verify` re-hashes everything and rewrites the marker.
-Every write to a model folder happens under that model's lock (locks.py).
+Every write to a model folder happens under that model's lock (locks.py),
+and never through a link planted in the store (safefs.py). Loading re-hashes
+in full (catalog.ModelRef.require_verified): the marker only serves listings
+and lets a download skip files it already has.
 """
 
 from __future__ import annotations
@@ -41,6 +44,7 @@ from app.models.manifest import Manifest, ManifestFile
 from app.models.marker import VerifiedFile, quick_ok, read_marker, record_for, write_marker
 from app.models.mirrors import Mirror, hosts_of
 from app.models.progress import Phase, Progress, ProgressTracker
+from app.models.safefs import check_no_links, open_no_follow, real_dir
 from app.models.storage import downloaded_models_dir, exclude_from_backup, manifests_dir
 from app.models.verify import FileState, VerifyReport, sha256_file, verify_folder
 from app.paths import MODEL_STORE
@@ -71,6 +75,7 @@ class ImportRejected(StoreError):
 
 class ModelState(str, Enum):
     BUNDLED = "bundled"  # shipped with the app; always installed
+    DAMAGED = "damaged"  # bundled, but a file fails its hash: reinstall the app
     INSTALLED = "installed"  # every file verified
     PARTIAL = "partial"  # some files (or parts of files) present; not usable
     ABSENT = "not installed"
@@ -127,7 +132,8 @@ def _copy_hashing(src: Path, dest: Path) -> str:
     """Copies and hashes in one pass: the hash is of exactly the bytes written."""
     digest = hashlib.sha256()
     dest.parent.mkdir(parents=True, exist_ok=True)
-    with open(src, "rb") as fin, open(dest, "wb") as fout:
+    fd = open_no_follow(dest, os.O_WRONLY | os.O_CREAT | os.O_TRUNC)
+    with open(src, "rb") as fin, open(fd, "wb") as fout:
         while chunk := fin.read(_CHUNK):
             digest.update(chunk)
             fout.write(chunk)
@@ -184,9 +190,12 @@ class ModelStore:
         paths = tuple(f.path for f in manifest.files)
         size, estimate = self._model_total(manifest)
         if manifest.bundled:
-            return ModelStatus(
-                manifest.id, manifest.display_name, ModelState.BUNDLED, folder, paths, (), size, estimate, 0
-            )
+            # Checked, not assumed: bundled files are a few MB, a full hash costs milliseconds.
+            report = verify_folder(folder, manifest)
+            good = tuple(c.path for c in report.checks if c.state is FileState.OK)
+            bad = tuple(c.path for c in report.failures)
+            state = ModelState.BUNDLED if report.ok else ModelState.DAMAGED
+            return ModelStatus(manifest.id, manifest.display_name, state, folder, good, bad, size, estimate, 0)
         records = read_marker(folder)
         verified = tuple(f.path for f in manifest.files if quick_ok(folder, f, records.get(f.path)))
         pending = tuple(p for p in paths if p not in verified)
@@ -209,8 +218,8 @@ class ModelStore:
         manifest = self.manifest(model_id)
         folder = self.folder(model_id)
         report = verify_folder(folder, manifest)
-        if manifest.bundled or not folder.is_dir():
-            return report
+        if manifest.bundled or not folder.is_dir() or folder.is_symlink():
+            return report  # a linked folder is reported on, but nothing is written through the link
         # A download running now owns the marker; the report still stands, the marker waits.
         with contextlib.suppress(ModelBusy), self.lock(model_id):
             records = {
@@ -237,26 +246,39 @@ class ModelStore:
         self.root.mkdir(parents=True, exist_ok=True)
         exclude_from_backup(self.root)
         # Left by an import or removal that was killed half-way; only this model's, under its lock.
+        # A link planted at a scratch folder is removed, never followed: rmtree through it would
+        # delete a folder outside the store.
         for kind in (".staging", ".trash"):
+            real_dir(self.root / kind)
             shutil.rmtree(self.root / kind / model_id, ignore_errors=True)
 
     def _scratch(self, kind: str, model_id: str) -> Path:
         path = self.root / kind / model_id / secrets.token_hex(6)
-        path.parent.mkdir(parents=True, exist_ok=True)
+        real_dir(self.root / kind)
+        real_dir(path.parent)
         return path
 
     def remove(self, model_id: str) -> bool:
-        """Deletes a downloaded model (and any partial download); False when there was nothing."""
+        """Deletes a downloaded model (and any partial download); False when it was not installed.
+
+        "Not installed" is a folder that is absent or holds no file at all (a download
+        that failed before its first byte leaves an empty folder). A link planted at
+        the model's folder is removed itself; what it points to is never touched.
+        """
         self._downloadable(model_id, "removed")
         with self.lock(model_id):
             self._prepare_root(model_id)
             folder = self.folder(model_id)
+            if folder.is_symlink():
+                folder.unlink()
+                return True
             if not folder.exists():
                 return False
+            holds_files = any(p.is_file() or p.is_symlink() for p in folder.rglob("*"))
             trash = self._scratch(".trash", model_id)
             os.replace(folder, trash)  # gone at once, even if deleting 1.5 GB takes a while
             shutil.rmtree(self.root / ".trash" / model_id, ignore_errors=True)
-            return True
+            return holds_files
 
     def import_folder(self, model_id: str, source: Path) -> ModelStatus:
         """Copies a local copy of a known model in, verified file by file, then swaps it into place."""
@@ -282,6 +304,7 @@ class ModelStore:
             if needed + self._policy.space_reserve_bytes > free:
                 raise NotEnoughSpace(model_id, f"import needs {needed} bytes plus spare, only {free} are free")
             staging = self._scratch(".staging", model_id)
+            real_dir(staging)
             try:
                 records: dict[str, VerifiedFile] = {}
                 for entry in manifest.files:
@@ -338,6 +361,7 @@ class ModelStore:
             with self.lock(model_id), allowed:
                 self._prepare_root(model_id)
                 folder = self.folder(model_id)
+                check_no_links(self.root, folder / "x")  # a linked model folder would take the download elsewhere
                 folder.mkdir(parents=True, exist_ok=True)
                 records = read_marker(folder)
                 todo = self._files_to_fetch(manifest, folder, records, tracker, cancel)
@@ -361,10 +385,12 @@ class ModelStore:
                         on_bytes=tracker.on_bytes,
                         on_wait=tracker.waiting,
                     )
+                    cap = self._size_cap(manifest)
                     for index, entry in enumerate(todo, 1):
                         tracker.start_file(entry.path, index, entry.size)
                         dest = folder / entry.path
-                        fetcher.fetch(mirrors, entry, dest)
+                        check_no_links(folder, dest)
+                        fetcher.fetch(mirrors, entry, dest, size_cap=cap)
                         records[entry.path] = record_for(dest, entry.sha256)
                         write_marker(folder, manifest.id, records)  # a later cut never re-fetches this file
                         tracker.file_finished(records[entry.path].size)
@@ -376,6 +402,19 @@ class ModelStore:
             tracker.finish(Phase.FAILED, str(exc))
             raise
         return self.status(model_id)
+
+    @staticmethod
+    def _size_cap(manifest: Manifest) -> int | None:
+        """No file can be larger than the whole model: the bound for files without a pinned size.
+
+        `approx_total_size` is an estimate, so it gets 1 % (and 1 MiB) of slack; a mirror
+        that offers or streams more is cut off and its .part dropped (download.py).
+        """
+        if manifest.total_size is not None:
+            return manifest.total_size
+        if manifest.approx_total_size is not None:
+            return manifest.approx_total_size + manifest.approx_total_size // 100 + (1 << 20)
+        return None
 
     @staticmethod
     def _model_total(manifest: Manifest) -> tuple[int | None, bool]:
@@ -401,6 +440,7 @@ class ModelStore:
             if quick_ok(folder, entry, records.get(entry.path)):
                 continue
             changed |= records.pop(entry.path, None) is not None
+            check_no_links(folder, dest)
             if dest.is_symlink():
                 dest.unlink()
             elif dest.exists() and not dest.is_file():

@@ -27,7 +27,9 @@ def env(tmp_path: Path, model: Model, monkeypatch: pytest.MonkeyPatch) -> dict[s
     """The test's own manifests (one downloadable model, one bundled) and data folder."""
     manifests = tmp_path / "manifests"
     model.write_manifest(manifests)
-    make_model("demo-bundled", {"config.json": 10}, bundled="keyframe-demo").write_manifest(manifests)
+    # The bundled entry pins the real shipped config.json: `models list` checks bundled files.
+    shipped = {"config.json": (ROOT / "model_store" / "keyframe-demo" / "config.json").read_bytes()}
+    make_model("demo-bundled", contents=shipped, bundled="keyframe-demo").write_manifest(manifests)
     values = cli_env(tmp_path, manifests)
     for key in ("FLET_APP_STORAGE_DATA", "FLET_APP_STORAGE_CACHE", "KEYFRAME_MANIFESTS_DIR"):
         monkeypatch.setenv(key, values[key])
@@ -117,9 +119,10 @@ def test_remove_and_the_bundled_model(
 ) -> None:
     models("import", model.id, str(write_source(tmp_path / "src", model)))
     assert models("remove", model.id) == (0, f"removed {model.id}\n")
-    assert models("remove", model.id) == (0, f"{model.id} was not installed\n")
-    assert listing()[model.id]["state"] == "not installed"
     capsys.readouterr()
+    assert models("remove", model.id) == (1, "")  # issue 7 item 20: not "removed", and not success
+    assert f"{model.id} is not installed" in capsys.readouterr().err
+    assert listing()[model.id]["state"] == "not installed"
     assert models("remove", "demo-bundled")[0] == 2
     assert models("download", "demo-bundled")[0] == 2
     assert "bundled with the app" in capsys.readouterr().err

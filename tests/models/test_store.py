@@ -169,6 +169,8 @@ def test_remove_deletes_files_and_partial_downloads(tmp_path: Path, model: Model
 
 def test_the_bundled_model_is_always_installed_and_cannot_be_changed(tmp_path: Path, model: Model) -> None:
     bundled = make_model("demo-bundled", {"config.json": 10}, bundled="demo")
+    (tmp_path / "shipped" / "demo").mkdir(parents=True)
+    (tmp_path / "shipped" / "demo" / "config.json").write_bytes(bundled.files["config.json"])
     store = ModelStore(
         {bundled.id: bundled.manifest}, tmp_path / "models", bundled_root=tmp_path / "shipped", policy=FAST
     )

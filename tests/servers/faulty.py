@@ -3,7 +3,8 @@
 Faults are set per URL path (and may be changed while a download runs): cut
 the connection at given file offsets, ignore Range, answer a range with a
 wrong Content-Range, flip bytes, answer with queued error statuses, stall,
-throttle, or send a body without Content-Length. Every request is recorded
+throttle, send a body without Content-Length, pad the file to a larger size,
+or stream zeros after it without end (a mirror filling the disk). Every request is recorded
 with its Range header, status and the body bytes actually written, so tests
 can assert what was fetched twice and what was not.
 """
@@ -36,6 +37,8 @@ class Faults:
     rate_bps: float | None = None  # throttle (read on every chunk: may change mid-response)
     no_length: bool = False  # close-delimited body without Content-Length
     extra_headers: dict[str, str] = field(default_factory=dict)  # added to file responses
+    inflate_to: int | None = None  # serve the file padded with zeros to this size (Content-Length says so)
+    endless: bool = False  # after the file, zeros until the client hangs up (no Content-Length)
 
 
 @dataclass(frozen=True)
@@ -139,6 +142,8 @@ class _Handler(BaseHTTPRequestHandler):
         seq = owner.next_seq()
         data = owner.files.get(path)
         faults = owner.faults.get(path, Faults())
+        if data is not None and faults.inflate_to is not None and faults.inflate_to > len(data):
+            data = data + bytes(faults.inflate_to - len(data))
         queued = owner.take_status(faults)  # before the 404, so a path can be a pure redirect
         if queued is not None:
             self._reply_empty(*queued)
@@ -175,7 +180,7 @@ class _Handler(BaseHTTPRequestHandler):
             self.send_header(name, value)
         if status == 206:
             self.send_header("Content-Range", f"bytes {start}-{size - 1}/{size}")
-        if faults.no_length:
+        if faults.no_length or faults.endless:
             self.send_header("Connection", "close")
         else:
             self.send_header("Content-Length", str(size - start))
@@ -196,11 +201,16 @@ class _Handler(BaseHTTPRequestHandler):
                 sent += len(piece)
                 if faults.rate_bps and owner.stopping.wait(len(piece) / faults.rate_bps):
                     break
+            while faults.endless and not owner.stopping.is_set():
+                self.wfile.write(bytes(_CHUNK))
+                sent += _CHUNK
+                if faults.rate_bps and owner.stopping.wait(_CHUNK / faults.rate_bps):
+                    break
         except (BrokenPipeError, ConnectionResetError):
             pass
         finally:
             owner.record(Seen(seq, path, range_header, status, start, sent, encoding))
-        if start + sent < size or faults.no_length:
+        if start + sent < size or faults.no_length or faults.endless:
             # A cut: FIN after the bytes sent, so the client gets every one of them, then EOF.
             self.close_connection = True
             with contextlib.suppress(OSError):
