@@ -16,6 +16,20 @@ def emit(out: TextIO, record: dict[str, Any], jsonl: bool) -> None:
     out.flush()
 
 
+def image_side(text: str) -> int:
+    """argparse type of --image-max-side: a clear one-line error instead of a traceback
+    (below one 32 px cell MNN has no grid; far above it a decision never ends)."""
+    from app.core.vision_size import MAX_USER_SIDE, MIN_USER_SIDE
+
+    try:
+        value = int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"{text!r} is not a whole number of pixels") from None
+    if not MIN_USER_SIDE <= value <= MAX_USER_SIDE:
+        raise argparse.ArgumentTypeError(f"{value} is outside {MIN_USER_SIDE}-{MAX_USER_SIDE} px")
+    return value
+
+
 def add_model_options(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--model", default=None, help="model id from model_store/manifests or an MNN model folder")
     parser.add_argument("--profile", default=None, type=Path, help="task profile JSON (default: the model's own)")
@@ -26,7 +40,13 @@ def add_model_options(parser: argparse.ArgumentParser) -> None:
         choices=BACKENDS,
         help="MNN backend; a non-CPU backend is checked against CPU first (default cpu)",
     )
-    parser.add_argument("--image-max-side", type=int, default=None, help="downscale images to this longest side")
+    parser.add_argument(
+        "--image-max-side",
+        type=image_side,
+        default=None,
+        metavar="N",
+        help="downscale images to this longest side, 32-2048 px (never upscaled)",
+    )
     parser.add_argument(
         "--free", action="store_true", help="free generation instead of constrained decoding over the profile's answers"
     )

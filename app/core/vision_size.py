@@ -18,8 +18,28 @@ QWEN3_VL_ALIGN = 32  # 16 px patches merged 2x2
 _BACKEND_CAPS = {"cpu": 224, "metal": 448, "opencl": 448, "vulkan": 448}
 
 
+# Bounds of a user's --image-max-side: below one 32 px cell MNN has no grid; above
+# 2048 px a CPU decision takes minutes (vision cost grows faster than pixels).
+MIN_USER_SIDE = QWEN3_VL_ALIGN
+MAX_USER_SIDE = 2048
+
+
 def default_cap(backend: str) -> int:
     return _BACKEND_CAPS.get(backend, _BACKEND_CAPS["cpu"])
+
+
+def choose_policy(backend: str, declared: int | None, user_cap: int | None = None) -> VisionPolicy:
+    """The policy for a model: `declared` is its fixed square `image_size` (None if it
+    has none), `user_cap` the user's --image-max-side (None: the backend default).
+
+    A declared size is a ceiling: a user cap may lower it, never raise it, so a
+    square model is never fed more than it was trained on. The cap itself is
+    clamped to MIN_USER_SIDE..MAX_USER_SIDE (the CLI refuses values outside).
+    """
+    cap = default_cap(backend) if user_cap is None else min(max(user_cap, MIN_USER_SIDE), MAX_USER_SIDE)
+    if declared is not None:
+        return VisionPolicy(max_side=max(QWEN3_VL_ALIGN, min(declared, cap)), square=True)
+    return VisionPolicy(max_side=cap)
 
 
 @dataclass(frozen=True)
@@ -34,14 +54,25 @@ class VisionPolicy:
 
 
 def vision_size(height: int, width: int, policy: VisionPolicy) -> tuple[int, int]:
-    """(height, width) on the model's grid, longest side <= max_side, aspect kept unless square."""
+    """(height, width) on the model's grid, longest side <= max_side, aspect kept unless square.
+
+    Never larger than the source, so a cap above the image never upscales it;
+    the one exception is a side shorter than one grid cell, which becomes one
+    cell (MNN cannot take less).
+
+    A square policy is the model's fixed input: MNN squashes any image given to
+    such a model to its `image_size`, so that square is returned whatever the
+    source size (a small image is stretched to it, as MNN itself would).
+    """
     a = policy.align
     top = max(a, policy.max_side // a * a)
     if policy.square:
         return top, top
-    scale = min(1.0, policy.max_side / max(height, width))
+    scale = min(1.0, policy.max_side / max(height, width, 1))
 
-    def snap(v: float) -> int:
-        return int(min(top, max(a, round(v * scale / a) * a)))
+    def snap(v: int) -> int:
+        nearest = max(a, round(v * scale / a) * a)
+        not_above_source = max(a, v // a * a)
+        return int(min(top, nearest, not_above_source))
 
     return snap(height), snap(width)

@@ -1,24 +1,43 @@
 """Image intake: every image is decoded and checked here before it reaches a model.
 
 MNN silently drops an image it cannot read and answers from the text alone, so
-a corrupt file must be caught here, with a reason a user can act on.
+a corrupt file must be caught here, with a reason a user can act on. Whatever a
+decoder raises becomes that file's `ImageRejected`; nothing else escapes.
 """
 
 from __future__ import annotations
 
+import errno
 import io
+import os
+import stat
 import warnings
 from dataclasses import dataclass
-from pathlib import Path
 
 import cv2
 import numpy as np
-from PIL import Image, ImageOps, UnidentifiedImageError
+from PIL import ExifTags, Image, UnidentifiedImageError
 
 # Far above any camera frame, far below what would exhaust memory when decoded.
 MAX_PIXELS = 50_000_000
 MAX_FILE_BYTES = 64 * 1024 * 1024
 MIN_SIDE = 16
+
+# Only the photo formats are offered to Pillow: each extra plugin is attack surface
+# (fuzzing found DDS, SPIDER and libavif raising outside the documented set).
+_WANTED_FORMATS = ("JPEG", "PNG", "GIF", "BMP", "TIFF", "WEBP", "AVIF")
+Image.init()
+FORMATS = tuple(f for f in _WANTED_FORMATS if f in Image.OPEN)
+
+_ERRNO_REASONS = {
+    errno.ENOENT: "missing",
+    errno.ENOTDIR: "missing",
+    errno.ENAMETOOLONG: "name_too_long",
+    errno.ELOOP: "symlink_loop",
+    errno.EACCES: "unreadable",
+    errno.EPERM: "unreadable",
+    errno.EISDIR: "not_a_file",
+}
 
 
 class ImageRejected(ValueError):
@@ -43,55 +62,204 @@ class DecodedImage:
         return int(self.rgb.shape[0])
 
 
-def read_image_file(path: Path) -> DecodedImage:
-    path = Path(path)
-    if not path.exists():
-        raise ImageRejected("missing", f"{path}: no such file")
-    if not path.is_file():
-        raise ImageRejected("not_a_file", f"{path}: not a regular file")
-    size = path.stat().st_size
-    if size == 0:
-        raise ImageRejected("empty_file", f"{path}: the file is empty")
-    if size > MAX_FILE_BYTES:
-        raise ImageRejected("too_large", f"{path}: {size} bytes is more than the {MAX_FILE_BYTES} byte limit")
+def printable(text: str) -> str:
+    """`text` with lone surrogates, control and other non-printable characters as
+    \\xNN / \\uNNNN escapes, so it can go to JSON, a UTF-8 stream or a terminal."""
+    if text.isprintable():
+        return text
+    out = []
+    for ch in text:
+        if ch.isprintable():
+            out.append(ch)
+        else:
+            code = ord(ch)
+            out.append(f"\\x{code:02x}" if code < 0x100 else f"\\u{code:04x}" if code < 0x10000 else f"\\U{code:08x}")
+    return "".join(out)
+
+
+def display_name(path: str | bytes | os.PathLike[str] | os.PathLike[bytes]) -> str:
+    """A path as people and JSON can take it: for display only, never to open.
+
+    A name that is not UTF-8 reaches Python as lone surrogates (surrogateescape),
+    which no UTF-8 writer accepts; its raw bytes are shown as \\xNN instead, as
+    repr() does, and control characters are escaped too.
+    """
+    raw = os.fsencode(path)
+    return printable(raw.decode("utf-8", "backslashreplace"))
+
+
+def _os_rejection(exc: OSError, shown: str) -> ImageRejected:
+    reason = _ERRNO_REASONS.get(exc.errno or 0, "unreadable")
+    detail = {"missing": "no such file", "name_too_long": "the file name or path is too long"}.get(reason)
+    return ImageRejected(reason, f"{shown}: {detail or f'cannot read ({exc.strerror or exc})'}")
+
+
+def read_image_file(path: str | os.PathLike[str]) -> DecodedImage:
+    """Decode one file. Every failure, down to a FIFO or a 5000-character path, is an ImageRejected."""
+    shown = display_name(path)
     try:
-        data = path.read_bytes()
+        # O_NONBLOCK: opening a FIFO must not wait for a writer; fstat then refuses it.
+        fd = os.open(path, os.O_RDONLY | os.O_NONBLOCK | getattr(os, "O_CLOEXEC", 0) | getattr(os, "O_BINARY", 0))
     except OSError as exc:
-        raise ImageRejected("unreadable", f"{path}: cannot read ({exc.strerror or exc})") from exc
-    return decode_image_bytes(data, name=str(path))
+        raise _os_rejection(exc, shown) from exc
+    except ValueError as exc:  # an embedded NUL byte
+        raise ImageRejected("invalid_name", f"{shown}: not a valid file name") from exc
+    try:
+        info = os.fstat(fd)
+        if not stat.S_ISREG(info.st_mode):
+            kind = "a folder" if stat.S_ISDIR(info.st_mode) else "not a regular file"
+            raise ImageRejected("not_a_file", f"{shown}: {kind}")
+        if info.st_size == 0:
+            raise ImageRejected("empty_file", f"{shown}: the file is empty")
+        if info.st_size > MAX_FILE_BYTES:
+            raise ImageRejected(
+                "too_large", f"{shown}: {info.st_size} bytes is more than the {MAX_FILE_BYTES} byte limit"
+            )
+        with os.fdopen(os.dup(fd), "rb") as f:
+            data = f.read(MAX_FILE_BYTES + 1)  # bounded even if the file grows meanwhile
+    except OSError as exc:
+        raise _os_rejection(exc, shown) from exc
+    finally:
+        os.close(fd)
+    return decode_image_bytes(data, name=shown)
 
 
 def decode_image_bytes(data: bytes, name: str = "image") -> DecodedImage:
+    name = printable(name)
     if not data:
         raise ImageRejected("empty_file", f"{name}: no data")
     if len(data) > MAX_FILE_BYTES:
         raise ImageRejected("too_large", f"{name}: more than {MAX_FILE_BYTES} bytes")
     try:
         with warnings.catch_warnings():
+            # Pillow's "possibly corrupt" warnings are noise here: real damage raises below.
+            warnings.simplefilter("ignore")
             # A decompression-bomb warning becomes an error: we check the size ourselves below.
             warnings.simplefilter("error", Image.DecompressionBombWarning)
-            with Image.open(io.BytesIO(data)) as img:
+            with Image.open(io.BytesIO(data), formats=FORMATS) as img:
                 fmt = img.format or "unknown"
                 w, h = img.size
                 if w * h > MAX_PIXELS:
                     raise ImageRejected(
                         "too_large", f"{name}: {w}x{h} pixels is more than the {MAX_PIXELS} pixel limit"
                     )
-                img.load()
-                oriented = ImageOps.exif_transpose(img)
-                rgb = np.asarray(oriented.convert("RGB"), dtype=np.uint8)
+                img.load()  # the first frame of an animation
+                orientation = _orientation(img)
+                rgb = to_rgb8(img)
+        rgb = apply_orientation(rgb, orientation)
     except ImageRejected:
         raise
     except UnidentifiedImageError as exc:
+        other = _other_format(data)
+        if other:
+            raise ImageRejected("unsupported_format", f"{name}: {other} images are not supported") from exc
         raise ImageRejected("not_an_image", f"{name}: not a recognised image format") from exc
-    except (Image.DecompressionBombError, Image.DecompressionBombWarning) as exc:
+    except (Image.DecompressionBombError, Image.DecompressionBombWarning, MemoryError) as exc:
         raise ImageRejected("too_large", f"{name}: image dimensions are too large") from exc
-    except (OSError, SyntaxError, ValueError, EOFError) as exc:
-        # Pillow reports truncated or damaged data as OSError/SyntaxError.
-        raise ImageRejected("corrupt", f"{name}: the image data is damaged ({exc})") from exc
-    if rgb.ndim != 3 or min(rgb.shape[:2]) < MIN_SIDE:
+    except NotImplementedError as exc:
+        raise ImageRejected("unsupported_format", f"{name}: this kind of {fmt} image is not supported") from exc
+    except Exception as exc:  # noqa: BLE001 - any decoder failure is this file's error, never a traceback
+        raise ImageRejected("corrupt", f"{name}: the image data is damaged ({type(exc).__name__}: {exc})") from exc
+    if rgb.ndim != 3 or rgb.shape[2] != 3 or min(rgb.shape[:2]) < MIN_SIDE:
         raise ImageRejected("too_small", f"{name}: {rgb.shape[1]}x{rgb.shape[0]} is smaller than {MIN_SIDE} px")
-    return DecodedImage(rgb=np.ascontiguousarray(rgb), source_format=fmt)
+    return DecodedImage(rgb=np.ascontiguousarray(rgb, dtype=np.uint8), source_format=fmt)
+
+
+def _other_format(data: bytes) -> str | None:
+    """The name of a format Pillow knows but we do not offer, for a useful message."""
+    head = data[:32]
+    if head[4:8] == b"ftyp" and head[8:12] in (b"heic", b"heix", b"heim", b"heis", b"mif1", b"msf1"):
+        return "HEIF/HEIC"
+    try:
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            with Image.open(io.BytesIO(data)) as img:  # header only: no pixel is decoded
+                return img.format or None
+    except Exception:  # noqa: BLE001 - only used to name the format
+        return None
+
+
+def _orientation(img: Image.Image) -> int:
+    # Damaged EXIF must not cost the picture: without a readable tag it is shown as stored.
+    try:
+        value = int(img.getexif().get(ExifTags.Base.Orientation, 1))
+    except Exception:  # noqa: BLE001
+        return 1
+    return value if 1 <= value <= 8 else 1
+
+
+def apply_orientation(rgb: np.ndarray, orientation: int) -> np.ndarray:
+    """EXIF orientation 1-8 applied as ImageOps.exif_transpose does (np.rot90 turns anticlockwise)."""
+    if orientation == 2:
+        return rgb[:, ::-1]
+    if orientation == 3:
+        return rgb[::-1, ::-1]
+    if orientation == 4:
+        return rgb[::-1]
+    if orientation == 5:
+        return rgb.transpose(1, 0, 2)
+    if orientation == 6:
+        return np.rot90(rgb, -1)
+    if orientation == 7:
+        return rgb[::-1, ::-1].transpose(1, 0, 2)
+    if orientation == 8:
+        return np.rot90(rgb, 1)
+    return rgb
+
+
+def to_rgb8(img: Image.Image) -> np.ndarray:
+    """Any Pillow mode to HxWx3 uint8. convert("RGB") clips 16-bit and float data
+    (a 16-bit grey PNG turns white, a float TIFF black), so those are scaled here;
+    transparent pixels are composited on white, not left as their hidden colour."""
+    mode = img.mode
+    if mode == "RGB":
+        return np.asarray(img)
+    if mode.startswith("I;16") or mode in ("I", "F"):
+        grey = scale_to_8bit(np.asarray(img), sixteen_bit=mode.startswith("I;16") or img.format == "PNG")
+        return np.repeat(grey[:, :, None], 3, axis=2)
+    if img.has_transparency_data:
+        rgba = np.asarray(img.convert("RGBA"))
+        alpha = rgba[:, :, 3:4].astype(np.uint16)
+        mixed = (rgba[:, :, :3].astype(np.uint16) * alpha + 255 * (255 - alpha) + 127) // 255
+        return mixed.astype(np.uint8)
+    return np.asarray(img.convert("RGB"))
+
+
+def scale_to_8bit(values: np.ndarray, sixteen_bit: bool = False) -> np.ndarray:
+    """Grey samples of any depth to uint8.
+
+    16-bit data keeps its brightness (top 8 bits). Other integers: 0-255 as is,
+    0-65535 as 16-bit, anything else stretched over its range. Floats: 0-1 (the
+    usual convention) or 0-255 as is, anything else stretched over its finite
+    range; NaN becomes black, +inf white, -inf black.
+    """
+    a = np.asarray(values)
+    if (a.dtype.kind == "u" and a.dtype.itemsize == 2) or (sixteen_bit and a.dtype.kind in "iu"):
+        return (np.clip(a, 0, 65535).astype(np.uint32) >> 8).astype(np.uint8)
+    if a.dtype.kind in "iu":
+        lo, hi = int(a.min()), int(a.max())
+        if lo >= 0 and hi <= 255:
+            return a.astype(np.uint8)
+        if lo >= 0 and hi <= 65535:
+            return (a.astype(np.uint32) >> 8).astype(np.uint8)
+        return _stretch(a.astype(np.float64), lo, hi)
+    f = a.astype(np.float32)
+    finite = np.isfinite(f)
+    if not finite.any():
+        return np.where(np.isposinf(f), 255, 0).astype(np.uint8)
+    lo, hi = float(f[finite].min()), float(f[finite].max())
+    if lo >= 0.0 and hi <= 1.0:
+        lo, hi = 0.0, 1.0
+    elif lo >= 0.0 and hi <= 255.0:
+        lo, hi = 0.0, 255.0
+    f = np.nan_to_num(f, nan=lo, posinf=hi, neginf=lo)
+    return _stretch(f, lo, hi)
+
+
+def _stretch(a: np.ndarray, lo: float, hi: float) -> np.ndarray:
+    if hi <= lo:
+        return np.zeros(a.shape, np.uint8)
+    return np.clip(np.rint((a - lo) * (255.0 / (hi - lo))), 0, 255).astype(np.uint8)
 
 
 def resize_exact(rgb: np.ndarray, height: int, width: int) -> np.ndarray:

@@ -1,38 +1,236 @@
-"""Frames of a video file, with their timestamps."""
+"""Frames of a video file, with their timestamps.
+
+A damaged frame is skipped and counted, never the end of the video: OpenCV's
+read() fails at a broken frame although the frames after it decode, so reading
+goes on (a failed read moves past the frame) until MAX_CONSECUTIVE_FAILURES.
+A header is not trusted: a frame rate outside MIN_FPS..MAX_FPS is replaced by
+ASSUMED_FPS (and said), frames smaller than the still-image minimum are refused,
+and a file whose position stops advancing ends the iteration.
+"""
 
 from __future__ import annotations
 
-from collections.abc import Iterator
+import math
+import os
+import stat
+import tempfile
+import time
+from collections.abc import Callable, Iterator
+from dataclasses import dataclass, field
 from pathlib import Path
 
 import cv2
 import numpy as np
+
+from app.frames.intake import MAX_PIXELS, MIN_SIDE, display_name
+
+MIN_FPS, MAX_FPS = 1.0, 1000.0
+ASSUMED_FPS = 30.0
+# Frames skipped in a row before the rest of the file is given up (a truncated file).
+MAX_CONSECUTIVE_FAILURES = 64
+# With fps >= MIN_FPS, consecutive frames are at most this far apart.
+MAX_REALTIME_GAP_S = 1.0 / MIN_FPS
 
 
 class VideoError(ValueError):
     pass
 
 
+@dataclass
+class VideoStats:
+    frames: int = 0  # decoded and yielded
+    damaged: int = 0  # skipped between good frames because they could not be decoded
+    unread_at_end: int = 0  # frames the header announces after the last one that could be read
+    fps: float = ASSUMED_FPS  # the rate the timestamps use
+    declared_fps: float | None = None  # what the header says
+    frame_count: int | None = None  # what the header says, when it says
+    stopped: str | None = None  # why reading ended before the header's frame count
+    notes: list[str] = field(default_factory=list)  # e.g. the frame rate that was not believed
+
+    def summary(self) -> list[str]:
+        """Lines for stderr; empty for a clean file."""
+        lines = list(self.notes)
+        if self.damaged:
+            lines.append(f"{self.damaged} damaged frame(s) skipped; {self.frames} frame(s) used")
+        if self.stopped:
+            lines.append(self.stopped)
+        return lines
+
+
+class VideoFrames:
+    """Iterate (seconds from the start, RGB frame); read `.stats` during or after.
+
+    Raises VideoError at construction for a file that is not a usable video
+    (missing, not a regular file, unreadable, too small, too large) and from the
+    iteration if no frame at all can be decoded. Use as a context manager, or
+    iterate to the end, so the capture is released.
+    """
+
+    def __init__(self, path: str | os.PathLike[str], max_consecutive_failures: int = MAX_CONSECUTIVE_FAILURES) -> None:
+        self.path = Path(path)
+        self.name = display_name(path)
+        self.max_consecutive_failures = max_consecutive_failures
+        self.stats = VideoStats()
+        self._capture = self._open()
+
+    def _open(self) -> cv2.VideoCapture:
+        name = self.name
+        try:
+            info = os.stat(self.path)
+        except (OSError, ValueError) as exc:
+            raise VideoError(f"{name}: cannot open ({getattr(exc, 'strerror', None) or exc})") from exc
+        # Only a regular file is handed to OpenCV: a FIFO or device would block it.
+        if not stat.S_ISREG(info.st_mode):
+            raise VideoError(f"{name}: not a regular file")
+        if info.st_size == 0:
+            raise VideoError(f"{name}: the file is empty")
+        try:
+            capture = _open_capture(self.path)
+        except Exception as exc:  # noqa: BLE001 - whatever OpenCV raises for this file
+            raise VideoError(f"{name}: not a video OpenCV can read ({exc})") from exc
+        try:
+            if not capture.isOpened():
+                raise VideoError(f"{name}: not a video OpenCV can read")
+            width = int(_prop(capture, cv2.CAP_PROP_FRAME_WIDTH))
+            height = int(_prop(capture, cv2.CAP_PROP_FRAME_HEIGHT))
+            if width > 0 and height > 0:
+                _check_size(name, width, height)
+            declared = _prop(capture, cv2.CAP_PROP_FPS)
+            count = _prop(capture, cv2.CAP_PROP_FRAME_COUNT)
+        except BaseException:
+            capture.release()
+            raise
+        self.stats.declared_fps = declared if math.isfinite(declared) and declared > 0 else None
+        self.stats.frame_count = int(count) if math.isfinite(count) and 0 < count < 2**31 else None
+        if MIN_FPS <= declared <= MAX_FPS:
+            self.stats.fps = declared
+        else:
+            shown = f"{declared:g} fps" if self.stats.declared_fps else "no frame rate"
+            self.stats.notes.append(f"the file's header gives {shown}; timestamps assume {ASSUMED_FPS:g} fps")
+        return capture
+
+    def __enter__(self) -> VideoFrames:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
+
+    def close(self) -> None:
+        self._capture.release()
+
+    def __iter__(self) -> Iterator[tuple[float, np.ndarray]]:
+        try:
+            yield from self._frames()
+        finally:
+            self.close()
+
+    def _frames(self) -> Iterator[tuple[float, np.ndarray]]:
+        stats, capture = self.stats, self._capture
+        believed = stats.declared_fps is not None and stats.fps == stats.declared_fps
+        index = 0  # index of the next frame
+        failures = 0  # consecutive reads that decoded nothing
+        stuck = 0  # consecutive good reads whose position did not advance
+        last_pos, last_t = -1.0, -1.0
+        while True:
+            rgb = self._read()
+            if rgb is None:
+                total = stats.frame_count
+                if total is None or index + failures >= total or failures >= self.max_consecutive_failures:
+                    if total is not None and index < total and failures:
+                        stats.unread_at_end = total - index
+                        stats.stopped = (
+                            f"the last {total - index} of the {total} frames the header announces could not be "
+                            "decoded; the file may be truncated"
+                        )
+                    break  # the end (a header without a count cannot tell damage from the end)
+                failures += 1  # a failed read() moves past the damaged frame: read on
+                continue
+            pos = _prop(capture, cv2.CAP_PROP_POS_FRAMES)
+            stuck = stuck + 1 if pos <= last_pos else 0
+            last_pos = max(last_pos, pos)
+            if stuck > self.max_consecutive_failures:
+                stats.stopped = f"stopped at frame {index}: the file's position no longer advances"
+                break
+            if stats.frames == 0:
+                _check_size(self.name, rgb.shape[1], rgb.shape[0])
+            stats.damaged += failures
+            index += failures
+            failures = 0
+            # The container's clock survives frames the decoder dropped without a word; the
+            # frame count is the fallback (and the only clock when the header's rate is not believed).
+            # (OpenCV's position is already relative to the stream's start; 0 when unknown.)
+            ms = _prop(capture, cv2.CAP_PROP_POS_MSEC)
+            t = ms / 1000.0 if believed and ms > 0 else index / stats.fps
+            t = max(t, last_t + 1e-6) if last_t >= 0 else max(t, 0.0)
+            last_t = t
+            index = max(index, round(t * stats.fps)) + 1
+            stats.frames += 1
+            yield t, rgb
+        if stats.frames == 0:
+            raise VideoError(f"{self.name}: no frame could be decoded")
+
+    def _read(self) -> np.ndarray | None:
+        try:
+            ok, bgr = self._capture.read()
+        except Exception:  # noqa: BLE001 - a decoder error is one damaged frame
+            return None
+        if not ok or bgr is None or bgr.ndim != 3 or bgr.shape[2] != 3 or bgr.dtype != np.uint8:
+            return None
+        return cv2.cvtColor(bgr, cv2.COLOR_BGR2RGB)
+
+
+def _open_capture(path: Path) -> cv2.VideoCapture:
+    text = os.fspath(path)
+    try:
+        text.encode("utf-8")
+    except UnicodeEncodeError:
+        # A name that is not UTF-8 (lone surrogates) crashes cv2.VideoCapture (SIGSEGV, found by
+        # the fault corpus): open it through a UTF-8 alias, removed once the file is open.
+        with tempfile.TemporaryDirectory(prefix="keyframe-video-") as folder:
+            alias = os.path.join(folder, "video" + "".join(c for c in path.suffix if c.isascii()))
+            os.symlink(os.fsencode(os.path.abspath(text)), os.fsencode(alias))
+            return cv2.VideoCapture(alias)
+    return cv2.VideoCapture(text)
+
+
+def _prop(capture: cv2.VideoCapture, prop: int) -> float:
+    try:
+        value = float(capture.get(prop))
+    except Exception:  # noqa: BLE001
+        return 0.0
+    return value if math.isfinite(value) else 0.0
+
+
+def _check_size(name: str, width: int, height: int) -> None:
+    if min(width, height) < MIN_SIDE:
+        raise VideoError(f"{name}: {width}x{height} frames are smaller than {MIN_SIDE} px")
+    if width * height > MAX_PIXELS:
+        raise VideoError(f"{name}: {width}x{height} frames are more than the {MAX_PIXELS} pixel limit")
+
+
 def iter_video_frames(path: Path) -> Iterator[tuple[float, np.ndarray]]:
     """Yields (seconds from the start, RGB frame) for every decodable frame."""
-    path = Path(path)
-    if not path.is_file():
-        raise VideoError(f"{path}: no such file")
-    capture = cv2.VideoCapture(str(path))
-    try:
-        if not capture.isOpened():
-            raise VideoError(f"{path}: not a video OpenCV can read")
-        fps = capture.get(cv2.CAP_PROP_FPS)
-        index = 0
-        while True:
-            ok, bgr = capture.read()
-            if not ok:
-                break
-            # Frame index / fps is exact for constant-rate files; fall back to the container clock.
-            t = index / fps if fps and fps > 0 else capture.get(cv2.CAP_PROP_POS_MSEC) / 1000.0
-            index += 1
-            yield t, cv2.cvtColor(bgr, cv2.COLOR_BGR2RGB)
-        if index == 0:
-            raise VideoError(f"{path}: no frame could be decoded")
-    finally:
-        capture.release()
+    yield from VideoFrames(path)
+
+
+class RealtimeClock:
+    """How long to wait before showing the frame at `t`, at playback speed.
+
+    Never longer than `max_gap`: a gap in the timestamps (skipped frames, a lying
+    header) moves the clock on instead of stalling the player.
+    """
+
+    def __init__(self, max_gap: float = MAX_REALTIME_GAP_S, now: Callable[[], float] = time.monotonic) -> None:
+        self.max_gap = max_gap
+        self._now = now
+        self._origin: float | None = None  # wall-clock time of t = 0
+
+    def delay(self, t: float) -> float:
+        now = self._now()
+        if self._origin is None:
+            self._origin = now - t
+        wait = self._origin + t - now
+        if wait > self.max_gap:
+            self._origin -= wait - self.max_gap
+            wait = self.max_gap
+        return max(0.0, wait)

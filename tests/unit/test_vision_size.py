@@ -12,7 +12,30 @@ def test_full_hd_frame_at_448() -> None:
 
 
 def test_small_images_are_not_blown_up_beyond_the_grid() -> None:
-    assert vision_size(100, 90, VisionPolicy(448)) == (96, 96)
+    # Each side snaps to the grid but never above the source (90 -> 64, not 96).
+    assert vision_size(100, 90, VisionPolicy(448)) == (96, 64)
+
+
+def test_a_cap_above_the_image_never_upscales_it() -> None:
+    """Issue 7 item 12: --image-max-side above the image size upscaled it."""
+    assert vision_size(480, 640, VisionPolicy(2048)) == (480, 640)
+    assert vision_size(112, 112, VisionPolicy(448)) == (96, 96)  # rounding alone once gave 128
+
+
+def test_sides_below_one_cell_become_one_cell() -> None:
+    assert vision_size(16, 300, VisionPolicy(448)) == (32, 288)
+
+
+def test_a_user_cap_never_raises_a_declared_square() -> None:
+    """Issue 7 item 12: a user cap replaced the model's image_size, so 4096 fed a 4096² square."""
+    from app.core.vision_size import choose_policy
+
+    assert choose_policy("cpu", 128, 4096) == VisionPolicy(128, square=True)
+    assert choose_policy("cpu", 448, 256) == VisionPolicy(256, square=True)
+    assert choose_policy("cpu", 448, None) == VisionPolicy(224, square=True)
+    assert choose_policy("metal", None, None) == VisionPolicy(448)
+    assert choose_policy("cpu", None, 100_000).max_side == 2048
+    assert choose_policy("cpu", None, 1).max_side == 32  # clamped, never a traceback
 
 
 def test_square_models_get_squares() -> None:
@@ -24,13 +47,14 @@ def test_policy_rejects_sizes_below_one_cell() -> None:
         VisionPolicy(16)
 
 
-@given(st.integers(16, 8000), st.integers(16, 8000), st.integers(32, 1024), st.sampled_from([28, 32]))
+@given(st.integers(16, 8000), st.integers(16, 8000), st.integers(32, 2048), st.sampled_from([28, 32]))
 def test_sizes_are_on_the_grid_and_within_the_cap(h: int, w: int, cap: int, align: int) -> None:
     if cap < align:
         return
     out_h, out_w = vision_size(h, w, VisionPolicy(cap, align=align))
     assert out_h % align == 0 and out_w % align == 0
     assert align <= out_h <= max(cap, align) and align <= out_w <= max(cap, align)
+    assert out_h <= max(h, align) and out_w <= max(w, align)  # never upscaled
     if abs(h - w) > max(h, w) * 0.3 and max(h, w) >= 4 * align and cap >= 4 * align:
         assert (out_h > out_w) == (h > w) or out_h == out_w  # orientation kept
 
