@@ -15,7 +15,7 @@ import numpy as np
 from app.core.parser import parse_answer
 from app.core.profiles import TaskProfile
 from app.core.results import AnalysisResult
-from app.core.vision_size import VisionPolicy, default_cap, vision_size
+from app.core.vision_size import VisionPolicy, choose_policy, vision_size
 from app.engine.mnn_vlm import EngineOptions, MnnVlm, PhaseCallback, TokenCallback
 from app.engine.model_folder import open_model_folder
 from app.frames.intake import DecodedImage, resize_exact
@@ -52,12 +52,8 @@ class Analyzer:
     @property
     def vision_policy(self) -> VisionPolicy:
         """Vision cost grows faster than pixels, so the side is capped per backend
-        (or by the user). A model that declares `image_size` gets squares, as MNN
-        itself feeds an image given by path, never larger than it declares;
-        others keep their aspect ratio."""
-        declared = self.folder.image_size
-        side = self.settings.image_max_side or min(declared or 10**9, default_cap(self.settings.backend))
-        return VisionPolicy(max_side=side, square=declared is not None)
+        (or by the user); a model that declares `image_size` gets squares no larger."""
+        return choose_policy(self.settings.backend, self.folder.image_size, self.settings.image_max_side)
 
     def prepare(self, image: DecodedImage) -> np.ndarray:
         """The keyframe exactly as the model will see it."""
@@ -116,6 +112,7 @@ class Analyzer:
             timings=generation.timings,
             decoding="constrained" if self.settings.constrained else "free",
             model_score=score,
+            note=self.folder.image_size_note or "",
         )
 
     def close(self) -> None:

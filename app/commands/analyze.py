@@ -4,13 +4,9 @@ from __future__ import annotations
 
 import argparse
 import sys
-from collections.abc import Iterator, Sequence
-from pathlib import Path
 from typing import Any, TextIO
 
 from app.commands.common import EXIT_BAD_INPUT, EXIT_OK, EXIT_SETUP, add_model_options, emit, worker_spec
-
-IMAGE_SUFFIXES = {".jpg", ".jpeg", ".png", ".bmp", ".webp", ".gif", ".tif", ".tiff"}
 
 
 def add_parser(sub: Any) -> None:
@@ -21,18 +17,10 @@ def add_parser(sub: Any) -> None:
     parser.add_argument("--show-tokens", action="store_true", help="echo tokens to stderr as they stream")
 
 
-def expand_inputs(items: Sequence[str]) -> Iterator[Path]:
-    for item in items:
-        path = Path(item)
-        if path.is_dir():
-            yield from sorted(p for p in path.iterdir() if p.is_file() and p.suffix.lower() in IMAGE_SUFFIXES)
-        else:
-            yield path
-
-
 def run(args: argparse.Namespace, out: TextIO) -> int:
     from app.core.results import InputError
     from app.frames.intake import ImageRejected, read_image_file
+    from app.frames.listing import list_inputs
     from app.worker.blocking import BlockingWorker, WorkerUnavailable
 
     def note(message: str) -> None:
@@ -52,20 +40,30 @@ def run(args: argparse.Namespace, out: TextIO) -> int:
             return EXIT_SETUP
         if ready.backend != args.backend:
             note(ready.backend_note)
+        if ready.model_note:
+            note(ready.model_note)
+        report = list_inputs(args.images)
+        for line in report.notes():
+            note(line)
         status = EXIT_OK
-        for path in expand_inputs(args.images):
+        for item in report.items:
+            # Display names are printable and JSON-safe even for non-UTF-8 file names.
+            name = item.display
             try:
-                image = read_image_file(path)
+                if item.error is not None:
+                    raise item.error
+                assert item.path is not None
+                image = read_image_file(item.path)
             except ImageRejected as exc:
                 status = EXIT_BAD_INPUT
                 print(f"error: {exc}", file=sys.stderr)
-                emit(out, InputError(str(path), exc.reason, str(exc)).to_dict(), args.jsonl)
+                emit(out, InputError(name, exc.reason, str(exc)).to_dict(), args.jsonl)
                 continue
             try:
-                outcome = worker.analyze(image, str(path), on_token=echo if args.show_tokens else None)
+                outcome = worker.analyze(image, name, on_token=echo if args.show_tokens else None)
             except WorkerUnavailable as exc:
-                print(f"error: {path}: {exc}; no further image can be analysed", file=sys.stderr)
-                emit(out, InputError(str(path), "worker_unavailable", str(exc)).to_dict(), args.jsonl)
+                print(f"error: {name}: {exc}; no further image can be analysed", file=sys.stderr)
+                emit(out, InputError(name, "worker_unavailable", str(exc)).to_dict(), args.jsonl)
                 return EXIT_SETUP
             if args.show_tokens:
                 sys.stderr.write("\n")
@@ -74,7 +72,7 @@ def run(args: argparse.Namespace, out: TextIO) -> int:
             else:
                 assert outcome.failed is not None
                 status = EXIT_BAD_INPUT
-                print(f"error: {path}: {outcome.failed.message}", file=sys.stderr)
-                record = InputError(str(path), outcome.failed.error, outcome.failed.message).to_dict()
+                print(f"error: {name}: {outcome.failed.message}", file=sys.stderr)
+                record = InputError(name, outcome.failed.error, outcome.failed.message).to_dict()
             emit(out, record, args.jsonl)
     return status

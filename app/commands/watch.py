@@ -33,7 +33,7 @@ def run(args: argparse.Namespace, out: TextIO) -> int:
     from app.core.sampler import SamplerConfig
     from app.core.session import event_to_dict
     from app.frames.intake import DecodedImage
-    from app.frames.video import VideoError, iter_video_frames
+    from app.frames.video import RealtimeClock, VideoError, VideoFrames
     from app.models.storage import data_dir
     from app.pipeline.live import LivePipeline, PipelineUpdate
     from app.session.store import SessionLog, new_session_id
@@ -67,18 +67,23 @@ def run(args: argparse.Namespace, out: TextIO) -> int:
                     file=sys.stderr,
                 )
 
+    try:
+        video = VideoFrames(args.video)  # a bad file is refused before the model loads
+    except VideoError as exc:
+        print(f"error: {exc}", file=sys.stderr)
+        return EXIT_BAD_INPUT
     spec = worker_spec(args)
-    with SessionLog(log_path) as log:
+    with video, SessionLog(log_path) as log:
         pipeline = LivePipeline(spec, on_update, sampler=sampler, log=log, host_kind=args.worker)
         pipeline.start()
         try:
             if not pipeline.wait_ready(timeout=300):
                 print(f"error: {pipeline.failure or 'the model did not load in time'}", file=sys.stderr)
                 return EXIT_SETUP
-            started = time.monotonic()
-            for t, rgb in iter_video_frames(args.video):
+            clock = RealtimeClock()  # never waits long on a header that lies about its frame rate
+            for t, rgb in video:
                 if args.realtime:
-                    time.sleep(max(0.0, t - (time.monotonic() - started)))
+                    time.sleep(clock.delay(t))
                 pipeline.offer_frame(t, DecodedImage(rgb, "video"))
                 if not args.realtime and pipeline.busy:
                     pipeline.wait_idle()  # offline: every keyframe is analysed, none superseded
@@ -89,5 +94,11 @@ def run(args: argparse.Namespace, out: TextIO) -> int:
             return EXIT_BAD_INPUT
         finally:
             pipeline.stop()
-            print(f"session log: {log_path}", file=sys.stderr)
+            for line in video.stats.summary():
+                print(f"warning: {line}", file=sys.stderr)
+            if log.created:
+                print(f"session log: {log_path}", file=sys.stderr)
+    if pipeline.failure is not None:
+        print(f"error: {pipeline.failure}", file=sys.stderr)
+        return EXIT_SETUP
     return EXIT_OK if pipeline.state.failed == 0 else EXIT_BAD_INPUT

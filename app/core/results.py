@@ -21,6 +21,7 @@ class AnalysisResult:
     timings: Timings
     decoding: str = "free"  # free | constrained
     model_score: float | None = None  # constrained only: a diagnostic, never a confidence
+    note: str = ""  # what the user must know about how the image was fed (e.g. no declared image_size)
 
     @property
     def observation(self) -> str:
@@ -42,6 +43,7 @@ class AnalysisResult:
             "model": {"id": self.model_id, "revision": self.model_revision},
             "profile": self.profile_id,
             "timings_ms": self.timings.to_dict(),
+            **({"note": self.note} if self.note else {}),
         }
 
 

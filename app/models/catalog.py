@@ -71,7 +71,7 @@ def installed_mnn_version() -> str | None:
     """MNN's version without importing it (importing MNN loads the native library and prints).
 
     An MNN already imported in this process answers for itself; else the installed
-    distribution's metadata. Never imports MNN.tools (see mnn-notes.md).
+    distribution's metadata. Never imports MNN's converter tools package (see mnn-notes.md).
     """
     module = sys.modules.get("MNN")
     if module is not None and callable(getattr(module, "version", None)):

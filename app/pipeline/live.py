@@ -114,6 +114,7 @@ class LivePipeline:
         self._ready = threading.Event()
         self._failed: str | None = None
         self._model = ("", "", spec.backend)
+        self._answer_values: tuple[str, ...] = ()
         self._host = make_host(spec, self._on_worker_event, host_kind)
 
     # --- lifecycle ---------------------------------------------------------------------
@@ -132,6 +133,11 @@ class LivePipeline:
     @property
     def state(self) -> SessionState:
         return self._state
+
+    @property
+    def worker_pid(self) -> int | None:
+        """The worker child's pid (None for a thread host): for diagnostics and fault tests."""
+        return getattr(self._host, "pid", None)
 
     def stop(self) -> None:
         self._host.stop()
@@ -205,6 +211,7 @@ class LivePipeline:
         with self._lock:
             if isinstance(event, Ready):
                 self._model = (event.model_id, event.model_revision, event.backend)
+                self._answer_values = event.answer_values
                 self._ready.set()
                 note = f" ({event.backend_note})" if event.backend_note else ""
                 self._notify(
@@ -258,6 +265,8 @@ class LivePipeline:
             model_revision=result.model_revision or revision,
             backend=backend,
             model_score=result.model_score,
+            profile_id=result.profile_id,
+            allowed_values=self._answer_values,
         )
 
     def _finish(self, job_id: str, event: SessionEvent) -> None:

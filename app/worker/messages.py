@@ -62,6 +62,8 @@ class Ready:
     question: str
     network_guard: bool  # the worker's process blocks outbound connections
     backend_note: str = ""  # why this backend (e.g. a GPU that disagreed with CPU)
+    answer_values: tuple[str, ...] = ()  # the profile's allowed observations
+    model_note: str = ""  # e.g. the model declares no image_size: how images are fed instead
 
 
 @dataclass(frozen=True)

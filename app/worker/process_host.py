@@ -125,6 +125,15 @@ class ProcessWorkerHost:
         self._reader.start()
         self._spawned.wait()
 
+    def _try_spawn_locked(self) -> bool:
+        """False (and the host gives up) when no process can be started: no memory, no fds."""
+        try:
+            self._spawn_locked()
+        except (OSError, RuntimeError) as exc:
+            self._dead = f"the inference worker could not be started ({type(exc).__name__}: {exc})"
+            return False
+        return True
+
     def _spawn_locked(self) -> None:
         receiver, sender = self._ctx.Pipe(duplex=False)
         commands = self._ctx.Queue()
@@ -193,8 +202,12 @@ class ProcessWorkerHost:
     def _read_loop(self) -> None:
         with self._lock:
             if not self._stopping:
-                self._spawn_locked()
+                self._try_spawn_locked()
+            dead = self._dead
         self._spawned.set()
+        if dead is not None:
+            self._emit(LoadFailed(dead))
+            return
         while True:
             with self._lock:
                 child = self._child
@@ -277,9 +290,8 @@ class ProcessWorkerHost:
                 self._crashes_in_a_row += 1
                 if self._crashes_in_a_row >= MAX_CRASHES_IN_A_ROW:
                     self._dead = f"the model crashed on {self._crashes_in_a_row} keyframes in a row ({reason})"
-            if self._dead is None:
+            if self._dead is None and self._try_spawn_locked():
                 self._restarts += 1
-                self._spawn_locked()
                 if job is not None and failed_job is None:
                     self._in_flight.claim(job)  # never begun: the new child takes it over
                     self._child.commands.put(job)  # type: ignore[union-attr]

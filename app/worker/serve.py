@@ -114,6 +114,8 @@ def serve(spec: WorkerSpec, wait: Wait, poll: Poll, emit: Callable[[Event], None
             analyzer.profile.prompt,
             True,
             decision.reason,
+            tuple(analyzer.profile.values),
+            analyzer.folder.image_size_note or "",
         )
     )
     try:

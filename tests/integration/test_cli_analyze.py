@@ -132,3 +132,20 @@ def test_a_model_folder_the_app_did_not_make_runs_with_a_profile(tmp_path: Path)
     assert record["decoding"] == "constrained" and record["parse_status"] == "valid"
     assert record["observation"] in ("yes", "no") and 0 < record["model_score"] <= 1
     assert record["confidence"] == 0.0
+
+
+def test_a_model_without_image_size_says_how_images_are_fed(tmp_path: Path) -> None:
+    """Item 16: the fallback is stated on stderr and in every result, never silent."""
+    (scene,) = write_scenes(tmp_path, held_out_scenes(count_per_kind=1, seed=3)[:1])
+    model = tmp_path / "no-image-size"
+    shutil.copytree(FOREIGN, model)
+    for name in ("config.json", "llm_config.json"):
+        config = json.loads((model / name).read_text())
+        config.pop("image_size", None)
+        (model / name).write_text(json.dumps(config))
+    profile = ROOT / "model_store" / "profiles" / "hand_position.json"
+    proc = run_cli(str(scene[0]), "--model", str(model), "--profile", str(profile), "--jsonl")
+    assert proc.returncode == 0, proc.stderr
+    (record,) = json_lines(proc.stdout)
+    assert "declares no image_size" in record["note"]
+    assert "note:" in proc.stderr and "declares no image_size" in proc.stderr

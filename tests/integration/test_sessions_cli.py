@@ -126,5 +126,15 @@ def test_review_of_a_log_that_names_no_known_profile_asks_for_one(sessions: Path
 
 def test_a_watch_that_fails_before_any_event_leaves_no_session(sessions: Path, tmp_path: Path) -> None:
     proc = app("watch", str(tmp_path / "missing.avi"), "--interval", "2")
-    assert proc.returncode == 1 and "no such file" in proc.stderr
+    assert proc.returncode == 1 and "No such file" in proc.stderr
+    # The log is open while the model loads; a model that cannot load records nothing.
+    from tests.integration.video import write_hands_video
+
+    video = tmp_path / "hands.avi"
+    write_hands_video(video, seconds_per_phase=2)
+    no_model = tmp_path / "no-model"
+    no_model.mkdir()
+    proc = app("watch", str(video), "--interval", "2", "--model", str(no_model))
+    assert proc.returncode == 2 and "config.json" in proc.stderr, proc.stderr
+    assert "Traceback" not in proc.stderr
     assert not sessions.exists() or list(sessions.iterdir()) == []

@@ -1,0 +1,155 @@
+"""The commands as a user meets them when things go wrong: kills, Ctrl-C, a model that crashes MNN.
+
+Before the fixes: a killed `watch` left its worker (model loaded) and the
+resource tracker running for minutes, holding the caller's stderr open; Ctrl-C
+printed tracebacks; a model that segfaults in MNN took `analyze` down (exit 139).
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import signal
+import subprocess
+import sys
+import threading
+from pathlib import Path
+from queue import Empty, Queue
+
+import pytest
+
+from app.session.store import load_session
+from tests.faults.procs import descendants, wait_gone
+from tests.integration.conftest import held_out_scenes, write_scenes
+from tests.integration.video import write_hands_video
+
+ROOT = Path(__file__).resolve().parents[2]
+FOREIGN = ROOT / "tests" / "fixtures" / "foreign_qwen3vl"
+PROFILE = ROOT / "model_store" / "profiles" / "hand_position.json"
+
+
+@pytest.fixture(scope="module")
+def long_video(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    path = tmp_path_factory.mktemp("video") / "long.avi"
+    write_hands_video(path, seconds_per_phase=40)  # 120 s: still running when it is stopped
+    return path
+
+
+class Run:
+    """A command in its own process group (as a shell runs it), stdout lines read as they come."""
+
+    def __init__(self, args: list[str], data: Path) -> None:
+        env = dict(os.environ, FLET_APP_STORAGE_DATA=str(data))
+        self.proc = subprocess.Popen(
+            [sys.executable, "-m", "app", *args],
+            cwd=ROOT,
+            env=env,
+            stdout=subprocess.PIPE,
+            stderr=subprocess.PIPE,
+            text=True,
+            start_new_session=True,
+        )
+        self.lines: Queue[str] = Queue()
+        self.stderr: list[str] = []
+        threading.Thread(target=self._pump, daemon=True).start()
+        self._err = threading.Thread(target=lambda: self.stderr.append(self.proc.stderr.read()), daemon=True)
+        self._err.start()
+
+    def _pump(self) -> None:
+        for line in self.proc.stdout:
+            self.lines.put(line)
+
+    def wait_lines(self, count: int, timeout: float = 120) -> list[str]:
+        got = []
+        while len(got) < count:
+            try:
+                got.append(self.lines.get(timeout=timeout))
+            except Empty:
+                raise AssertionError(f"only {len(got)} lines; stderr: {self.stderr}") from None
+        return got
+
+    def finish(self, timeout: float = 30) -> tuple[int, str]:
+        """Exit status and stderr; stderr reaching EOF proves no child still holds it."""
+        code = self.proc.wait(timeout)
+        self._err.join(timeout)
+        assert not self._err.is_alive(), "a process left behind still holds the caller's stderr"
+        return code, "".join(self.stderr)
+
+
+def session_files(data: Path) -> list[Path]:
+    folder = data / "sessions"
+    return sorted(folder.glob("*.jsonl")) if folder.is_dir() else []
+
+
+@pytest.mark.parametrize("how", [signal.SIGKILL, signal.SIGTERM])
+def test_a_killed_watch_leaves_no_process_behind(how: signal.Signals, long_video: Path, tmp_path: Path) -> None:
+    run = Run(["watch", str(long_video), "--interval", "2"], tmp_path)
+    run.wait_lines(2)  # the worker is loaded and answering
+    family = descendants(run.proc.pid)
+    assert family, "watch runs its model in a child process"
+    os.kill(run.proc.pid, how)
+    code, stderr = run.finish()
+    assert wait_gone(family, 5) == set(), "the worker or the resource tracker outlived watch"
+    if how == signal.SIGTERM:
+        assert code == 143 and "Traceback" not in stderr, stderr
+        assert "session log:" in stderr
+        (log,) = session_files(tmp_path)
+        assert not load_session(log).damaged_lines  # closed cleanly, nothing torn
+    else:
+        assert code == -signal.SIGKILL
+
+
+@pytest.mark.parametrize("command", ["watch", "analyze"])
+def test_ctrl_c_exits_130_without_a_traceback(command: str, long_video: Path, tmp_path: Path) -> None:
+    if command == "watch":
+        args = ["watch", str(long_video), "--interval", "2"]
+    else:
+        scenes = held_out_scenes(count_per_kind=8, seed=33)
+        write_scenes(tmp_path, scenes)
+        args = ["analyze", str(tmp_path), "--jsonl"]
+    run = Run(args, tmp_path / "data")
+    run.wait_lines(2)
+    family = descendants(run.proc.pid)
+    os.killpg(run.proc.pid, signal.SIGINT)  # a terminal's Ctrl-C reaches the whole process group
+    code, stderr = run.finish()
+    assert code == 130, stderr
+    assert "Traceback" not in stderr and "KeyboardInterrupt" not in stderr, stderr
+    assert "interrupted" in stderr
+    assert wait_gone(family, 5) == set()
+    if command == "watch":
+        (log,) = session_files(tmp_path / "data")
+        assert not load_session(log).damaged_lines
+
+
+def crashing_model(folder: Path) -> Path:
+    """A foreign model whose vision weights are scrambled: MNN loads it, then segfaults in inference."""
+    model = folder / "crashing"
+    model.mkdir()
+    for item in FOREIGN.iterdir():
+        model.joinpath(item.name).write_bytes(item.read_bytes())
+    weights = model / "visual.mnn.weight"
+    data = bytearray(weights.read_bytes())
+    for i in range(0, len(data), 7):
+        data[i] ^= 0x55
+    weights.write_bytes(bytes(data))
+    return model
+
+
+def test_a_model_that_segfaults_mnn_gives_clean_errors_not_a_crash(tmp_path: Path) -> None:
+    files = write_scenes(tmp_path, held_out_scenes(count_per_kind=1, seed=44)[:4])
+    model = crashing_model(tmp_path)
+    proc = subprocess.run(
+        [sys.executable, "-m", "app", "analyze", *(str(p) for p, _ in files), "--jsonl"]
+        + ["--model", str(model), "--profile", str(PROFILE)],
+        cwd=ROOT,
+        capture_output=True,
+        text=True,
+        timeout=300,
+    )
+    assert proc.returncode == 2, (proc.returncode, proc.stderr[-2000:])  # never -11
+    records = [json.loads(line) for line in proc.stdout.splitlines()]
+    assert [r["file"] for r in records] == [str(p) for p, _ in files]
+    assert [r["error"] for r in records] == ["worker_died"] * 3 + ["worker_unavailable"]
+    assert "signal 11" in records[0]["message"]
+    assert "crashed on 3 keyframes in a row" in proc.stderr
+    assert "Traceback" not in proc.stderr

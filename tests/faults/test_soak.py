@@ -1,0 +1,81 @@
+"""Soak: many keyframes through the real worker; nothing lost, nothing leaks.
+
+CI runs KEYFRAME_SOAK_KEYFRAMES (default 400) keyframes; the full soak is
+`KEYFRAME_SOAK_KEYFRAMES=2000 ./scripts/test.sh tests/faults/test_soak.py -s`.
+Growth is measured after a warm-up, so allocator and cache start-up costs do
+not count; the figures are printed with -s.
+"""
+
+from __future__ import annotations
+
+import os
+import queue
+import threading
+from pathlib import Path
+
+from app.frames.intake import decode_image_bytes
+from app.worker.messages import Analyze, Event, Finished, JobFailed, Ready, WorkerSpec
+from app.worker.process_host import ProcessWorkerHost
+from tests.faults.procs import descendants
+from tests.integration.conftest import held_out_scenes
+
+WARM_UP = 100
+MAX_GROWTH_KB = 2048
+
+
+def rss_kb(pid: int) -> int:
+    for line in Path(f"/proc/{pid}/status").read_text().splitlines():
+        if line.startswith("VmRSS:"):
+            return int(line.split()[1])
+    raise AssertionError("no VmRSS")
+
+
+def fd_count(pid: int) -> int:
+    return len(os.listdir(f"/proc/{pid}/fd"))
+
+
+def test_soak_no_event_lost_and_no_growth() -> None:
+    count = int(os.environ.get("KEYFRAME_SOAK_KEYFRAMES", "400"))
+    images = [decode_image_bytes(data) for _, data, _ in held_out_scenes(count_per_kind=2, seed=99)]
+    events: queue.Queue[Event] = queue.Queue()
+    host = ProcessWorkerHost(WorkerSpec(), events.put)
+    host.start()
+    try:
+        assert isinstance(events.get(timeout=60), Ready)
+        answered, failed = 0, 0
+        marks: dict[str, tuple[int, int, int, int, int]] = {}
+        for i in range(WARM_UP + count):
+            if i == WARM_UP:
+                marks["start"] = (
+                    rss_kb(os.getpid()),
+                    rss_kb(host.pid),
+                    fd_count(os.getpid()),
+                    threading.active_count(),
+                    len(descendants(os.getpid())),
+                )
+            host.submit(Analyze(f"k{i}", images[i % len(images)], "soak"))
+            while True:
+                event = events.get(timeout=60)
+                if isinstance(event, (Finished, JobFailed)):
+                    assert event.job_id == f"k{i}"
+                    answered += isinstance(event, Finished)
+                    failed += isinstance(event, JobFailed)
+                    break
+        marks["end"] = (
+            rss_kb(os.getpid()),
+            rss_kb(host.pid),
+            fd_count(os.getpid()),
+            threading.active_count(),
+            len(descendants(os.getpid())),
+        )
+    finally:
+        host.stop()
+    (ui0, w0, fd0, th0, pr0), (ui1, w1, fd1, th1, pr1) = marks["start"], marks["end"]
+    print(
+        f"\nsoak: {count} keyframes after {WARM_UP} warm-up: answered {answered}, failed {failed}; "
+        f"RSS growth host {ui1 - ui0} KB, worker {w1 - w0} KB; fds {fd0}->{fd1}; "
+        f"threads {th0}->{th1}; processes {pr0}->{pr1}"
+    )
+    assert answered == WARM_UP + count and failed == 0, "every keyframe answered, none lost"
+    assert ui1 - ui0 <= MAX_GROWTH_KB and w1 - w0 <= MAX_GROWTH_KB
+    assert fd1 == fd0 and th1 == th0 and pr1 == pr0

@@ -1,0 +1,296 @@
+"""Worker faults with a keyframe waiting: kills in each phase, a hang, a listener that raises.
+
+Every test here hung or raised on the code before the fix: a restart lost the
+waiting keyframe (watch never returned), a listener error ended the reader
+thread, a submit after the worker gave up raised into the frame source.
+"""
+
+from __future__ import annotations
+
+import os
+import queue
+import signal
+import threading
+import time
+from collections.abc import Iterator
+from dataclasses import dataclass, field
+from pathlib import Path
+
+import pytest
+
+from app.core.sampler import SamplerConfig
+from app.core.session import KeyframeFailed, PracticeEvent
+from app.frames.intake import DecodedImage, decode_image_bytes
+from app.pipeline.live import LivePipeline, PipelineUpdate
+from app.session.store import SessionLog
+from app.worker.messages import (
+    Analyze,
+    Event,
+    Finished,
+    JobFailed,
+    ListenerFailed,
+    LoadFailed,
+    Progress,
+    Ready,
+    WorkerRestarted,
+    WorkerSpec,
+)
+from app.worker.process_host import MAX_FAILED_STARTS, ProcessWorkerHost
+from tests.faults.procs import alive, descendants, wait_gone
+from tests.integration.conftest import held_out_scenes
+
+
+@dataclass
+class Scenes:
+    yes: DecodedImage
+    no: DecodedImage
+
+
+@pytest.fixture(scope="module")
+def scenes() -> Scenes:
+    picked = held_out_scenes(count_per_kind=1, seed=71)
+    yes = next(data for _, data, expected in picked if expected == "yes")
+    no = next(data for _, data, expected in picked if expected == "no")
+    return Scenes(decode_image_bytes(yes), decode_image_bytes(no))
+
+
+@dataclass
+class Recorder:
+    updates: list[PipelineUpdate] = field(default_factory=list)
+    phases: queue.Queue[tuple[str, str]] = field(default_factory=queue.Queue)
+
+    def __call__(self, update: PipelineUpdate) -> None:
+        self.updates.append(update)
+        if update.phase and update.streaming_keyframe:
+            self.phases.put((update.streaming_keyframe, update.phase))
+
+    def wait_phase(self, keyframe: str, phase: str, timeout: float = 30) -> None:
+        deadline = time.monotonic() + timeout
+        while time.monotonic() < deadline:
+            try:
+                if self.phases.get(timeout=0.1) == (keyframe, phase):
+                    return
+            except queue.Empty:
+                pass
+        raise AssertionError(f"{keyframe} never reached {phase}")
+
+
+def spawned_workers() -> set[int]:
+    """This process's worker children (not the multiprocessing resource tracker)."""
+    found = set()
+    for pid in descendants(os.getpid()):
+        try:
+            if b"spawn_main" in Path(f"/proc/{pid}/cmdline").read_bytes():
+                found.add(pid)
+        except OSError:
+            pass
+    return found
+
+
+@pytest.fixture
+def pipeline_factory() -> Iterator:
+    made: list[LivePipeline] = []
+
+    def make(spec: WorkerSpec, recorder: Recorder, log: SessionLog | None = None) -> LivePipeline:
+        pipeline = LivePipeline(spec, recorder, sampler=SamplerConfig(interval_s=2), log=log, host_kind="process")
+        made.append(pipeline)
+        pipeline.start()
+        assert pipeline.wait_ready(60), pipeline.failure
+        return pipeline
+
+    yield make
+    for pipeline in made:
+        pipeline.stop()
+
+
+def one_in_flight_one_waiting(pipeline: LivePipeline, scenes: Scenes) -> None:
+    """kf-00001 (yes) goes to the worker; kf-00002 (no) waits behind it."""
+    pipeline.offer_frame(0.0, scenes.yes)
+    pipeline.offer_frame(2.0, scenes.no)  # closes window 0: kf-00001 dispatched
+    pipeline.offer_frame(4.0, scenes.yes)  # closes window 1: kf-00002 waits
+    assert pipeline.busy
+
+
+@pytest.mark.parametrize("phase", ["vision", "prefill", "decode"])
+def test_sigkill_in_each_phase_fails_only_that_keyframe_and_the_waiting_one_is_answered(
+    phase: str, scenes: Scenes, pipeline_factory
+) -> None:
+    recorder = Recorder()
+    # Each phase holds the GIL in native code for 400 ms, as a real-size model does.
+    pipeline = pipeline_factory(WorkerSpec(pace_ms=400), recorder)
+    first_pid = pipeline.worker_pid
+    one_in_flight_one_waiting(pipeline, scenes)
+    recorder.wait_phase("kf-00001", phase)
+    os.kill(first_pid, signal.SIGKILL)
+    assert pipeline.wait_idle(60), "the waiting keyframe was lost with the dead worker"
+    by_keyframe = {e.event.keyframe_id: e.event for e in pipeline.state.timeline}
+    failed = [u.event for u in recorder.updates if isinstance(u.event, KeyframeFailed)]
+    assert [(f.keyframe_id, f.error) for f in failed] == [("kf-00001", "worker_died")]
+    assert "signal 9" in failed[0].message or "SIGKILL" in failed[0].message
+    assert isinstance(by_keyframe.get("kf-00002"), PracticeEvent)
+    assert by_keyframe["kf-00002"].observation == "no"
+    assert pipeline.worker_pid not in (None, first_pid)
+    assert not alive(first_pid)
+    assert any(u.worker_status == "restarting" for u in recorder.updates)
+
+
+def test_a_hang_in_native_code_is_caught_by_the_watchdog(scenes: Scenes, pipeline_factory) -> None:
+    recorder = Recorder()
+    pipeline = pipeline_factory(WorkerSpec(pace_ms=100, stall_floor_s=1.5), recorder)
+    hung_pid = pipeline.worker_pid
+    one_in_flight_one_waiting(pipeline, scenes)
+    recorder.wait_phase("kf-00001", "prefill")
+    os.kill(hung_pid, signal.SIGSTOP)  # a stopped process is a perfect hang: no progress, no exit
+    started = time.monotonic()
+    assert pipeline.wait_idle(60), "a hung worker kept its keyframe in flight forever"
+    took = time.monotonic() - started
+    failed = [u.event for u in recorder.updates if isinstance(u.event, KeyframeFailed)]
+    assert [(f.keyframe_id, f.error) for f in failed] == [("kf-00001", "worker_hung")]
+    assert "no progress" in failed[0].message
+    answered = {e.event.keyframe_id: e.event.observation for e in pipeline.state.timeline}
+    assert answered.get("kf-00002") == "no"
+    assert 1.0 < took < 30, took
+    assert wait_gone({hung_pid}, 5) == set()
+
+
+def test_keyframes_after_a_failure_are_not_judged_unchanged_against_it(scenes: Scenes, pipeline_factory) -> None:
+    """Item 6 end to end: the trainee holds still after a failed keyframe and still gets an answer."""
+    recorder = Recorder()
+    pipeline = pipeline_factory(WorkerSpec(pace_ms=300), recorder)
+    pipeline.offer_frame(0.0, scenes.yes)
+    pipeline.offer_frame(2.0, scenes.yes)  # kf-00001 dispatched
+    recorder.wait_phase("kf-00001", "vision")
+    os.kill(pipeline.worker_pid, signal.SIGKILL)
+    assert pipeline.wait_idle(60)
+    pipeline.offer_frame(4.0, scenes.yes)  # the same scene again: kf-00002
+    assert pipeline.wait_idle(60)
+    kinds = [type(u.event).__name__ for u in recorder.updates if u.event is not None]
+    assert kinds == ["KeyframeFailed", "PracticeEvent"], kinds
+
+
+def test_a_listener_that_raises_does_not_stop_the_worker(scenes: Scenes) -> None:
+    events: queue.Queue[Event] = queue.Queue()
+    raised = threading.Event()
+
+    def listener(event: Event) -> None:
+        events.put(event)
+        if isinstance(event, Finished) and not raised.is_set():
+            raised.set()
+            raise OSError(28, "No space left on device")  # e.g. the session log's fsync
+
+    host = ProcessWorkerHost(WorkerSpec(), listener)
+    host.start()
+    try:
+        collect(events, Ready)
+        host.submit(Analyze("a", scenes.yes, "a"))
+        assert collect(events, Finished).job_id == "a"
+        assert "No space left" in collect(events, ListenerFailed).message
+        host.submit(Analyze("b", scenes.no, "b"))
+        finished = collect(events, Finished)
+        assert finished.job_id == "b" and finished.result.observation == "no"
+        assert host.listener_errors == 1
+    finally:
+        host.stop()
+
+
+def test_a_session_log_on_a_full_disk_does_not_stop_the_session(scenes: Scenes, pipeline_factory) -> None:
+    recorder = Recorder()
+    log = SessionLog(Path("/dev/full"))  # every write fails with ENOSPC, as on a full disk
+    pipeline = pipeline_factory(WorkerSpec(), recorder, log=log)
+    for t, image in [(0.0, scenes.yes), (2.0, scenes.no), (4.0, scenes.yes)]:
+        pipeline.offer_frame(t, image)
+        assert pipeline.wait_idle(60)
+    pipeline.flush()
+    assert pipeline.wait_idle(60)
+    assert [e.event.observation for e in pipeline.state.timeline] == ["yes", "no", "yes"]
+    assert "cannot be written" in recorder.updates[-1].log_error
+
+
+def test_after_too_many_failed_starts_submit_answers_instead_of_raising(scenes: Scenes) -> None:
+    events: queue.Queue[Event] = queue.Queue()
+    host = ProcessWorkerHost(WorkerSpec(), events.put)
+    host.start()
+    try:
+        host.submit(Analyze("queued", scenes.yes, "queued"))  # waits for a model that never loads
+        for attempt in range(MAX_FAILED_STARTS):
+            pid = host.pid
+            os.kill(pid, signal.SIGKILL)  # dies while starting, before Ready
+            deadline = time.monotonic() + 30
+            while attempt < MAX_FAILED_STARTS - 1 and host.pid == pid and time.monotonic() < deadline:
+                time.sleep(0.005)  # until the reader has spawned the next child
+        failed = collect(events, JobFailed)
+        assert (failed.job_id, failed.error) == ("queued", "worker_unavailable")
+        assert "failed 3 times while starting" in collect(events, LoadFailed).message
+        host.submit(Analyze("later", scenes.no, "later"))  # the frame source's thread: must not raise
+        later = collect(events, JobFailed)
+        assert (later.job_id, later.error) == ("later", "worker_unavailable")
+    finally:
+        host.stop()
+    assert spawned_workers() == set()
+
+
+def test_stop_racing_a_restart_leaves_no_worker_behind(scenes: Scenes) -> None:
+    before = spawned_workers()
+    for delay in (0.0, 0.005, 0.02, 0.05):
+        events: queue.Queue[Event] = queue.Queue()
+        host = ProcessWorkerHost(WorkerSpec(), events.put)
+        host.start()
+        collect(events, Ready)
+        os.kill(host.pid, signal.SIGKILL)
+        time.sleep(delay)  # the reader is noticing the death and spawning a new child
+        host.stop()
+        assert wait_gone(spawned_workers() - before, 5) == set(), f"orphan after stop at {delay}s"
+
+
+def test_a_worker_that_cannot_be_spawned_is_reported_not_a_hang() -> None:
+    """Out of file descriptors: the spawn raises in the reader thread; start() used to wait forever."""
+    import subprocess
+    import sys
+
+    script = (
+        "import os, resource\n"
+        "from app.worker.process_host import ProcessWorkerHost\n"
+        "from app.worker.messages import WorkerSpec\n"
+        "events = []\n"
+        "host = ProcessWorkerHost(WorkerSpec(), events.append)\n"
+        "used = len(os.listdir('/proc/self/fd'))\n"
+        "resource.setrlimit(resource.RLIMIT_NOFILE, (used + 1, resource.getrlimit(resource.RLIMIT_NOFILE)[1]))\n"
+        "host.start()\n"
+        "print(type(events[-1]).__name__, events[-1].message)\n"
+        "host.stop()\n"
+    )
+    proc = subprocess.run(
+        [sys.executable, "-c", script], capture_output=True, text=True, timeout=60, cwd=Path(__file__).parents[2]
+    )
+    assert proc.returncode == 0, proc.stderr
+    assert proc.stdout.startswith("LoadFailed the inference worker could not be started"), proc.stdout
+    assert "Too many open files" in proc.stdout
+
+
+def test_a_model_that_crashes_on_every_keyframe_is_given_up(scenes: Scenes) -> None:
+    events: queue.Queue[Event] = queue.Queue()
+    host = ProcessWorkerHost(WorkerSpec(pace_ms=200), events.put)
+    host.start()
+    try:
+        for i in range(3):
+            collect(events, (Ready, WorkerRestarted))
+            host.submit(Analyze(f"k{i}", scenes.yes, "k"))
+            collect(events, Progress)  # begun: a job the child never began would be handed over instead
+            os.kill(host.pid, signal.SIGSEGV)  # as a damaged model does in native code
+            assert collect(events, JobFailed).error == "worker_died"
+        assert "crashed on 3 keyframes in a row" in collect(events, LoadFailed).message
+    finally:
+        host.stop()
+
+
+def collect(events: queue.Queue[Event], kind: type | tuple[type, ...], timeout: float = 60) -> Event:
+    deadline = time.monotonic() + timeout
+    while True:
+        remaining = deadline - time.monotonic()
+        assert remaining > 0, f"no {kind} within {timeout} s"
+        try:
+            event = events.get(timeout=remaining)
+        except queue.Empty:
+            continue
+        if isinstance(event, kind):
+            return event
