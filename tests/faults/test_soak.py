@@ -34,6 +34,12 @@ def fd_count(pid: int) -> int:
     return len(os.listdir(f"/proc/{pid}/fd"))
 
 
+def snapshot(worker_pid: int) -> tuple[int, int, int, int, int]:
+    """(host RSS KB, worker RSS KB, host fds, host threads, processes under the host)."""
+    me = os.getpid()
+    return rss_kb(me), rss_kb(worker_pid), fd_count(me), threading.active_count(), len(descendants(me))
+
+
 def test_soak_no_event_lost_and_no_growth() -> None:
     count = int(os.environ.get("KEYFRAME_SOAK_KEYFRAMES", "400"))
     images = [decode_image_bytes(data) for _, data, _ in held_out_scenes(count_per_kind=2, seed=99)]
@@ -46,13 +52,7 @@ def test_soak_no_event_lost_and_no_growth() -> None:
         marks: dict[str, tuple[int, int, int, int, int]] = {}
         for i in range(WARM_UP + count):
             if i == WARM_UP:
-                marks["start"] = (
-                    rss_kb(os.getpid()),
-                    rss_kb(host.pid),
-                    fd_count(os.getpid()),
-                    threading.active_count(),
-                    len(descendants(os.getpid())),
-                )
+                marks["start"] = snapshot(host.pid)
             host.submit(Analyze(f"k{i}", images[i % len(images)], "soak"))
             while True:
                 event = events.get(timeout=60)
@@ -61,13 +61,7 @@ def test_soak_no_event_lost_and_no_growth() -> None:
                     answered += isinstance(event, Finished)
                     failed += isinstance(event, JobFailed)
                     break
-        marks["end"] = (
-            rss_kb(os.getpid()),
-            rss_kb(host.pid),
-            fd_count(os.getpid()),
-            threading.active_count(),
-            len(descendants(os.getpid())),
-        )
+        marks["end"] = snapshot(host.pid)
     finally:
         host.stop()
     (ui0, w0, fd0, th0, pr0), (ui1, w1, fd1, th1, pr1) = marks["start"], marks["end"]
