@@ -54,6 +54,7 @@ class Keyframe:
     keyframe_id: str
     t: float
     image: DecodedImage
+    session: int = 0  # the session it belongs to; answers of an ended session are dropped
 
 
 @dataclass(frozen=True)
@@ -70,6 +71,8 @@ class PipelineUpdate:
     effective_interval_s: float | None = None
     interval_stretched: bool = False  # the model needs longer per keyframe than the interval
     model_seconds: float | None = None  # median time per keyframe lately
+    keyframe_image: DecodedImage | None = None  # the keyframe the worker just started on
+    worker_blocked: int | None = None  # outbound attempts the worker's own guard has blocked
     log_error: str = ""  # the session log could not be written: events are only in memory
 
 
@@ -111,10 +114,12 @@ class LivePipeline:
         self._stream: _Stream | None = None
         self._jobs: dict[str, Keyframe] = {}
         self._count = 0
+        self._session = 0
         self._ready = threading.Event()
         self._failed: str | None = None
         self._model = ("", "", spec.backend)
         self._answer_values: tuple[str, ...] = ()
+        self._ready_event: Ready | None = None
         self._host = make_host(spec, self._on_worker_event, host_kind)
 
     # --- lifecycle ---------------------------------------------------------------------
@@ -135,6 +140,11 @@ class LivePipeline:
         return self._state
 
     @property
+    def model(self) -> Ready | None:
+        """What the worker said when its model was loaded (None before that)."""
+        return self._ready_event
+
+    @property
     def worker_pid(self) -> int | None:
         """The worker child's pid (None for a thread host): for diagnostics and fault tests."""
         return getattr(self._host, "pid", None)
@@ -143,6 +153,49 @@ class LivePipeline:
         self._host.stop()
         with self._idle:
             self._idle.notify_all()
+
+    # --- sessions: the worker (and its loaded model) outlives them ---------------------
+
+    def record_review(self, event: SessionEvent) -> None:
+        """An examiner's verdict on this session: into its log, then into its state."""
+        with self._lock:
+            self._record(event)
+        self._deliver()
+
+    def begin_session(self, log: SessionLog | None, sampler: SamplerConfig | None = None) -> None:
+        """A fresh session on the same worker: new log, sampler and state.
+
+        A keyframe of the previous session still in the worker finishes there and
+        its answer is dropped; the new session's first keyframe waits behind it.
+        """
+        with self._lock:
+            self.sampler_config = sampler or self.sampler_config
+            self._sampler = KeyframeSampler(self.sampler_config)
+            self._log, self._log_error = log, ""
+            self._state = SessionState()
+            self._stream = None
+            self._count = 0
+            self._session += 1
+            self._notify()
+        self._deliver()
+
+    def end_session(self) -> None:
+        """The user stopped: the keyframe in flight is cancelled, a waiting one recorded as superseded."""
+        with self._lock:
+            waiting = self._slot.drop_waiting()
+            if waiting is not None:
+                self._jobs.pop(waiting.keyframe_id, None)
+                self._record(
+                    KeyframeSkipped(_new_id(), waiting.t, self._wall(), waiting.keyframe_id, SkipReason.SUPERSEDED)
+                )
+            in_flight = self._slot.in_flight
+            self._log = None  # the caller closes it; late answers must not reach it
+            self._session += 1
+            self._stream = None
+            self._notify(streaming_keyframe=None)
+        if in_flight is not None:
+            self._host.cancel(self._job_id(in_flight))
+        self._deliver()
 
     # --- frames -----------------------------------------------------------------------
 
@@ -185,7 +238,7 @@ class LivePipeline:
 
     def _handle_selection(self, selection: Selection[DecodedImage]) -> None:
         self._count += 1
-        keyframe = Keyframe(f"kf-{self._count:05d}", selection.t, selection.payload)
+        keyframe = Keyframe(f"kf-{self._count:05d}", selection.t, selection.payload, self._session)
         if selection.decision is Decision.UNCHANGED:
             self._record(
                 KeyframeSkipped(_new_id(), keyframe.t, self._wall(), keyframe.keyframe_id, SkipReason.UNCHANGED)
@@ -200,10 +253,15 @@ class LivePipeline:
         if dispatch is not None:
             self._dispatch(dispatch)
 
+    @staticmethod
+    def _job_id(keyframe: Keyframe) -> str:
+        # Unique across sessions on one worker: keyframe ids restart with each session.
+        return f"s{keyframe.session}/{keyframe.keyframe_id}"
+
     def _dispatch(self, keyframe: Keyframe) -> None:
-        job_id = keyframe.keyframe_id
+        job_id = self._job_id(keyframe)
         self._jobs[job_id] = keyframe
-        self._host.submit(Analyze(job_id, keyframe.image, job_id))
+        self._host.submit(Analyze(job_id, keyframe.image, keyframe.keyframe_id))
 
     # --- worker events (reader thread) -------------------------------------------------
 
@@ -212,6 +270,7 @@ class LivePipeline:
             if isinstance(event, Ready):
                 self._model = (event.model_id, event.model_revision, event.backend)
                 self._answer_values = event.answer_values
+                self._ready_event = event
                 self._ready.set()
                 note = f" ({event.backend_note})" if event.backend_note else ""
                 self._notify(
@@ -227,34 +286,41 @@ class LivePipeline:
                 self._notify(worker_status="restarting", worker_message=f"worker restarted after {event.reason}")
             elif isinstance(event, ListenerFailed):
                 self._notify(worker_message=f"an update could not be shown ({event.message})")
-            elif isinstance(event, Started):
-                self._stream = _Stream(event.job_id)
-                self._notify(streaming_keyframe=event.job_id)
-            elif isinstance(event, Progress):
-                self._notify(streaming_keyframe=event.job_id, phase=event.phase)
-            elif isinstance(event, Token):
-                if self._stream is not None and self._stream.keyframe_id == event.job_id:
-                    self._stream.pieces.append(event.text)
-                    self._notify(streaming_keyframe=event.job_id, streamed_text="".join(self._stream.pieces))
-            elif isinstance(event, Finished):
-                self._finish(event.job_id, self._practice_event(event))
-            elif isinstance(event, JobFailed):
-                keyframe = self._jobs.get(event.job_id)
-                t = keyframe.t if keyframe else 0.0
-                self._finish(
-                    event.job_id, KeyframeFailed(_new_id(), t, self._wall(), event.job_id, event.error, event.message)
-                )
+            elif isinstance(event, (Started, Progress, Token, Finished, JobFailed)):
+                self._job_event(event)
         self._deliver()
 
-    def _practice_event(self, event: Finished) -> PracticeEvent:
-        result = event.result
+    def _job_event(self, event: Started | Progress | Token | Finished | JobFailed) -> None:
         keyframe = self._jobs.get(event.job_id)
+        if keyframe is None or keyframe.session != self._session:
+            if isinstance(event, (Finished, JobFailed)):  # a stopped session's last keyframe: dropped
+                self._jobs.pop(event.job_id, None)
+                self._advance()
+            return
+        kid = keyframe.keyframe_id
+        if isinstance(event, Started):
+            self._stream = _Stream(kid)
+            self._notify(streaming_keyframe=kid, keyframe_image=keyframe.image)
+        elif isinstance(event, Progress):
+            self._notify(streaming_keyframe=kid, phase=event.phase)
+        elif isinstance(event, Token):
+            if self._stream is not None and self._stream.keyframe_id == kid:
+                self._stream.pieces.append(event.text)
+                self._notify(streaming_keyframe=kid, streamed_text="".join(self._stream.pieces))
+        elif isinstance(event, Finished):
+            self._notify(worker_blocked=event.network_blocked)
+            self._finish(keyframe, self._practice_event(keyframe, event))
+        else:
+            self._finish(keyframe, KeyframeFailed(_new_id(), keyframe.t, self._wall(), kid, event.error, event.message))
+
+    def _practice_event(self, keyframe: Keyframe, event: Finished) -> PracticeEvent:
+        result = event.result
         model_id, revision, backend = self._model
         return PracticeEvent(
             event_id=_new_id(),
-            t=keyframe.t if keyframe else 0.0,
+            t=keyframe.t,
             wall_time=self._wall(),
-            keyframe_id=event.job_id,
+            keyframe_id=keyframe.keyframe_id,
             signal=result.signal,
             observation=result.observation,
             parse_status="valid" if result.answer.valid else "rejected",
@@ -269,12 +335,14 @@ class LivePipeline:
             allowed_values=self._answer_values,
         )
 
-    def _finish(self, job_id: str, event: SessionEvent) -> None:
-        keyframe = self._jobs.pop(job_id, None)
-        if keyframe is not None:
-            self._sampler.settle(keyframe.t, answered=isinstance(event, PracticeEvent))
+    def _finish(self, keyframe: Keyframe, event: SessionEvent) -> None:
+        self._jobs.pop(self._job_id(keyframe), None)
+        self._sampler.settle(keyframe.t, answered=isinstance(event, PracticeEvent))
         self._stream = None
         self._record(event)
+        self._advance()
+
+    def _advance(self) -> None:
         following = self._slot.done()
         if following is not None:
             self._dispatch(following)

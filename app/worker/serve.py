@@ -14,7 +14,7 @@ from app.analyzer import Analyzer, AnalyzerSettings, default_profile_path
 from app.core.backend_policy import BackendDecision, judge_backend
 from app.core.profiles import load_profile
 from app.frames.intake import read_image_file
-from app.models.catalog import resolve_model
+from app.models.catalog import DEFAULT_MODEL_ID, resolve_model
 from app.paths import REFERENCE_IMAGE
 from app.privacy.guard import ensure_installed
 from app.worker.messages import (
@@ -116,6 +116,8 @@ def serve(spec: WorkerSpec, wait: Wait, poll: Poll, emit: Callable[[Event], None
             decision.reason,
             tuple(analyzer.profile.values),
             analyzer.folder.image_size_note or "",
+            analyzer.profile.title,
+            analyzer.model.id == DEFAULT_MODEL_ID,
         )
     )
     try:

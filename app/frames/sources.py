@@ -1,0 +1,147 @@
+"""Where practice frames come from: a video file, still images, a camera the app owns.
+
+Each source runs in one thread owned by its object (`start` / `stop`), pushes
+frames with their timestamps into a sink, and reports how it ended. Sources
+never wait on the model, except stills and folders, where every image is meant
+to be answered (the sink's `wait_idle` paces them, as `watch` does offline).
+A browser or phone camera is not a source here: its frames arrive from the UI
+(flet-camera) one picture at a time, see `PracticeController.offer_picture`.
+"""
+
+from __future__ import annotations
+
+import threading
+import time
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Protocol
+
+import cv2
+
+from app.frames.intake import DecodedImage, ImageRejected, decode_image_bytes
+from app.frames.video import RealtimeClock, VideoError, VideoFrames
+
+
+class FrameSink(Protocol):
+    def offer_frame(self, t: float, image: DecodedImage) -> None: ...
+    def flush(self) -> None: ...
+    def wait_idle(self, timeout: float | None = None) -> bool: ...
+
+
+@dataclass(frozen=True)
+class SourceEnded:
+    ok: bool
+    message: str = ""  # why it stopped early, or what was skipped on the way
+
+
+OnEnd = Callable[[SourceEnded], None]
+
+
+class FrameSource:
+    """Base: one thread, stoppable; subclasses implement `_run`."""
+
+    label = "source"
+
+    def __init__(self) -> None:
+        self._stop = threading.Event()
+        self._thread: threading.Thread | None = None
+
+    def start(self, sink: FrameSink, on_end: OnEnd) -> None:
+        def run() -> None:
+            try:
+                ended = self._run(sink)
+            except (VideoError, ImageRejected, OSError) as exc:
+                ended = SourceEnded(False, str(exc))
+            on_end(ended)
+
+        self._thread = threading.Thread(target=run, name=f"keyframe-source-{self.label}", daemon=True)
+        self._thread.start()
+
+    def stop(self, timeout: float = 5.0) -> None:
+        self._stop.set()
+        if self._thread is not None and self._thread is not threading.current_thread():
+            self._thread.join(timeout)
+
+    @property
+    def stopped(self) -> bool:
+        return self._stop.is_set()
+
+    def _run(self, sink: FrameSink) -> SourceEnded:
+        raise NotImplementedError
+
+
+class VideoFileSource(FrameSource):
+    """A video file played at its own speed, as a live camera would deliver it."""
+
+    label = "video"
+
+    def __init__(self, path: Path) -> None:
+        super().__init__()
+        self.video = VideoFrames(path)  # opened now: a bad file is refused before anything starts
+
+    def _run(self, sink: FrameSink) -> SourceEnded:
+        clock = RealtimeClock()
+        with self.video:
+            for t, rgb in self.video:
+                if self._stop.wait(clock.delay(t)):
+                    return SourceEnded(True, "stopped")
+                sink.offer_frame(t, DecodedImage(rgb, "video"))
+        sink.flush()
+        return SourceEnded(True, "; ".join(self.video.stats.summary()))
+
+
+class StillsSource(FrameSource):
+    """Still images (one, or a folder's worth), each one keyframe, each answered in turn."""
+
+    label = "stills"
+
+    def __init__(self, images: Sequence[tuple[str, bytes]], interval_s: float) -> None:
+        super().__init__()
+        self._images = list(images)
+        self._interval = interval_s
+
+    def _run(self, sink: FrameSink) -> SourceEnded:
+        rejected: list[str] = []
+        slot = 0
+        for name, data in self._images:
+            if self._stop.is_set():
+                return SourceEnded(True, "stopped")
+            try:
+                image = decode_image_bytes(data, name=name)
+            except ImageRejected as exc:  # that file's error; the others are still analysed
+                rejected.append(str(exc))
+                continue
+            # One image per interval window: the sampler takes each as its own keyframe.
+            sink.offer_frame(slot * self._interval, image)
+            slot += 1
+            sink.wait_idle()
+        sink.flush()
+        sink.wait_idle()
+        return SourceEnded(not rejected, "; ".join(rejected))
+
+
+class OpenCvCameraSource(FrameSource):
+    """A camera the app opens itself (a packaged desktop app); browsers and phones use flet-camera."""
+
+    label = "camera"
+
+    def __init__(self, index: int = 0, fps: float = 10.0) -> None:
+        super().__init__()
+        self._index = index
+        self._period = 1.0 / fps
+
+    def _run(self, sink: FrameSink) -> SourceEnded:
+        capture = cv2.VideoCapture(self._index)
+        try:
+            if not capture.isOpened():
+                return SourceEnded(False, "no camera could be opened (absent, or permission denied)")
+            start = time.monotonic()
+            while not self._stop.wait(self._period):
+                ok, bgr = capture.read()
+                if not ok:
+                    return SourceEnded(False, "the camera stopped delivering frames")
+                sink.offer_frame(time.monotonic() - start, DecodedImage(cv2.cvtColor(bgr, cv2.COLOR_BGR2RGB), "camera"))
+        finally:
+            capture.release()
+        return SourceEnded(True, "stopped")

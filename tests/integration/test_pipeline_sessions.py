@@ -1,0 +1,52 @@
+"""Sessions on one worker: the model loads once; a stopped session's last answer never leaks into the next."""
+
+from __future__ import annotations
+
+import time
+from pathlib import Path
+
+from app.core.sampler import SamplerConfig
+from app.core.session import KeyframeSkipped, PracticeEvent
+from app.frames.intake import decode_image_bytes
+from app.pipeline.live import LivePipeline, PipelineUpdate
+from app.session.store import SessionLog, load_session
+from app.worker.messages import WorkerSpec
+from tests.integration.conftest import held_out_scenes
+
+
+def test_a_new_session_waits_behind_the_stopped_ones_keyframe_and_keeps_its_own_answers(tmp_path: Path) -> None:
+    picked = held_out_scenes(count_per_kind=1, seed=81)
+    yes = decode_image_bytes(next(d for _, d, e in picked if e == "yes"))
+    no = decode_image_bytes(next(d for _, d, e in picked if e == "no"))
+    updates: list[PipelineUpdate] = []
+    pipeline = LivePipeline(WorkerSpec(pace_ms=300), updates.append, host_kind="process")
+    pipeline.start()
+    try:
+        assert pipeline.wait_ready(60)
+        pid = pipeline.worker_pid
+        first = SessionLog(tmp_path / "first.jsonl")
+        pipeline.begin_session(first, SamplerConfig(interval_s=2))
+        pipeline.offer_frame(0.0, yes)
+        pipeline.offer_frame(2.0, no)  # kf-00001 (yes) in flight
+        pipeline.offer_frame(4.0, yes)  # kf-00002 (no) waiting
+        assert pipeline.busy
+        pipeline.end_session()  # stopped mid-answer
+        first.close()
+
+        second = SessionLog(tmp_path / "second.jsonl")
+        pipeline.begin_session(second, SamplerConfig(interval_s=2))
+        pipeline.offer_frame(0.0, no)
+        pipeline.flush()  # the new kf-00001 (no) waits behind the old one still in the worker
+        assert pipeline.wait_idle(60)
+        second.close()
+        time.sleep(0.2)
+        assert pipeline.worker_pid == pid, "one worker, one model load for both sessions"
+    finally:
+        pipeline.stop()
+    old = load_session(tmp_path / "first.jsonl").events
+    assert [type(e) for e in old] == [KeyframeSkipped], "the waiting keyframe is recorded, the cancelled one is not"
+    new = load_session(tmp_path / "second.jsonl").events
+    assert [(type(e), e.keyframe_id, getattr(e, "observation", None)) for e in new] == [
+        (PracticeEvent, "kf-00001", "no")
+    ]
+    assert [e.event.observation for e in pipeline.state.timeline] == ["no"]
