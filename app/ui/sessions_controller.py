@@ -1,0 +1,370 @@
+"""State and actions of the Sessions screen. No Flet imports.
+
+The controller lists the session logs in one folder, opens one (it records no
+new keyframes, but the examiner may still review its answers: that is what the
+screen is for), appends Confirm / Correct verdicts through the shared review
+rules (`app.session.review`), and prepares exports. Every change produces a new
+immutable `SessionsState` handed to `on_change`; the view only renders it.
+
+Methods are synchronous and thread-safe; they read and fsync files, so a shell
+may call them from `page.run_thread`. `on_change` is called on the calling
+thread, outside the controller's lock.
+"""
+
+from __future__ import annotations
+
+import stat
+import threading
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass, field, replace
+from pathlib import Path
+
+from app.core.session import (
+    ExaminerConfirmed,
+    ExaminerCorrected,
+    KeyframeSkipped,
+    PracticeEvent,
+    SessionState,
+)
+from app.paths import PROFILES
+from app.session.review import ReviewError, allowed_answers, make_review
+from app.session.store import LoadedSession, SessionLog, export_csv, export_jsonl, load_session
+
+EXPORT_FORMATS: tuple[str, ...] = ("csv", "jsonl")
+
+
+def printable(name: str) -> str:
+    """A file name that is not UTF-8 arrives with surrogate escapes; the screen needs real text."""
+    return name.encode("utf-8", "surrogateescape").decode("utf-8", "replace")
+
+
+@dataclass(frozen=True)
+class SessionSummary:
+    """The numbers the summary shows; agreement is confirmed / reviewed (the latest verdict counts)."""
+
+    analysed: int
+    counts: tuple[tuple[str, int], ...]
+    skipped: int
+    unchanged: int
+    failed: int
+    pending: int
+    reviewed: int
+    confirmed: int
+    corrected: int
+    revised: int
+    damaged_lines: int
+
+    @property
+    def agreement(self) -> float | None:
+        return self.confirmed / self.reviewed if self.reviewed else None
+
+    def count(self, observation: str) -> int:
+        return dict(self.counts).get(observation, 0)
+
+
+def summarise(state: SessionState, damaged_lines: int = 0) -> SessionSummary:
+    reviews = [e.review for e in state.timeline]
+    return SessionSummary(
+        analysed=len(state.timeline),
+        counts=state.counts,
+        skipped=state.skipped,
+        unchanged=state.unchanged,
+        failed=state.failed,
+        pending=reviews.count("pending"),
+        reviewed=len(reviews) - reviews.count("pending"),
+        confirmed=reviews.count("confirmed"),
+        corrected=reviews.count("corrected"),
+        revised=sum(1 for e in state.timeline if e.revised),
+        damaged_lines=damaged_lines,
+    )
+
+
+@dataclass(frozen=True)
+class SessionRow:
+    """One line of the sessions list."""
+
+    session_id: str  # the file's stem; what `open` takes
+    label: str  # the stem as printable text
+    path: Path
+    modified: float  # file mtime, the list's order (newest first)
+    started: float | None = None  # wall time of the first event, None for an empty log
+    model_id: str = ""  # the model of the first analysed keyframe
+    summary: SessionSummary | None = None  # None when the file cannot be read
+    error: str = ""  # why it cannot be read
+
+    @property
+    def readable(self) -> bool:
+        return self.summary is not None
+
+
+@dataclass(frozen=True)
+class OpenedSession:
+    row: SessionRow
+    loaded: LoadedSession
+    state: SessionState
+    summary: SessionSummary
+    # event_id -> the answers a correction may give; () when they cannot be told
+    allowed: Mapping[str, tuple[str, ...]] = field(default_factory=dict)
+
+    @property
+    def skipped_events(self) -> tuple[KeyframeSkipped, ...]:
+        return tuple(e for e in self.loaded.events if isinstance(e, KeyframeSkipped))
+
+
+@dataclass(frozen=True)
+class Notice:
+    """Something to tell the user; `key` names a string, `values` fill it in."""
+
+    key: str
+    values: tuple[tuple[str, str], ...] = ()
+    error: bool = False
+
+
+@dataclass(frozen=True)
+class SessionsState:
+    folder: Path
+    rows: tuple[SessionRow, ...] = ()
+    listed: bool = False  # False until the first `refresh`
+    opened: OpenedSession | None = None
+    notice: Notice | None = None
+
+
+@dataclass(frozen=True)
+class ExportFile:
+    file_name: str
+    data: bytes
+    mime: str
+
+
+def session_files(folder: Path) -> list[tuple[float, Path]]:
+    """Regular `*.jsonl` files (a link to one counts) with their mtime, newest first. OSError if unlistable."""
+    found: list[tuple[float, Path]] = []
+    for path in folder.glob("*.jsonl"):
+        try:
+            st = path.stat()
+        except OSError:
+            continue  # a broken link or a file removed while listing
+        if stat.S_ISREG(st.st_mode):
+            found.append((st.st_mtime, path))
+    return sorted(found, key=lambda item: (item[0], item[1].name), reverse=True)
+
+
+def _row(path: Path, modified: float, loaded: LoadedSession | None, error: str = "") -> SessionRow:
+    base = SessionRow(path.stem, printable(path.stem), path, modified, error=error)
+    if loaded is None:
+        return base
+    state = loaded.state
+    first = next((e for e in loaded.events if isinstance(e, PracticeEvent)), None)
+    started = min((getattr(e, "wall_time", 0.0) for e in loaded.events), default=None)
+    return replace(
+        base,
+        started=started,
+        model_id=first.model_id if first else "",
+        summary=summarise(state, len(loaded.damaged_lines)),
+    )
+
+
+def _allowed(state: SessionState, profiles_dir: Path) -> dict[str, tuple[str, ...]]:
+    out: dict[str, tuple[str, ...]] = {}
+    for entry in state.timeline:
+        try:
+            out[entry.event.event_id] = allowed_answers(entry.event, profiles_dir=profiles_dir).values
+        except ReviewError:
+            out[entry.event.event_id] = ()
+    return out
+
+
+def record_review(
+    log: SessionLog,
+    state: SessionState,
+    event_id: str,
+    *,
+    correct: str | None = None,
+    note: str = "",
+    examiner: str = "",
+    revise: bool = False,
+    profiles_dir: Path = PROFILES,
+) -> ExaminerConfirmed | ExaminerCorrected:
+    """Check a verdict against the review rules and append it to `log` (fsynced). ReviewError or OSError."""
+    event = make_review(
+        state,
+        event_id,
+        correct=correct,
+        note=note.strip(),
+        examiner=examiner,
+        revise=revise,
+        profiles_dir=profiles_dir,
+    )
+    log.append(event)
+    return event
+
+
+def _seconds(t: float) -> str:
+    return f"{t:.1f}"
+
+
+class SessionsController:
+    def __init__(
+        self,
+        sessions_dir: Path,
+        on_change: Callable[[SessionsState], None],
+        *,
+        examiner: str = "",
+        profiles_dir: Path = PROFILES,
+    ) -> None:
+        self._folder = Path(sessions_dir)
+        self._on_change = on_change
+        self._examiner = examiner
+        self._profiles_dir = profiles_dir
+        self._lock = threading.RLock()
+        self._state = SessionsState(self._folder)
+
+    @property
+    def state(self) -> SessionsState:
+        return self._state
+
+    # --- the list -------------------------------------------------------------------
+
+    def refresh(self) -> None:
+        """List the folder again (newest first); an opened session is reloaded from its file too."""
+        with self._lock:
+            notice: Notice | None = None
+            rows: list[SessionRow] = []
+            try:
+                files = session_files(self._folder) if self._folder.is_dir() else []
+            except OSError as exc:
+                files = []
+                notice = Notice("notice_list_failed", (("detail", exc.strerror or str(exc)),), error=True)
+            for modified, path in files:
+                rows.append(self._load_row(path, modified)[0])
+            opened = self._state.opened
+            self._set(rows=tuple(rows), listed=True, notice=notice or self._state.notice)
+            if opened is not None:
+                self._reopen(opened.row.session_id, keep_notice=True)
+        self._emit()
+
+    def _load_row(self, path: Path, modified: float) -> tuple[SessionRow, LoadedSession | None]:
+        try:
+            loaded = load_session(path)
+        except OSError as exc:
+            return _row(path, modified, None, exc.strerror or str(exc)), None
+        return _row(path, modified, loaded), loaded
+
+    # --- one session ----------------------------------------------------------------
+
+    def open(self, session_id: str) -> None:
+        with self._lock:
+            self._reopen(session_id, keep_notice=False)
+        self._emit()
+
+    def close(self) -> None:
+        """Back to the list."""
+        with self._lock:
+            self._set(opened=None, notice=None)
+        self._emit()
+
+    def dismiss_notice(self) -> None:
+        with self._lock:
+            self._set(notice=None)
+        self._emit()
+
+    def _reopen(self, session_id: str, keep_notice: bool) -> None:
+        row = next((r for r in self._state.rows if r.session_id == session_id), None)
+        path = row.path if row is not None else self._folder / f"{session_id}.jsonl"
+        try:
+            modified = path.stat().st_mtime
+        except OSError:
+            self._set(opened=None, notice=Notice("notice_missing", error=True))
+            return
+        new_row, loaded = self._load_row(path, modified)
+        if loaded is None:
+            self._set(opened=None, notice=Notice("notice_open_failed", (("detail", new_row.error),), error=True))
+            return
+        state = loaded.state
+        opened = OpenedSession(
+            new_row, loaded, state, summarise(state, len(loaded.damaged_lines)), _allowed(state, self._profiles_dir)
+        )
+        rows = tuple(new_row if r.session_id == session_id else r for r in self._state.rows)
+        self._set(opened=opened, rows=rows, notice=self._state.notice if keep_notice else None)
+
+    # --- reviews --------------------------------------------------------------------
+
+    def confirm(self, event_id: str, note: str = "", revise: bool = False) -> bool:
+        """The examiner agrees with the model's answer. True when recorded."""
+        return self._review(event_id, None, note, revise)
+
+    def correct(self, event_id: str, value: str, note: str = "", revise: bool = False) -> bool:
+        """The examiner gives the right answer (one of the profile's values). True when recorded."""
+        return self._review(event_id, value, note, revise)
+
+    def _review(self, event_id: str, correct: str | None, note: str, revise: bool) -> bool:
+        with self._lock:
+            opened = self._state.opened
+            if opened is None:
+                return False
+            entry = next((e for e in opened.state.timeline if e.event.event_id == event_id), None)
+            t = _seconds(entry.event.t) if entry is not None else "?"
+            try:
+                with SessionLog(opened.row.path) as log:
+                    event = record_review(
+                        log,
+                        opened.state,
+                        event_id,
+                        correct=correct,
+                        note=note,
+                        examiner=self._examiner,
+                        revise=revise,
+                        profiles_dir=self._profiles_dir,
+                    )
+            except ReviewError as exc:
+                self._set(notice=Notice("notice_review_refused", (("detail", str(exc)),), error=True))
+                recorded = False
+            except OSError as exc:
+                self._set(notice=Notice("notice_review_failed", (("detail", exc.strerror or str(exc)),), error=True))
+                recorded = False
+            else:
+                if isinstance(event, ExaminerCorrected):
+                    notice = Notice("notice_review_corrected", (("t", t), ("answer", event.observation)))
+                else:
+                    notice = Notice("notice_review_confirmed", (("t", t),))
+                self._reopen(opened.row.session_id, keep_notice=False)  # the file is the truth
+                self._set(notice=notice)
+                recorded = True
+        self._emit()
+        return recorded
+
+    # --- export ---------------------------------------------------------------------
+
+    def export(self, fmt: str) -> ExportFile | None:
+        """The opened session as a file to save (`csv` or `jsonl`); None when nothing is open."""
+        if fmt not in EXPORT_FORMATS:
+            raise ValueError(f"unknown export format {fmt!r}")
+        opened = self._state.opened
+        if opened is None:
+            return None
+        if fmt == "csv":
+            text, mime = export_csv(opened.loaded), "text/csv"
+        else:
+            text, mime = export_jsonl(opened.loaded), "application/x-ndjson"
+        name = printable(opened.row.session_id).encode("ascii", "replace").decode().replace("?", "_")
+        return ExportFile(f"keyframe-session-{name}.{fmt}", text.encode("utf-8"), mime)
+
+    def export_finished(self, file_name: str, where: str | None) -> None:
+        """The save dialog returned: `where` is the saved path, or None when it was cancelled."""
+        notice = Notice("export_saved", (("where", where),)) if where else Notice("export_cancelled")
+        with self._lock:
+            self._set(notice=notice)
+        self._emit()
+
+    def export_failed(self, file_name: str, detail: str) -> None:
+        with self._lock:
+            self._set(notice=Notice("export_failed", (("name", file_name), ("detail", detail)), error=True))
+        self._emit()
+
+    # --- plumbing -------------------------------------------------------------------
+
+    def _set(self, **changes: object) -> None:
+        self._state = replace(self._state, **changes)
+
+    def _emit(self) -> None:
+        self._on_change(self._state)

@@ -1,0 +1,265 @@
+"""The Sessions screen: the list of recorded sessions, and one session with its summary,
+timeline, answers to confirm or correct, and export.
+
+The view renders a `SessionsState` and forwards clicks to the controller; it keeps
+no state of its own beyond its controls. Saving an export goes through `save_file`
+(see `file_picker_saver`), so the view never touches the page or the file system.
+"""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Awaitable, Callable, Mapping
+
+import flet as ft
+
+from app.ui.review_list import ReviewList, tagged
+from app.ui.sessions_controller import (
+    EXPORT_FORMATS,
+    Notice,
+    OpenedSession,
+    SessionRow,
+    SessionsController,
+    SessionsState,
+    SessionSummary,
+)
+from app.ui.strings_sessions import EN, answer_word, text
+from app.ui.timeline import TimelineChart, ordered_counts
+
+# (file name, contents) -> where it was saved (a path, or the name the browser downloads), None if cancelled.
+SaveFile = Callable[[str, bytes], Awaitable[str | None]]
+
+
+def file_picker_saver(picker: ft.FilePicker) -> SaveFile:
+    """A `SaveFile` over the page's FilePicker service (create the picker inside the page's session)."""
+
+    async def save(file_name: str, data: bytes) -> str | None:
+        extension = file_name.rsplit(".", 1)[-1]
+        where = await picker.save_file(
+            file_name=file_name,
+            src_bytes=data,  # required on web and mobile; on desktop Flet writes it to the chosen path
+            file_type=ft.FilePickerFileType.CUSTOM,
+            allowed_extensions=[extension],
+        )
+        if where is None and picker.page.web:
+            return file_name  # the browser downloads the bytes and reports no path
+        return where
+
+    return save
+
+
+def _date(seconds: float) -> str:
+    return time.strftime("%Y-%m-%d %H:%M", time.localtime(seconds))
+
+
+class SessionsView:
+    def __init__(
+        self, controller: SessionsController, save_file: SaveFile | None = None, strings: Mapping[str, str] = EN
+    ) -> None:
+        self._controller = controller
+        self._save_file = save_file
+        self._s = s = strings
+        self._shown_session: str | None = None
+
+        self.title = ft.Text(text(s, "sessions_title"), size=22, weight=ft.FontWeight.BOLD, expand=True)
+        self.back = ft.IconButton(ft.Icons.ARROW_BACK, tooltip=text(s, "back"), on_click=lambda _: controller.close())
+        self.back_box = tagged(self.back, "sessions-back", text(s, "back"))
+        self.refresh = ft.IconButton(
+            ft.Icons.REFRESH, tooltip=text(s, "sessions_refresh"), on_click=lambda _: controller.refresh()
+        )
+        header = ft.Row(
+            [self.back_box, self.title, tagged(self.refresh, "sessions-refresh", text(s, "sessions_refresh"))]
+        )
+
+        self.notice_icon = ft.Icon(ft.Icons.INFO_OUTLINE, size=20)
+        self.notice_text = ft.Text("", expand=True)
+        self.notice_box = tagged(
+            ft.Container(
+                content=ft.Row(
+                    [
+                        self.notice_icon,
+                        self.notice_text,
+                        ft.IconButton(
+                            ft.Icons.CLOSE, tooltip=text(s, "dismiss"), on_click=lambda _: controller.dismiss_notice()
+                        ),
+                    ]
+                ),
+                padding=ft.Padding.symmetric(horizontal=12, vertical=4),
+                border_radius=8,
+                bgcolor=ft.Colors.BLUE_GREY_50,
+            ),
+            "sessions-notice",
+        )
+
+        # The list
+        self.rows = ft.Column(spacing=4)
+        self.empty = tagged(ft.Text(text(s, "sessions_empty"), color=ft.Colors.GREY_700), "sessions-empty")
+        self.folder = ft.Text("", size=12, color=ft.Colors.GREY_700, selectable=True)
+        self.list_box = ft.Column([self.empty, self.rows, self.folder], spacing=8)
+
+        # One session
+        self.summary = ft.Column(spacing=4)
+        self.summary_box = tagged(
+            ft.Container(
+                content=ft.Column(
+                    [ft.Text(text(s, "summary_title"), weight=ft.FontWeight.BOLD, size=16), self.summary], spacing=6
+                ),
+                padding=12,
+                border_radius=8,
+                bgcolor=ft.Colors.BLUE_GREY_50,
+            ),
+            "sessions-summary",
+        )
+        self.export_buttons = {
+            fmt: ft.OutlinedButton(text(s, f"export_{fmt}"), icon=ft.Icons.DOWNLOAD, on_click=self._export_handler(fmt))
+            for fmt in EXPORT_FORMATS
+        }
+        exports = ft.Row(
+            [tagged(button, f"export-{fmt}", text(s, f"export_{fmt}")) for fmt, button in self.export_buttons.items()],
+            wrap=True,
+            spacing=8,
+        )
+        self.timeline = TimelineChart(strings=s)
+        self.review_list = ReviewList(strings=s)
+        self.detail_box = ft.Column(
+            [self.summary_box, exports, self.timeline.root, ft.Divider(), self.review_list.root], spacing=12
+        )
+
+        body = ft.Column([self.list_box, self.detail_box], scroll=ft.ScrollMode.AUTO, expand=True)
+        self.root = ft.Container(
+            content=ft.Column([header, self.notice_box, body], expand=True, spacing=8),
+            padding=16,
+            expand=True,
+        )
+        self.render(controller.state)
+
+    # --- rendering ------------------------------------------------------------------
+
+    def render(self, state: SessionsState) -> None:
+        """Show `state`; the caller then calls `page.update()`."""
+        opened = state.opened
+        self._render_notice(state.notice)
+        self.back_box.visible = opened is not None
+        self.list_box.visible = opened is None
+        self.detail_box.visible = opened is not None
+        if opened is None:
+            self._shown_session = None
+            self.title.value = text(self._s, "sessions_title")
+            self._render_list(state)
+        else:
+            self._render_session(opened)
+
+    def _render_notice(self, notice: Notice | None) -> None:
+        self.notice_box.visible = notice is not None
+        if notice is None:
+            self.notice_text.value = ""
+            return
+        self.notice_text.value = text(self._s, notice.key, **self._notice_values(notice))
+        self.notice_icon.icon = ft.Icons.ERROR_OUTLINE if notice.error else ft.Icons.INFO_OUTLINE
+        self.notice_icon.color = ft.Colors.RED_800 if notice.error else ft.Colors.BLUE_GREY_700
+        self.notice_text.color = ft.Colors.RED_900 if notice.error else None
+
+    def _notice_values(self, notice: Notice) -> dict[str, str]:
+        values = dict(notice.values)
+        if "answer" in values:
+            values["answer"] = answer_word(self._s, values["answer"])
+        return values
+
+    def _render_list(self, state: SessionsState) -> None:
+        self.rows.controls = [self._row(r) for r in state.rows]
+        self.empty.visible = state.listed and not state.rows
+        self.folder.value = text(self._s, "sessions_folder", folder=str(state.folder))
+
+    def _row(self, row: SessionRow) -> ft.Control:
+        s = self._s
+        if not row.readable or row.summary is None:
+            tile = ft.ListTile(
+                leading=ft.Icon(ft.Icons.ERROR_OUTLINE, color=ft.Colors.RED_800),
+                title=ft.Text(text(s, "row_unreadable", name=row.label, detail=row.error)),
+                disabled=True,
+            )
+            return tagged(tile, f"session-row-{row.session_id}")
+        summary = row.summary
+        date = _date(row.started if row.started is not None else row.modified)
+        parts = [text(s, "row_model", model=row.model_id) if row.model_id else text(s, "row_no_model")]
+        parts.append(
+            text(s, "row_counts", yes=summary.count("yes"), no=summary.count("no"), unknown=summary.count("unknown"))
+        )
+        parts.append(text(s, "row_reviewed", n=summary.reviewed, m=summary.analysed))
+        if summary.damaged_lines:
+            parts.append(text(s, "row_damaged", n=summary.damaged_lines))
+        tile = ft.ListTile(
+            leading=ft.Icon(ft.Icons.HISTORY),
+            title=ft.Text(text(s, "row_title", date=date), weight=ft.FontWeight.W_500),
+            subtitle=ft.Text(" · ".join(parts)),
+            trailing=ft.Icon(ft.Icons.CHEVRON_RIGHT),
+            on_click=lambda _, sid=row.session_id: self._controller.open(sid),
+        )
+        return tagged(tile, f"session-row-{row.session_id}", text(s, "open_session", date=date))
+
+    def _render_session(self, opened: OpenedSession) -> None:
+        s = self._s
+        row = opened.row
+        if self._shown_session != row.session_id:
+            self._shown_session = row.session_id
+            self.review_list.clear()
+        self.title.value = text(s, "session_heading", date=_date(row.started if row.started else row.modified))
+        self.summary.controls = [ft.Text(line) for line in self.summary_lines(opened.summary)]
+        self.timeline.update(opened.state, opened.skipped_events)
+        self.review_list.render(
+            opened.state.timeline, opened.allowed, self._controller.confirm, self._controller.correct
+        )
+        for button in self.export_buttons.values():
+            button.disabled = self._save_file is None
+
+    def summary_lines(self, summary: SessionSummary) -> list[str]:
+        s = self._s
+        counts = ", ".join(
+            text(s, "summary_count_item", n=n, answer=answer_word(s, value))
+            for value, n in ordered_counts(summary.counts)
+        )
+        lines = [
+            text(s, "summary_counts", n=summary.analysed, counts=counts or text(s, "summary_no_answers")),
+            text(s, "summary_skipped", skipped=summary.skipped, unchanged=summary.unchanged, failed=summary.failed),
+            text(s, "summary_reviewed", reviewed=summary.reviewed, analysed=summary.analysed, pending=summary.pending),
+        ]
+        if summary.agreement is None:
+            lines.append(text(s, "summary_agreement_none"))
+        else:
+            lines.append(
+                text(
+                    s,
+                    "summary_agreement",
+                    percent=f"{100 * summary.agreement:.0f}",
+                    confirmed=summary.confirmed,
+                    reviewed=summary.reviewed,
+                    corrected=summary.corrected,
+                )
+            )
+        if summary.revised:
+            lines.append(text(s, "summary_revised", n=summary.revised))
+        if summary.damaged_lines:
+            lines.append(text(s, "summary_damaged", n=summary.damaged_lines))
+        lines.append(text(s, "summary_generative"))
+        return lines
+
+    # --- export ---------------------------------------------------------------------
+
+    def _export_handler(self, fmt: str) -> Callable[[object], Awaitable[None]]:
+        # Flet awaits a handler only when it is itself a coroutine function (not a lambda returning one).
+        async def handler(_: object) -> None:
+            await self.export(fmt)
+
+        return handler
+
+    async def export(self, fmt: str) -> None:
+        """Ask the save dialog for the opened session as `fmt` (csv | jsonl); the outcome becomes a notice."""
+        export = self._controller.export(fmt)
+        if export is None or self._save_file is None:
+            return
+        try:
+            where = await self._save_file(export.file_name, export.data)
+        except Exception as exc:  # a dialog or write failure is the user's to read, never a crashed handler
+            self._controller.export_failed(export.file_name, str(exc) or type(exc).__name__)
+        else:
+            self._controller.export_finished(export.file_name, where)

@@ -1,0 +1,255 @@
+"""The Sessions screen's controller over real session files: listing, opening, reviews, summary, export."""
+
+from __future__ import annotations
+
+import csv
+import io
+import json
+import os
+from dataclasses import replace
+from pathlib import Path
+
+import pytest
+
+from app.core.session import (
+    ExaminerConfirmed,
+    ExaminerCorrected,
+    KeyframeFailed,
+    KeyframeSkipped,
+    SessionEvent,
+    SkipReason,
+    reduce,
+)
+from app.session.store import SessionLog, export_csv, load_session
+from app.ui.sessions_controller import SessionsController, SessionsState, record_review, summarise
+from tests.unit.test_session import practice
+
+VALUES = ("yes", "no", "unknown")
+
+
+def recorded(i: int, observation: str, status: str = "valid"):
+    return replace(practice(i, observation, status), profile_id="hand_position", allowed_values=VALUES)
+
+
+def demo_events() -> list[SessionEvent]:
+    """Four answers (yes, no, unknown, yes), one skipped and one failed keyframe."""
+    return [
+        recorded(1, "yes"),
+        KeyframeSkipped("s1", 4.5, 1004.5, "k-s1", SkipReason.UNCHANGED),
+        recorded(2, "no"),
+        recorded(3, "unknown", "rejected"),
+        KeyframeFailed("f1", 10.5, 1010.5, "k-f1", "worker_died", "the model worker stopped"),
+        recorded(4, "yes"),
+    ]
+
+
+def write_session(folder: Path, session_id: str, events: list[SessionEvent], mtime: float | None = None) -> Path:
+    path = folder / f"{session_id}.jsonl"
+    with SessionLog(path) as log:
+        for event in events:
+            log.append(event)
+    if mtime is not None:
+        os.utime(path, (mtime, mtime))
+    return path
+
+
+class Recorder:
+    def __init__(self) -> None:
+        self.states: list[SessionsState] = []
+
+    def __call__(self, state: SessionsState) -> None:
+        self.states.append(state)
+
+
+@pytest.fixture
+def folder(tmp_path: Path) -> Path:
+    sessions = tmp_path / "sessions"
+    sessions.mkdir()
+    return sessions
+
+
+def test_lists_sessions_newest_first_with_counts_and_review_progress(folder: Path) -> None:
+    write_session(folder, "old", [recorded(1, "no")], mtime=1_000)
+    new = write_session(folder, "new", demo_events(), mtime=2_000)
+    with SessionLog(new) as log:
+        log.append(ExaminerConfirmed("r1", "e1", 1100.0))
+    (folder / "damaged.jsonl").write_text('{"kind": "practice"}\nnot json\n')
+    os.utime(folder / "damaged.jsonl", (500, 500))
+    (folder / "folder.jsonl").mkdir()  # not a regular file: not a session
+    (folder / "notes.txt").write_text("x")
+    (folder / "gone.jsonl").symlink_to(folder / "nowhere.jsonl")  # a broken link
+
+    changes = Recorder()
+    controller = SessionsController(folder, changes)
+    assert not controller.state.listed
+    controller.refresh()
+
+    state = changes.states[-1]
+    assert state.listed and [r.session_id for r in state.rows] == ["new", "old", "damaged"]
+    newest = state.rows[0]
+    assert newest.model_id == "m" and newest.started == 1001.0
+    assert newest.summary is not None
+    assert (newest.summary.count("yes"), newest.summary.count("no"), newest.summary.count("unknown")) == (2, 1, 1)
+    assert (newest.summary.reviewed, newest.summary.analysed) == (1, 4)
+    damaged = state.rows[2]
+    assert damaged.summary is not None and damaged.summary.damaged_lines == 2 and damaged.model_id == ""
+
+
+def test_a_missing_folder_is_an_empty_list(tmp_path: Path) -> None:
+    controller = SessionsController(tmp_path / "none", Recorder())
+    controller.refresh()
+    assert controller.state.listed and controller.state.rows == () and controller.state.notice is None
+
+
+@pytest.mark.skipif(os.geteuid() == 0, reason="root reads any file")
+def test_an_unreadable_file_is_a_row_that_says_why(folder: Path) -> None:
+    path = write_session(folder, "locked", [recorded(1, "yes")])
+    path.chmod(0)
+    try:
+        controller = SessionsController(folder, Recorder())
+        controller.refresh()
+        (row,) = controller.state.rows
+        assert not row.readable and "denied" in row.error.lower()
+        controller.open("locked")
+        assert controller.state.opened is None and controller.state.notice.key == "notice_open_failed"
+    finally:
+        path.chmod(0o644)
+
+
+def test_opening_a_session_gives_summary_allowed_answers_and_skips(folder: Path) -> None:
+    write_session(folder, "s", demo_events() + [practice(5, "no")])  # e5: an old log line, no recorded answers
+    controller = SessionsController(folder, Recorder())
+    controller.refresh()
+    controller.open("s")
+    opened = controller.state.opened
+    assert opened is not None
+    assert opened.summary.analysed == 5 and opened.summary.pending == 5 and opened.summary.agreement is None
+    assert (opened.summary.skipped, opened.summary.unchanged, opened.summary.failed) == (1, 1, 1)
+    assert opened.allowed["e1"] == VALUES and opened.allowed["e5"] == VALUES  # e5 from the bundled profile
+    assert [s.event_id for s in opened.skipped_events] == ["s1"]
+    controller.close()
+    assert controller.state.opened is None
+
+
+def test_confirm_and_correct_append_to_the_file_and_update_the_summary(folder: Path) -> None:
+    path = write_session(folder, "s", demo_events())
+    changes = Recorder()
+    controller = SessionsController(folder, changes, examiner="ann")
+    controller.refresh()
+    controller.open("s")
+
+    assert controller.confirm("e1", note="  hands centred ")
+    assert controller.correct("e2", "yes", note="")
+    assert controller.state.notice.key == "notice_review_corrected"
+    assert dict(controller.state.notice.values) == {"t": "6.0", "answer": "yes"}
+
+    events = load_session(path).events
+    confirmed, corrected = events[-2], events[-1]
+    assert isinstance(confirmed, ExaminerConfirmed) and confirmed.target_id == "e1"
+    assert (confirmed.note, confirmed.examiner) == ("hands centred", "ann")
+    assert isinstance(corrected, ExaminerCorrected) and (corrected.target_id, corrected.observation) == ("e2", "yes")
+
+    opened = controller.state.opened
+    assert opened is not None
+    assert (opened.summary.reviewed, opened.summary.confirmed, opened.summary.corrected) == (2, 1, 1)
+    assert opened.summary.agreement == 0.5
+    assert [e.event.event_id for e in opened.state.pending] == ["e3", "e4"]
+    row = next(r for r in controller.state.rows if r.session_id == "s")
+    assert row.summary is not None and row.summary.reviewed == 2  # the list follows without a refresh
+    assert changes.states[-1] is controller.state
+
+
+def test_refused_reviews_leave_the_file_alone_and_say_why(folder: Path) -> None:
+    path = write_session(folder, "s", demo_events())
+    controller = SessionsController(folder, Recorder())
+    controller.refresh()
+    controller.open("s")
+    size = path.stat().st_size
+
+    assert not controller.correct("e1", "maybe")
+    assert (
+        controller.state.notice.error and "'maybe' is not an answer" in dict(controller.state.notice.values)["detail"]
+    )
+    assert not controller.correct("e1", "yes")  # the model's own answer
+    assert not controller.confirm("nope")
+    assert path.stat().st_size == size
+
+    assert controller.confirm("e1")
+    assert not controller.confirm("e1")  # a second verdict needs revise
+    assert controller.state.notice.key == "notice_review_refused"
+    assert controller.correct("e1", "no", note="hands off-centre", revise=True)
+    entry = controller.state.opened.state.timeline[0]
+    assert [r.describe() for r in entry.history] == ["confirmed yes", "corrected no"]
+    revision = load_session(path).events[-1]
+    assert isinstance(revision, ExaminerCorrected) and revision.revises == entry.history[0].event_id
+
+
+def test_a_review_that_cannot_be_written_is_reported(folder: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    write_session(folder, "s", demo_events())
+    controller = SessionsController(folder, Recorder())
+    controller.refresh()
+    controller.open("s")
+
+    def full(self: SessionLog, event: SessionEvent) -> None:
+        raise OSError(28, "No space left on device")
+
+    monkeypatch.setattr(SessionLog, "append", full)
+    assert not controller.confirm("e1")
+    assert controller.state.notice.key == "notice_review_failed" and controller.state.notice.error
+    assert controller.state.opened.summary.reviewed == 0
+
+
+def test_refresh_reloads_the_opened_session_and_a_vanished_one_closes(folder: Path) -> None:
+    path = write_session(folder, "s", [recorded(1, "yes")])
+    controller = SessionsController(folder, Recorder())
+    controller.refresh()
+    controller.open("s")
+    with SessionLog(path) as log:  # a live session goes on writing
+        log.append(recorded(2, "no"))
+    controller.refresh()
+    assert controller.state.opened.summary.analysed == 2
+    path.unlink()
+    controller.open("s")
+    assert controller.state.opened is None and controller.state.notice.key == "notice_missing"
+
+
+def test_exports_are_the_session_files_exports(folder: Path) -> None:
+    path = write_session(folder, "s", demo_events())
+    controller = SessionsController(folder, Recorder())
+    assert controller.export("csv") is None  # nothing open
+    controller.refresh()
+    controller.open("s")
+    controller.correct("e2", "yes", note="centred")
+
+    as_csv = controller.export("csv")
+    assert as_csv is not None and as_csv.file_name == "keyframe-session-s.csv" and as_csv.mime == "text/csv"
+    assert as_csv.data.decode("utf-8") == export_csv(load_session(path))
+    rows = list(csv.DictReader(io.StringIO(as_csv.data.decode("utf-8"))))
+    assert rows[1]["review"] == "corrected" and rows[1]["final_observation"] == "yes"
+
+    as_jsonl = controller.export("jsonl")
+    assert as_jsonl is not None and as_jsonl.file_name.endswith(".jsonl")
+    lines = [json.loads(line) for line in as_jsonl.data.decode("utf-8").splitlines()]
+    assert len(lines) == 7 and lines[-1]["kind"] == "corrected"
+    with pytest.raises(ValueError):
+        controller.export("pdf")
+
+    controller.export_finished(as_csv.file_name, "/home/ann/s.csv")
+    assert controller.state.notice.key == "export_saved" and not controller.state.notice.error
+    controller.export_finished(as_csv.file_name, None)
+    assert controller.state.notice.key == "export_cancelled"
+    controller.export_failed(as_csv.file_name, "disk full")
+    assert controller.state.notice.error
+    controller.dismiss_notice()
+    assert controller.state.notice is None
+
+
+def test_record_review_serves_a_live_session_log(tmp_path: Path) -> None:
+    path = tmp_path / "live.jsonl"
+    events = [recorded(1, "no")]
+    with SessionLog(path) as log:
+        log.append(events[0])
+        event = record_review(log, reduce(events), "e1", correct="yes", note=" off ", examiner="bo")
+    assert isinstance(event, ExaminerCorrected) and event.note == "off"
+    summary = summarise(load_session(path).state)
+    assert (summary.reviewed, summary.corrected, summary.agreement) == (1, 1, 0.0)

@@ -1,0 +1,305 @@
+"""The Sessions screen without a browser: Flet controls are dataclasses and handlers are plain calls.
+
+The view is built over a controller over a real session file; clicking Confirm or
+choosing a correction must add the review events to that file, and the controls
+must then show them.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import dataclasses
+from collections.abc import Iterator
+from pathlib import Path
+
+import flet as ft
+import flet_charts as fch
+import pytest
+
+from app.core.session import ExaminerConfirmed, ExaminerCorrected, reduce
+from app.session.store import export_csv, export_jsonl, load_session
+from app.ui.review_list import ReviewList
+from app.ui.sessions_controller import SessionsController, SessionsState
+from app.ui.sessions_view import SessionsView
+from app.ui.timeline import FAILED, SKIPPED, TimelineChart, lanes_for, mark_style, timeline_points
+from tests.unit.test_sessions_controller import demo_events, recorded, write_session
+
+
+def walk(control: object) -> Iterator[ft.BaseControl]:
+    """Every control in the tree (a Semantics' content, a Row's controls, a ListTile's title, chart spots...)."""
+    if not isinstance(control, ft.BaseControl):
+        return
+    yield control
+    for f in dataclasses.fields(control):
+        value = getattr(control, f.name, None)
+        for child in value if isinstance(value, list) else [value]:
+            if isinstance(child, ft.BaseControl) and child is not control.parent:
+                yield from walk(child)
+
+
+def tagged(root: ft.BaseControl, identifier: str) -> ft.Semantics:
+    found = [c for c in walk(root) if isinstance(c, ft.Semantics) and c.identifier == identifier]
+    assert len(found) == 1, f"{identifier}: {len(found)} controls"
+    return found[0]
+
+
+def shown(root: ft.BaseControl, identifier: str) -> ft.Control:
+    """The control behind a test handle, asserting that it and all its ancestors are visible."""
+    semantics = tagged(root, identifier)
+    assert is_visible(root, semantics), f"{identifier} is hidden"
+    assert semantics.content is not None
+    return semantics.content
+
+
+def is_visible(root: ft.BaseControl, target: ft.BaseControl) -> bool:
+    def path(node: ft.BaseControl) -> list[ft.BaseControl] | None:
+        if node is target:
+            return [node]
+        for child in walk_children(node):
+            found = path(child)
+            if found is not None:
+                return [node, *found]
+        return None
+
+    chain = path(root) or []
+    return bool(chain) and all(getattr(c, "visible", True) for c in chain)
+
+
+def walk_children(control: ft.BaseControl) -> Iterator[ft.BaseControl]:
+    for f in dataclasses.fields(control):
+        value = getattr(control, f.name, None)
+        for child in value if isinstance(value, list) else [value]:
+            if isinstance(child, ft.BaseControl) and child is not control.parent:
+                yield child
+
+
+def texts(root: ft.BaseControl) -> str:
+    return "\n".join(c.value for c in walk(root) if isinstance(c, ft.Text) and isinstance(c.value, str))
+
+
+class Saver:
+    def __init__(self, answer: str | None = "/home/ann/session.csv", fail: bool = False) -> None:
+        self.saved: list[tuple[str, bytes]] = []
+        self.answer, self.fail = answer, fail
+
+    async def __call__(self, file_name: str, data: bytes) -> str | None:
+        if self.fail:
+            raise PermissionError("read-only folder")
+        self.saved.append((file_name, data))
+        return self.answer
+
+
+def build(folder: Path, saver: Saver | None = None) -> tuple[SessionsController, SessionsView]:
+    holder: list[SessionsView] = []
+
+    def on_change(state: SessionsState) -> None:  # what the app shell does, without page.update()
+        holder[0].render(state)
+
+    controller = SessionsController(folder, on_change, examiner="ann")
+    view = SessionsView(controller, save_file=saver or Saver())
+    holder.append(view)
+    controller.refresh()
+    return controller, view
+
+
+@pytest.fixture
+def session(tmp_path: Path) -> Path:
+    folder = tmp_path / "sessions"
+    folder.mkdir()
+    return write_session(folder, "20250101-120000-abcdef", demo_events())
+
+
+def open_session(view: SessionsView, session_id: str) -> None:
+    tile = shown(view.root, f"session-row-{session_id}")
+    assert isinstance(tile, ft.ListTile) and tile.on_click is not None
+    tile.on_click(None)
+
+
+def test_the_list_shows_date_model_counts_and_review_progress(session: Path) -> None:
+    _, view = build(session.parent)
+    tile = shown(view.root, f"session-row-{session.stem}")
+    assert isinstance(tile, ft.ListTile) and isinstance(tile.subtitle, ft.Text)
+    assert tile.subtitle.value == "Model m · 2 yes · 1 no · 1 unknown · reviewed 0 of 4"
+    assert isinstance(tile.title, ft.Text) and tile.title.value  # the date of the first event
+    assert not is_visible(view.root, tagged(view.root, "sessions-empty"))
+    assert not is_visible(view.root, tagged(view.root, "sessions-summary"))
+    assert not is_visible(view.root, tagged(view.root, "sessions-back"))
+
+
+def test_an_empty_folder_says_how_sessions_appear(tmp_path: Path) -> None:
+    _, view = build(tmp_path)
+    assert "No sessions yet" in shown(view.root, "sessions-empty").value
+
+
+def test_opening_shows_summary_timeline_and_answers(session: Path) -> None:
+    _, view = build(session.parent)
+    open_session(view, session.stem)
+
+    summary = texts(shown(view.root, "sessions-summary"))
+    assert "4 keyframes analysed: 2 YES, 1 NO, 1 UNKNOWN" in summary
+    assert "Skipped 1 (unchanged 1) · failed 1" in summary
+    assert "Reviewed 0 of 4 · waiting for the examiner 4" in summary
+    assert "Agreement with the examiner: nothing reviewed yet" in summary
+
+    chart = shown(view.root, "timeline-chart").content
+    assert isinstance(chart, fch.ScatterChart) and len(chart.spots) == 6  # 4 answers, 1 skipped, 1 failed
+    label = tagged(view.root, "timeline-chart").label
+    assert "Timeline of 4 keyframes" in label and "1 skipped, 1 failed" in label
+
+    for event_id in ("e1", "e2", "e3", "e4"):
+        assert isinstance(shown(view.root, f"confirm-{event_id}"), ft.Button)
+        assert isinstance(shown(view.root, f"correct-{event_id}"), ft.Dropdown)
+    row = view.review_list.rows["e3"]
+    assert row.answer.value == "Hands on the lower half of the sternum — UNKNOWN"
+    assert row.reason.visible and row.reason.value == "the model's reply was not valid JSON"
+    assert "at 9.0 s" in row.when.value
+    correct = shown(view.root, "correct-e2")
+    assert [o.key for o in correct.options] == ["yes", "unknown"]  # never the model's own answer
+    assert [o.text for o in correct.options] == ["YES", "UNKNOWN"]
+
+
+def test_confirm_and_correct_write_the_file_and_show_the_verdicts(session: Path) -> None:
+    _, view = build(session.parent)
+    open_session(view, session.stem)
+
+    note = shown(view.root, "note-e1")
+    note.value = "hands centred"
+    shown(view.root, "confirm-e1").on_click(None)
+    dropdown = shown(view.root, "correct-e2")
+    dropdown.value = "yes"
+    dropdown.on_select(None)
+
+    events = load_session(session).events
+    assert isinstance(events[-2], ExaminerConfirmed) and events[-2].target_id == "e1"
+    assert (events[-2].note, events[-2].examiner) == ("hands centred", "ann")
+    assert isinstance(events[-1], ExaminerCorrected) and (events[-1].target_id, events[-1].observation) == ("e2", "yes")
+
+    # Reviewed rows move below, with their history; their verdict controls are hidden.
+    assert view.review_list.pending_title.value == "Waiting for the examiner (2)"
+    assert view.review_list.done_title.value == "Reviewed (2)"
+    assert texts(shown(view.root, "history-e1")).startswith("confirmed YES — “hands centred” by ann · ")
+    assert texts(shown(view.root, "history-e2")).startswith("corrected to YES by ann · ")
+    assert not is_visible(view.root, tagged(view.root, "confirm-e1"))
+    assert shown(view.root, "note-e3").value == ""
+    summary = texts(shown(view.root, "sessions-summary"))
+    assert "Agreement with the examiner: 50 % (1 of 2 confirmed, 1 corrected)" in summary
+    assert "Corrected the answer at 6.0 s to YES" in texts(shown(view.root, "sessions-notice"))
+
+    # The timeline's tooltips carry the verdicts too.
+    tips = [p.tooltip for p in view.timeline.points]
+    assert "3.0 s · YES · confirmed YES" in tips and "6.0 s · NO · corrected to YES" in tips
+
+
+def test_changing_a_verdict_records_a_revision(session: Path) -> None:
+    _, view = build(session.parent)
+    open_session(view, session.stem)
+    shown(view.root, "confirm-e1").on_click(None)
+
+    change = shown(view.root, "revise-e1")
+    change.on_click(None)  # opens the verdict controls again
+    dropdown = shown(view.root, "correct-e1")
+    shown(view.root, "note-e1").value = "on second look, too high"
+    dropdown.value = "no"
+    dropdown.on_select(None)
+
+    last = load_session(session).events[-1]
+    assert isinstance(last, ExaminerCorrected) and last.revises and last.note == "on second look, too high"
+    history = texts(shown(view.root, "history-e1")).splitlines()
+    assert len(history) == 2 and history[1].startswith("corrected to NO — “on second look, too high”")
+    assert not is_visible(view.root, tagged(view.root, "correct-e1"))
+    assert "Verdicts changed later: 1" in texts(shown(view.root, "sessions-summary"))
+
+
+def test_a_refused_review_is_shown_and_nothing_is_written(session: Path) -> None:
+    controller, view = build(session.parent)
+    open_session(view, session.stem)
+    size = session.stat().st_size
+    controller.correct("e1", "maybe")  # the dropdown never offers it; the rules refuse it anyway
+    assert session.stat().st_size == size
+    notice = shown(view.root, "sessions-notice")
+    assert "was not recorded" in texts(notice) and view.notice_icon.icon == ft.Icons.ERROR_OUTLINE
+
+
+def test_export_goes_through_the_save_dialog(session: Path) -> None:
+    saver = Saver()
+    _, view = build(session.parent, saver)
+    open_session(view, session.stem)
+    shown(view.root, "confirm-e4").on_click(None)
+
+    for fmt in ("csv", "jsonl"):
+        button = shown(view.root, f"export-{fmt}")
+        asyncio.run(button.on_click(None))
+    loaded = load_session(session)
+    assert saver.saved == [
+        (f"keyframe-session-{session.stem}.csv", export_csv(loaded).encode("utf-8")),
+        (f"keyframe-session-{session.stem}.jsonl", export_jsonl(loaded).encode("utf-8")),
+    ]
+    assert "Saved /home/ann/session.csv" in texts(shown(view.root, "sessions-notice"))
+
+    failing = Saver(fail=True)
+    view._save_file = failing
+    asyncio.run(view.export("csv"))
+    assert "Could not export" in texts(shown(view.root, "sessions-notice"))
+
+
+def test_without_a_save_dialog_export_is_disabled(session: Path) -> None:
+    controller = SessionsController(session.parent, lambda state: None)
+    controller.refresh()
+    controller.open(session.stem)
+    view = SessionsView(controller)
+    assert view.export_buttons["csv"].disabled and view.export_buttons["jsonl"].disabled
+
+
+def test_back_returns_to_the_list_with_updated_progress(session: Path) -> None:
+    _, view = build(session.parent)
+    open_session(view, session.stem)
+    shown(view.root, "confirm-e1").on_click(None)
+    shown(view.root, "sessions-back").on_click(None)
+    tile = shown(view.root, f"session-row-{session.stem}")
+    assert tile.subtitle.value.endswith("reviewed 1 of 4")
+    assert not is_visible(view.root, tagged(view.root, "sessions-summary"))
+
+
+def test_timeline_is_not_colour_only_and_serves_a_live_session() -> None:
+    events = demo_events()
+    state = reduce(events)
+    chart = TimelineChart(identifier="live-timeline")
+    assert chart.empty.visible and chart.chart.spots == []
+    chart.update(state, [e for e in events if e.kind == "skipped"])
+    assert not chart.empty.visible
+
+    # Each kind has its own lane (named in words), its own marker shape and its own legend entry.
+    assert lanes_for(state) == ("yes", "no", "unknown", SKIPPED)
+    labels = {label.value: label.label.value for label in chart.chart.left_axis.labels}
+    assert labels == {3: "YES", 2: "NO", 1: "UNKNOWN", 0: "skipped / failed"}
+    kinds = ["yes", "no", "unknown", SKIPPED, FAILED]
+    shapes = {mark_style(k).shape for k in kinds}
+    assert len(shapes) == len(kinds) and len({mark_style(k).icon for k in kinds}) == len(kinds)
+    assert [row.controls[1].value for row in chart.legend.controls] == ["YES", "NO", "UNKNOWN", "skipped", "failed"]
+    by_kind = {p.kind: spot.point for p, spot in zip(chart.points, chart.chart.spots, strict=True)}
+    assert isinstance(by_kind["no"], fch.ChartCrossPoint) and isinstance(by_kind["unknown"], fch.ChartSquarePoint)
+    assert isinstance(by_kind["yes"], fch.ChartCirclePoint) and by_kind[SKIPPED].color == ft.Colors.WHITE
+    assert [p.t for p in timeline_points(state)] == [3.0, 6.0, 9.0, 10.5, 12.0]  # without skips: still sorted
+
+    # A later keyframe moves the x range; another profile's answer gets a lane of its own.
+    more = [*events, recorded(40, "partly")]
+    chart.update(reduce(more))
+    assert chart.chart.max_x >= 120 and lanes_for(reduce(more))[3] == "partly"
+
+
+def test_review_list_works_standalone_with_one_list_of_answers() -> None:
+    state = reduce([recorded(1, "yes"), recorded(2, "no")])
+    calls: list[tuple] = []
+    reviews = ReviewList()
+    reviews.render(state.timeline, ("yes", "no"), lambda *a: calls.append(("confirm", *a)), lambda *a: calls.append(a))
+    row = reviews.rows["e2"]
+    assert [o.key for o in row.correct.options] == ["yes"]
+    row.note.value = "n"
+    row.confirm.on_click(None)
+    row.correct.value = "yes"
+    row.correct.on_select(None)
+    assert calls == [("confirm", "e2", "n", False), ("e2", "yes", "n", False)]
+
+    # A question whose answers are unknown cannot be corrected, and says so.
+    reviews.render(state.timeline, {}, lambda *a: None, lambda *a: None)
+    assert reviews.rows["e1"].correct.disabled and "unknown" in reviews.rows["e1"].correct.tooltip
