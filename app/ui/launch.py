@@ -1,5 +1,8 @@
 """Start the UI: served on 127.0.0.1 from the installed web client, opened in the browser.
 
+The page is Keyframe's own (title, icons, loading screen) and its
+Content-Security-Policy keeps the browser to this server: see `app.ui.web_shell`.
+
 A Flet desktop window is not an option when running from source: flet-desktop
 downloads its client from the internet at first start, which the app's privacy
 guard (rightly) blocks and which breaks offline use. Built apps (`flet build`)
@@ -13,9 +16,7 @@ import socket
 import sys
 from pathlib import Path
 
-import flet as ft
-
-from app.paths import ASSETS
+from app.ui import web_shell
 from app.ui.app_main import build_main
 
 DEFAULT_PORT = 8550
@@ -37,15 +38,12 @@ def launch(port: int | None = None, model: str | None = None, profile: Path | No
     if not _port_free(port):
         print(f"error: port {port} on 127.0.0.1 is in use (another Keyframe?); try --port N", file=sys.stderr)
         return 2
+    try:
+        web_shell.check()
+    except web_shell.WebShellError as exc:
+        print(f"error: {exc}", file=sys.stderr)
+        return 2
     print(f"Keyframe is served at http://127.0.0.1:{port} (local only)", file=sys.stderr)
     # WEB_BROWSER opens a tab where there is a display; without one Flet only serves.
-    # no_cdn: the web client, fonts and CanvasKit come from the installed wheel, never a CDN.
-    ft.run(
-        build_main(model, profile),
-        view=ft.AppView.WEB_BROWSER,
-        host="127.0.0.1",
-        port=port,
-        no_cdn=True,
-        assets_dir=str(ASSETS),
-    )
+    web_shell.serve(build_main(model, profile), port)
     return 0

@@ -1,4 +1,11 @@
-"""Serve the real app on 127.0.0.1 and drive it in Debian's headless Chromium."""
+"""Serve the real app on 127.0.0.1 and drive it in Debian's headless Chromium.
+
+Every page a test opens records every request it makes (`RequestLog`): the page's
+own, its workers' and service workers', websockets, and — as a second, independent
+source — Chromium's own network events (CDP). When the test ends, a request to any
+host but the app's own 127.0.0.1 server fails it: "images stay on this device"
+covers the page too.
+"""
 
 from __future__ import annotations
 
@@ -8,9 +15,12 @@ import signal
 import socket
 import subprocess
 import sys
+import threading
 import time
 from collections.abc import Iterator
+from dataclasses import dataclass, field
 from pathlib import Path
+from urllib.parse import urlsplit
 
 import pytest
 
@@ -27,6 +37,14 @@ CHROMIUM_ARGS = [
 ]
 
 pytestmark = pytest.mark.browser
+
+# Collects what the page's Content-Security-Policy refused (the URL never leaves the browser).
+_CSP_PROBE = """
+window.__cspViolations = [];
+document.addEventListener('securitypolicyviolation', (e) => {
+    window.__cspViolations.push({blocked: e.blockedURI, directive: e.effectiveDirective});
+});
+"""
 
 
 def _free_port() -> int:
@@ -45,6 +63,70 @@ def _wait_for_port(port: int, proc: subprocess.Popen, timeout: float = 60.0) -> 
                 return
         time.sleep(0.2)
     raise TimeoutError(f"the app did not listen on port {port}")
+
+
+@dataclass
+class RequestLog:
+    """Every URL the page asked for, with where it was seen; `outside()` names the ones that left the app."""
+
+    origin: str  # e.g. "http://127.0.0.1:8550"
+    seen: list[tuple[str, str]] = field(default_factory=list)  # (source, url)
+    failures: dict[str, str] = field(default_factory=dict)  # url -> failure text
+    csp_blocked: list[dict] = field(default_factory=list)
+    _lock: threading.Lock = field(default_factory=threading.Lock, repr=False)
+
+    def add(self, source: str, url: str) -> None:
+        with self._lock:
+            self.seen.append((source, url))
+
+    def urls(self) -> list[str]:
+        with self._lock:
+            return [url for _, url in self.seen]
+
+    def is_own(self, url: str) -> bool:
+        """True for the app's own server, and for what never touches a network (data:, about:)."""
+        parts = urlsplit(url)
+        if parts.scheme in ("data", "about"):
+            return True
+        if parts.scheme == "blob":  # blob:http://127.0.0.1:PORT/uuid — made by the page itself
+            return self.is_own(parts.path)
+        own = urlsplit(self.origin)
+        return parts.scheme in ("http", "ws") and parts.hostname == "127.0.0.1" and (parts.port or 80) == own.port
+
+    def outside(self) -> list[str]:
+        return sorted({url for url in self.urls() if not self.is_own(url)})
+
+    def hosts(self) -> list[str]:
+        return sorted({urlsplit(u).netloc or urlsplit(urlsplit(u).path).netloc or u for u in self.urls()})
+
+    def summary(self) -> str:
+        lines = [f"{len(self.seen)} requests seen, hosts: {', '.join(self.hosts())}"]
+        lines += [f"  outside: {u} ({self.failures.get(u, 'no failure')})" for u in self.outside()]
+        lines += [f"  refused by CSP: {v['blocked']} ({v['directive']})" for v in self.csp_blocked]
+        return "\n".join(lines)
+
+
+def record_requests(context, page, log: RequestLog) -> None:  # noqa: ANN001 - playwright types
+    """Attaches every recorder; call before the page navigates."""
+    context.on("request", lambda r: log.add("context", r.url))
+    context.on("requestfailed", lambda r: log.failures.setdefault(r.url, r.failure or "failed"))
+    context.on("serviceworker", lambda w: log.add("serviceworker", w.url))
+    page.on("request", lambda r: log.add("page", r.url))
+    page.on("websocket", lambda ws: log.add("websocket", ws.url))
+    page.on("worker", lambda w: log.add("worker", w.url))
+    # Chromium's own view of the network, independent of Playwright's request events.
+    cdp = context.new_cdp_session(page)
+    cdp.on("Network.requestWillBeSent", lambda e: log.add("cdp", e["request"]["url"]))
+    cdp.on("Network.webSocketCreated", lambda e: log.add("cdp-websocket", e["url"]))
+    cdp.send("Network.enable")
+    page.add_init_script(_CSP_PROBE)
+
+
+def collect_csp_violations(page, log: RequestLog) -> None:  # noqa: ANN001
+    try:
+        log.csp_blocked = page.evaluate("window.__cspViolations || []")
+    except Exception:  # noqa: BLE001 - a closed page has nothing more to say
+        pass
 
 
 @pytest.fixture(scope="session")
@@ -86,13 +168,29 @@ def browser() -> Iterator[object]:
         b.close()
 
 
-@pytest.fixture()
-def page(browser, app_url: str):  # noqa: ANN001 - playwright types
-    context = browser.new_context(viewport={"width": 1280, "height": 860})
-    pg = context.new_page()
-    pg.goto(app_url)
-    pg.wait_for_function("!document.getElementById('loading')", timeout=60_000)
+def wait_until_loaded(pg) -> None:  # noqa: ANN001
+    """The loading screen is gone (Flutter's first frame) and the semantics tree is on."""
+    # A function, not an expression: Playwright evaluates a bare expression with eval(), which the page's CSP refuses.
+    pg.wait_for_function("() => !document.getElementById('loading')", timeout=60_000)
     # Flutter renders to a canvas; its semantics tree gives the DOM nodes the tests read.
     pg.locator("flt-semantics-placeholder").dispatch_event("click")
+
+
+@pytest.fixture()
+def request_log(app_url: str) -> RequestLog:
+    parts = urlsplit(app_url)
+    return RequestLog(origin=f"{parts.scheme}://{parts.netloc}")
+
+
+@pytest.fixture()
+def page(browser, app_url: str, request_log: RequestLog):  # noqa: ANN001 - playwright types
+    context = browser.new_context(viewport={"width": 1280, "height": 860})
+    pg = context.new_page()
+    record_requests(context, pg, request_log)
+    pg.goto(app_url)
+    wait_until_loaded(pg)
     yield pg
+    collect_csp_violations(pg, request_log)
     context.close()
+    # Whatever the test did, the page talked to nobody but the app's own server.
+    assert not request_log.outside(), request_log.summary()

@@ -1,0 +1,103 @@
+"""How the page is served: Flet's web client from the installed wheel, in Keyframe's own shell.
+
+Flet 1.0.5's server (`flet_web.fastapi.FletStaticFiles`) builds the page from
+`index.html` and `manifest.json` taken from the app's assets folder when they are
+there (its supported override), and serves every other file from the assets folder
+before its own web client. So `assets/` carries:
+
+- `index.html`: Flet's page (same scripts, same `<!-- fletAppConfig -->` marker
+  Flet fills in) with our title, icons and loading screen, and a
+  Content-Security-Policy that allows nothing but this server.
+- `local-only.js`, loaded first: Flet's client inserts
+  `<script src="https://cdn.jsdelivr.net/…/rive_native.js">` on every load (the
+  URL is compiled into `main.dart.js`/`main.dart.wasm`, for the Rive animation
+  plugin, which Keyframe does not use). The script points any script of another
+  host at `_not_fetched/<host>/<path>` on this server (a 404), so the browser never
+  attempts the CDN; should anything get past it, the policy refuses it inside the
+  browser. Rive stays unloaded either way, exactly as when offline.
+- `loading.js`: Flutter's first frame is empty; a copy of the loading screen
+  waits behind it until the app's page (opaque) paints over it.
+- `manifest.json`, `favicon.png`, `icons/`, `icon.png` (what `flet build` takes):
+  name and icons, drawn by `tools/branding/make_icons.py`.
+
+No Flet internals are patched. The page is a copy of Flet 1.0.5's (pinned in
+pyproject.toml): on a Flet upgrade compare it with
+`flet_web/web/index.html`; `check()` and tests/e2e/test_page_privacy.py catch a
+page that lost its policy or no longer loads.
+"""
+
+from __future__ import annotations
+
+import sys
+from collections.abc import Callable
+from pathlib import Path
+
+import flet as ft
+
+from app.paths import ASSETS
+
+APP_NAME = "Keyframe"
+PURPOSE = "On-device practice feedback — images stay on this device"
+FLET_VERSION = "1.0.5"  # the Flet whose index.html assets/index.html is a copy of
+INDEX_HTML = ASSETS / "index.html"
+
+# Only this server. 'self' covers ws://127.0.0.1:PORT/ws, the page's websocket.
+# 'wasm-unsafe-eval': the Skwasm/CanvasKit renderers compile WebAssembly;
+# blob: workers and scripts: Skwasm starts its worker from a blob URL;
+# 'unsafe-inline' scripts: Flet writes its configuration into the page as an
+# inline script at serve time (the content depends on the server's settings, so
+# it cannot be pinned by hash); no remote source is allowed either way.
+CONTENT_SECURITY_POLICY = (
+    "default-src 'self'; "
+    "script-src 'self' 'unsafe-inline' 'wasm-unsafe-eval' blob:; "
+    "worker-src 'self' blob:; "
+    "connect-src 'self' blob: data:; "
+    "style-src 'self' 'unsafe-inline'; "
+    "img-src 'self' blob: data:; "
+    "font-src 'self' blob: data:; "
+    "media-src 'self' blob: data: mediastream:; "
+    "frame-src 'self'; "
+    "object-src 'none'; "
+    "base-uri 'self'; "
+    "form-action 'self'; "
+    "manifest-src 'self'"
+)
+
+
+class WebShellError(RuntimeError):
+    """The page in assets/ would not keep the browser to this server."""
+
+
+def check(index_html: Path = INDEX_HTML) -> None:
+    """Refuses to serve a page without the policy or without Flet's hooks; warns on another Flet."""
+    try:
+        page = index_html.read_text(encoding="utf-8")
+    except OSError as exc:
+        raise WebShellError(f"the app's page {index_html} cannot be read ({exc.strerror})") from exc
+    if f'content="{CONTENT_SECURITY_POLICY}"' not in page:
+        raise WebShellError(f"{index_html} lacks the Content-Security-Policy that keeps the page to this server")
+    hooks = ('src="local-only.js"', "<!-- fletAppConfig -->", 'src="python.js"', 'src="flutter_bootstrap.js"')
+    for hook in (*hooks, 'id="loading"'):
+        if hook not in page:
+            raise WebShellError(f"{index_html} lacks {hook}")
+    if ft.__version__ != FLET_VERSION:
+        print(
+            f"warning: {index_html.name} was written for Flet {FLET_VERSION}, this is Flet {ft.__version__}; "
+            "compare it with flet_web/web/index.html",
+            file=sys.stderr,
+        )
+
+
+def serve(main: Callable, port: int) -> None:
+    """Serves `main` on 127.0.0.1:port in Keyframe's page; opens a browser tab where there is a display."""
+    check()
+    ft.run(
+        main,
+        view=ft.AppView.WEB_BROWSER,
+        host="127.0.0.1",
+        port=port,
+        # The web client, fonts and CanvasKit come from the installed wheel, never a CDN.
+        no_cdn=True,
+        # index.html, manifest.json and the icons here replace Flet's.
+        assets_dir=str(ASSETS),
+    )
