@@ -27,6 +27,8 @@ class FrameSink(Protocol):
     def offer_frame(self, t: float, image: DecodedImage) -> None: ...
     def flush(self) -> None: ...
     def wait_idle(self, timeout: float | None = None) -> bool: ...
+    @property
+    def failed(self) -> bool: ...  # the model gave up: nothing will be answered any more
 
 
 @dataclass(frozen=True)
@@ -70,6 +72,11 @@ class FrameSource:
     def _run(self, sink: FrameSink) -> SourceEnded:
         raise NotImplementedError
 
+    def _wait_answered(self, sink: FrameSink) -> None:
+        """Until nothing is in flight or waiting, or the user stops (checked often, so stop never waits)."""
+        while not self._stop.is_set() and not sink.failed and not sink.wait_idle(0.2):
+            pass
+
 
 class VideoFileSource(FrameSource):
     """A video file played at its own speed, as a live camera would deliver it."""
@@ -88,6 +95,7 @@ class VideoFileSource(FrameSource):
                     return SourceEnded(True, "stopped")
                 sink.offer_frame(t, DecodedImage(rgb, "video"))
         sink.flush()
+        self._wait_answered(sink)  # the session ends with the last keyframe answered, not cancelled
         return SourceEnded(True, "; ".join(self.video.stats.summary()))
 
 
@@ -115,9 +123,9 @@ class StillsSource(FrameSource):
             # One image per interval window: the sampler takes each as its own keyframe.
             sink.offer_frame(slot * self._interval, image)
             slot += 1
-            sink.wait_idle()
+            self._wait_answered(sink)
         sink.flush()
-        sink.wait_idle()
+        self._wait_answered(sink)
         return SourceEnded(not rejected, "; ".join(rejected))
 
 

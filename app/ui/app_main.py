@@ -1,63 +1,321 @@
-"""Flet entry point: wires the view to the controller and the page's lifecycle."""
+"""Flet entry point: the app shell (header, navigation, privacy sheet) and the page's async work.
+
+One PracticeController serves every tab of the running app (one worker, one
+model, one session on screen); each page subscribes to it while it is open.
+Pages only render state and forward events; the camera pump and the file
+pickers are the page's async tasks because they talk to the browser.
+"""
 
 from __future__ import annotations
 
+import asyncio
+import shutil
+import threading
+import uuid
+from collections.abc import Callable
 from pathlib import Path
 
 import flet as ft
+import flet_camera as fc
 
-from app.paths import EXAMPLES
+from app.frames.intake import MAX_FILE_BYTES
+from app.models.storage import data_dir
 from app.privacy.guard import NetworkGuard, ensure_installed
-from app.ui.controller import AnalysisController, ScreenState
+from app.ui.practice_controller import MAX_VIDEO_BYTES, PracticeController, PracticeState
+from app.ui.practice_view import PracticeActions, PracticeView, tagged
+from app.ui.sessions_controller import SessionsController
+from app.ui.sessions_view import SessionsView, file_picker_saver
 from app.ui.strings import EN
-from app.ui.view import MainView
+from app.ui.web_shell import upload_dir
 from app.worker.messages import WorkerSpec
+
+T = EN
+WIDE = 720  # px: a navigation rail from here on, a bottom bar below
+CAMERA_PERIOD_S = 0.4  # one picture from the camera this often: enough for 2–5 s keyframes
+UPLOAD_TIMEOUT_S = 600  # a 500 MB video over loopback takes seconds; a stuck upload must end
+
+
+class SharedPractice:
+    """The one practice controller of this app, made on the first page and kept for its life."""
+
+    def __init__(self, spec: WorkerSpec) -> None:
+        self._spec = spec
+        self._lock = threading.Lock()
+        self._controller: PracticeController | None = None
+
+    def get(self) -> PracticeController:
+        with self._lock:
+            if self._controller is None:
+                self._controller = PracticeController(self._spec, data_dir() / "sessions")
+                self._controller.start()
+            return self._controller
 
 
 def build_main(model_ref: str | None = None, profile_path: Path | None = None):
     """Returns the `main(page)` for ft.run, bound to a model (id or folder) and a profile."""
+    shared = SharedPractice(WorkerSpec(model=model_ref, profile=profile_path))
 
     async def main(page: ft.Page) -> None:
-        page.title = EN["title"]
+        page.title = T["title"]
         page.padding = 0
         page.theme_mode = ft.ThemeMode.LIGHT
+        page.theme = ft.Theme(color_scheme_seed=ft.Colors.TEAL)
+        page.bgcolor = ft.Colors.WHITE  # opaque: the loading screen's copy behind the canvas must not show through
+        controller = shared.get()
         picker = ft.FilePicker()
-        examples = sorted(EXAMPLES.glob("*.jpg")) if EXAMPLES.is_dir() else []
-
-        def on_change(state: ScreenState) -> None:
-            view.render(state)
-            page.update()
-
-        controller = AnalysisController(WorkerSpec(model=model_ref, profile=profile_path), on_change)
-
-        async def pick_file() -> None:
-            files = await picker.pick_files(file_type=ft.FilePickerFileType.IMAGE, with_data=True)
-            if not files:
-                return
-            chosen = files[0]
-            data = chosen.bytes
-            if data is None and chosen.path:  # desktop gives a path, web gives bytes
-                data = Path(chosen.path).read_bytes()
-            controller.submit(chosen.name, data or b"")
-
-        def on_example(path: Path) -> None:
-            controller.submit(path.name, path.read_bytes())
-
-        view = MainView(examples, on_pick_file=lambda: page.run_task(pick_file), on_example=on_example)
-        guard = ensure_installed()
-
-        def on_guard(g: NetworkGuard) -> None:
-            controller.network_blocked(g.blocked_count)
-
-        def close(_: object) -> None:
-            guard.remove_listener(on_guard)
-            controller.stop()
-
-        page.on_close = close
-        page.on_disconnect = close
-        page.add(view.root)
-        guard.add_listener(on_guard)
-        controller.network_blocked(guard.blocked_count)  # renders the first state
-        controller.start()
+        camera = fc.Camera(preview_enabled=True)
+        Shell(page, controller, picker, camera).mount()
 
     return main
+
+
+class Shell:
+    def __init__(self, page: ft.Page, controller: PracticeController, picker: ft.FilePicker, camera: fc.Camera) -> None:
+        self.page = page
+        self.controller = controller
+        self.picker = picker
+        self.camera = camera
+        self.practice = PracticeView(
+            PracticeActions(
+                start=lambda kind, interval: page.run_task(self._start, kind, interval),
+                stop=controller.stop_session,
+                interval=self._set_interval,
+                confirm=lambda event_id, note, revise: self._review(event_id, None, note, revise),
+                correct=lambda event_id, value, note, revise: self._review(event_id, value, note, revise),
+            ),
+            camera,
+        )
+        self.sessions_controller = SessionsController(data_dir() / "sessions", self._on_sessions)
+        self.sessions = SessionsView(self.sessions_controller, file_picker_saver(picker))
+        self.demo = ft.Container(
+            ft.Row(
+                [
+                    ft.Icon(ft.Icons.SCIENCE_OUTLINED, size=16, color=ft.Colors.BROWN_900),
+                    ft.Text(T["demo_chip"], size=12, expand=True),
+                ],
+                spacing=6,
+            ),
+            bgcolor=ft.Colors.AMBER_100,
+            padding=ft.Padding.symmetric(horizontal=12, vertical=6),
+        )
+        self.demo_box = tagged(self.demo, "demo-model-note")  # the wrapper hides: Semantics content stays visible
+        self.demo_box.visible = False  # until the worker says which model it loaded
+        self.privacy_text = ft.Text(T["privacy_chip"].format(n=0), size=12, color=ft.Colors.WHITE)
+        self.privacy = ft.Container(
+            ft.Row([ft.Icon(ft.Icons.LOCK_OUTLINE, size=16, color=ft.Colors.WHITE), self.privacy_text], spacing=6),
+            bgcolor=ft.Colors.TEAL_800,
+            padding=ft.Padding.symmetric(horizontal=12, vertical=6),
+            border_radius=16,
+            on_click=lambda _: self._privacy_sheet(),
+            tooltip=T["privacy_sheet_title"],
+        )
+        self.header_title = ft.Text(T["title"], size=20, weight=ft.FontWeight.BOLD)
+        self.purpose = ft.Text(T["purpose"], size=12, color=ft.Colors.GREY_700)
+        header = ft.Container(
+            ft.Row(
+                [
+                    ft.Column([self.header_title, self.purpose], spacing=0, expand=True),
+                    tagged(self.privacy, "privacy-notice"),
+                ],
+                vertical_alignment=ft.CrossAxisAlignment.CENTER,
+            ),
+            padding=ft.Padding.symmetric(horizontal=16, vertical=10),
+            bgcolor=ft.Colors.TEAL_50,
+        )
+        destinations = [(ft.Icons.PLAY_CIRCLE_OUTLINE, T["nav_practice"]), (ft.Icons.HISTORY, T["nav_sessions"])]
+        self.rail = ft.NavigationRail(
+            selected_index=0,
+            destinations=[ft.NavigationRailDestination(icon=i, label=label) for i, label in destinations],
+            label_type=ft.NavigationRailLabelType.ALL,
+            on_change=lambda e: self._go(e.control.selected_index),
+        )
+        self.bar = ft.NavigationBar(
+            selected_index=0,
+            destinations=[ft.NavigationBarDestination(icon=i, label=label) for i, label in destinations],
+            on_change=lambda e: self._go(e.control.selected_index),
+        )
+        self.body = ft.Container(self.practice.root, expand=True)
+        self.root = ft.Column(
+            [
+                header,
+                self.demo_box,
+                ft.Row([self.rail, ft.VerticalDivider(width=1), self.body], expand=True, spacing=0),
+            ],
+            spacing=0,
+            expand=True,
+        )
+        self._guard: NetworkGuard | None = None
+        self._uploads: dict[str, asyncio.Future[None]] = {}  # file name -> done, for the upload in progress
+        picker.on_upload = self._on_upload
+        self._pumping_camera = False
+
+    # --- lifecycle ---------------------------------------------------------------------------
+
+    def mount(self) -> None:
+        page = self.page
+        page.services.append(self.picker)
+        page.on_resize = lambda _: self._layout()
+        page.on_close = page.on_disconnect = lambda _: self.unmount()
+        page.add(self.root)
+        self._layout()
+        self._guard = ensure_installed()
+        self._guard.add_listener(self._on_guard)
+        self.controller.network_blocked(self._guard.blocked_count)
+        self.controller.subscribe(self._on_practice)
+
+    def unmount(self) -> None:
+        self.controller.unsubscribe(self._on_practice)
+        if self._pumping_camera:  # this tab's camera fed the session: without it the session is over
+            self._pumping_camera = False
+            self.controller.stop_session()
+        if self._guard is not None:
+            self._guard.remove_listener(self._on_guard)
+
+    def _layout(self) -> None:
+        wide = (self.page.width or WIDE) >= WIDE
+        self.rail.visible = wide
+        self.page.navigation_bar = None if wide else self.bar
+        self.page.update()
+
+    def _go(self, index: int) -> None:
+        self.rail.selected_index = self.bar.selected_index = index
+        if index == 1:
+            self.sessions_controller.refresh()
+            self.body.content = self.sessions.root
+        else:
+            self.body.content = self.practice.root
+        self.page.update()
+
+    # --- state from the controllers ----------------------------------------------------------
+
+    def _on_practice(self, state: PracticeState) -> None:
+        self.practice.render(state)
+        self.demo_box.visible = state.demo_model
+        self.privacy_text.value = T["privacy_chip"].format(n=state.blocked)
+        if state.title:
+            self.purpose.value = state.title
+        self.page.update()
+
+    def _on_sessions(self, state: object) -> None:
+        self.sessions.render(state)
+        self.page.update()
+
+    def _on_guard(self, guard: NetworkGuard) -> None:
+        self.controller.network_blocked(guard.blocked_count)
+
+    # --- events --------------------------------------------------------------------------------
+
+    def _set_interval(self, seconds: int) -> None:
+        self.controller.set_interval(seconds)
+
+    def _review(self, event_id: str, value: str | None, note: str, revise: bool) -> None:
+        error = self.controller.review(event_id, value, note, revise=revise)
+        if error:
+            self._toast(error)
+
+    def _toast(self, message: str) -> None:
+        self.page.show_dialog(ft.SnackBar(ft.Text(message)))
+
+    def _privacy_sheet(self) -> None:
+        sheet = ft.AlertDialog(
+            title=ft.Text(T["privacy_sheet_title"]),
+            content=tagged(ft.Text(T["privacy_sheet"]), "privacy-sheet"),
+            actions=[ft.TextButton(T["close"], on_click=lambda _: self.page.pop_dialog())],
+        )
+        self.page.show_dialog(sheet)
+
+    async def _start(self, kind: str, interval: int) -> None:
+        self.controller.set_interval(interval)
+        if kind == "camera":
+            await self._camera_session()
+        elif kind == "video":
+            await self._pick_and_start(ft.FilePickerFileType.VIDEO, False, MAX_VIDEO_BYTES, self._start_video)
+        else:
+            await self._pick_and_start(
+                ft.FilePickerFileType.IMAGE, kind == "folder", MAX_FILE_BYTES, self._start_stills
+            )
+
+    async def _pick_and_start(
+        self,
+        file_type: ft.FilePickerFileType,
+        many: bool,
+        limit: int,
+        start: Callable[[list[tuple[str, Path]]], None],
+    ) -> None:
+        # No data with the pick: sizes are checked before a single byte is sent or decoded.
+        files = await self.picker.pick_files(file_type=file_type, allow_multiple=many)
+        if not files:
+            return
+        fitting = [f for f in files if f.size <= limit]
+        if len(fitting) < len(files):
+            big = next(f for f in files if f.size > limit)
+            self.controller.report_error(
+                T["file_too_large"].format(name=big.name, mb=big.size // 2**20, limit=limit // 2**20)
+            )
+        if not fitting:
+            return
+        try:
+            paths = await self._fetch(fitting)
+        except (OSError, RuntimeError) as exc:
+            self.controller.report_error(T["upload_failed"].format(reason=exc))
+            return
+        start(paths)
+
+    async def _fetch(self, files: list[ft.FilePickerFile]) -> list[tuple[str, Path]]:
+        """Local paths of the picked files: as they are on desktop, uploaded to 127.0.0.1 from a browser."""
+        if all(f.path for f in files):
+            return [(f.name, Path(f.path)) for f in files if f.path]
+        for old in upload_dir().glob("*"):  # earlier uploads: only the newest session's files are kept
+            shutil.rmtree(old, ignore_errors=True)
+        folder = uuid.uuid4().hex
+        loop = asyncio.get_running_loop()
+        done = {f.name: loop.create_future() for f in files}
+        self._uploads = done
+        await self.picker.upload(
+            [
+                ft.FilePickerUploadFile(
+                    id=f.id, name=f.name, upload_url=self.page.get_upload_url(f"{folder}/{f.name}", 600)
+                )
+                for f in files
+            ]
+        )
+        await asyncio.wait_for(asyncio.gather(*done.values()), timeout=UPLOAD_TIMEOUT_S)
+        return [(f.name, upload_dir() / folder / f.name) for f in files]
+
+    def _on_upload(self, e: ft.FilePickerUploadEvent) -> None:
+        waiter = self._uploads.get(e.file_name)
+        if waiter is None or waiter.done():
+            return
+        if e.error:
+            waiter.set_exception(RuntimeError(f"{e.file_name}: {e.error}"))
+        elif e.progress is not None and e.progress >= 1.0:
+            waiter.set_result(None)
+
+    def _start_video(self, files: list[tuple[str, Path]]) -> None:
+        name, path = files[0]
+        self.controller.start_video(name, path)
+
+    def _start_stills(self, files: list[tuple[str, Path]]) -> None:
+        label = files[0][0] if len(files) == 1 else f"{len(files)} images"
+        self.controller.start_stills([(name, path.read_bytes()) for name, path in files], label)
+
+    async def _camera_session(self) -> None:
+        try:
+            cameras = await self.camera.get_available_cameras()
+            if not cameras:
+                self.controller.camera_failed(T["camera_denied"])
+                return
+            await self.camera.initialize(cameras[0], fc.ResolutionPreset.MEDIUM, enable_audio=False)
+        except Exception as exc:  # the browser refused (permission) or has no device
+            self.controller.camera_failed(f"{T['camera_denied']} ({exc})")
+            return
+        self.controller.start_camera()
+        self._pumping_camera = True
+        while self._pumping_camera and self.controller.state.running and self.controller.state.source_label == "camera":
+            try:
+                picture = await self.camera.take_picture()
+            except Exception as exc:
+                self.controller.camera_failed(f"{T['camera_denied']} ({exc})")
+                return
+            self.controller.offer_picture(picture)
+            await asyncio.sleep(CAMERA_PERIOD_S)

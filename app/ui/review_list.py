@@ -195,12 +195,14 @@ class ReviewList:
         self.pending = ft.Column(spacing=8)
         self.done_title = ft.Text(text(strings, "review_done_title", n=0), weight=ft.FontWeight.BOLD, size=16)
         self.done = ft.Column(spacing=8)
+        # The wrapper hides, not the title: a Semantics node's content must stay visible.
+        self.done_box = tagged(self.done_title, "review-done-title")
         self.root = ft.Column(
             [
                 tagged(self.pending_title, "review-pending-title"),
                 self.none_pending,
                 self.pending,
-                tagged(self.done_title, "review-done-title"),
+                self.done_box,
                 self.done,
             ],
             spacing=10,
@@ -238,4 +240,4 @@ class ReviewList:
         self.pending_title.value = text(self._s, "review_pending_title", n=len(pending))
         self.done_title.value = text(self._s, "review_done_title", n=len(done))
         self.none_pending.visible = not pending
-        self.done_title.visible = bool(done)
+        self.done_box.visible = bool(done)

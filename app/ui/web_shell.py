@@ -28,12 +28,15 @@ page that lost its policy or no longer loads.
 
 from __future__ import annotations
 
+import os
+import secrets
 import sys
 from collections.abc import Callable
 from pathlib import Path
 
 import flet as ft
 
+from app.models.storage import cache_dir
 from app.paths import ASSETS
 
 APP_NAME = "Keyframe"
@@ -91,6 +94,9 @@ def check(index_html: Path = INDEX_HTML) -> None:
 def serve(main: Callable, port: int) -> None:
     """Serves `main` on 127.0.0.1:port in Keyframe's page; opens a browser tab where there is a display."""
     check()
+    # Upload URLs are signed; a key per run is enough (they live for minutes).
+    os.environ.setdefault("FLET_SECRET_KEY", secrets.token_hex(32))
+    upload_dir().mkdir(parents=True, exist_ok=True)
     ft.run(
         main,
         view=ft.AppView.WEB_BROWSER,
@@ -100,4 +106,11 @@ def serve(main: Callable, port: int) -> None:
         no_cdn=True,
         # index.html, manifest.json and the icons here replace Flet's.
         assets_dir=str(ASSETS),
+        # Picked files travel from the page to this folder over HTTP on 127.0.0.1 (signed URLs),
+        # not through the websocket: a 500 MB video must not be held in one message.
+        upload_dir=str(upload_dir()),
     )
+
+
+def upload_dir() -> Path:
+    return cache_dir() / "uploads"

@@ -99,6 +99,9 @@ class RequestLog:
     def hosts(self) -> list[str]:
         return sorted({urlsplit(u).netloc or urlsplit(urlsplit(u).path).netloc or u for u in self.urls()})
 
+    def assert_local(self) -> None:
+        assert not self.outside(), self.summary()
+
     def summary(self) -> str:
         lines = [f"{len(self.seen)} requests seen, hosts: {', '.join(self.hosts())}"]
         lines += [f"  outside: {u} ({self.failures.get(u, 'no failure')})" for u in self.outside()]
@@ -129,26 +132,42 @@ def collect_csp_violations(page, log: RequestLog) -> None:  # noqa: ANN001
         pass
 
 
-@pytest.fixture(scope="session")
-def app_url(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
-    port = _free_port()
-    log = tmp_path_factory.mktemp("app") / "app.log"
-    env = {**os.environ, "FLET_SERVER_PORT": str(port)}
-    env.pop("DISPLAY", None)
-    with open(log, "wb") as fh:
-        # A new process group: the Flet server can outlive its parent, so the whole group is killed.
-        proc = subprocess.Popen(
-            [sys.executable, "-m", "app", "ui", "--port", str(port)],
-            cwd=ROOT,
-            env=env,
-            stdout=fh,
-            stderr=subprocess.STDOUT,
-            start_new_session=True,
-        )
-    try:
-        _wait_for_port(port, proc)
-        yield f"http://127.0.0.1:{port}/"
-    finally:
+class AppServer:
+    """`python -m app ui` on a free 127.0.0.1 port with its own data folder, in its own process group."""
+
+    def __init__(self, data: Path, *args: str) -> None:
+        self.data = Path(data)
+        self.port = _free_port()
+        self.url = f"http://127.0.0.1:{self.port}/"
+        self._args = args
+        self._proc: subprocess.Popen | None = None
+
+    def __enter__(self) -> AppServer:
+        self.data.mkdir(parents=True, exist_ok=True)
+        env = {
+            **os.environ,
+            "FLET_SERVER_PORT": str(self.port),
+            "FLET_APP_STORAGE_DATA": str(self.data),  # never the user's real folders
+            "FLET_APP_STORAGE_CACHE": str(self.data / "cache"),
+        }
+        env.pop("DISPLAY", None)
+        with open(self.data / "app.log", "wb") as fh:
+            # A new process group: the Flet server can outlive its parent, so the whole group is killed.
+            self._proc = subprocess.Popen(
+                [sys.executable, "-m", "app", "ui", "--port", str(self.port), *self._args],
+                cwd=ROOT,
+                env=env,
+                stdout=fh,
+                stderr=subprocess.STDOUT,
+                start_new_session=True,
+            )
+        _wait_for_port(self.port, self._proc)
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        proc = self._proc
+        if proc is None:
+            return
         try:
             os.killpg(proc.pid, signal.SIGTERM)
             proc.wait(timeout=10)
@@ -157,15 +176,35 @@ def app_url(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
 
 
 @pytest.fixture(scope="session")
-def browser() -> Iterator[object]:
+def app_server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[AppServer]:
+    with AppServer(tmp_path_factory.mktemp("app-data")) as server:
+        yield server
+
+
+@pytest.fixture(scope="session")
+def app_url(app_server: AppServer) -> str:
+    return app_server.url
+
+
+@pytest.fixture(scope="session")
+def playwright_driver() -> Iterator[object]:
+    """One Playwright for the whole run (a second sync instance refuses to start)."""
     if not Path(CHROMIUM).exists():
-        pytest.skip("Debian's chromium is not installed (scripts/test.sh installs it as root)")
+        message = "Debian's chromium is not installed (scripts/test.sh installs it as root)"
+        if os.environ.get("CI"):
+            pytest.fail(message)  # a skipped browser test is not a passed one
+        pytest.skip(message)
     from playwright.sync_api import sync_playwright
 
     with sync_playwright() as pw:
-        b = pw.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS)
-        yield b
-        b.close()
+        yield pw
+
+
+@pytest.fixture(scope="session")
+def browser(playwright_driver) -> Iterator[object]:  # noqa: ANN001
+    b = playwright_driver.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS)
+    yield b
+    b.close()
 
 
 def wait_until_loaded(pg) -> None:  # noqa: ANN001
@@ -184,7 +223,7 @@ def request_log(app_url: str) -> RequestLog:
 
 @pytest.fixture()
 def page(browser, app_url: str, request_log: RequestLog):  # noqa: ANN001 - playwright types
-    context = browser.new_context(viewport={"width": 1280, "height": 860})
+    context = browser.new_context(viewport={"width": 1280, "height": 800})
     pg = context.new_page()
     record_requests(context, pg, request_log)
     pg.goto(app_url)
@@ -194,3 +233,19 @@ def page(browser, app_url: str, request_log: RequestLog):  # noqa: ANN001 - play
     context.close()
     # Whatever the test did, the page talked to nobody but the app's own server.
     assert not request_log.outside(), request_log.summary()
+
+
+def open_app_page(browser, url: str, viewport: dict | None = None, permissions: list[str] | None = None):  # noqa: ANN001
+    """A new context and page on the app, loaded, recording its requests in `page.request_log`.
+
+    The caller closes `page.context` and may call `page.request_log.assert_local()`.
+    """
+    parts = urlsplit(url)
+    log = RequestLog(origin=f"{parts.scheme}://{parts.netloc}")
+    context = browser.new_context(viewport=viewport or {"width": 1280, "height": 800}, permissions=permissions or [])
+    pg = context.new_page()
+    record_requests(context, pg, log)
+    pg.goto(url)
+    wait_until_loaded(pg)
+    pg.request_log = log
+    return pg

@@ -24,6 +24,10 @@ def alive(pid: int) -> bool:
     return state != "Z"  # a zombie has exited; only its parent's wait is missing
 
 
+def children(parent: int) -> set[int]:
+    return {int(e) for e in os.listdir("/proc") if e.isdigit() and _ppid(int(e)) == parent}
+
+
 def descendants(root: int) -> set[int]:
     children: dict[int, list[int]] = {}
     for entry in os.listdir("/proc"):

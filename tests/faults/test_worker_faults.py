@@ -36,7 +36,7 @@ from app.worker.messages import (
     WorkerSpec,
 )
 from app.worker.process_host import MAX_FAILED_STARTS, ProcessWorkerHost
-from tests.faults.procs import alive, descendants, wait_gone
+from tests.faults.procs import alive, children, wait_gone
 from tests.integration.conftest import held_out_scenes
 
 
@@ -76,9 +76,10 @@ class Recorder:
 
 
 def spawned_workers() -> set[int]:
-    """This process's worker children (not the multiprocessing resource tracker)."""
+    """This process's own worker children (not the resource tracker, not the workers of app servers
+    that browser tests started: those are grandchildren)."""
     found = set()
-    for pid in descendants(os.getpid()):
+    for pid in children(os.getpid()):
         try:
             if b"spawn_main" in Path(f"/proc/{pid}/cmdline").read_bytes():
                 found.add(pid)

@@ -1,4 +1,4 @@
-"""Test videos made from generated scenes."""
+"""Test videos made from generated scenes: hands off-centre, then centred, then off-centre."""
 
 from __future__ import annotations
 
@@ -8,16 +8,33 @@ import cv2
 import numpy as np
 
 
-def write_hands_video(path: Path, seed: int = 3, seconds_per_phase: int = 10, fps: int = 10) -> list[str]:
-    """Hands off-centre -> centre -> off-centre; returns the expected answer per phase."""
+def hands_phases(seed: int = 3, size: int = 256) -> list[tuple[np.ndarray, str]]:
+    """Three RGB scenes (off-centre, centre, off-centre) with the answer each should get."""
     from demo_model.scenes import make_video_frames
 
-    frames = make_video_frames(seed, n_frames=9, size=256)
-    phases = [frames[0], frames[4], frames[8]]
+    frames = make_video_frames(seed, n_frames=9, size=size)
+    return [(np.asarray(frames[i][0]), frames[i][1]) for i in (0, 4, 8)]
+
+
+def write_hands_video(path: Path, seed: int = 3, seconds_per_phase: int = 10, fps: int = 10) -> list[str]:
+    """An MJPEG .avi of the three phases; returns the expected answer per phase."""
+    phases = hands_phases(seed)
     writer = cv2.VideoWriter(str(path), cv2.VideoWriter_fourcc(*"MJPG"), fps, (256, 256))
-    for image, _ in phases:
-        bgr = cv2.cvtColor(np.asarray(image), cv2.COLOR_RGB2BGR)
+    for rgb, _ in phases:
+        bgr = cv2.cvtColor(rgb, cv2.COLOR_RGB2BGR)
         for _ in range(seconds_per_phase * fps):
             writer.write(bgr)
     writer.release()
+    return [answer for _, answer in phases]
+
+
+def write_hands_y4m(path: Path, seed: int = 3, seconds_per_phase: int = 6, fps: int = 10) -> list[str]:
+    """The same phases as a raw .y4m, which Chromium's fake camera plays (and loops)."""
+    phases = hands_phases(seed)
+    with open(path, "wb") as fh:
+        fh.write(f"YUV4MPEG2 W256 H256 F{fps}:1 Ip A1:1 C420jpeg\n".encode())
+        for rgb, _ in phases:
+            frame = cv2.cvtColor(rgb, cv2.COLOR_RGB2YUV_I420).tobytes()  # Y, then U, then V planes
+            for _ in range(seconds_per_phase * fps):
+                fh.write(b"FRAME\n" + frame)
     return [answer for _, answer in phases]

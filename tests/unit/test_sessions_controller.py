@@ -101,19 +101,15 @@ def test_a_missing_folder_is_an_empty_list(tmp_path: Path) -> None:
     assert controller.state.listed and controller.state.rows == () and controller.state.notice is None
 
 
-@pytest.mark.skipif(os.geteuid() == 0, reason="root reads any file")
 def test_an_unreadable_file_is_a_row_that_says_why(folder: Path) -> None:
-    path = write_session(folder, "locked", [recorded(1, "yes")])
-    path.chmod(0)
-    try:
-        controller = SessionsController(folder, Recorder())
-        controller.refresh()
-        (row,) = controller.state.rows
-        assert not row.readable and "denied" in row.error.lower()
-        controller.open("locked")
-        assert controller.state.opened is None and controller.state.notice.key == "notice_open_failed"
-    finally:
-        path.chmod(0o644)
+    # Reading /proc/self/mem at offset 0 fails with EIO for every user, root included (chmod 0 would not stop root).
+    (folder / "locked.jsonl").symlink_to("/proc/self/mem")
+    controller = SessionsController(folder, Recorder())
+    controller.refresh()
+    (row,) = controller.state.rows
+    assert not row.readable and row.error
+    controller.open("locked")
+    assert controller.state.opened is None and controller.state.notice.key == "notice_open_failed"
 
 
 def test_opening_a_session_gives_summary_allowed_answers_and_skips(folder: Path) -> None:

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import asyncio
 import dataclasses
+import threading
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -23,6 +24,24 @@ from app.ui.sessions_controller import SessionsController, SessionsState
 from app.ui.sessions_view import SessionsView
 from app.ui.timeline import FAILED, SKIPPED, TimelineChart, lanes_for, mark_style, timeline_points
 from tests.unit.test_sessions_controller import demo_events, recorded, write_session
+
+
+def run_async(coro) -> None:  # noqa: ANN001
+    """Runs a handler's coroutine on a loop of its own thread: the browser tests' Playwright may
+    already run a loop in this one when the whole suite runs in one process."""
+    errors: list[BaseException] = []
+
+    def run() -> None:
+        try:
+            asyncio.run(coro)
+        except BaseException as exc:  # re-raised in the test's thread
+            errors.append(exc)
+
+    thread = threading.Thread(target=run)
+    thread.start()
+    thread.join(30)
+    if errors:
+        raise errors[0]
 
 
 def walk(control: object) -> Iterator[ft.BaseControl]:
@@ -228,7 +247,7 @@ def test_export_goes_through_the_save_dialog(session: Path) -> None:
 
     for fmt in ("csv", "jsonl"):
         button = shown(view.root, f"export-{fmt}")
-        asyncio.run(button.on_click(None))
+        run_async(button.on_click(None))
     loaded = load_session(session)
     assert saver.saved == [
         (f"keyframe-session-{session.stem}.csv", export_csv(loaded).encode("utf-8")),
@@ -238,7 +257,7 @@ def test_export_goes_through_the_save_dialog(session: Path) -> None:
 
     failing = Saver(fail=True)
     view._save_file = failing
-    asyncio.run(view.export("csv"))
+    run_async(view.export("csv"))
     assert "Could not export" in texts(shown(view.root, "sessions-notice"))
 
 

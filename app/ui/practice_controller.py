@@ -1,0 +1,322 @@
+"""The practice screen's state and work, shared by every browser tab of one app. No Flet imports.
+
+One controller per running app owns one LivePipeline, so one worker process and
+one loaded model serve every tab (a 1.5 GB model must not load once per tab);
+every tab sees the same session. A practice run is a session: its events go to
+the same append-only log the CLI writes, and an examiner confirms or corrects
+answers into it. Frames come from a source thread (video file, stills, a camera
+the app opens) or, for a browser or phone camera, from the view one picture at a
+time; the UI never calls the model itself.
+"""
+
+from __future__ import annotations
+
+import threading
+import time
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field, replace
+from pathlib import Path
+
+import cv2
+import numpy as np
+
+from app.core.sampler import DEFAULT_INTERVAL_S, SamplerConfig
+from app.core.session import KeyframeFailed, PracticeEvent, SessionState, apply
+from app.frames.intake import MAX_FILE_BYTES, DecodedImage, ImageRejected, decode_image_bytes
+from app.frames.sources import FrameSource, SourceEnded, StillsSource, VideoFileSource
+from app.frames.video import VideoError
+from app.pipeline.live import LivePipeline, PipelineUpdate
+from app.session.review import ReviewError, make_review
+from app.session.store import SessionLog, new_session_id
+from app.worker.messages import WorkerSpec
+
+PREVIEW_SIDE = 480  # longest side of the preview sent to the page
+PREVIEW_PERIOD_S = 0.25  # at most 4 preview frames a second: enough to see, cheap to send
+MAX_VIDEO_BYTES = 512 * 1024 * 1024
+
+
+@dataclass(frozen=True)
+class PracticeState:
+    worker_status: str = "starting"  # starting | ready | restarting | failed
+    worker_message: str = ""
+    model_id: str = ""
+    demo_model: bool = False
+    title: str = ""
+    question: str = ""
+    answer_values: tuple[str, ...] = ()
+    running: bool = False
+    source_label: str = ""
+    interval_s: float = DEFAULT_INTERVAL_S
+    session_id: str | None = None
+    session: SessionState = field(default_factory=SessionState)
+    latest: PracticeEvent | None = None  # the newest answer, for the result card
+    latest_failure: KeyframeFailed | None = None  # the newest keyframe that got no answer
+    analysing: str | None = None  # the keyframe in the worker
+    phase: str = ""
+    streamed: str = ""
+    analysing_thumb: bytes | None = None  # JPEG of the keyframe being analysed
+    preview: bytes | None = None  # JPEG of the newest frame
+    model_seconds: float | None = None
+    interval_stretched: bool = False
+    effective_interval_s: float | None = None
+    log_error: str = ""
+    notice: str = ""  # how the last source ended (skipped files, damaged frames)
+    error: str = ""  # what stopped the user: camera denied, file too large, video unreadable
+    blocked: int = 0  # outbound connections stopped by the guards (app + worker)
+
+
+def jpeg(rgb: np.ndarray, side: int = PREVIEW_SIDE) -> bytes:
+    h, w = rgb.shape[:2]
+    scale = min(1.0, side / max(h, w))
+    small = cv2.resize(rgb, (max(1, round(w * scale)), max(1, round(h * scale))), interpolation=cv2.INTER_AREA)
+    ok, buf = cv2.imencode(".jpg", cv2.cvtColor(small, cv2.COLOR_RGB2BGR), [cv2.IMWRITE_JPEG_QUALITY, 80])
+    return buf.tobytes() if ok else b""
+
+
+class PracticeController:
+    def __init__(self, spec: WorkerSpec, sessions_dir: Path, host_kind: str | None = None) -> None:
+        self._sessions_dir = sessions_dir
+        self._lock = threading.RLock()
+        self._state = PracticeState()
+        self._listeners: list[Callable[[PracticeState], None]] = []
+        self._pipeline = LivePipeline(spec, self._on_update, host_kind=host_kind)
+        self._log: SessionLog | None = None
+        self._source: FrameSource | None = None
+        self._last_preview = 0.0
+        self._camera_started: float | None = None
+        self._guard_blocked = 0
+        self._worker_blocked = 0
+        self._started = False
+
+    # --- lifecycle and listeners -------------------------------------------------------------
+
+    @property
+    def state(self) -> PracticeState:
+        return self._state
+
+    def start(self) -> None:
+        with self._lock:
+            if self._started:
+                return
+            self._started = True
+        self._pipeline.start()
+
+    def shutdown(self) -> None:
+        self.stop_session()
+        self._pipeline.stop()
+
+    def subscribe(self, listener: Callable[[PracticeState], None]) -> None:
+        with self._lock:
+            self._listeners.append(listener)
+        listener(self._state)
+
+    def unsubscribe(self, listener: Callable[[PracticeState], None]) -> None:
+        with self._lock:
+            if listener in self._listeners:
+                self._listeners.remove(listener)
+
+    def _update(self, **changes: object) -> None:
+        with self._lock:
+            self._state = replace(self._state, **changes)  # type: ignore[arg-type]
+            state, listeners = self._state, list(self._listeners)
+        for listener in listeners:
+            try:
+                listener(state)
+            except Exception:  # one tab's failure (a closed socket) must not stop the others
+                self.unsubscribe(listener)
+
+    # --- settings ------------------------------------------------------------------------------
+
+    def set_interval(self, seconds: float) -> None:
+        SamplerConfig(interval_s=seconds)  # validates 2–5 s
+        self._update(interval_s=seconds)
+
+    def report_error(self, message: str) -> None:
+        """Something the user tried could not start (a file over the limit, no camera)."""
+        self._update(error=message)
+
+    def network_blocked(self, app_count: int) -> None:
+        self._guard_blocked = app_count
+        self._update(blocked=self._guard_blocked + self._worker_blocked)
+
+    # --- sessions ------------------------------------------------------------------------------
+
+    def start_video(self, name: str, path: Path) -> None:
+        try:
+            size = path.stat().st_size
+            if size > MAX_VIDEO_BYTES:
+                raise VideoError(f"{name}: {size // 2**20} MB is more than the {MAX_VIDEO_BYTES // 2**20} MB limit")
+            source: FrameSource = VideoFileSource(path)
+        except (VideoError, OSError) as exc:
+            self._update(error=str(exc))
+            return
+        self._begin(source, f"video · {name}")
+
+    def start_stills(self, images: Sequence[tuple[str, bytes]], label: str) -> None:
+        too_big = [name for name, data in images if len(data) > MAX_FILE_BYTES]
+        usable = [(name, data) for name, data in images if len(data) <= MAX_FILE_BYTES]
+        error = (
+            f"{', '.join(too_big)}: larger than the {MAX_FILE_BYTES // 2**20} MB limit for an image" if too_big else ""
+        )
+        if not usable:
+            self._update(error=error or "no image was chosen")
+            return
+        self._begin(StillsSource(usable, self._state.interval_s), label)
+        if error:
+            self._update(error=error)
+
+    def start_camera(self, label: str = "camera") -> None:
+        """Frames will arrive through `offer_picture` (a browser or phone camera)."""
+        self._begin(None, label)
+        self._camera_started = time.monotonic()
+
+    def offer_picture(self, data: bytes) -> None:
+        """One camera picture (JPEG) from the view; ignored when no camera session runs."""
+        if self._camera_started is None:
+            return
+        try:
+            image = decode_image_bytes(data, name="camera picture")
+        except ImageRejected as exc:
+            self._update(error=str(exc))
+            return
+        self._frame(time.monotonic() - self._camera_started, image)
+
+    def camera_failed(self, message: str) -> None:
+        self.stop_session()
+        self._update(error=message)
+
+    def _begin(self, source: FrameSource | None, label: str) -> None:
+        self.stop_session()
+        session_id = new_session_id()
+        self._sessions_dir.mkdir(parents=True, exist_ok=True)
+        log = SessionLog(self._sessions_dir / f"{session_id}.jsonl")
+        with self._lock:
+            self._log, self._source = log, source
+        self._update(
+            running=True,
+            source_label=label,
+            session_id=session_id,
+            session=SessionState(),
+            latest=None,
+            latest_failure=None,
+            analysing=None,
+            streamed="",
+            analysing_thumb=None,
+            preview=None,
+            notice="",
+            error="",
+            log_error="",
+        )
+        self._pipeline.begin_session(log, SamplerConfig(interval_s=self._state.interval_s))
+        if source is not None:
+            source.start(_Sink(self._pipeline, self._frame), self._source_ended)
+
+    def stop_session(self) -> None:
+        with self._lock:
+            source, log = self._source, self._log
+            self._source, self._log = None, None
+            self._camera_started = None
+        if source is not None:
+            source.stop()
+        if log is not None:
+            self._pipeline.end_session()
+            log.close()
+        if self._state.running:
+            self._update(running=False, analysing=None, streamed="", phase="")
+
+    def _source_ended(self, ended: SourceEnded) -> None:
+        with self._lock:
+            if self._source is None:
+                return  # stopped by the user
+        self.stop_session()
+        said = "" if ended.message == "stopped" else ended.message
+        self._update(notice=said if ended.ok else "", error="" if ended.ok else said)
+
+    # --- frames --------------------------------------------------------------------------------
+
+    def _frame(self, t: float, image: DecodedImage) -> None:
+        self._pipeline.offer_frame(t, image)
+        now = time.monotonic()
+        if now - self._last_preview >= PREVIEW_PERIOD_S:
+            self._last_preview = now
+            self._update(preview=jpeg(image.rgb))
+
+    # --- examiner ------------------------------------------------------------------------------
+
+    def review(self, event_id: str, correct_to: str | None, note: str = "", revise: bool = False) -> str | None:
+        """Confirm (correct_to None) or correct an answer of the session on screen; returns an error or None.
+
+        Also after Stop: the session stays on screen, and its log takes the review.
+        """
+        session_id = self._state.session_id
+        if session_id is None:
+            return "no session on screen"
+        try:
+            event = make_review(self._state.session, event_id, correct=correct_to, note=note, revise=revise)
+        except ReviewError as exc:
+            return str(exc)
+        if self._state.running:
+            self._pipeline.record_review(event)  # into the open log, then onto the screen
+            return None
+        with SessionLog(self._sessions_dir / f"{session_id}.jsonl") as log:
+            log.append(event)
+        self._update(session=apply(self._state.session, event))
+        return None
+
+    # --- pipeline updates (delivery thread) ----------------------------------------------------
+
+    def _on_update(self, update: PipelineUpdate) -> None:
+        changes: dict[str, object] = {
+            "session": update.state,
+            "model_seconds": update.model_seconds,
+            "interval_stretched": update.interval_stretched,
+            "effective_interval_s": update.effective_interval_s,
+            "log_error": update.log_error,
+        }
+        if update.worker_status:
+            changes["worker_status"] = update.worker_status
+            changes["worker_message"] = update.worker_message
+            model = self._pipeline.model
+            if update.worker_status == "ready" and model is not None:
+                changes.update(
+                    model_id=model.model_id,
+                    demo_model=model.demo,
+                    title=model.title,
+                    question=model.question,
+                    answer_values=model.answer_values,
+                )
+        event = update.event
+        if isinstance(event, PracticeEvent):
+            changes.update(latest=event, analysing=None, streamed="", phase="")
+        elif isinstance(event, KeyframeFailed):
+            changes.update(latest_failure=event, analysing=None, streamed="", phase="")
+        if update.streaming_keyframe:
+            changes["analysing"] = update.streaming_keyframe
+            if update.keyframe_image is not None:
+                changes["analysing_thumb"] = jpeg(update.keyframe_image.rgb, side=160)
+            if update.phase:
+                changes["phase"] = update.phase
+            if update.streamed_text:
+                changes["streamed"] = update.streamed_text
+        if update.worker_blocked is not None:
+            self._worker_blocked = update.worker_blocked
+            changes["blocked"] = self._guard_blocked + self._worker_blocked
+        self._update(**changes)
+
+
+class _Sink:
+    """What a source thread sees: frames go through the controller (for the preview), the rest to the pipeline."""
+
+    def __init__(self, pipeline: LivePipeline, on_frame: Callable[[float, DecodedImage], None]) -> None:
+        self._pipeline = pipeline
+        self.offer_frame = on_frame
+
+    def flush(self) -> None:
+        self._pipeline.flush()
+
+    def wait_idle(self, timeout: float | None = None) -> bool:
+        return self._pipeline.wait_idle(timeout)
+
+    @property
+    def failed(self) -> bool:
+        return self._pipeline.failure is not None

@@ -1,0 +1,323 @@
+"""The practice screen: source, preview, the answer in words, the live session. Renders state only.
+
+Events go to the PracticeController; the camera pump and file pickers live in
+`app_main`, which owns the page's async tasks.
+"""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Callable
+from dataclasses import dataclass
+
+import flet as ft
+
+from app.core.parser import UNKNOWN
+from app.core.session import KeyframeFailed, PracticeEvent, TimelineEntry
+from app.ui.practice_controller import PracticeState
+from app.ui.review_list import ReviewList
+from app.ui.strings import EN
+from app.ui.timeline import TimelineChart
+
+T = EN
+SOURCES = ("camera", "video", "image", "folder")
+INTERVALS = (2, 3, 4, 5)
+ANSWER_STYLE = {  # colour AND icon: colour alone fails colour-blind users
+    "yes": (ft.Colors.GREEN_800, ft.Icons.CHECK_CIRCLE),
+    "no": (ft.Colors.RED_800, ft.Icons.CANCEL),
+    UNKNOWN: (ft.Colors.BLUE_GREY_700, ft.Icons.HELP),
+}
+
+
+def tagged(control: ft.Control, identifier: str) -> ft.Control:
+    """A stable handle for browser tests and screen readers."""
+    return ft.Semantics(content=control, identifier=identifier)
+
+
+@dataclass(frozen=True)
+class PracticeActions:
+    start: Callable[[str, int], None]  # (source kind, interval seconds)
+    stop: Callable[[], None]
+    interval: Callable[[int], None]
+    confirm: Callable[[str, str, bool], None]  # (event_id, note, revise)
+    correct: Callable[[str, str, str, bool], None]  # (event_id, value, note, revise)
+
+
+class PracticeView:
+    def __init__(self, actions: PracticeActions, camera: ft.Control) -> None:
+        self._actions = actions
+        # Segmented buttons, not menus: every choice is visible and one tap away.
+        self.source = ft.SegmentedButton(
+            selected=["video"],
+            segments=[ft.Segment(value=k, label=ft.Text(T[f"source_{k}"])) for k in SOURCES],
+            show_selected_icon=False,
+        )
+        self.interval = ft.SegmentedButton(
+            selected=["3"],
+            segments=[ft.Segment(value=str(n), label=ft.Text(T["seconds"].format(n=n))) for n in INTERVALS],
+            show_selected_icon=False,
+            on_change=lambda e: actions.interval(int(e.control.selected[0])),
+        )
+        self.start_stop = ft.FilledButton(T["start"], icon=ft.Icons.PLAY_ARROW, on_click=self._start_stop)
+        self.camera = camera
+        self.preview = ft.Image(src=b"", fit=ft.BoxFit.CONTAIN, visible=False)
+        self.preview_hint = ft.Text(T["preview_idle"], color=ft.Colors.GREY_300, text_align=ft.TextAlign.CENTER)
+        self.inset = ft.Image(src=b"", width=96, height=96, fit=ft.BoxFit.COVER, visible=False)
+        self.stream = ft.Text("", font_family="monospace", size=12, color=ft.Colors.WHITE)
+        self.activity = ft.Text("", size=12, color=ft.Colors.WHITE)
+        self.busy = ft.ProgressRing(width=14, height=14, stroke_width=2, color=ft.Colors.WHITE, visible=False)
+        self.inset_panel = inset_panel = ft.Container(
+            content=ft.Row(
+                [
+                    self.inset,
+                    ft.Column(
+                        [ft.Row([self.busy, self.activity], spacing=6), tagged(self.stream, "token-stream")],
+                        spacing=4,
+                        expand=True,
+                    ),
+                ],
+                spacing=8,
+                vertical_alignment=ft.CrossAxisAlignment.START,
+            ),
+            bgcolor=ft.Colors.with_opacity(0.72, ft.Colors.BLACK),
+            padding=8,
+            border_radius=8,
+        )
+        self.cover = ft.Container(bgcolor=ft.Colors.BLUE_GREY_900, left=0, top=0, right=0, bottom=0)
+        self.stage = ft.Container(
+            content=ft.Stack(
+                [
+                    ft.Container(self.camera, alignment=ft.Alignment.CENTER, left=0, top=0, right=0, bottom=0),
+                    self.cover,
+                    ft.Container(self.preview, alignment=ft.Alignment.CENTER, left=0, top=0, right=0, bottom=0),
+                    ft.Container(self.preview_hint, alignment=ft.Alignment.CENTER, left=0, top=0, right=0, bottom=0),
+                    ft.Container(inset_panel, left=8, right=8, bottom=8),
+                ],
+            ),
+            bgcolor=ft.Colors.BLUE_GREY_900,
+            border_radius=10,
+            aspect_ratio=4 / 3,
+            clip_behavior=ft.ClipBehavior.ANTI_ALIAS,
+        )
+        self.model_status = ft.Text("", size=13)
+        self.model_hint = ft.Text(T["worker_failed_hint"], size=12, color=ft.Colors.RED_900, visible=False)
+        self.error = ft.Text("", color=ft.Colors.RED_800, size=13)
+        self.notice = ft.Text("", color=ft.Colors.GREY_800, size=12)
+        self.log_error = ft.Text("", color=ft.Colors.RED_800, size=12)
+
+        # The result card: the question, the answer in words, then what it is waiting for.
+        self.question = ft.Text("", size=15, weight=ft.FontWeight.W_500)
+        self.answer_icon = ft.Icon(ft.Icons.HOURGLASS_EMPTY, size=40, color=ft.Colors.GREY_500)
+        self.answer = ft.Text(T["no_answer_yet"], size=30, weight=ft.FontWeight.BOLD, color=ft.Colors.GREY_600)
+        self.why = ft.Text("", size=13, color=ft.Colors.BLUE_GREY_800)
+        self.review_state = ft.Text("", size=13, color=ft.Colors.GREY_800)
+        self.taken = ft.Text("", size=12, color=ft.Colors.GREY_700)
+        self.slower = ft.Text("", size=13, color=ft.Colors.ORANGE_900)
+        self.failure = ft.Text("", size=12, color=ft.Colors.RED_800)
+        self.details = ft.Text("", size=12, font_family="monospace", selectable=True)
+        self.details_tile = ft.ExpansionTile(
+            title=ft.Text(T["details"], size=13),
+            controls=[ft.Container(self.details, padding=ft.Padding.only(left=16, bottom=8))],
+            expanded=False,
+            tile_padding=ft.Padding.symmetric(horizontal=0),
+        )
+        self._card_lines = {
+            line: tagged(line, name)
+            for line, name in (
+                (self.why, "parse-status"),
+                (self.review_state, "review-state"),
+                (self.taken, "taken-at"),
+                (self.slower, "slower-note"),
+                (self.failure, "keyframe-failure"),
+            )
+        }
+        card = ft.Card(
+            content=ft.Container(
+                ft.Column(
+                    [
+                        tagged(self.question, "question"),
+                        ft.Row([self.answer_icon, tagged(self.answer, "observation")], spacing=10),
+                        *self._card_lines.values(),
+                        tagged(self.details_tile, "details"),
+                    ],
+                    spacing=6,
+                ),
+                padding=16,
+            )
+        )
+        self.timeline = TimelineChart()
+        self.reviews = ReviewList()
+        # Hidden when empty: the Semantics wrapper is what hides (its content must stay visible).
+        self._status_lines = {
+            line: tagged(line, name)
+            for line, name in ((self.error, "error"), (self.notice, "notice"), (self.log_error, "log-error"))
+        }
+        controls_row = ft.Column(
+            [
+                ft.Row([ft.Text(T["source"], size=12)], spacing=0),
+                ft.Row([tagged(self.source, "source")], scroll=ft.ScrollMode.AUTO),
+                ft.Row(
+                    [
+                        ft.Text(T["every"], size=12),
+                        tagged(self.interval, "interval"),
+                        tagged(self.start_stop, "start-stop"),
+                    ],
+                    wrap=True,
+                    spacing=12,
+                    run_spacing=8,
+                    vertical_alignment=ft.CrossAxisAlignment.CENTER,
+                ),
+            ],
+            spacing=6,
+        )
+        live = ft.Column(
+            [
+                self.stage,
+                controls_row,
+                tagged(ft.Column([self.model_status, self.model_hint], spacing=2), "model-status"),
+                *self._status_lines.values(),
+            ],
+            spacing=10,
+        )
+        # Four blocks: on a wide window (preview | card) over (timeline | reviews); on a phone
+        # one column in the order a trainee needs them: preview, answer, timeline, reviews.
+        blocks = [
+            (live, 7),
+            (tagged(card, "result-card"), 5),
+            (self.timeline.root, 7),
+            (ft.Column([self.reviews.root, ft.Text(T["not_medical"], size=11, color=ft.Colors.GREY_600)]), 5),
+        ]
+        self.root = ft.Container(
+            ft.Column(
+                [
+                    ft.ResponsiveRow(
+                        [ft.Container(block, col={"xs": 12, "md": md}) for block, md in blocks],
+                        spacing=20,
+                        run_spacing=16,
+                    )
+                ],
+                scroll=ft.ScrollMode.AUTO,
+                expand=True,
+            ),
+            padding=16,
+            expand=True,
+        )
+        self._running = False
+
+    def _start_stop(self, _: object) -> None:
+        if self._running:
+            self._actions.stop()
+        else:
+            self._actions.start(self.source.selected[0], int(self.interval.selected[0]))
+
+    # --- rendering ------------------------------------------------------------------------------
+
+    def render(self, state: PracticeState) -> None:
+        self._running = state.running
+        self.start_stop.content = T["stop"] if state.running else T["start"]
+        self.start_stop.icon = ft.Icons.STOP if state.running else ft.Icons.PLAY_ARROW
+        self.start_stop.disabled = state.worker_status == "failed"
+        self.source.disabled = self.interval.disabled = state.running
+        self.interval.selected = [f"{state.interval_s:g}"]
+        self._render_worker(state)
+        self._render_stage(state)
+        self.error.value = state.error
+        self.notice.value = state.notice
+        self.log_error.value = T["log_error"].format(reason=state.log_error) if state.log_error else ""
+
+        self.question.value = state.question or state.title
+        self._render_answer(state.latest, state)
+        self._render_failure(state.latest_failure, state.latest)
+        self.slower.value = (
+            T["slower"].format(need=state.model_seconds, every=state.effective_interval_s, n=state.interval_s)
+            if state.interval_stretched and state.model_seconds and state.effective_interval_s
+            else ""
+        )
+        self.timeline.update(state.session)
+        self.reviews.render(
+            state.session.timeline,
+            state.answer_values,
+            on_confirm=self._actions.confirm,
+            on_correct=self._actions.correct,
+        )
+        for line, box in (*self._status_lines.items(), *self._card_lines.items()):
+            box.visible = bool(line.value)  # an empty line would still take its height
+
+    def _render_worker(self, state: PracticeState) -> None:
+        status = state.worker_status
+        if status == "ready":
+            text = T["worker_ready"].format(model=state.model_id)
+        elif status == "failed":
+            text = T["worker_failed"].format(reason=state.worker_message)
+        elif status == "restarting":
+            text = T["worker_restarting"].format(reason=state.worker_message)
+        else:
+            text = T["worker_starting"]
+        self.model_status.value = text
+        self.model_status.color = ft.Colors.RED_800 if status == "failed" else ft.Colors.GREY_800
+        self.model_hint.visible = status == "failed"
+
+    def _render_stage(self, state: PracticeState) -> None:
+        # The camera control stays mounted (an invisible control has no client side to talk to);
+        # outside a camera session the stage's own layers cover it.
+        camera_live = state.running and state.source_label == "camera"
+        self.cover.visible = not camera_live
+        self.preview.visible = state.preview is not None and not camera_live
+        if state.preview is not None:
+            self.preview.src = state.preview
+        self.preview_hint.visible = not camera_live and state.preview is None
+        self.inset.visible = state.analysing is not None and state.analysing_thumb is not None
+        if state.analysing_thumb is not None:
+            self.inset.src = state.analysing_thumb
+        self.busy.visible = state.analysing is not None
+        self.inset_panel.visible = state.running or state.analysing is not None
+        if state.analysing is not None:
+            phase = T.get(f"phase_{state.phase}", T["phase_vision"])
+            self.activity.value = T["analysing_phase"].format(k=state.analysing, phase=phase)
+        else:
+            self.activity.value = T["waiting_keyframe"] if state.running else ""
+        self.stream.value = state.streamed if state.analysing is not None else ""
+
+    def _render_answer(self, event: PracticeEvent | None, state: PracticeState) -> None:
+        if event is None:
+            self.answer.value, self.answer.color = T["no_answer_yet"], ft.Colors.GREY_600
+            self.answer_icon.icon, self.answer_icon.color = ft.Icons.HOURGLASS_EMPTY, ft.Colors.GREY_500
+            self.why.value = self.review_state.value = self.taken.value = self.details.value = ""
+            return
+        colour, icon = ANSWER_STYLE.get(event.observation, ANSWER_STYLE[UNKNOWN])
+        self.answer.value = T.get(f"answer_{event.observation}", event.observation.upper())
+        self.answer.color, self.answer_icon.icon, self.answer_icon.color = colour, icon, colour
+        self.why.value = (
+            T["why_unknown"].format(reason=event.parse_reason.replace("_", " ")) if event.observation == UNKNOWN else ""
+        )
+        self.review_state.value = _review_text(state.session.timeline, event.event_id)
+        clock = time.strftime("%H:%M:%S", time.localtime(event.wall_time))
+        self.taken.value = T["taken_at"].format(t=event.t, clock=clock)
+        score = "—" if event.model_score is None else f"{event.model_score:.3g}"
+        tm = event.timings
+        interval = f"{state.effective_interval_s:.1f} s" if state.effective_interval_s else "—"
+        self.details.value = "\n".join(
+            [
+                f"{T['detail_raw']}: {event.raw}",
+                f"{T['detail_parse']}: {event.parse_status} ({event.parse_reason})",
+                f"{T['detail_score']}: {score} · confidence 0",
+                f"{T['detail_timings']}: total {tm.total_ms:.0f} ms · vision {tm.vision_ms:.0f} · "
+                f"prefill {tm.prefill_ms:.0f} · first token {tm.first_token_ms:.0f} · decode {tm.decode_ms:.0f}",
+                f"{T['detail_model']}: {event.model_id} @ {event.model_revision} · {event.backend}",
+                f"{T['detail_interval']}: {interval}",
+            ]
+        )
+
+    def _render_failure(self, failure: KeyframeFailed | None, latest: PracticeEvent | None) -> None:
+        newer = failure is not None and (latest is None or failure.wall_time >= latest.wall_time)
+        self.failure.value = T["keyframe_failed"].format(t=failure.t, message=failure.message) if newer else ""
+
+
+def _review_text(timeline: tuple[TimelineEntry, ...], event_id: str) -> str:
+    entry = next((e for e in timeline if e.event.event_id == event_id), None)
+    if entry is None or entry.review == "pending":
+        return T["waiting_examiner"]
+    if entry.review == "confirmed":
+        return T["confirmed"]
+    value = entry.final_observation or ""
+    return T["corrected"].format(value=T.get(f"answer_{value}", value))

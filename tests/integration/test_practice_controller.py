@@ -1,0 +1,69 @@
+"""The practice screen's controller on the real worker, without a browser: sources, sessions, reviews."""
+
+from __future__ import annotations
+
+import time
+from pathlib import Path
+
+from app.paths import EXAMPLES
+from app.session.store import load_session
+from app.ui.practice_controller import PracticeController, PracticeState
+from app.worker.messages import WorkerSpec
+from tests.integration.video import write_hands_video
+
+
+def wait(controller: PracticeController, done, timeout: float = 60) -> PracticeState:  # noqa: ANN001
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        if done(controller.state):
+            return controller.state
+        time.sleep(0.05)
+    raise AssertionError(f"not reached: {controller.state}")
+
+
+def test_video_stills_and_reviews_on_one_worker(tmp_path: Path) -> None:
+    video = tmp_path / "hands.avi"
+    write_hands_video(video, seconds_per_phase=2)
+    seen: list[PracticeState] = []
+    controller = PracticeController(WorkerSpec(), tmp_path / "sessions")
+    controller.subscribe(seen.append)
+    controller.start()
+    try:
+        ready = wait(controller, lambda s: s.worker_status == "ready")
+        assert ready.demo_model and ready.question and ready.answer_values == ("yes", "no", "unknown")
+        controller.set_interval(2)
+        controller.start_video("hands.avi", video)
+        wait(controller, lambda s: s.running)
+        done = wait(controller, lambda s: not s.running)
+        answers = [e.event.observation for e in done.session.timeline]
+        assert [a for i, a in enumerate(answers) if i == 0 or answers[i - 1] != a] == ["no", "yes", "no"]
+        assert any(s.analysing_thumb for s in seen) and any(s.preview for s in seen)
+
+        # After Stop the session stays on screen and its log takes the examiner's verdicts.
+        first, second = (e.event.event_id for e in done.session.timeline[:2])
+        assert controller.review(first, None, note="good") is None
+        assert "already reviewed" in (controller.review(first, "no") or "")
+        assert controller.review(second, "maybe") is not None  # not one of the profile's answers
+        assert controller.review(second, "unknown") is None
+        log = tmp_path / "sessions" / f"{done.session_id}.jsonl"
+        kinds = [e.kind for e in load_session(log).events]
+        assert kinds.count("confirmed") == 1 and kinds.count("corrected") == 1
+
+        # Stills: a bad file is that file's error; the others are answered in turn.
+        good = sorted(EXAMPLES.glob("*.jpg"))[:2]
+        controller.start_stills([(p.name, p.read_bytes()) for p in good] + [("junk.jpg", b"junk")], "stills")
+        wait(controller, lambda s: s.running)
+        stills = wait(controller, lambda s: not s.running)
+        assert len(stills.session.timeline) == 2 and "junk.jpg" in stills.error
+        assert stills.session_id != done.session_id
+    finally:
+        controller.shutdown()
+
+
+def test_an_unreadable_video_is_a_sentence_not_a_session(tmp_path: Path) -> None:
+    controller = PracticeController(WorkerSpec(), tmp_path / "sessions")
+    bad = tmp_path / "notes.mp4"
+    bad.write_text("not a video")
+    controller.start_video("notes.mp4", bad)
+    assert not controller.state.running and "notes.mp4" in controller.state.error
+    assert not (tmp_path / "sessions").exists() or not list((tmp_path / "sessions").iterdir())
