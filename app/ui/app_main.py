@@ -226,7 +226,9 @@ class Shell:
 
     async def _start(self, kind: str, interval: int) -> None:
         self.controller.set_interval(interval)
-        if kind == "camera":
+        if kind == "camera" and self._owns_camera():
+            self.controller.start_opencv_camera()
+        elif kind == "camera":
             await self._camera_session()
         elif kind == "video":
             await self._pick_and_start(ft.FilePickerFileType.VIDEO, False, MAX_VIDEO_BYTES, self._start_video)
@@ -298,6 +300,11 @@ class Shell:
     def _start_stills(self, files: list[tuple[str, Path]]) -> None:
         label = files[0][0] if len(files) == 1 else f"{len(files)} images"
         self.controller.start_stills([(name, path.read_bytes()) for name, path in files], label)
+
+    def _owns_camera(self) -> bool:
+        """A packaged desktop app opens the camera itself (flet-camera serves browsers and phones)."""
+        desktop = (ft.PagePlatform.MACOS, ft.PagePlatform.WINDOWS, ft.PagePlatform.LINUX)
+        return not self.page.web and self.page.platform in desktop
 
     async def _camera_session(self) -> None:
         try:

@@ -23,7 +23,7 @@ import numpy as np
 from app.core.sampler import DEFAULT_INTERVAL_S, SamplerConfig
 from app.core.session import KeyframeFailed, PracticeEvent, SessionState, apply
 from app.frames.intake import MAX_FILE_BYTES, DecodedImage, ImageRejected, decode_image_bytes
-from app.frames.sources import FrameSource, SourceEnded, StillsSource, VideoFileSource
+from app.frames.sources import FrameSource, OpenCvCameraSource, SourceEnded, StillsSource, VideoFileSource
 from app.frames.video import VideoError
 from app.pipeline.live import LivePipeline, PipelineUpdate
 from app.session.review import ReviewError, make_review
@@ -170,6 +170,10 @@ class PracticeController:
         self._begin(None, label)
         self._camera_started = time.monotonic()
 
+    def start_opencv_camera(self, index: int = 0) -> None:
+        """A camera this process opens itself (packaged desktop apps); its frames feed the preview."""
+        self._begin(OpenCvCameraSource(index), "camera on this computer")
+
     def offer_picture(self, data: bytes) -> None:
         """One camera picture (JPEG) from the view; ignored when no camera session runs."""
         if self._camera_started is None:
@@ -183,7 +187,7 @@ class PracticeController:
 
     def camera_failed(self, message: str) -> None:
         self.stop_session()
-        self._update(error=message)
+        self._update(error=message, preview=None)  # no earlier source's picture under a camera error
 
     def _begin(self, source: FrameSource | None, label: str) -> None:
         self.stop_session()

@@ -164,6 +164,11 @@ class AppServer:
         _wait_for_port(self.port, self._proc)
         return self
 
+    @property
+    def pid(self) -> int:
+        assert self._proc is not None
+        return self._proc.pid
+
     def __exit__(self, *exc: object) -> None:
         proc = self._proc
         if proc is None:

@@ -142,6 +142,11 @@ def test_a_video_session_then_the_examiner_confirms_and_corrects(page, app_serve
     assert events["corrected"].target_id == second.event_id
     assert events["corrected"].observation == wrong.lower()
     shot(page, "practice-reviewed")
+    page.get_by_role("button", name="Sessions").click()  # the rail
+    page.locator(f"[flt-semantics-identifier='session-row-{log.stem}']").click()
+    summary = wait_text(page, "sessions-summary", "1")
+    assert summary
+    shot(page, "sessions-open")
 
 
 def test_a_live_camera_session_follows_the_scene(camera_browser, app_server: AppServer) -> None:  # noqa: ANN001
@@ -165,8 +170,9 @@ def test_a_live_camera_session_follows_the_scene(camera_browser, app_server: App
     assert sum(r["kind"] == "practice" for r in records) >= 3
 
 
-def test_a_denied_camera_says_so_and_offers_the_other_sources(browser, app_server: AppServer) -> None:  # noqa: ANN001
-    page = open_app_page(browser, app_server.url, permissions=[])  # no fake device, no permission
+@pytest.mark.parametrize("viewport", [None, PHONE], ids=["wide", "phone"])
+def test_a_denied_camera_says_so_and_offers_the_other_sources(browser, app_server: AppServer, viewport) -> None:  # noqa: ANN001
+    page = open_app_page(browser, app_server.url, viewport=viewport, permissions=[])  # no fake device, no permission
     try:
         wait_text(page, "model-status", "Model ready")
         choose(page, "Camera")
@@ -202,13 +208,19 @@ def test_a_missing_model_is_a_sentence_and_a_way_out(browser, tmp_path: Path) ->
                 page.context.close()
 
 
-def test_phone_layout_puts_the_answer_under_the_preview(browser, app_server: AppServer) -> None:  # noqa: ANN001
+def test_phone_layout_puts_the_answer_under_the_preview(browser, app_server: AppServer, tmp_path: Path) -> None:  # noqa: ANN001
     page = open_app_page(browser, app_server.url, viewport=PHONE)
     try:
         wait_text(page, "model-status", "Model ready")
         card = page.locator("[flt-semantics-identifier='result-card']").bounding_box()
         assert card is not None and card["y"] < PHONE["height"], "the answer is visible without scrolling"
         shot(page, "practice-ready")
+        image = tmp_path / "yes.jpg"
+        image.write_bytes(next(data for _, data, expected in held_out_scenes(1, seed=8) if expected == "yes"))
+        choose(page, "Image")
+        start_with_files(page, [image])
+        wait_text(page, "observation", "YES")
+        shot(page, "practice-answer")
         # A tap on the navigation bar's second destination (the bar exposes no semantics node here).
         page.mouse.click(PHONE["width"] * 3 / 4, PHONE["height"] - 40)
         time.sleep(1)
@@ -220,3 +232,40 @@ def test_phone_layout_puts_the_answer_under_the_preview(browser, app_server: App
 @pytest.fixture(autouse=True)
 def _no_real_storage(monkeypatch: pytest.MonkeyPatch) -> None:
     assert os.environ.get("FLET_APP_STORAGE_DATA"), "tests never touch the user's data folder"
+
+
+def test_a_second_tab_shares_the_worker_and_sees_the_same_session(
+    browser, app_server: AppServer, tmp_path: Path
+) -> None:  # noqa: ANN001
+    first = open_app_page(browser, app_server.url)
+    second = open_app_page(browser, app_server.url)
+    try:
+        wait_text(first, "model-status", "Model ready")
+        wait_text(second, "model-status", "Model ready")
+        workers_before = worker_pids(app_server)
+        no = tmp_path / "no.jpg"
+        no.write_bytes(next(data for _, data, expected in held_out_scenes(1, seed=6) if expected == "no"))
+        choose(first, "Image")
+        start_with_files(first, [no])
+        wait_text(first, "observation", "NO")
+        wait_text(second, "observation", "NO")  # the other tab shows the same answer, from the same session
+        assert worker_pids(app_server) == workers_before and len(workers_before) == 1, "one model load per app"
+        first.request_log.assert_local()
+        second.request_log.assert_local()
+    finally:
+        first.context.close()
+        second.context.close()
+
+
+def worker_pids(app: AppServer) -> set[int]:
+    """The app's model workers: its spawned children (the resource tracker is not one)."""
+    from tests.faults.procs import children
+
+    found = set()
+    for pid in children(app.pid):
+        try:
+            if b"spawn_main" in Path(f"/proc/{pid}/cmdline").read_bytes():
+                found.add(pid)
+        except OSError:
+            pass
+    return found

@@ -67,3 +67,16 @@ def test_an_unreadable_video_is_a_sentence_not_a_session(tmp_path: Path) -> None
     controller.start_video("notes.mp4", bad)
     assert not controller.state.running and "notes.mp4" in controller.state.error
     assert not (tmp_path / "sessions").exists() or not list((tmp_path / "sessions").iterdir())
+
+
+def test_a_computer_without_a_camera_says_so(tmp_path: Path) -> None:
+    """The OpenCV camera of packaged desktop apps: no device here, so the session ends with a sentence."""
+    controller = PracticeController(WorkerSpec(), tmp_path / "sessions")
+    controller.start()
+    try:
+        wait(controller, lambda s: s.worker_status == "ready")
+        controller.start_opencv_camera(index=97)
+        state = wait(controller, lambda s: not s.running and s.error)
+        assert "no camera could be opened" in state.error
+    finally:
+        controller.shutdown()
