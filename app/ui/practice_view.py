@@ -36,7 +36,7 @@ def tagged(control: ft.Control, identifier: str) -> ft.Control:
 
 @dataclass(frozen=True)
 class PracticeActions:
-    start: Callable[[str, int], None]  # (source kind, interval seconds)
+    start: Callable[[str, int], object]  # (source kind, interval seconds); the result is ignored
     stop: Callable[[], None]
     interval: Callable[[int], None]
     confirm: Callable[[str, str, bool], None]  # (event_id, note, revise)
@@ -305,12 +305,14 @@ class PracticeView:
                 f"prefill {tm.prefill_ms:.0f} · first token {tm.first_token_ms:.0f} · decode {tm.decode_ms:.0f}",
                 f"{T['detail_model']}: {event.model_id} @ {event.model_revision} · {event.backend}",
                 f"{T['detail_interval']}: {interval}",
+                f"{T['detail_latency']}: {_latency_strip(state.session.timeline)}",
             ]
         )
 
     def _render_failure(self, failure: KeyframeFailed | None, latest: PracticeEvent | None) -> None:
         newer = failure is not None and (latest is None or failure.wall_time >= latest.wall_time)
-        self.failure.value = T["keyframe_failed"].format(t=failure.t, message=failure.message) if newer else ""
+        said = T["keyframe_failed"].format(t=failure.t, message=failure.message) if failure is not None else ""
+        self.failure.value = said if newer else ""
 
 
 def _review_text(timeline: tuple[TimelineEntry, ...], event_id: str) -> str:
@@ -321,3 +323,9 @@ def _review_text(timeline: tuple[TimelineEntry, ...], event_id: str) -> str:
         return T["confirmed"]
     value = entry.final_observation or ""
     return T["corrected"].format(value=T.get(f"answer_{value}", value))
+
+
+def _latency_strip(timeline: tuple[TimelineEntry, ...], last: int = 8) -> str:
+    """Time to a parsed answer of the latest keyframes, oldest first: a slowdown shows at a glance."""
+    recent = timeline[-last:]
+    return " · ".join(f"{e.event.timings.total_ms:.0f}" for e in recent) + " ms" if recent else "—"

@@ -60,6 +60,7 @@ EN: dict[str, str] = {
     "detail_timings": "Timings",
     "detail_model": "Model",
     "detail_interval": "Effective interval",
+    "detail_latency": "Latest keyframes, time to answer",
     "timeline_title": "This session",
     "log_error": "The session cannot be saved ({reason}); answers are kept on screen only.",
     "file_too_large": "{name} is {mb} MB; the limit is {limit} MB.",
