@@ -5,7 +5,6 @@ Shared by the CLI and the UI so both give the same answer for the same input.
 
 from __future__ import annotations
 
-import threading
 import time
 from dataclasses import dataclass
 from pathlib import Path
@@ -16,7 +15,7 @@ from app.core.parser import parse_answer
 from app.core.profiles import TaskProfile
 from app.core.results import AnalysisResult
 from app.core.vision_size import VisionPolicy, choose_policy, vision_size
-from app.engine.mnn_vlm import EngineOptions, MnnVlm, PhaseCallback, TokenCallback
+from app.engine.mnn_vlm import CancelFlag, EngineOptions, MnnVlm, PhaseCallback, TokenCallback
 from app.engine.model_folder import open_model_folder
 from app.frames.intake import DecodedImage, resize_exact
 from app.models.catalog import ModelRef
@@ -68,7 +67,7 @@ class Analyzer:
         image: DecodedImage,
         source: str,
         on_token: TokenCallback | None = None,
-        cancel: threading.Event | None = None,
+        cancel: CancelFlag | None = None,
         on_phase: PhaseCallback | None = None,
     ) -> AnalysisResult:
         self.load()

@@ -4,12 +4,15 @@ from __future__ import annotations
 
 import argparse
 import sys
-from typing import Any, TextIO
+from typing import TYPE_CHECKING, TextIO
 
 from app.commands.common import EXIT_BAD_INPUT, EXIT_OK, EXIT_SETUP, add_model_options, emit, worker_spec
 
+if TYPE_CHECKING:
+    from app.commands.common import Subparsers
 
-def add_parser(sub: Any) -> None:
+
+def add_parser(sub: Subparsers) -> None:
     parser = sub.add_parser("analyze", help="analyse still images and print one JSON object per image")
     parser.add_argument("images", nargs="+", help="image files or folders of images")
     add_model_options(parser)

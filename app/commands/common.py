@@ -5,10 +5,16 @@ from __future__ import annotations
 import argparse
 import json
 from pathlib import Path
-from typing import Any, TextIO
+from typing import TYPE_CHECKING, Any, TextIO
 
 EXIT_OK, EXIT_BAD_INPUT, EXIT_SETUP = 0, 1, 2
 BACKENDS = ("cpu", "metal", "opencl", "vulkan")
+
+if TYPE_CHECKING:
+    from app.worker.messages import WorkerSpec
+
+    # What `ArgumentParser.add_subparsers()` returns; each command adds its parser to it.
+    Subparsers = argparse._SubParsersAction[argparse.ArgumentParser]
 
 
 def emit(out: TextIO, record: dict[str, Any], jsonl: bool) -> None:
@@ -52,7 +58,7 @@ def add_model_options(parser: argparse.ArgumentParser) -> None:
     )
 
 
-def worker_spec(args: argparse.Namespace) -> Any:
+def worker_spec(args: argparse.Namespace) -> WorkerSpec:
     from app.worker.messages import WorkerSpec
 
     return WorkerSpec(

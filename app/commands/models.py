@@ -15,12 +15,16 @@ import argparse
 import json
 import sys
 from pathlib import Path
-from typing import Any, TextIO
+from typing import TYPE_CHECKING, TextIO
 
 EXIT_OK, EXIT_FAILED, EXIT_SETUP, EXIT_CANCELLED = 0, 1, 2, 130
 
+if TYPE_CHECKING:
+    from app.commands.common import Subparsers
+    from app.models.store import ModelStore
 
-def add_models_parser(subparsers: Any) -> argparse.ArgumentParser:
+
+def add_models_parser(subparsers: Subparsers) -> argparse.ArgumentParser:
     models = subparsers.add_parser(
         "models",
         help="list, download, verify, import or remove models",
@@ -125,7 +129,7 @@ def _size(n: int | None, estimate: bool) -> str:
     return f"{'~' if estimate else ''}{n / 1e6:.1f} MB"
 
 
-def _list(store: Any, args: argparse.Namespace, out: TextIO) -> int:
+def _list(store: ModelStore, args: argparse.Namespace, out: TextIO) -> int:
     statuses = store.statuses()
     if args.json:
         out.write(json.dumps([s.to_dict() for s in statuses], indent=2) + "\n")
@@ -152,7 +156,7 @@ def _list(store: Any, args: argparse.Namespace, out: TextIO) -> int:
     return EXIT_OK
 
 
-def _download(store: Any, args: argparse.Namespace, out: TextIO) -> int:
+def _download(store: ModelStore, args: argparse.Namespace, out: TextIO) -> int:
     from app.models.download import Cancelled, DownloadError
     from app.models.locks import ModelBusy
     from app.models.mirrors import choose_mirrors, load_mirror_setting
@@ -195,7 +199,7 @@ def _download(store: Any, args: argparse.Namespace, out: TextIO) -> int:
     return EXIT_OK
 
 
-def _verify(store: Any, args: argparse.Namespace, out: TextIO) -> int:
+def _verify(store: ModelStore, args: argparse.Namespace, out: TextIO) -> int:
     report = store.verify(args.model_id)
     if args.json:
         out.write(
@@ -223,7 +227,7 @@ def _verify(store: Any, args: argparse.Namespace, out: TextIO) -> int:
     return EXIT_OK if report.ok else EXIT_FAILED
 
 
-def _import(store: Any, args: argparse.Namespace, out: TextIO) -> int:
+def _import(store: ModelStore, args: argparse.Namespace, out: TextIO) -> int:
     from app.models.download import NotEnoughSpace
     from app.models.store import ImportRejected
 

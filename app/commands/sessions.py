@@ -6,7 +6,7 @@ import argparse
 import stat
 import sys
 from pathlib import Path
-from typing import Any, TextIO
+from typing import TYPE_CHECKING, TextIO
 
 from app.commands.common import EXIT_BAD_INPUT, EXIT_OK, emit
 from app.core.profiles import ProfileError, load_profile
@@ -15,8 +15,11 @@ from app.models.storage import data_dir
 from app.session.review import ReviewError, make_review
 from app.session.store import LoadedSession, SessionLog, export_csv, export_jsonl, load_session, summary_text
 
+if TYPE_CHECKING:
+    from app.commands.common import Subparsers
 
-def add_parser(sub: Any) -> None:
+
+def add_parser(sub: Subparsers) -> None:
     sessions = sub.add_parser("sessions", help="list, export or review recorded sessions")
     sessions_sub = sessions.add_subparsers(dest="sessions_command", required=True)
     sessions_sub.add_parser("list", help="recorded sessions, newest first")

@@ -6,12 +6,15 @@ import argparse
 import sys
 import time
 from pathlib import Path
-from typing import Any, TextIO
+from typing import TYPE_CHECKING, TextIO
 
 from app.commands.common import EXIT_BAD_INPUT, EXIT_OK, EXIT_SETUP, add_model_options, emit, worker_spec
 
+if TYPE_CHECKING:
+    from app.commands.common import Subparsers
 
-def add_parser(sub: Any) -> None:
+
+def add_parser(sub: Subparsers) -> None:
     parser = sub.add_parser("watch", help="sample keyframes from a video and print session events as JSON lines")
     parser.add_argument("video", type=Path)
     parser.add_argument("--interval", type=float, default=3.0, help="seconds between keyframes, 2-5 (default 3)")

@@ -12,8 +12,11 @@ from typing import Protocol
 
 
 class _Answer(Protocol):
-    observation: str
-    parse_status: str
+    @property
+    def observation(self) -> str: ...
+
+    @property
+    def parse_status(self) -> str: ...
 
 
 @dataclass(frozen=True)

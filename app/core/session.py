@@ -202,7 +202,7 @@ def reduce(events: list[SessionEvent] | tuple[SessionEvent, ...], state: Session
 
 # --- serialisation (one JSON object per event) ------------------------------------------
 
-_KINDS: dict[str, type] = {
+_KINDS: dict[str, type[SessionEvent]] = {
     "practice": PracticeEvent,
     "skipped": KeyframeSkipped,
     "failed": KeyframeFailed,
@@ -234,7 +234,7 @@ _CHECKS: dict[str, Any] = {
 }
 
 
-def _checked_fields(cls: type, data: dict[str, Any]) -> dict[str, Any]:
+def _checked_fields(cls: type[Any], data: dict[str, Any]) -> dict[str, Any]:
     """The init fields of `cls` from `data`, type-checked.
 
     A line that parses as JSON but holds the wrong types (a damaged or hand-edited
@@ -267,4 +267,5 @@ def event_from_dict(data: dict[str, Any]) -> SessionEvent:
         values["timings"] = Timings(**_checked_fields(Timings, data["timings"]))
     if cls is KeyframeSkipped:
         values["reason"] = SkipReason(data.get("reason"))
-    return cls(**values)
+    event: SessionEvent = cls(**values)
+    return event

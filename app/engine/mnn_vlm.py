@@ -10,12 +10,11 @@ noise.
 
 from __future__ import annotations
 
-import threading
 import time
 from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import Any, Protocol
 
 import numpy as np
 
@@ -33,6 +32,12 @@ TokenCallback = Callable[[str], None]
 # Called as each phase begins: "vision" (image encoder + tokenizer), "prefill", "decode".
 # Workers report it as progress; a hang is a phase that never ends.
 PhaseCallback = Callable[[str], None]
+
+
+class CancelFlag(Protocol):
+    """What the token loop asks before every step; a threading.Event is one."""
+
+    def is_set(self) -> bool: ...
 
 
 def _phase(callback: PhaseCallback | None, name: str) -> None:
@@ -215,7 +220,7 @@ class MnnVlm:
         max_new_tokens: int = 32,
         on_token: TokenCallback | None = None,
         on_phase: PhaseCallback | None = None,
-        cancel: threading.Event | None = None,
+        cancel: CancelFlag | None = None,
         preprocess_ms: float = 0.0,
     ) -> Generation:
         """Free greedy generation; `on_token` gets each text piece as it is decoded.
@@ -265,7 +270,7 @@ class MnnVlm:
         system: str | None = None,
         on_token: TokenCallback | None = None,
         on_phase: PhaseCallback | None = None,
-        cancel: threading.Event | None = None,
+        cancel: CancelFlag | None = None,
         preprocess_ms: float = 0.0,
     ) -> Choice:
         """Constrained decoding: the model may only produce one of `answers`.

@@ -247,13 +247,13 @@ def scale_to_8bit(values: np.ndarray, sixteen_bit: bool = False) -> np.ndarray:
     finite = np.isfinite(f)
     if not finite.any():
         return np.where(np.isposinf(f), 255, 0).astype(np.uint8)
-    lo, hi = float(f[finite].min()), float(f[finite].max())
-    if lo >= 0.0 and hi <= 1.0:
-        lo, hi = 0.0, 1.0
-    elif lo >= 0.0 and hi <= 255.0:
-        lo, hi = 0.0, 255.0
-    f = np.nan_to_num(f, nan=lo, posinf=hi, neginf=lo)
-    return _stretch(f, lo, hi)
+    low, high = float(f[finite].min()), float(f[finite].max())
+    if low >= 0.0 and high <= 1.0:
+        low, high = 0.0, 1.0
+    elif low >= 0.0 and high <= 255.0:
+        low, high = 0.0, 255.0
+    f = np.nan_to_num(f, nan=low, posinf=high, neginf=low)
+    return _stretch(f, low, high)
 
 
 def _stretch(a: np.ndarray, lo: float, hi: float) -> np.ndarray:

@@ -362,15 +362,34 @@ class LivePipeline:
         self._state = apply(self._state, event)
         self._notify(event=event)
 
-    def _notify(self, **changes: object) -> None:
+    def _notify(
+        self,
+        *,
+        event: SessionEvent | None = None,
+        streaming_keyframe: str | None = None,
+        streamed_text: str = "",
+        phase: str = "",
+        worker_status: str = "",
+        worker_message: str = "",
+        keyframe_image: DecodedImage | None = None,
+        worker_blocked: int | None = None,
+    ) -> None:
+        """Queue an update: what changed (the arguments) plus the state and timing every update carries."""
         interval = self.sampler_config.interval_s
         update = PipelineUpdate(
             state=self._state,
+            event=event,
+            streaming_keyframe=streaming_keyframe,
+            streamed_text=streamed_text,
+            phase=phase,
+            worker_status=worker_status,
+            worker_message=worker_message,
             effective_interval_s=self._slot.effective_interval(interval),
             interval_stretched=self._slot.stretched(interval),
             model_seconds=self._slot.model_seconds(),
+            keyframe_image=keyframe_image,
+            worker_blocked=worker_blocked,
             log_error=self._log_error,
-            **changes,  # type: ignore[arg-type]
         )
         self._outbox.append(update)
 

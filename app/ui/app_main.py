@@ -23,7 +23,7 @@ from app.models.storage import data_dir
 from app.privacy.guard import NetworkGuard, ensure_installed
 from app.ui.practice_controller import MAX_VIDEO_BYTES, PracticeController, PracticeState
 from app.ui.practice_view import PracticeActions, PracticeView, tagged
-from app.ui.sessions_controller import SessionsController
+from app.ui.sessions_controller import SessionsController, SessionsState
 from app.ui.sessions_view import SessionsView, file_picker_saver
 from app.ui.strings import EN
 from app.ui.web_shell import upload_dir
@@ -196,7 +196,7 @@ class Shell:
             self.purpose.value = state.title
         self.page.update()
 
-    def _on_sessions(self, state: object) -> None:
+    def _on_sessions(self, state: SessionsState) -> None:
         self.sessions.render(state)
         self.page.update()
 

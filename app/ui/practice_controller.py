@@ -115,9 +115,10 @@ class PracticeController:
             if listener in self._listeners:
                 self._listeners.remove(listener)
 
-    def _update(self, **changes: object) -> None:
+    def _update(self, change: Callable[[PracticeState], PracticeState]) -> None:
+        """Apply `change` to the state (under the lock) and show the result to every listener."""
         with self._lock:
-            self._state = replace(self._state, **changes)  # type: ignore[arg-type]
+            self._state = change(self._state)
             state, listeners = self._state, list(self._listeners)
         for listener in listeners:
             try:
@@ -129,15 +130,15 @@ class PracticeController:
 
     def set_interval(self, seconds: float) -> None:
         SamplerConfig(interval_s=seconds)  # validates 2–5 s
-        self._update(interval_s=seconds)
+        self._update(lambda s: replace(s, interval_s=seconds))
 
     def report_error(self, message: str) -> None:
         """Something the user tried could not start (a file over the limit, no camera)."""
-        self._update(error=message)
+        self._update(lambda s: replace(s, error=message))
 
     def network_blocked(self, app_count: int) -> None:
         self._guard_blocked = app_count
-        self._update(blocked=self._guard_blocked + self._worker_blocked)
+        self._update(lambda s: replace(s, blocked=self._guard_blocked + self._worker_blocked))
 
     # --- sessions ------------------------------------------------------------------------------
 
@@ -148,7 +149,8 @@ class PracticeController:
                 raise VideoError(f"{name}: {size // 2**20} MB is more than the {MAX_VIDEO_BYTES // 2**20} MB limit")
             source: FrameSource = VideoFileSource(path)
         except (VideoError, OSError) as exc:
-            self._update(error=str(exc))
+            said = str(exc)
+            self._update(lambda s: replace(s, error=said))
             return
         self._begin(source, f"video · {name}")
 
@@ -159,11 +161,11 @@ class PracticeController:
             f"{', '.join(too_big)}: larger than the {MAX_FILE_BYTES // 2**20} MB limit for an image" if too_big else ""
         )
         if not usable:
-            self._update(error=error or "no image was chosen")
+            self._update(lambda s: replace(s, error=error or "no image was chosen"))
             return
         self._begin(StillsSource(usable, self._state.interval_s), label)
         if error:
-            self._update(error=error)
+            self._update(lambda s: replace(s, error=error))
 
     def start_camera(self, label: str = "camera") -> None:
         """Frames will arrive through `offer_picture` (a browser or phone camera)."""
@@ -181,13 +183,15 @@ class PracticeController:
         try:
             image = decode_image_bytes(data, name="camera picture")
         except ImageRejected as exc:
-            self._update(error=str(exc))
+            said = str(exc)
+            self._update(lambda s: replace(s, error=said))
             return
         self._frame(time.monotonic() - self._camera_started, image)
 
     def camera_failed(self, message: str) -> None:
         self.stop_session()
-        self._update(error=message, preview=None)  # no earlier source's picture under a camera error
+        # No earlier source's picture under a camera error.
+        self._update(lambda s: replace(s, error=message, preview=None))
 
     def _begin(self, source: FrameSource | None, label: str) -> None:
         self.stop_session()
@@ -197,19 +201,22 @@ class PracticeController:
         with self._lock:
             self._log, self._source = log, source
         self._update(
-            running=True,
-            source_label=label,
-            session_id=session_id,
-            session=SessionState(),
-            latest=None,
-            latest_failure=None,
-            analysing=None,
-            streamed="",
-            analysing_thumb=None,
-            preview=None,
-            notice="",
-            error="",
-            log_error="",
+            lambda s: replace(
+                s,
+                running=True,
+                source_label=label,
+                session_id=session_id,
+                session=SessionState(),
+                latest=None,
+                latest_failure=None,
+                analysing=None,
+                streamed="",
+                analysing_thumb=None,
+                preview=None,
+                notice="",
+                error="",
+                log_error="",
+            )
         )
         self._pipeline.begin_session(log, SamplerConfig(interval_s=self._state.interval_s))
         if source is not None:
@@ -226,7 +233,7 @@ class PracticeController:
             self._pipeline.end_session()
             log.close()
         if self._state.running:
-            self._update(running=False, analysing=None, streamed="", phase="")
+            self._update(lambda s: replace(s, running=False, analysing=None, streamed="", phase=""))
 
     def _source_ended(self, ended: SourceEnded) -> None:
         with self._lock:
@@ -234,7 +241,7 @@ class PracticeController:
                 return  # stopped by the user
         self.stop_session()
         said = "" if ended.message == "stopped" else ended.message
-        self._update(notice=said if ended.ok else "", error="" if ended.ok else said)
+        self._update(lambda s: replace(s, notice=said if ended.ok else "", error="" if ended.ok else said))
 
     # --- frames --------------------------------------------------------------------------------
 
@@ -243,7 +250,7 @@ class PracticeController:
         now = time.monotonic()
         if now - self._last_preview >= PREVIEW_PERIOD_S:
             self._last_preview = now
-            self._update(preview=jpeg(image.rgb))
+            self._update(lambda s: replace(s, preview=jpeg(image.rgb)))
 
     # --- examiner ------------------------------------------------------------------------------
 
@@ -264,48 +271,55 @@ class PracticeController:
             return None
         with SessionLog(self._sessions_dir / f"{session_id}.jsonl") as log:
             log.append(event)
-        self._update(session=apply(self._state.session, event))
+        self._update(lambda s: replace(s, session=apply(s.session, event)))
         return None
 
     # --- pipeline updates (delivery thread) ----------------------------------------------------
 
     def _on_update(self, update: PipelineUpdate) -> None:
-        changes: dict[str, object] = {
-            "session": update.state,
-            "model_seconds": update.model_seconds,
-            "interval_stretched": update.interval_stretched,
-            "effective_interval_s": update.effective_interval_s,
-            "log_error": update.log_error,
-        }
-        if update.worker_status:
-            changes["worker_status"] = update.worker_status
-            changes["worker_message"] = update.worker_message
-            model = self._pipeline.model
-            if update.worker_status == "ready" and model is not None:
-                changes.update(
+        model = self._pipeline.model if update.worker_status == "ready" else None
+        thumb = jpeg(update.keyframe_image.rgb, side=160) if update.keyframe_image is not None else None
+        if update.worker_blocked is not None:
+            self._worker_blocked = update.worker_blocked
+        blocked = self._guard_blocked + self._worker_blocked
+
+        def change(s: PracticeState) -> PracticeState:
+            s = replace(
+                s,
+                session=update.state,
+                model_seconds=update.model_seconds,
+                interval_stretched=update.interval_stretched,
+                effective_interval_s=update.effective_interval_s,
+                log_error=update.log_error,
+                blocked=blocked if update.worker_blocked is not None else s.blocked,
+            )
+            if update.worker_status:
+                s = replace(s, worker_status=update.worker_status, worker_message=update.worker_message)
+            if model is not None:
+                s = replace(
+                    s,
                     model_id=model.model_id,
                     demo_model=model.demo,
                     title=model.title,
                     question=model.question,
                     answer_values=model.answer_values,
                 )
-        event = update.event
-        if isinstance(event, PracticeEvent):
-            changes.update(latest=event, analysing=None, streamed="", phase="")
-        elif isinstance(event, KeyframeFailed):
-            changes.update(latest_failure=event, analysing=None, streamed="", phase="")
-        if update.streaming_keyframe:
-            changes["analysing"] = update.streaming_keyframe
-            if update.keyframe_image is not None:
-                changes["analysing_thumb"] = jpeg(update.keyframe_image.rgb, side=160)
-            if update.phase:
-                changes["phase"] = update.phase
-            if update.streamed_text:
-                changes["streamed"] = update.streamed_text
-        if update.worker_blocked is not None:
-            self._worker_blocked = update.worker_blocked
-            changes["blocked"] = self._guard_blocked + self._worker_blocked
-        self._update(**changes)
+            event = update.event
+            if isinstance(event, PracticeEvent):
+                s = replace(s, latest=event, analysing=None, streamed="", phase="")
+            elif isinstance(event, KeyframeFailed):
+                s = replace(s, latest_failure=event, analysing=None, streamed="", phase="")
+            if update.streaming_keyframe:
+                s = replace(
+                    s,
+                    analysing=update.streaming_keyframe,
+                    analysing_thumb=thumb if thumb is not None else s.analysing_thumb,
+                    phase=update.phase or s.phase,
+                    streamed=update.streamed_text or s.streamed,
+                )
+            return s
+
+        self._update(change)
 
 
 class _Sink:

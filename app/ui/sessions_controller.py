@@ -238,7 +238,7 @@ class SessionsController:
             for modified, path in files:
                 rows.append(self._load_row(path, modified)[0])
             opened = self._state.opened
-            self._set(rows=tuple(rows), listed=True, notice=notice or self._state.notice)
+            self._set(replace(self._state, rows=tuple(rows), listed=True, notice=notice or self._state.notice))
             if opened is not None:
                 self._reopen(opened.row.session_id, keep_notice=True)
         self._emit()
@@ -260,12 +260,12 @@ class SessionsController:
     def close(self) -> None:
         """Back to the list."""
         with self._lock:
-            self._set(opened=None, notice=None)
+            self._set(replace(self._state, opened=None, notice=None))
         self._emit()
 
     def dismiss_notice(self) -> None:
         with self._lock:
-            self._set(notice=None)
+            self._set(replace(self._state, notice=None))
         self._emit()
 
     def _reopen(self, session_id: str, keep_notice: bool) -> None:
@@ -274,18 +274,24 @@ class SessionsController:
         try:
             modified = path.stat().st_mtime
         except OSError:
-            self._set(opened=None, notice=Notice("notice_missing", error=True))
+            self._set(replace(self._state, opened=None, notice=Notice("notice_missing", error=True)))
             return
         new_row, loaded = self._load_row(path, modified)
         if loaded is None:
-            self._set(opened=None, notice=Notice("notice_open_failed", (("detail", new_row.error),), error=True))
+            self._set(
+                replace(
+                    self._state,
+                    opened=None,
+                    notice=Notice("notice_open_failed", (("detail", new_row.error),), error=True),
+                )
+            )
             return
         state = loaded.state
         opened = OpenedSession(
             new_row, loaded, state, summarise(state, len(loaded.damaged_lines)), _allowed(state, self._profiles_dir)
         )
         rows = tuple(new_row if r.session_id == session_id else r for r in self._state.rows)
-        self._set(opened=opened, rows=rows, notice=self._state.notice if keep_notice else None)
+        self._set(replace(self._state, opened=opened, rows=rows, notice=self._state.notice if keep_notice else None))
 
     # --- reviews --------------------------------------------------------------------
 
@@ -317,10 +323,17 @@ class SessionsController:
                         profiles_dir=self._profiles_dir,
                     )
             except ReviewError as exc:
-                self._set(notice=Notice("notice_review_refused", (("detail", str(exc)),), error=True))
+                self._set(
+                    replace(self._state, notice=Notice("notice_review_refused", (("detail", str(exc)),), error=True))
+                )
                 recorded = False
             except OSError as exc:
-                self._set(notice=Notice("notice_review_failed", (("detail", exc.strerror or str(exc)),), error=True))
+                self._set(
+                    replace(
+                        self._state,
+                        notice=Notice("notice_review_failed", (("detail", exc.strerror or str(exc)),), error=True),
+                    )
+                )
                 recorded = False
             else:
                 if isinstance(event, ExaminerCorrected):
@@ -328,7 +341,7 @@ class SessionsController:
                 else:
                     notice = Notice("notice_review_confirmed", (("t", t),))
                 self._reopen(opened.row.session_id, keep_notice=False)  # the file is the truth
-                self._set(notice=notice)
+                self._set(replace(self._state, notice=notice))
                 recorded = True
         self._emit()
         return recorded
@@ -353,18 +366,22 @@ class SessionsController:
         """The save dialog returned: `where` is the saved path, or None when it was cancelled."""
         notice = Notice("export_saved", (("where", where),)) if where else Notice("export_cancelled")
         with self._lock:
-            self._set(notice=notice)
+            self._set(replace(self._state, notice=notice))
         self._emit()
 
     def export_failed(self, file_name: str, detail: str) -> None:
         with self._lock:
-            self._set(notice=Notice("export_failed", (("name", file_name), ("detail", detail)), error=True))
+            self._set(
+                replace(
+                    self._state, notice=Notice("export_failed", (("name", file_name), ("detail", detail)), error=True)
+                )
+            )
         self._emit()
 
     # --- plumbing -------------------------------------------------------------------
 
-    def _set(self, **changes: object) -> None:
-        self._state = replace(self._state, **changes)
+    def _set(self, state: SessionsState) -> None:
+        self._state = state
 
     def _emit(self) -> None:
         self._on_change(self._state)

@@ -34,6 +34,7 @@ from app.worker.listener import SafeListener
 from app.worker.messages import (
     Analyze,
     Cancel,
+    Command,
     Event,
     Finished,
     JobFailed,
@@ -54,7 +55,7 @@ MAX_CRASHES_IN_A_ROW = 3
 _POLL_S = 0.25  # how often the reader looks at the watchdog when nothing arrives
 
 
-def _child_main(spec: WorkerSpec, commands: mp.Queue, events: Connection) -> None:
+def _child_main(spec: WorkerSpec, commands: mp.Queue[Command], events: Connection) -> None:
     from app.engine.stdio import claim_stdout
     from app.worker.child_guard import die_with_parent, ignore_terminal_interrupts
     from app.worker.serve import serve
@@ -63,7 +64,7 @@ def _child_main(spec: WorkerSpec, commands: mp.Queue, events: Connection) -> Non
     ignore_terminal_interrupts()  # Ctrl-C reaches the whole process group; the parent decides
     claim_stdout()  # fd 1 -> stderr for MNN's chatter; this process prints nothing itself
 
-    def poll():
+    def poll() -> Command | None:
         try:
             return commands.get_nowait()
         except Empty:
@@ -76,7 +77,7 @@ def _child_main(spec: WorkerSpec, commands: mp.Queue, events: Connection) -> Non
 @dataclass
 class _Child:
     process: mp.process.BaseProcess
-    commands: mp.Queue
+    commands: mp.Queue[Command]
     events: Connection
 
 

@@ -65,8 +65,13 @@ def checked_analyzer(spec: WorkerSpec) -> tuple[Analyzer, BackendDecision]:
     return build_analyzer(spec, decision.used), decision
 
 
-class _CancelProbe:
-    """Looks like threading.Event to the engine; `is_set` drains pending commands."""
+class _CommandsDuringJob:
+    """The commands that arrive while one job runs: a Cancel for it, or a Shutdown.
+
+    The engine checks its cancel flag before every step; `is_set` is that check,
+    and it reads the commands queued since the last step (`read_pending`).
+    Anything else queued meanwhile (a Cancel for another job) is dropped.
+    """
 
     def __init__(self, job_id: str, poll: Poll) -> None:
         self.job_id = job_id
@@ -74,12 +79,15 @@ class _CancelProbe:
         self.cancelled = False
         self.shutdown = False
 
-    def is_set(self) -> bool:
+    def read_pending(self) -> None:
         while (cmd := self._poll()) is not None:
             if isinstance(cmd, Cancel) and cmd.job_id == self.job_id:
                 self.cancelled = True
             elif isinstance(cmd, Shutdown):
                 self.shutdown = self.cancelled = True
+
+    def is_set(self) -> bool:  # the engine's CancelFlag
+        self.read_pending()
         return self.cancelled
 
 
@@ -127,7 +135,7 @@ def serve(spec: WorkerSpec, wait: Wait, poll: Poll, emit: Callable[[Event], None
                 return
             if not isinstance(cmd, Analyze):
                 continue  # a Cancel for a job that already finished
-            probe = _CancelProbe(cmd.job_id, poll)
+            during = _CommandsDuringJob(cmd.job_id, poll)
             emit(Started(cmd.job_id))
 
             def on_token(piece: str, job_id: str = cmd.job_id) -> None:
@@ -141,15 +149,15 @@ def serve(spec: WorkerSpec, wait: Wait, poll: Poll, emit: Callable[[Event], None
                     _pace(spec.pace_ms)
 
             try:
-                result = analyzer.analyze(cmd.image, cmd.source, on_token=on_token, cancel=probe, on_phase=on_phase)
+                result = analyzer.analyze(cmd.image, cmd.source, on_token=on_token, cancel=during, on_phase=on_phase)
             except Exception as exc:
                 emit(JobFailed(cmd.job_id, "engine_error", f"{type(exc).__name__}: {exc}"))
                 continue
-            if probe.cancelled:
+            if during.cancelled:
                 emit(JobFailed(cmd.job_id, "cancelled", "cancelled before the answer was complete"))
             else:
                 emit(Finished(cmd.job_id, result, guard.blocked_count))
-            if probe.shutdown:
+            if during.shutdown:
                 return
     finally:
         analyzer.close()
