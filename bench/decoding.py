@@ -8,10 +8,10 @@ import sys
 from pathlib import Path
 
 from app.analyzer import Analyzer, AnalyzerSettings, default_profile_path
-from app.core.profiles import load_profile
 from app.engine.stdio import claim_stdout
 from app.frames.intake import decode_image_bytes
 from app.models.catalog import resolve_model
+from app.profile_file import load_profile
 from bench._scenes import scenes
 
 

@@ -14,6 +14,7 @@ forward() does (one keyframe then takes longer than the 2 s interval).
 from __future__ import annotations
 
 import argparse
+import os
 import statistics
 import tempfile
 import threading
@@ -30,6 +31,7 @@ from app.frames.sources import SourceEnded, VideoFileSource
 from app.pipeline.live import LivePipeline
 from app.ui.practice_controller import jpeg
 from app.worker.messages import WorkerSpec
+from app.worker.serve import TEST_PACE_ENV
 from bench._scenes import scenes
 
 FPS = 30
@@ -68,7 +70,8 @@ class TimedSink:
 
 
 def run(video: Path, host: str, pace_ms: float) -> tuple[list[float], int]:
-    pipeline = LivePipeline(WorkerSpec(pace_ms=pace_ms), lambda _: None, host_kind=host)
+    os.environ[TEST_PACE_ENV] = str(pace_ms)  # read by the worker (a child inherits it)
+    pipeline = LivePipeline(WorkerSpec(), lambda _: None, host_kind=host)
     pipeline.start()
     pipeline.wait_ready(120)
     pipeline.begin_session(None, SamplerConfig(interval_s=2))

@@ -11,6 +11,7 @@ by holding the GIL that long per step in the worker.
 from __future__ import annotations
 
 import argparse
+import os
 import statistics
 import threading
 import time
@@ -19,6 +20,7 @@ from app.engine.stdio import claim_stdout
 from app.frames.intake import decode_image_bytes
 from app.worker.messages import Analyze, Event, Finished, JobFailed, Ready, WorkerSpec
 from app.worker.process_host import ProcessWorkerHost
+from app.worker.serve import TEST_PACE_ENV
 from app.worker.thread_host import ThreadWorkerHost
 from bench._scenes import scenes
 
@@ -84,7 +86,8 @@ def main() -> None:
     parser.add_argument("--pace-ms", type=float, default=100.0, help="GIL held per model step in the worker")
     args = parser.parse_args()
     out = claim_stdout()
-    spec = WorkerSpec(model=args.model, pace_ms=args.pace_ms, constrained=False)
+    os.environ[TEST_PACE_ENV] = str(args.pace_ms)  # read by the worker (a child inherits it)
+    spec = WorkerSpec(model=args.model, constrained=False)
     idle = pump(args.seconds)
     rows = [("idle", idle, 0)]
     for name, cls in (("child process", ProcessWorkerHost), ("thread", ThreadWorkerHost)):

@@ -9,9 +9,10 @@ from pathlib import Path
 from typing import TYPE_CHECKING, TextIO
 
 from app.commands.common import EXIT_BAD_INPUT, EXIT_OK, emit
-from app.core.profiles import ProfileError, load_profile
+from app.core.profiles import ProfileError
 from app.core.session import event_to_dict
 from app.models.storage import data_dir
+from app.profile_file import load_profile
 from app.session.review import ReviewError, make_review
 from app.session.store import LoadedSession, SessionLog, export_csv, export_jsonl, load_session, summary_text
 

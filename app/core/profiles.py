@@ -14,7 +14,6 @@ from __future__ import annotations
 import json
 import re
 from dataclasses import dataclass
-from pathlib import Path
 from typing import Any
 
 PROFILE_SCHEMA = 1
@@ -86,13 +85,11 @@ def profile_from_dict(data: Any, source: str = "profile") -> TaskProfile:
     )
 
 
-def load_profile(path: Path) -> TaskProfile:
-    try:
-        text = Path(path).read_text(encoding="utf-8")
-    except OSError as exc:
-        raise ProfileError(f"{path}: cannot read profile ({exc.strerror or exc})") from exc
+def parse_profile(text: str, source: str = "profile") -> TaskProfile:
+    """A profile from its JSON text; `source` names it in errors. Reading the file is
+    the caller's (app.profile_file.load_profile): the core does no I/O."""
     try:
         data = json.loads(text)
     except json.JSONDecodeError as exc:
-        raise ProfileError(f"{path}: not valid JSON ({exc.msg} at line {exc.lineno})") from exc
-    return profile_from_dict(data, source=str(path))
+        raise ProfileError(f"{source}: not valid JSON ({exc.msg} at line {exc.lineno})") from exc
+    return profile_from_dict(data, source=source)

@@ -27,7 +27,7 @@ _HISTORY = 8
 class SlotStats:
     dispatched: int = 0
     superseded: int = 0
-    completed: int = 0
+    done: int = 0  # items that left the slot, answered or failed: `done()` is told no outcome
     busy_seconds: list[float] = field(default_factory=list)  # recent dispatch-to-done times
 
 
@@ -56,7 +56,7 @@ class InFlightSlot(Generic[K]):
             busy.append(self._clock() - self._dispatched_at)
             del busy[:-_HISTORY]
         self.in_flight = None
-        self.stats.completed += 1
+        self.stats.done += 1
         if self.waiting is None:
             return None
         item, self.waiting = self.waiting, None

@@ -1,7 +1,9 @@
 """The image size handed to the model: the biggest latency lever, so the app decides it.
 
 MNN's Qwen-VL path resizes to the requested height/width rounded to its patch
-grid (32 px for Qwen3-VL) with plain bilinear interpolation. The app resizes to
+grid with plain bilinear interpolation. The grid is the model's vision patch
+times its 2x2 merge: 14 x 2 = 28 px for Qwen2-VL and Qwen2.5-VL, 16 x 2 = 32 px
+for Qwen3-VL (`grid_for_model_type`, from the model's config). The app resizes to
 exactly that grid itself (with area averaging), so MNN's resize is a no-op and
 the cost of a keyframe is known in advance.
 """
@@ -10,7 +12,18 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-QWEN3_VL_ALIGN = 32  # 16 px patches merged 2x2
+QWEN2_VL_GRID = 28  # 14 px patches merged 2x2 (Qwen2-VL, Qwen2.5-VL)
+QWEN3_VL_GRID = 32  # 16 px patches merged 2x2 (Qwen3-VL)
+_GRID_BY_MODEL_TYPE = {"qwen2_vl": QWEN2_VL_GRID, "qwen2_5_vl": QWEN2_VL_GRID, "qwen3_vl": QWEN3_VL_GRID}
+# A model type this table does not know gets the larger grid: a side on the 32 px
+# grid is also a whole number of 16 px patches, and never below one cell of 28.
+DEFAULT_GRID = QWEN3_VL_GRID
+
+
+def grid_for_model_type(model_type: object) -> int:
+    """The pixel grid MNN snaps image sides to, from the config's `model_type`."""
+    return _GRID_BY_MODEL_TYPE.get(model_type, DEFAULT_GRID) if isinstance(model_type, str) else DEFAULT_GRID
+
 
 # Default longest side per backend, from the real-size Qwen3-VL-2B table in
 # shared/design/mnn-notes.md (2-core CPU): a decision at 224² takes ~4 s, within
@@ -18,9 +31,9 @@ QWEN3_VL_ALIGN = 32  # 16 px patches merged 2x2
 _BACKEND_CAPS = {"cpu": 224, "metal": 448, "opencl": 448, "vulkan": 448}
 
 
-# Bounds of a user's --image-max-side: below one 32 px cell MNN has no grid; above
-# 2048 px a CPU decision takes minutes (vision cost grows faster than pixels).
-MIN_USER_SIDE = QWEN3_VL_ALIGN
+# Bounds of a user's --image-max-side: below one cell (of the larger grid) MNN has no
+# grid; above 2048 px a CPU decision takes minutes (vision cost grows faster than pixels).
+MIN_USER_SIDE = QWEN3_VL_GRID
 MAX_USER_SIDE = 2048
 
 
@@ -28,9 +41,12 @@ def default_cap(backend: str) -> int:
     return _BACKEND_CAPS.get(backend, _BACKEND_CAPS["cpu"])
 
 
-def choose_policy(backend: str, declared: int | None, user_cap: int | None = None) -> VisionPolicy:
+def choose_policy(
+    backend: str, declared: int | None, user_cap: int | None = None, grid: int = DEFAULT_GRID
+) -> VisionPolicy:
     """The policy for a model: `declared` is its fixed square `image_size` (None if it
-    has none), `user_cap` the user's --image-max-side (None: the backend default).
+    has none), `user_cap` the user's --image-max-side (None: the backend default),
+    `grid` its patch grid (`grid_for_model_type`).
 
     A declared size is a ceiling: a user cap may lower it, never raise it, so a
     square model is never fed more than it was trained on. The cap itself is
@@ -38,15 +54,15 @@ def choose_policy(backend: str, declared: int | None, user_cap: int | None = Non
     """
     cap = default_cap(backend) if user_cap is None else min(max(user_cap, MIN_USER_SIDE), MAX_USER_SIDE)
     if declared is not None:
-        return VisionPolicy(max_side=max(QWEN3_VL_ALIGN, min(declared, cap)), square=True)
-    return VisionPolicy(max_side=cap)
+        return VisionPolicy(max_side=max(grid, min(declared, cap)), square=True, align=grid)
+    return VisionPolicy(max_side=cap, align=grid)
 
 
 @dataclass(frozen=True)
 class VisionPolicy:
     max_side: int  # longest side after resizing
     square: bool = False  # squash to max_side x max_side (models trained on square inputs)
-    align: int = QWEN3_VL_ALIGN
+    align: int = DEFAULT_GRID  # the model's patch grid in pixels
 
     def __post_init__(self) -> None:
         if self.max_side < self.align:

@@ -129,10 +129,6 @@ class MnnVlm:
         self.load_ms = 0.0
 
     @property
-    def loaded(self) -> bool:
-        return self._llm is not None
-
-    @property
     def stop_ids(self) -> frozenset[int]:
         return self._stop_ids
 

@@ -18,6 +18,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from app.core.vision_size import grid_for_model_type
 from app.engine.tokenizer_header import TokenizerHeader, TokenizerHeaderError, read_tokenizer_header
 
 
@@ -78,6 +79,11 @@ class ModelFolder:
     def image_size(self) -> int | None:
         """Fixed square input side if the model declares one (MNN squashes to it); validated on open."""
         return self.declared_image_size
+
+    @property
+    def vision_grid(self) -> int:
+        """The pixel grid image sides snap to (patch x merge), from the config's model_type."""
+        return grid_for_model_type(self.config.get("model_type"))
 
     @property
     def is_visual(self) -> bool:

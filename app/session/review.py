@@ -16,9 +16,10 @@ import uuid
 from dataclasses import dataclass
 from pathlib import Path
 
-from app.core.profiles import ProfileError, TaskProfile, load_profile
+from app.core.profiles import ProfileError, TaskProfile
 from app.core.session import ExaminerConfirmed, ExaminerCorrected, PracticeEvent, SessionState
 from app.paths import PROFILES
+from app.profile_file import load_profile
 
 _PROFILE_ID = re.compile(r"^[a-z][a-z0-9_]{0,63}$")  # a recorded id never becomes a path outside PROFILES
 

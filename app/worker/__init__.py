@@ -1,2 +1,2 @@
 """Inference workers: the analyzer behind a message interface, in a child process
-(desktop) or a thread (iOS, where child processes are not allowed)."""
+or a thread; which one where is decided in one place, `hosts.default_host_kind`."""

@@ -22,7 +22,10 @@ class WorkerHost(Protocol):
 
 
 def default_host_kind() -> str:
-    """Child processes everywhere but iOS and Android, where an embedded Python cannot spawn."""
+    """Where the thread worker is used: the one statement of it (README and docstrings refer here).
+
+    Child processes everywhere but iOS and Android, where an embedded Python cannot spawn.
+    """
     return "thread" if os.environ.get("FLET_PLATFORM", "") in ("ios", "android") else "process"
 
 

@@ -20,8 +20,9 @@ class WorkerSpec:
     threads: int = 2
     image_max_side: int | None = None
     constrained: bool = True
-    # Benchmarks and fault tests only: hold the GIL at least this long per model
-    # phase and token, as MNN's forward() does on a real-size model.
+    # DEPRECATED, tests only: use the KEYFRAME_TEST_PACE_MS environment variable
+    # (app.worker.serve.TEST_PACE_ENV). Kept only until tests/integration/test_pipeline.py
+    # stops passing it; nothing else does.
     pace_ms: float = 0.0
     # The hang watchdog's floor (see app.core.watchdog); lowered only by fault tests.
     stall_floor_s: float = 30.0
@@ -60,7 +61,6 @@ class Ready:
     backend: str
     load_ms: float
     question: str
-    network_guard: bool  # the worker's process blocks outbound connections
     backend_note: str = ""  # why this backend (e.g. a GPU that disagreed with CPU)
     answer_values: tuple[str, ...] = ()  # the profile's allowed observations
     model_note: str = ""  # e.g. the model declares no image_size: how images are fed instead

@@ -1,4 +1,5 @@
-"""The same worker interface in a thread, for platforms without child processes (iOS).
+"""The same worker interface in a thread, for platforms without child processes
+(where: `app.worker.hosts.default_host_kind`).
 
 MNN holds the GIL during its calls, so here the UI thread does stall while a
 step runs; the camera preview must not depend on Python on those platforms.

@@ -36,6 +36,7 @@ from app.worker.messages import (
     WorkerSpec,
 )
 from app.worker.process_host import MAX_FAILED_STARTS, ProcessWorkerHost
+from app.worker.serve import TEST_PACE_ENV
 from tests.faults.procs import alive, children, wait_gone
 from tests.integration.conftest import held_out_scenes
 
@@ -114,11 +115,12 @@ def one_in_flight_one_waiting(pipeline: LivePipeline, scenes: Scenes) -> None:
 
 @pytest.mark.parametrize("phase", ["vision", "prefill", "decode"])
 def test_sigkill_in_each_phase_fails_only_that_keyframe_and_the_waiting_one_is_answered(
-    phase: str, scenes: Scenes, pipeline_factory
+    phase: str, scenes: Scenes, pipeline_factory, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     recorder = Recorder()
     # Each phase holds the GIL in native code for 400 ms, as a real-size model does.
-    pipeline = pipeline_factory(WorkerSpec(pace_ms=400), recorder)
+    monkeypatch.setenv(TEST_PACE_ENV, "400")
+    pipeline = pipeline_factory(WorkerSpec(), recorder)
     first_pid = pipeline.worker_pid
     one_in_flight_one_waiting(pipeline, scenes)
     recorder.wait_phase("kf-00001", phase)
@@ -135,9 +137,12 @@ def test_sigkill_in_each_phase_fails_only_that_keyframe_and_the_waiting_one_is_a
     assert any(u.worker_status == "restarting" for u in recorder.updates)
 
 
-def test_a_hang_in_native_code_is_caught_by_the_watchdog(scenes: Scenes, pipeline_factory) -> None:
+def test_a_hang_in_native_code_is_caught_by_the_watchdog(
+    scenes: Scenes, pipeline_factory, monkeypatch: pytest.MonkeyPatch
+) -> None:
     recorder = Recorder()
-    pipeline = pipeline_factory(WorkerSpec(pace_ms=100, stall_floor_s=1.5), recorder)
+    monkeypatch.setenv(TEST_PACE_ENV, "100")
+    pipeline = pipeline_factory(WorkerSpec(stall_floor_s=1.5), recorder)
     hung_pid = pipeline.worker_pid
     one_in_flight_one_waiting(pipeline, scenes)
     recorder.wait_phase("kf-00001", "prefill")
@@ -154,10 +159,13 @@ def test_a_hang_in_native_code_is_caught_by_the_watchdog(scenes: Scenes, pipelin
     assert wait_gone({hung_pid}, 5) == set()
 
 
-def test_keyframes_after_a_failure_are_not_judged_unchanged_against_it(scenes: Scenes, pipeline_factory) -> None:
+def test_keyframes_after_a_failure_are_not_judged_unchanged_against_it(
+    scenes: Scenes, pipeline_factory, monkeypatch: pytest.MonkeyPatch
+) -> None:
     """Item 6 end to end: the trainee holds still after a failed keyframe and still gets an answer."""
     recorder = Recorder()
-    pipeline = pipeline_factory(WorkerSpec(pace_ms=300), recorder)
+    monkeypatch.setenv(TEST_PACE_ENV, "300")
+    pipeline = pipeline_factory(WorkerSpec(), recorder)
     pipeline.offer_frame(0.0, scenes.yes)
     pipeline.offer_frame(2.0, scenes.yes)  # kf-00001 dispatched
     recorder.wait_phase("kf-00001", "vision")
@@ -268,9 +276,10 @@ def test_a_worker_that_cannot_be_spawned_is_reported_not_a_hang() -> None:
     assert "Too many open files" in proc.stdout
 
 
-def test_a_model_that_crashes_on_every_keyframe_is_given_up(scenes: Scenes) -> None:
+def test_a_model_that_crashes_on_every_keyframe_is_given_up(scenes: Scenes, monkeypatch: pytest.MonkeyPatch) -> None:
     events: queue.Queue[Event] = queue.Queue()
-    host = ProcessWorkerHost(WorkerSpec(pace_ms=200), events.put)
+    monkeypatch.setenv(TEST_PACE_ENV, "200")
+    host = ProcessWorkerHost(WorkerSpec(), events.put)
     host.start()
     try:
         for i in range(3):

@@ -8,9 +8,9 @@ import numpy as np
 import pytest
 
 from app.analyzer import Analyzer
-from app.core.profiles import load_profile
 from app.models.catalog import DEFAULT_MODEL_ID, resolve_model
 from app.paths import PROFILES
+from app.profile_file import load_profile
 
 # Different from every seed the generator trains on: these scenes are held out.
 HELD_OUT_SEED = 424242

@@ -11,9 +11,9 @@ from pathlib import Path
 import pytest
 
 from app.analyzer import Analyzer
-from app.core.profiles import load_profile
 from app.models.catalog import DEFAULT_MODEL_ID, ModelNotVerified, ModelRef, resolve_model
 from app.paths import PROFILES
+from app.profile_file import load_profile
 from tests.integration.conftest import held_out_scenes, write_scenes
 
 ROOT = Path(__file__).resolve().parents[2]

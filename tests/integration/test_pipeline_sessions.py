@@ -5,21 +5,27 @@ from __future__ import annotations
 import time
 from pathlib import Path
 
+import pytest
+
 from app.core.sampler import SamplerConfig
 from app.core.session import KeyframeSkipped, PracticeEvent
 from app.frames.intake import decode_image_bytes
 from app.pipeline.live import LivePipeline, PipelineUpdate
 from app.session.store import SessionLog, load_session
 from app.worker.messages import WorkerSpec
+from app.worker.serve import TEST_PACE_ENV
 from tests.integration.conftest import held_out_scenes
 
 
-def test_a_new_session_waits_behind_the_stopped_ones_keyframe_and_keeps_its_own_answers(tmp_path: Path) -> None:
+def test_a_new_session_waits_behind_the_stopped_ones_keyframe_and_keeps_its_own_answers(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
     picked = held_out_scenes(count_per_kind=1, seed=81)
     yes = decode_image_bytes(next(d for _, d, e in picked if e == "yes"))
     no = decode_image_bytes(next(d for _, d, e in picked if e == "no"))
     updates: list[PipelineUpdate] = []
-    pipeline = LivePipeline(WorkerSpec(pace_ms=300), updates.append, host_kind="process")
+    monkeypatch.setenv(TEST_PACE_ENV, "300")  # each step holds the GIL 300 ms in the worker
+    pipeline = LivePipeline(WorkerSpec(), updates.append, host_kind="process")
     pipeline.start()
     try:
         assert pipeline.wait_ready(60)

@@ -5,8 +5,9 @@ from pathlib import Path
 
 import pytest
 
-from app.core.profiles import ProfileError, load_profile, profile_from_dict
+from app.core.profiles import ProfileError, profile_from_dict
 from app.paths import PROFILES
+from app.profile_file import load_profile
 
 BASE = {"schema": 1, "id": "p", "signal": "hand_position_correct", "values": ["yes", "no"], "prompt": "Q?"}
 

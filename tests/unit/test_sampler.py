@@ -110,7 +110,7 @@ def test_slot_keeps_one_in_flight_and_only_the_newest_waiting() -> None:
     assert slot.done() == "c"
     clock.now = 8.0
     assert slot.done() is None
-    assert slot.stats.superseded == 1 and slot.stats.dispatched == 2 and slot.stats.completed == 2
+    assert slot.stats.superseded == 1 and slot.stats.dispatched == 2 and slot.stats.done == 2
     assert slot.model_seconds() == 4.0  # median of 7 s and 1 s
     assert slot.stretched(3.0) and not slot.stretched(5.0)
     assert slot.effective_interval(3.0) == 4.0 and slot.effective_interval(5.0) == 5.0

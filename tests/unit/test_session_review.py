@@ -10,9 +10,9 @@ from pathlib import Path
 
 import pytest
 
-from app.core.profiles import load_profile
 from app.core.session import ExaminerConfirmed, ExaminerCorrected, reduce
 from app.paths import PROFILES
+from app.profile_file import load_profile
 from app.session.review import ReviewError, allowed_answers, make_review
 from app.session.store import LoadedSession, export_csv, export_jsonl, summary_text
 from tests.unit.test_session import practice

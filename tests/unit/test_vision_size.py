@@ -63,3 +63,23 @@ def test_cpu_gets_a_smaller_default_than_gpu_backends() -> None:
     from app.core.vision_size import default_cap
 
     assert default_cap("cpu") == 224 and default_cap("metal") == 448 and default_cap("unknown") == 224
+
+
+def test_the_grid_comes_from_the_model_type() -> None:
+    from app.core.vision_size import choose_policy, grid_for_model_type
+
+    assert grid_for_model_type("qwen3_vl") == 32
+    assert grid_for_model_type("qwen2_vl") == grid_for_model_type("qwen2_5_vl") == 28
+    assert grid_for_model_type(None) == grid_for_model_type("something_new") == 32
+    qwen25 = choose_policy("cpu", None, None, grid=28)
+    assert vision_size(1080, 1920, qwen25) == (112, 224)
+    assert vision_size(1080, 1920, choose_policy("cpu", None, None, grid=32)) == (128, 224)
+    assert choose_policy("cpu", 448, None, grid=28) == VisionPolicy(224, square=True, align=28)
+    assert vision_size(500, 500, choose_policy("cpu", 448, None, grid=28)) == (224, 224)
+
+
+def test_a_model_folder_reads_its_grid() -> None:
+    from app.engine.model_folder import open_model_folder
+    from app.paths import MODEL_STORE
+
+    assert open_model_folder(MODEL_STORE / "keyframe-demo").vision_grid == 32  # model_type qwen3_vl
