@@ -2,6 +2,8 @@ from __future__ import annotations
 
 import os
 import sys
+from collections import Counter
+from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
@@ -40,3 +42,102 @@ def pytest_sessionfinish(session: pytest.Session, exitstatus: int) -> None:
 
 def pytest_report_header(config: pytest.Config) -> str:
     return f"keyframe root: {ROOT} (CI={os.environ.get('CI', '')})"
+
+
+# --- kinds of test: what ran, and no silent skip of a real browser, nginx or full disk in CI ----------
+
+# Markers for tests that need a real outside tool; each is set in its test modules (pytestmark).
+TOOL_MARKERS = ("browser", "nginx", "enospc")
+FOLDER_KINDS = ("unit", "integration", "faults", "models", "e2e")
+
+
+def in_ci() -> bool:
+    return os.environ.get("CI", "").strip().lower() in ("1", "true", "yes")
+
+
+def _folder_kind(item: pytest.Item) -> str:
+    parts = Path(str(item.path)).resolve().relative_to(ROOT / "tests").parts
+    return parts[0] if len(parts) > 1 else "tests"
+
+
+def _tool_kinds(item: pytest.Item) -> tuple[str, ...]:
+    return tuple(m for m in TOOL_MARKERS if item.get_closest_marker(m) is not None)
+
+
+def marker_mismatches(items: list[pytest.Item]) -> list[str]:
+    """Each marker selects what it says: `browser` = tests/e2e, `nginx` = tests using the real nginx server,
+    `enospc` = tests that mount a real tiny filesystem (`real_tmpfs` fixture)."""
+    rules = {
+        "browser": lambda i: _folder_kind(i) == "e2e",
+        "nginx": lambda i: "nginx" in getattr(i, "fixturenames", ()),
+        "enospc": lambda i: "real_tmpfs" in getattr(i, "fixturenames", ()),
+    }
+    wrong = []
+    for item in items:
+        for marker, should in rules.items():
+            has = item.get_closest_marker(marker) is not None
+            if has != should(item):
+                wrong.append(f"{item.nodeid}: {'has' if has else 'lacks'} the {marker!r} marker")
+    return wrong
+
+
+@pytest.hookimpl(tryfirst=True)  # before `-m` deselects: the check sees every collected test
+def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
+    wrong = marker_mismatches(items)
+    if wrong:
+        raise pytest.UsageError("markers do not select what they say:\n  " + "\n  ".join(wrong))
+    _KINDS.update({i.nodeid: (_folder_kind(i), _tool_kinds(i)) for i in items})
+
+
+@pytest.hookimpl(hookwrapper=True)
+def pytest_runtest_makereport(item: pytest.Item, call: pytest.CallInfo) -> Iterator[None]:
+    outcome = yield
+    report = outcome.get_result()
+    kinds = _tool_kinds(item)
+    if report.skipped and kinds and in_ci() and not hasattr(report, "wasxfail"):
+        # In CI the tool must be there (scripts/test.sh installs it): a skip would hide that nothing was tested.
+        reason = report.longrepr[2] if isinstance(report.longrepr, tuple) else str(report.longrepr)
+        report.outcome = "failed"
+        report.longrepr = f"a {'/'.join(kinds)} test was skipped under CI=true, which counts as a failure: {reason}"
+
+
+_KINDS: dict[str, tuple[str, tuple[str, ...]]] = {}  # nodeid -> (folder, tool markers)
+_OUTCOMES: dict[str, str] = {}  # nodeid -> passed | failed | skipped
+
+
+def pytest_runtest_logreport(report: pytest.TestReport) -> None:
+    outcomes = _OUTCOMES
+    previous = outcomes.get(report.nodeid)
+    if report.failed:
+        outcomes[report.nodeid] = "failed"
+    elif report.skipped and previous is None:
+        outcomes[report.nodeid] = "skipped"
+    elif report.when == "call" and report.passed and previous is None:
+        outcomes[report.nodeid] = "passed"
+
+
+def kind_counts(kinds: dict[str, tuple[str, tuple[str, ...]]], outcomes: dict[str, str]) -> list[str]:
+    """One line per kind that had a test: `unit: 300 passed`, `browser: 9 passed, 1 failed`."""
+    tally: dict[str, Counter[str]] = {}
+    for nodeid, outcome in outcomes.items():
+        folder, tools = kinds.get(nodeid, ("tests", ()))
+        for kind in (folder, *tools):
+            tally.setdefault(kind, Counter())[outcome] += 1
+    order = [*FOLDER_KINDS, "tests", *TOOL_MARKERS]
+    lines = []
+    for kind in sorted(tally, key=lambda k: order.index(k) if k in order else len(order)):
+        counts = tally[kind]
+        text = ", ".join(f"{counts[o]} {o}" for o in ("passed", "failed", "skipped") if counts[o])
+        lines.append(f"{kind}: {text}")
+    for tool in TOOL_MARKERS:
+        if tool not in tally:
+            lines.append(f"{tool}: 0 ran")
+    return lines
+
+
+def pytest_terminal_summary(terminalreporter, exitstatus: int, config: pytest.Config) -> None:  # noqa: ANN001
+    if not _KINDS or config.option.collectonly:
+        return
+    terminalreporter.section("tests by kind")
+    for line in kind_counts(_KINDS, _OUTCOMES):
+        terminalreporter.write_line(line)

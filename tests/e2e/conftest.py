@@ -36,8 +36,6 @@ CHROMIUM_ARGS = [
     "--disable-quic",
 ]
 
-pytestmark = pytest.mark.browser
-
 # Collects what the page's Content-Security-Policy refused (the URL never leaves the browser).
 _CSP_PROBE = """
 window.__cspViolations = [];

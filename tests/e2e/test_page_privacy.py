@@ -20,6 +20,8 @@ import pytest
 from app.paths import ASSETS
 from tests.e2e.conftest import RequestLog, collect_csp_violations, record_requests, wait_until_loaded
 
+pytestmark = pytest.mark.browser
+
 SIZES = {"desktop": (1280, 800), "phone": (390, 844)}
 
 
