@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import threading
+from pathlib import Path
 
 from app.analyzer import Analyzer
 from app.core.generation import FinishReason
@@ -87,11 +88,21 @@ def test_token_limit_truncates_and_cancel_stops(demo_analyzer: Analyzer) -> None
     assert cancelled.timings.generated_tokens == 2  # took effect before the next decode step
 
 
+def _header_stop_ids(tokenizer: Path) -> frozenset[int]:
+    """Read here, not through the app's reader: line 2 counts special, stop and prefix ids; line 3 lists them."""
+    lines = tokenizer.read_bytes().split(b"\n", 3)
+    n_special, n_stop, _ = (int(x) for x in lines[1].split())
+    ids = [int(x) for x in lines[2].split()]
+    return frozenset(ids[n_special : n_special + n_stop])
+
+
 def test_stop_ids_come_from_the_tokenizer_file(demo_analyzer: Analyzer) -> None:
-    stop_ids = demo_analyzer.engine.stop_ids
-    assert stop_ids
+    expected = _header_stop_ids(demo_analyzer.engine.folder.tokenizer_path)
+    assert expected, "the demo model's tokenizer header names its stop ids"
+    # Exactly the header's ids: the fallback list (ids found by encoding stop texts) gives another set.
+    assert demo_analyzer.engine.stop_ids == expected
     llm = demo_analyzer.engine._llm
-    assert any(llm.tokenizer_encode("<|im_end|>") == [i] for i in stop_ids)
+    assert any(llm.tokenizer_encode("<|im_end|>") == [i] for i in expected)
 
 
 def test_every_token_decodes_without_raising(demo_analyzer: Analyzer) -> None:

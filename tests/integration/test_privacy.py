@@ -2,41 +2,58 @@
 
 from __future__ import annotations
 
-import socket
+import shutil
 import subprocess
 import sys
+import time
 from pathlib import Path
 
-from app.analyzer import Analyzer
+import pytest
+
 from app.frames.intake import decode_image_bytes
-from app.privacy.guard import NetworkBlocked, NetworkGuard, active_guard, install
+from app.privacy.guard import active_guard
+from app.worker import process_host
+from app.worker.messages import Analyze, Finished, JobFailed, LoadFailed, WorkerSpec
 from tests.integration.conftest import held_out_scenes, write_scenes
+from tests.integration.leaky_worker import leaky_child_main
 
 ROOT = Path(__file__).resolve().parents[2]
 
 
-def test_a_connection_attempt_during_analysis_is_blocked_and_counted(demo_analyzer: Analyzer) -> None:
+def test_a_connection_attempt_in_the_worker_child_is_blocked_and_counted(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The real worker child, with its own guard, tries to connect out mid-analysis (tests/integration/leaky_worker.py).
+
+    The child runs in an empty network namespace, so nothing could leave even if the guard failed:
+    then the outcome would read `unreachable` instead of `blocked`, and the count would be 0.
+    """
+    if shutil.which("unshare") is None or subprocess.run(["unshare", "-rn", "true"]).returncode != 0:
+        pytest.skip("needs network namespaces (unshare -rn) to keep the attempt off the network")
+    leak_log = tmp_path / "leak.log"
+    monkeypatch.setenv("KEYFRAME_TEST_LEAK_LOG", str(leak_log))
+    monkeypatch.setattr(process_host, "_child_main", leaky_child_main)
     session_guard = active_guard()
-    guard = install(NetworkGuard())
-    outcomes: list[str] = []
-
-    def leaky_listener(piece: str) -> None:
-        # Stands in for any code on the analysis path that tries to phone home.
-        try:
-            with socket.create_connection(("203.0.113.9", 80), timeout=1):
-                outcomes.append("connected")
-        except NetworkBlocked:
-            outcomes.append("blocked")
-
+    blocked_here = session_guard.blocked_count if session_guard is not None else 0
+    events: list = []
+    host = process_host.ProcessWorkerHost(WorkerSpec(), events.append)
+    host.start()
     try:
         _, data, expected = held_out_scenes(count_per_kind=1, seed=55)[0]
-        result = demo_analyzer.analyze(decode_image_bytes(data), "scene", on_token=leaky_listener)
+        host.submit(Analyze("kf-1", decode_image_bytes(data), "scene"))
+        deadline = time.monotonic() + 120
+        while not (done := [e for e in events if isinstance(e, (Finished, JobFailed, LoadFailed))]):
+            assert time.monotonic() < deadline, events
+            time.sleep(0.02)
     finally:
-        if session_guard is not None:
-            install(session_guard)
-    assert outcomes and set(outcomes) == {"blocked"}
-    assert guard.blocked_count == len(outcomes) and guard.outbound_count == 0
-    assert result.observation == expected  # blocking did not break the analysis
+        host.stop()
+    finished = done[0]
+    assert isinstance(finished, Finished), finished
+    assert leak_log.read_text() == "blocked\n"  # raised by the guard, before any connect syscall
+    assert finished.network_blocked == 1  # counted by the child's guard and reported with the answer
+    assert finished.result.observation == expected  # blocking did not break the analysis
+    if session_guard is not None:
+        assert session_guard.blocked_count == blocked_here  # it happened in the child, not in this process
 
 
 def test_the_app_never_imports_mnn_tools(tmp_path: Path) -> None:

@@ -10,7 +10,6 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from app.core.generation import Timings
-from app.core.routing import route
 from app.core.session import (
     ExaminerConfirmed,
     ExaminerCorrected,
@@ -46,13 +45,25 @@ def practice(i: int, observation: str, status: str = "valid") -> PracticeEvent:
     )
 
 
-def test_generative_answers_are_never_confident() -> None:
-    for event in (practice(1, "yes"), practice(2, "no"), practice(3, "unknown", "rejected")):
-        routing = route(event)
-        assert routing.confidence == 0.0
-        assert routing.alert_tier == "low"
-        assert routing.status == "pending_examiner_confirmation"
-        assert routing.strong_alert is False
+def test_generative_answers_are_never_confident(tmp_path: Path) -> None:
+    # However sure the model's tokens looked, what the session keeps, shows and exports has confidence 0,
+    # the low tier and no strong alert, pending the examiner: checked on the reducer and the CSV export,
+    # against the promised values (not against the module's own constant).
+    events = [
+        replace(practice(1, "yes"), model_score=0.999),
+        replace(practice(2, "no"), model_score=0.97),
+        practice(3, "unknown", "rejected"),
+    ]
+    state = reduce(events)
+    assert [
+        (e.routing.confidence, e.routing.alert_tier, e.routing.status, e.routing.strong_alert) for e in state.timeline
+    ] == [(0.0, "low", "pending_examiner_confirmation", False)] * 3
+    log = SessionLog(tmp_path / "s.jsonl")
+    for event in events:
+        log.append(event)
+    log.close()
+    rows = list(csv.DictReader(io.StringIO(export_csv(load_session(tmp_path / "s.jsonl")))))
+    assert [(r["confidence"], r["alert_tier"], r["review"]) for r in rows] == [("0.0", "low", "pending")] * 3
 
 
 def test_reducer_builds_timeline_counts_streaks_and_pending() -> None:
