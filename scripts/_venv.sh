@@ -1,21 +1,44 @@
-# Shared by run-app.sh and test.sh: make .venv with Python 3.11 and install the project.
+# Shared by run-app.sh and test.sh: make .venv and install the project into it — only when
+# .venv is missing or pyproject.toml (or the extras asked for) changed since the last install,
+# so every later start contacts no package index and works with no network at all.
 # Usage: source scripts/_venv.sh "<extras>"   (extras like "[test]" or "")
 set -euo pipefail
 ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 cd "$ROOT"
+# The Python versions every dependency publishes wheels for (pyproject.toml's requires-python).
+PY_MIN=11
+PY_MAX=14
 pick_python() {
-  for candidate in "${PYTHON:-}" python3.11 python3; do
+  local candidate
+  for candidate in "${PYTHON:-}" python3 python3.14 python3.13 python3.12 python3.11; do
     [ -n "$candidate" ] || continue
     if command -v "$candidate" >/dev/null 2>&1 &&
-       "$candidate" -c 'import sys; sys.exit(0 if sys.version_info[:2] == (3, 11) else 1)' 2>/dev/null; then
+       "$candidate" -c "import sys; sys.exit(0 if (3, $PY_MIN) <= sys.version_info[:2] <= (3, $PY_MAX) else 1)" 2>/dev/null; then
       echo "$candidate"; return 0
     fi
   done
-  echo "Keyframe needs Python 3.11 (set PYTHON=/path/to/python3.11)" >&2
+  echo "Keyframe needs Python 3.$PY_MIN to 3.$PY_MAX (set PYTHON=/path/to/python3.X)" >&2
   return 1
 }
 if [ ! -x .venv/bin/python ]; then
-  "$(pick_python)" -m venv .venv
+  python="$(pick_python)"
+  "$python" -m venv .venv
 fi
-.venv/bin/python -m pip install --quiet --disable-pip-version-check --upgrade pip
-.venv/bin/python -m pip install --quiet --disable-pip-version-check -e ".${1:-}"
+# What the installed environment was made from: pyproject.toml and the interpreter. The stamp
+# holds that hash and the extras installed with it ("[test]" covers a plain start too).
+stamp_of() {
+  { cat pyproject.toml; .venv/bin/python -c 'import sys; print(sys.version)'; } |
+    .venv/bin/python -c 'import hashlib, sys; print(hashlib.sha256(sys.stdin.buffer.read()).hexdigest())'
+}
+STAMP=.venv/.keyframe-install-stamp
+want="$(stamp_of)"
+have="$(sed -n 1p "$STAMP" 2>/dev/null || true)"
+have_extras="$(sed -n 2p "$STAMP" 2>/dev/null || true)"
+if [ "$have" != "$want" ] || { [ -n "${1:-}" ] && [ "$have_extras" != "${1:-}" ]; }; then
+  echo "installing Keyframe's dependencies into .venv (only when .venv is new or pyproject.toml changed) ..." >&2
+  # Quiet: no progress bars, no setuptools warning boxes; pip's errors still show.
+  export PIP_DISABLE_PIP_VERSION_CHECK=1 PIP_NO_INPUT=1
+  .venv/bin/python -m pip install --quiet --quiet --upgrade pip >/dev/null
+  .venv/bin/python -m pip install --quiet --quiet -e ".${1:-}" >/dev/null
+  printf '%s\n%s\n' "$want" "${1:-}" >"$STAMP"
+fi

@@ -43,7 +43,7 @@ def launch(port: int | None = None, model: str | None = None, profile: Path | No
     except web_shell.WebShellError as exc:
         print(f"error: {exc}", file=sys.stderr)
         return 2
-    print(f"Keyframe is served at http://127.0.0.1:{port} (local only)", file=sys.stderr)
+    print(f"open http://127.0.0.1:{port} in your browser · Ctrl+C to stop", file=sys.stderr, flush=True)
     # WEB_BROWSER opens a tab where there is a display; without one Flet only serves.
     web_shell.serve(build_main(model, profile), port)
     return 0
