@@ -1,17 +1,23 @@
 """`python -m app`: the UI by default, headless commands for testers and benchmarks.
 
 Headless commands print JSON only on stdout (MNN's own chatter is moved to
-stderr at the descriptor level); messages for people go to stderr.
+stderr at the descriptor level); messages for people go to stderr. Every command
+logs to a rotating file (`app.logs`); `--verbose` also logs to stderr.
 """
 
 from __future__ import annotations
 
 import argparse
+import logging
 import sys
 from collections.abc import Sequence
 from pathlib import Path
 
+from app import logs
 from app.commands import analyze, models, sessions, watch
+from app.logs import log_dir
+
+log = logging.getLogger("keyframe.cli")
 
 # Commands that may load MNN claim stdout so only their JSON reaches it.
 _HEADLESS = {"analyze": analyze.run, "watch": watch.run, "sessions": sessions.run}
@@ -28,8 +34,25 @@ def _port(text: str) -> int:
     return value
 
 
+def _log_options(parser: argparse.ArgumentParser, default: object) -> None:
+    parser.add_argument(
+        "-v", "--verbose", action="store_true", default=default, help="also log to stderr, with debug lines"
+    )
+    parser.add_argument(
+        "--log-answers",
+        action="store_true",
+        default=default,
+        help="let the log file hold the model's answers (never images; off by default)",
+    )
+
+
 def _build_parser() -> argparse.ArgumentParser:
-    parser = argparse.ArgumentParser(prog="python -m app", description="Keyframe: on-device VLM practice coach.")
+    parser = argparse.ArgumentParser(
+        prog="python -m app",
+        description="Keyframe: on-device VLM practice coach.",
+        epilog=f"Log files: {log_dir()}",
+    )
+    _log_options(parser, False)
     sub = parser.add_subparsers(dest="command")
     ui = sub.add_parser("ui", help="start the app (default)")
     ui.add_argument("--port", type=_port, default=None, help="port of the web UI, 1-65535 (default 8550)")
@@ -38,7 +61,16 @@ def _build_parser() -> argparse.ArgumentParser:
     for command in (analyze, watch, sessions):
         command.add_parser(sub)
     models.add_models_parser(sub)
+    _log_options_below(sub)  # also after the command: `analyze --verbose`, `models path -v`
     return parser
+
+
+def _log_options_below(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
+    for command_parser in sub.choices.values():
+        _log_options(command_parser, argparse.SUPPRESS)
+        for action in command_parser._actions:
+            if isinstance(action, argparse._SubParsersAction):
+                _log_options_below(action)
 
 
 def main(argv: Sequence[str] | None = None) -> int:
@@ -46,6 +78,19 @@ def main(argv: Sequence[str] | None = None) -> int:
 
     ensure_installed()  # first thing: no code path after this can reach the network unnoticed
     args = _build_parser().parse_args(argv)
+    # For the UI, the worker's console output (MNN's banners) goes to the log, not the terminal.
+    logs.setup(
+        verbose=args.verbose, answers=args.log_answers or None, native_output_to_log=args.command in (None, "ui")
+    )
+    log.info("start: %s", args.command or "ui")
+    try:
+        code = _run(args)
+    finally:
+        logs.reset()  # the process ends here; a caller in the same process (tests) gets its logging back
+    return code
+
+
+def _run(args: argparse.Namespace) -> int:
     if args.command == "models":
         return models.run_models(args, sys.stdout)  # no MNN on this path: stdout needs no claiming
     if args.command in _HEADLESS:

@@ -29,6 +29,7 @@ from app.core.session import (
 from app.core.slot import InFlightSlot
 from app.frames.intake import DecodedImage
 from app.frames.metrics import frame_stats
+from app.logs import answers_logged
 from app.session.store import SessionLog
 from app.worker.hosts import make_host
 from app.worker.messages import (
@@ -46,7 +47,7 @@ from app.worker.messages import (
     WorkerSpec,
 )
 
-log = logging.getLogger("keyframe.pipeline")
+logger = logging.getLogger("keyframe.pipeline")
 
 
 @dataclass(frozen=True)
@@ -80,6 +81,27 @@ class PipelineUpdate:
 class _Stream:
     keyframe_id: str
     pieces: list[str] = field(default_factory=list)
+
+
+def _log_event(event: SessionEvent) -> None:
+    """One line per event; the answer itself only when the user allowed answers in the log."""
+    if isinstance(event, PracticeEvent):
+        timing = f"{event.timings.total_ms:.0f} ms"
+        if answers_logged():
+            logger.info(
+                "%s answered %s (%s) in %s: %r",
+                event.keyframe_id,
+                event.observation,
+                event.parse_reason,
+                timing,
+                event.raw,
+            )
+        else:
+            logger.info("%s answered in %s", event.keyframe_id, timing)
+    elif isinstance(event, KeyframeFailed):
+        logger.warning("%s failed: %s (%s)", event.keyframe_id, event.error, event.message)
+    elif isinstance(event, KeyframeSkipped):
+        logger.debug("%s skipped: %s", event.keyframe_id, event.reason.value)
 
 
 def _new_id() -> str:
@@ -177,6 +199,12 @@ class LivePipeline:
             self._count = 0
             self._session += 1
             self._notify()
+        logger.info(
+            "session %d begun (%s, every %.1f s)",
+            self._session,
+            getattr(log, "path", "no log"),
+            self.sampler_config.interval_s,
+        )
         self._deliver()
 
     def end_session(self) -> None:
@@ -193,6 +221,7 @@ class LivePipeline:
             self._session += 1
             self._stream = None
             self._notify(streaming_keyframe=None)
+        logger.info("session ended: %d keyframes analysed", len(self._state.timeline))
         if in_flight is not None:
             self._host.cancel(self._job_id(in_flight))
         self._deliver()
@@ -358,8 +387,9 @@ class LivePipeline:
                 self._log_error = ""
             except OSError as exc:
                 self._log_error = f"the session log cannot be written ({exc.strerror or exc})"
-                log.error("%s: %s", self._log_error, event.event_id)
+                logger.error("%s: %s", self._log_error, event.event_id)
         self._state = apply(self._state, event)
+        _log_event(event)
         self._notify(event=event)
 
     def _notify(
@@ -405,4 +435,4 @@ class LivePipeline:
                 except Exception:
                     # A listener's failure is its own: frames and answers go on.
                     self.listener_errors += 1
-                    log.exception("the pipeline listener failed")
+                    logger.exception("the pipeline listener failed")

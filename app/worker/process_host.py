@@ -20,6 +20,7 @@ child watches the parent's sentinel.
 
 from __future__ import annotations
 
+import logging
 import multiprocessing as mp
 import threading
 import time
@@ -28,7 +29,9 @@ from dataclasses import dataclass
 from multiprocessing.connection import Connection, wait
 from queue import Empty
 
+from app import logs
 from app.core.watchdog import ProgressClock, StallLimit
+from app.logs import LogSettings
 from app.worker.in_flight import InFlight
 from app.worker.listener import SafeListener
 from app.worker.messages import (
@@ -48,6 +51,8 @@ from app.worker.messages import (
     WorkerSpec,
 )
 
+log = logging.getLogger("keyframe.worker")
+
 # A child that dies this many times in a row before it is ready is not restarted again.
 MAX_FAILED_STARTS = 3
 # A model that crashes (or hangs) on this many keyframes in a row, with no answer between, is given up.
@@ -55,11 +60,15 @@ MAX_CRASHES_IN_A_ROW = 3
 _POLL_S = 0.25  # how often the reader looks at the watchdog when nothing arrives
 
 
-def _child_main(spec: WorkerSpec, commands: mp.Queue[Command], events: Connection) -> None:
+def _child_main(
+    spec: WorkerSpec, commands: mp.Queue[Command], events: Connection, log_settings: LogSettings | None
+) -> None:
     from app.engine.stdio import claim_stdout
+    from app.logs import setup_child
     from app.worker.child_guard import die_with_parent, ignore_terminal_interrupts
     from app.worker.serve import serve
 
+    setup_child(log_settings)  # first: fd 2 may become the log file, and claim_stdout sends fd 1 there too
     die_with_parent()
     ignore_terminal_interrupts()  # Ctrl-C reaches the whole process group; the parent decides
     claim_stdout()  # fd 1 -> stderr for MNN's chatter; this process prints nothing itself
@@ -139,7 +148,7 @@ class ProcessWorkerHost:
         receiver, sender = self._ctx.Pipe(duplex=False)
         commands = self._ctx.Queue()
         process = self._ctx.Process(
-            target=_child_main, args=(self.spec, commands, sender), name="keyframe-worker", daemon=True
+            target=_child_main, args=(self.spec, commands, sender, logs.current()), name="keyframe-worker", daemon=True
         )
         process.start()
         sender.close()  # the child holds the only write end: EOF means it is gone
@@ -297,6 +306,10 @@ class ProcessWorkerHost:
                     self._in_flight.claim(job)  # never begun: the new child takes it over
                     self._child.commands.put(job)  # type: ignore[union-attr]
             restarts, dead = self._restarts, self._dead
+        if dead is not None:
+            log.error("worker given up: %s", dead)
+        else:
+            log.warning("worker restarted (%d) after %s", restarts, reason)
         # Told only now, with the new child in place: a listener may submit at once.
         if failed_job is not None:
             code = "worker_hung" if hung else "worker_died"

@@ -6,6 +6,7 @@ Shared by the process host (run in a child) and the thread host.
 from __future__ import annotations
 
 import ctypes
+import logging
 import os
 import time
 from collections.abc import Callable
@@ -33,6 +34,8 @@ from app.worker.messages import (
     Token,
     WorkerSpec,
 )
+
+log = logging.getLogger("keyframe.worker")
 
 Poll = Callable[[], "Command | None"]  # non-blocking: the next command or None
 Wait = Callable[[], Command]  # blocking
@@ -129,8 +132,17 @@ def serve(spec: WorkerSpec, wait: Wait, poll: Poll, emit: Callable[[Event], None
         analyzer, decision = checked_analyzer(spec)
         load_ms = analyzer.load()
     except Exception as exc:  # reported to the host, which shows it
+        log.exception("the model could not be loaded")  # the traceback stays here; the host gets one line
         emit(LoadFailed(f"{type(exc).__name__}: {exc}"))
         return
+    log.info(
+        "model %s@%s on %s loaded in %.0f ms (%s)",
+        analyzer.model.id,
+        analyzer.model.revision,
+        decision.used,
+        load_ms,
+        decision.reason or "as asked",
+    )
     emit(
         Ready(
             analyzer.model.id,
@@ -169,6 +181,7 @@ def serve(spec: WorkerSpec, wait: Wait, poll: Poll, emit: Callable[[Event], None
             try:
                 result = analyzer.analyze(cmd.image, cmd.source, on_token=on_token, cancel=during, on_phase=on_phase)
             except Exception as exc:
+                log.exception("job %s failed in the engine", cmd.job_id)
                 emit(JobFailed(cmd.job_id, "engine_error", f"{type(exc).__name__}: {exc}"))
                 continue
             if during.cancelled:
