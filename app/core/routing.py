@@ -8,15 +8,6 @@ said and however sure its token probabilities looked.
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Protocol
-
-
-class _Answer(Protocol):
-    @property
-    def observation(self) -> str: ...
-
-    @property
-    def parse_status(self) -> str: ...
 
 
 @dataclass(frozen=True)
@@ -27,9 +18,5 @@ class Routing:
     strong_alert: bool
 
 
+# Every answer today comes from a generative model, valid or not, so every answer gets this.
 GENERATIVE = Routing(confidence=0.0, alert_tier="low", status="pending_examiner_confirmation", strong_alert=False)
-
-
-def route(answer: _Answer) -> Routing:
-    # Every answer today comes from a generative model, valid or not.
-    return GENERATIVE

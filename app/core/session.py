@@ -17,7 +17,7 @@ from enum import Enum
 from typing import Any, Union
 
 from app.core.generation import Timings
-from app.core.routing import Routing, route
+from app.core.routing import GENERATIVE, Routing
 
 
 @dataclass(frozen=True)
@@ -171,7 +171,7 @@ def apply(state: SessionState, event: SessionEvent) -> SessionState:
         length = streak[1] + 1 if streak and streak[0] == event.observation else 1
         return replace(
             state,
-            timeline=state.timeline + (TimelineEntry(event, route(event)),),
+            timeline=state.timeline + (TimelineEntry(event, GENERATIVE),),
             counts=_bump(state.counts, event.observation),
             current_streak=(event.observation, length),
             longest_streaks=_bump(state.longest_streaks, event.observation, length),

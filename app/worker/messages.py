@@ -20,10 +20,6 @@ class WorkerSpec:
     threads: int = 2
     image_max_side: int | None = None
     constrained: bool = True
-    # DEPRECATED, tests only: use the KEYFRAME_TEST_PACE_MS environment variable
-    # (app.worker.serve.TEST_PACE_ENV). Kept only until tests/integration/test_pipeline.py
-    # stops passing it; nothing else does.
-    pace_ms: float = 0.0
     # The hang watchdog's floor (see app.core.watchdog); lowered only by fault tests.
     stall_floor_s: float = 30.0
 

@@ -103,13 +103,11 @@ class _CommandsDuringJob:
 TEST_PACE_ENV = "KEYFRAME_TEST_PACE_MS"
 
 
-def _test_pace_ms(spec: WorkerSpec) -> float:
+def _test_pace_ms() -> float:
     try:
-        from_env = float(os.environ.get(TEST_PACE_ENV) or 0.0)
+        return max(0.0, float(os.environ.get(TEST_PACE_ENV) or 0.0))
     except ValueError:
-        from_env = 0.0
-    # spec.pace_ms: only until tests/integration/test_pipeline.py sets the variable instead.
-    return max(0.0, from_env, spec.pace_ms)
+        return 0.0
 
 
 def _pace(ms: float) -> None:
@@ -157,7 +155,7 @@ def serve(spec: WorkerSpec, wait: Wait, poll: Poll, emit: Callable[[Event], None
             analyzer.model.id == DEFAULT_MODEL_ID,
         )
     )
-    pace_ms = _test_pace_ms(spec)
+    pace_ms = _test_pace_ms()
     try:
         while True:
             cmd = wait()
