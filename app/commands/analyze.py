@@ -6,7 +6,7 @@ import argparse
 import sys
 from typing import TYPE_CHECKING, TextIO
 
-from app.commands.common import EXIT_BAD_INPUT, EXIT_OK, EXIT_SETUP, add_model_options, emit, worker_spec
+from app.commands.common import EXIT_FAILED, EXIT_OK, EXIT_SETUP, add_model_options, emit, worker_spec
 
 if TYPE_CHECKING:
     from app.commands.common import Subparsers
@@ -58,7 +58,7 @@ def run(args: argparse.Namespace, out: TextIO) -> int:
                 assert item.path is not None
                 image = read_image_file(item.path)
             except ImageRejected as exc:
-                status = EXIT_BAD_INPUT
+                status = EXIT_FAILED
                 print(f"error: {exc}", file=sys.stderr)
                 emit(out, InputError(name, exc.reason, str(exc)).to_dict(), args.jsonl)
                 continue
@@ -74,7 +74,7 @@ def run(args: argparse.Namespace, out: TextIO) -> int:
                 record = outcome.finished.result.to_dict()
             else:
                 assert outcome.failed is not None
-                status = EXIT_BAD_INPUT
+                status = EXIT_FAILED
                 print(f"error: {name}: {outcome.failed.message}", file=sys.stderr)
                 record = InputError(name, outcome.failed.error, outcome.failed.message).to_dict()
             emit(out, record, args.jsonl)

@@ -12,8 +12,7 @@ import sys
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 
-EXIT_INTERRUPTED = 128 + signal.SIGINT  # 130
-EXIT_TERMINATED = 128 + signal.SIGTERM  # 143
+from app.commands.common import EXIT_INTERRUPTED, EXIT_TERMINATED
 
 
 class Terminated(BaseException):

@@ -17,7 +17,7 @@ import sys
 from pathlib import Path
 from typing import TYPE_CHECKING, TextIO
 
-EXIT_OK, EXIT_FAILED, EXIT_SETUP, EXIT_CANCELLED = 0, 1, 2, 130
+from app.commands.common import EXIT_FAILED, EXIT_INTERRUPTED, EXIT_OK, EXIT_SETUP
 
 if TYPE_CHECKING:
     from app.commands.common import Subparsers
@@ -186,7 +186,7 @@ def _download(store: ModelStore, args: argparse.Namespace, out: TextIO) -> int:
     job.join()
     error = job.error
     if isinstance(error, Cancelled):
-        return _fail(args, out, "cancelled; run the same command again to resume", EXIT_CANCELLED, "Cancelled")
+        return _fail(args, out, "cancelled; run the same command again to resume", EXIT_INTERRUPTED, "Cancelled")
     if isinstance(error, (DownloadError, OSError)):
         return _fail(args, out, error, EXIT_FAILED)
     if isinstance(error, (StoreError, ModelBusy)):

@@ -8,7 +8,7 @@ import sys
 from pathlib import Path
 from typing import TYPE_CHECKING, TextIO
 
-from app.commands.common import EXIT_BAD_INPUT, EXIT_OK, emit
+from app.commands.common import EXIT_FAILED, EXIT_OK, emit
 from app.core.profiles import ProfileError
 from app.core.session import event_to_dict
 from app.models.storage import data_dir
@@ -104,12 +104,12 @@ def run(args: argparse.Namespace, out: TextIO) -> int:
         path = folder / f"{args.session}.jsonl"
     if not path.is_file():
         print(f"error: no session {args.session!r} (looked in {folder})", file=sys.stderr)
-        return EXIT_BAD_INPUT
+        return EXIT_FAILED
     try:
         session = load_session(path)
     except OSError as exc:
         print(f"error: cannot read {path}: {exc.strerror or exc}", file=sys.stderr)
-        return EXIT_BAD_INPUT
+        return EXIT_FAILED
     if args.sessions_command == "review":
         return _review(args, path, session, out)
     exporters = {"jsonl": export_jsonl, "csv": export_csv, "summary": summary_text}
@@ -131,7 +131,7 @@ def _review(args: argparse.Namespace, path: Path, session: LoadedSession, out: T
         )
     except (ReviewError, ProfileError) as exc:
         print(f"error: {exc} ({path})", file=sys.stderr)
-        return EXIT_BAD_INPUT
+        return EXIT_FAILED
     with SessionLog(path) as log:
         log.append(event)
     emit(out, event_to_dict(event), jsonl=True)

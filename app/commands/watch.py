@@ -8,7 +8,7 @@ import time
 from pathlib import Path
 from typing import TYPE_CHECKING, TextIO
 
-from app.commands.common import EXIT_BAD_INPUT, EXIT_OK, EXIT_SETUP, add_model_options, emit, worker_spec
+from app.commands.common import EXIT_FAILED, EXIT_OK, EXIT_SETUP, add_model_options, emit, worker_spec
 
 if TYPE_CHECKING:
     from app.commands.common import Subparsers
@@ -74,7 +74,7 @@ def run(args: argparse.Namespace, out: TextIO) -> int:
         video = VideoFrames(args.video)  # a bad file is refused before the model loads
     except VideoError as exc:
         print(f"error: {exc}", file=sys.stderr)
-        return EXIT_BAD_INPUT
+        return EXIT_FAILED
     spec = worker_spec(args)
     with video, SessionLog(log_path) as log:
         pipeline = LivePipeline(spec, on_update, sampler=sampler, log=log, host_kind=args.worker)
@@ -94,7 +94,7 @@ def run(args: argparse.Namespace, out: TextIO) -> int:
             pipeline.wait_idle()
         except VideoError as exc:
             print(f"error: {exc}", file=sys.stderr)
-            return EXIT_BAD_INPUT
+            return EXIT_FAILED
         finally:
             pipeline.stop()
             for line in video.stats.summary():
@@ -104,4 +104,4 @@ def run(args: argparse.Namespace, out: TextIO) -> int:
     if pipeline.failure is not None:
         print(f"error: {pipeline.failure}", file=sys.stderr)
         return EXIT_SETUP
-    return EXIT_OK if pipeline.state.failed == 0 else EXIT_BAD_INPUT
+    return EXIT_OK if pipeline.state.failed == 0 else EXIT_FAILED

@@ -9,7 +9,7 @@ from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 from pathlib import Path
 
-from app.models.manifest import Manifest, ManifestError, load_manifest
+from app.models.manifest import Manifest, ManifestError, load_manifest, model_folder
 from app.models.storage import downloaded_models_dir, manifests_dir
 from app.models.verify import FileState, VerifyReport, check_file, verify_folder
 from app.paths import MANIFESTS, MODEL_STORE
@@ -137,9 +137,7 @@ def load_manifests(folder: Path = MANIFESTS) -> dict[str, Manifest]:
 
 
 def folder_for(manifest: Manifest, env: Mapping[str, str] | None = None) -> Path:
-    if manifest.bundled:
-        return MODEL_STORE / manifest.bundled
-    return downloaded_models_dir(env) / manifest.id
+    return model_folder(manifest, downloaded_models_dir(env), MODEL_STORE)
 
 
 def resolve_model(ref: str | None, env: Mapping[str, str] | None = None) -> ModelRef:

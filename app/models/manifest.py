@@ -140,3 +140,11 @@ def load_manifest(path: Path) -> Manifest:
         return manifest_from_dict(data)
     except ManifestError as exc:
         raise ManifestError(f"{path}: {exc}") from exc
+
+
+def model_folder(manifest: Manifest, downloaded_root: Path, bundled_root: Path) -> Path:
+    """Where a model's files are: a bundled model in its folder under `bundled_root`
+    (model_store/), any other under `downloaded_root` by its id. The one statement of it."""
+    if manifest.bundled:
+        return bundled_root / manifest.bundled
+    return downloaded_root / manifest.id

@@ -8,13 +8,12 @@ verified while its size and mtime are unchanged. A full re-hash stays available.
 from __future__ import annotations
 
 import json
-import os
 from collections.abc import Mapping
 from dataclasses import dataclass
 from pathlib import Path
 
 from app.models.manifest import Manifest, ManifestFile
-from app.models.safefs import open_no_follow
+from app.models.safefs import write_json_atomic
 
 MARKER_NAME = ".keyframe-verified.json"
 MARKER_SCHEMA = 1
@@ -43,14 +42,7 @@ def write_marker(folder: Path, model_id: str, records: Mapping[str, VerifiedFile
         "model_id": model_id,
         "files": {p: {"sha256": r.sha256, "size": r.size, "mtime_ns": r.mtime_ns} for p, r in sorted(records.items())},
     }
-    tmp = folder / (MARKER_NAME + ".tmp")
-    # O_NOFOLLOW: a link planted at the temporary name must not truncate a file outside the store.
-    fd = open_no_follow(tmp, os.O_WRONLY | os.O_CREAT | os.O_TRUNC)
-    with open(fd, "w", encoding="utf-8") as fh:
-        json.dump(data, fh, indent=1)
-        fh.flush()
-        os.fsync(fh.fileno())
-    os.replace(tmp, folder / MARKER_NAME)
+    write_json_atomic(folder / MARKER_NAME, data, indent=1)
 
 
 def record_for(path: Path, sha256: str) -> VerifiedFile:

@@ -10,7 +10,6 @@ the internet behind their back.
 from __future__ import annotations
 
 import json
-import os
 import re
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
@@ -18,6 +17,7 @@ from pathlib import Path
 from urllib.parse import quote, urlsplit
 
 from app.models.manifest import Manifest
+from app.models.safefs import write_json_atomic
 from app.models.storage import data_dir
 
 _COMMIT = re.compile(r"^[0-9a-f]{40}$")
@@ -137,6 +137,4 @@ def save_mirror_setting(url: str | None, env: Mapping[str, str] | None = None) -
         return
     base_mirror(url)
     path.parent.mkdir(parents=True, exist_ok=True)
-    tmp = path.with_name(path.name + ".tmp")
-    tmp.write_text(json.dumps({"mirror_base_url": url.strip()}) + "\n", encoding="utf-8")
-    os.replace(tmp, path)
+    write_json_atomic(path, {"mirror_base_url": url.strip()})

@@ -11,6 +11,7 @@ create, it only replaces files with os.replace.
 from __future__ import annotations
 
 import errno
+import json
 import os
 from pathlib import Path
 
@@ -61,3 +62,17 @@ def check_no_links(base: Path, path: Path) -> None:
                 f"{current} is a symbolic link; Keyframe writes only into real folders of its model store "
                 "(remove the link, or `models remove` the model, and try again)",
             )
+
+
+def write_json_atomic(path: Path, data: object, indent: int | None = None) -> None:
+    """Replace `path` with `data` as JSON, all or nothing: a temporary file beside it, fsynced,
+    then renamed over it. The temporary name is opened without following links, so one
+    planted there cannot make the write land outside the folder."""
+    tmp = path.with_name(path.name + ".tmp")
+    fd = open_no_follow(tmp, os.O_WRONLY | os.O_CREAT | os.O_TRUNC)
+    with open(fd, "w", encoding="utf-8") as fh:
+        json.dump(data, fh, indent=indent)
+        fh.write("\n")
+        fh.flush()
+        os.fsync(fh.fileno())
+    os.replace(tmp, path)

@@ -15,7 +15,6 @@ and lets a download skip files it already has.
 from __future__ import annotations
 
 import contextlib
-import hashlib
 import os
 import queue
 import secrets
@@ -40,13 +39,13 @@ from app.models.download import (
     part_path,
 )
 from app.models.locks import ModelBusy, ModelLock
-from app.models.manifest import Manifest, ManifestFile
+from app.models.manifest import Manifest, ManifestFile, model_folder
 from app.models.marker import VerifiedFile, quick_ok, read_marker, record_for, write_marker
 from app.models.mirrors import Mirror, hosts_of
 from app.models.progress import Phase, Progress, ProgressTracker
 from app.models.safefs import check_no_links, open_no_follow, real_dir
 from app.models.storage import downloaded_models_dir, exclude_from_backup, manifests_dir
-from app.models.verify import FileState, VerifyReport, sha256_file, verify_folder
+from app.models.verify import FileState, VerifyReport, sha256_file, sha256_stream, verify_folder
 from app.paths import MODEL_STORE
 
 if TYPE_CHECKING:
@@ -130,16 +129,13 @@ def _hash_file(path: Path, cancel: threading.Event | None) -> str:
 
 def _copy_hashing(src: Path, dest: Path) -> str:
     """Copies and hashes in one pass: the hash is of exactly the bytes written."""
-    digest = hashlib.sha256()
     dest.parent.mkdir(parents=True, exist_ok=True)
     fd = open_no_follow(dest, os.O_WRONLY | os.O_CREAT | os.O_TRUNC)
     with open(src, "rb") as fin, open(fd, "wb") as fout:
-        while chunk := fin.read(_CHUNK):
-            digest.update(chunk)
-            fout.write(chunk)
+        digest = sha256_stream(fin, fout.write)
         fout.flush()
         os.fsync(fout.fileno())
-    return digest.hexdigest()
+    return digest
 
 
 class ModelStore:
@@ -174,10 +170,7 @@ class ModelStore:
             raise UnknownModel(f"no manifest for model {model_id!r} (known: {known})") from None
 
     def folder(self, model_id: str) -> Path:
-        manifest = self.manifest(model_id)
-        if manifest.bundled:
-            return self._bundled_root / manifest.bundled
-        return self.root / manifest.id
+        return model_folder(self.manifest(model_id), self.root, self._bundled_root)
 
     def lock(self, model_id: str) -> ModelLock:
         return ModelLock(self.root / ".locks" / f"{model_id}.lock", model_id)

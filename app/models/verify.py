@@ -7,6 +7,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from enum import Enum
 from pathlib import Path
+from typing import BinaryIO
 
 from app.models.manifest import Manifest, ManifestFile
 
@@ -49,15 +50,24 @@ class VerifyReport:
         return f"{self.model_id}: not verified: {bad}"
 
 
+def sha256_stream(src: BinaryIO, each_chunk: Callable[[bytes], object] | None = None) -> str:
+    """The SHA-256 of everything left in `src`, read one MiB at a time (never the whole file).
+
+    `each_chunk` gets every chunk before it is hashed: it may write it elsewhere (a copy
+    hashed in the same pass) or raise to abandon a long hash. The one hashing loop of the app.
+    """
+    digest = hashlib.sha256()
+    while chunk := src.read(_CHUNK):
+        if each_chunk is not None:
+            each_chunk(chunk)
+        digest.update(chunk)
+    return digest.hexdigest()
+
+
 def sha256_file(path: Path, before_chunk: Callable[[], None] | None = None) -> str:
     """`before_chunk` runs before each MiB is hashed; it may raise to abandon a long hash."""
-    digest = hashlib.sha256()
     with open(path, "rb") as fh:
-        while chunk := fh.read(_CHUNK):
-            if before_chunk is not None:
-                before_chunk()
-            digest.update(chunk)
-    return digest.hexdigest()
+        return sha256_stream(fh, None if before_chunk is None else lambda _chunk: before_chunk())
 
 
 def check_file(folder: Path, entry: ManifestFile) -> FileCheck:

@@ -1,10 +1,8 @@
 from __future__ import annotations
 
-import io
 from collections.abc import Iterator
 from pathlib import Path
 
-import numpy as np
 import pytest
 
 from app.analyzer import Analyzer
@@ -26,16 +24,9 @@ def demo_analyzer() -> Iterator[Analyzer]:
 
 def held_out_scenes(count_per_kind: int, seed: int = HELD_OUT_SEED, size: int = 256) -> list[tuple[str, bytes, str]]:
     """(kind, JPEG bytes, expected answer) for freshly generated scenes."""
-    from demo_model.scenes import SCENE_KINDS, expected_answer, render_scene
+    from demo_model.scenes import scene_jpegs
 
-    rng = np.random.default_rng(seed)
-    scenes = []
-    for kind in SCENE_KINDS:
-        for _ in range(count_per_kind):
-            buf = io.BytesIO()
-            render_scene(rng, kind, size).save(buf, "JPEG", quality=92)
-            scenes.append((kind, buf.getvalue(), expected_answer(kind)))
-    return scenes
+    return scene_jpegs(count_per_kind, seed, size, quality=92)
 
 
 def write_scenes(folder: Path, scenes: list[tuple[str, bytes, str]]) -> list[tuple[Path, str]]:

@@ -12,6 +12,7 @@ segfaults 3.6.1), so the parent only ever sees a JSON result file.
 
 from __future__ import annotations
 
+import functools
 import json
 import os
 import subprocess
@@ -20,7 +21,7 @@ import time
 from pathlib import Path
 
 import numpy as np
-from scenes import QUESTION, SCENE_KINDS, SIGNAL, expected_answer, render_scene
+from scenes import QUESTION, SCENE_KINDS, expected_answer, render_scene
 
 PROMPT_TEXT = f"<img>image_0</img>{QUESTION}"
 
@@ -59,14 +60,20 @@ def eval_set(seed: int, per_kind: int, size: int = 256) -> tuple[list[str], np.n
 
 
 def parse_answer(text: str) -> str | None:
-    """'yes'/'no' if ``text`` is exactly the expected JSON object, else None."""
-    try:
-        obj = json.loads(text.strip())
-    except ValueError:
-        return None
-    if not isinstance(obj, dict) or set(obj) != {"signal", "observation"} or obj["signal"] != SIGNAL:
-        return None
-    return obj["observation"] if obj["observation"] in ("yes", "no") else None
+    """The observation if the app's own strict parser (app.core.parser) accepts ``text``
+    for the bundled profile, else None: the receipt measures what the app accepts."""
+    from app.core.parser import parse_answer as app_parse_answer
+
+    parsed = app_parse_answer(text, _bundled_profile())
+    return parsed.observation if parsed.valid else None
+
+
+@functools.cache
+def _bundled_profile():
+    from app.paths import PROFILES
+    from app.profile_file import load_profile
+
+    return load_profile(PROFILES / "hand_position.json")
 
 
 def run_mnn(model_dir: Path, images: np.ndarray, work: Path, token_loop_checks: int = 10) -> dict:

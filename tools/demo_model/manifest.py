@@ -2,9 +2,10 @@
 
 from __future__ import annotations
 
-import hashlib
 import json
 from pathlib import Path
+
+from app.models.verify import sha256_file  # the app's own streaming hash: what it will check
 
 MANIFEST_ID = "keyframe-demo-cpr"
 DISPLAY_NAME = "Keyframe demo (tiny CPR hand-position VLM)"
@@ -12,8 +13,7 @@ MIN_MNN_VERSION = "3.6.1"
 
 
 def file_entry(path: Path, rel: str) -> dict:
-    digest = hashlib.sha256(path.read_bytes()).hexdigest()
-    return {"path": rel, "sha256": digest, "size": path.stat().st_size}
+    return {"path": rel, "sha256": sha256_file(path), "size": path.stat().st_size}
 
 
 def write_manifest(model_dir: Path, runtime_files: list[str], manifest_path: Path, revision: str) -> dict:

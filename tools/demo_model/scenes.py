@@ -426,3 +426,16 @@ def make_video_frames(seed: int, n_frames: int = 24, size: int = 256) -> list[tu
         img, info = render_scene_info(np.random.default_rng(seed), "correct", size, hands_at=(u, v))
         frames.append((img, info.answer))
     return frames
+
+
+def scene_jpegs(count_per_kind: int, seed: int, size: int = 256, quality: int = 90) -> list[tuple[str, bytes, str]]:
+    """(kind, JPEG file bytes, expected answer): ``count_per_kind`` fresh scenes of every kind,
+    as a camera or a file would give them. Tests and benchmarks take their held-out images here."""
+    rng = np.random.default_rng(seed)
+    out = []
+    for kind in SCENE_KINDS:
+        for _ in range(count_per_kind):
+            buf = io.BytesIO()
+            render_scene(rng, kind, size).save(buf, "JPEG", quality=quality)
+            out.append((kind, buf.getvalue(), expected_answer(kind)))
+    return out
