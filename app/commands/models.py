@@ -158,10 +158,11 @@ def _list(store: ModelStore, args: argparse.Namespace, out: TextIO) -> int:
 
 def _download(store: ModelStore, args: argparse.Namespace, out: TextIO) -> int:
     from app.models.download import Cancelled, DownloadError
+    from app.models.download_job import DownloadJob
+    from app.models.errors import StoreError
     from app.models.locks import ModelBusy
     from app.models.mirrors import choose_mirrors, load_mirror_setting
     from app.models.progress import TerminalProgress
-    from app.models.store import DownloadJob, StoreError
     from app.privacy.guard import ensure_installed
 
     manifest = store.manifest(args.model_id)
@@ -229,7 +230,7 @@ def _verify(store: ModelStore, args: argparse.Namespace, out: TextIO) -> int:
 
 def _import(store: ModelStore, args: argparse.Namespace, out: TextIO) -> int:
     from app.models.download import NotEnoughSpace
-    from app.models.store import ImportRejected
+    from app.models.importer import ImportRejected
 
     _err(f"importing {args.model_id} from {args.dir} (copying and hashing every file)…")
     try:

@@ -16,11 +16,10 @@ from __future__ import annotations
 
 import contextlib
 import os
-import queue
 import secrets
 import shutil
 import threading
-from collections.abc import Callable, Iterator, Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from enum import Enum
 from pathlib import Path
@@ -38,14 +37,16 @@ from app.models.download import (
     RetryPolicy,
     part_path,
 )
+from app.models.errors import StoreError
+from app.models.importer import ImportRejected, copy_verified, import_size
 from app.models.locks import ModelBusy, ModelLock
 from app.models.manifest import Manifest, ManifestFile, model_folder
 from app.models.marker import VerifiedFile, quick_ok, read_marker, record_for, write_marker
 from app.models.mirrors import Mirror, hosts_of
 from app.models.progress import Phase, Progress, ProgressTracker
-from app.models.safefs import check_no_links, open_no_follow, real_dir
+from app.models.safefs import check_no_links, real_dir
 from app.models.storage import downloaded_models_dir, exclude_from_backup, manifests_dir
-from app.models.verify import FileState, VerifyReport, sha256_file, sha256_stream, verify_folder
+from app.models.verify import FileState, VerifyReport, sha256_file, verify_folder
 from app.paths import MODEL_STORE
 
 if TYPE_CHECKING:
@@ -54,22 +55,12 @@ if TYPE_CHECKING:
 _CHUNK = 1 << 20
 
 
-class StoreError(Exception):
-    pass
-
-
 class UnknownModel(StoreError):
     pass
 
 
 class BundledModel(StoreError):
     pass
-
-
-class ImportRejected(StoreError):
-    def __init__(self, path: str, reason: str) -> None:
-        super().__init__(f"{path}: {reason}")
-        self.path = path
 
 
 class ModelState(str, Enum):
@@ -125,17 +116,6 @@ def _hash_file(path: Path, cancel: threading.Event | None) -> str:
             raise Cancelled()
 
     return sha256_file(path, check)
-
-
-def _copy_hashing(src: Path, dest: Path) -> str:
-    """Copies and hashes in one pass: the hash is of exactly the bytes written."""
-    dest.parent.mkdir(parents=True, exist_ok=True)
-    fd = open_no_follow(dest, os.O_WRONLY | os.O_CREAT | os.O_TRUNC)
-    with open(src, "rb") as fin, open(fd, "wb") as fout:
-        digest = sha256_stream(fin, fout.write)
-        fout.flush()
-        os.fsync(fout.fileno())
-    return digest
 
 
 class ModelStore:
@@ -284,33 +264,14 @@ class ModelStore:
             folder = self.folder(model_id)
             if source.resolve() == folder.resolve():
                 raise ImportRejected(str(source), "is the model's own folder; use `verify` instead")
-            needed = 0
-            for entry in manifest.files:
-                src = source / entry.path
-                if not src.is_file():
-                    raise ImportRejected(entry.path, f"missing from {source}")
-                size = src.stat().st_size
-                if entry.size is not None and size != entry.size:
-                    raise ImportRejected(entry.path, f"is {size} bytes, the manifest says {entry.size}")
-                needed += size
+            needed = import_size(manifest, source)
             free = self._disk.free_bytes(self.root)
             if needed + self._policy.space_reserve_bytes > free:
                 raise NotEnoughSpace(model_id, f"import needs {needed} bytes plus spare, only {free} are free")
             staging = self._scratch(".staging", model_id)
             real_dir(staging)
             try:
-                records: dict[str, VerifiedFile] = {}
-                for entry in manifest.files:
-                    dest = staging / entry.path
-                    digest = _copy_hashing(source / entry.path, dest)
-                    if digest != entry.sha256:
-                        raise ImportRejected(
-                            entry.path,
-                            f"SHA-256 {digest[:12]}… does not match the manifest's "
-                            f"{entry.sha256[:12]}…; nothing was imported",
-                        )
-                    records[entry.path] = record_for(dest, entry.sha256)
-                write_marker(staging, manifest.id, records)
+                copy_verified(manifest, source, staging)
                 self._swap_in(staging, folder, model_id)
             finally:
                 shutil.rmtree(self.root / ".staging" / model_id, ignore_errors=True)
@@ -473,76 +434,3 @@ class ModelStore:
                 f"plus {self._policy.space_reserve_bytes / 1e6:.0f} MB spare, "
                 f"{free / 1e6:.1f} MB are free",
             )
-
-
-class DownloadJob:
-    """One model download on a thread this object owns; progress comes out as Progress records.
-
-    `events()` yields them until the download ends (UI or terminal); `cancel()` stops it
-    between chunks (or during a retry wait), keeping the .part for a later resume.
-    """
-
-    _MAX_QUEUED = 1000
-
-    def __init__(
-        self,
-        store: ModelStore,
-        model_id: str,
-        mirrors: Sequence[Mirror],
-        *,
-        guard: NetworkGuard | None = None,
-        on_progress: Callable[[Progress], None] | None = None,
-    ) -> None:
-        self._store = store
-        self._model_id = model_id
-        self._mirrors = tuple(mirrors)
-        self._guard = guard
-        self._on_progress = on_progress
-        self._cancel = threading.Event()
-        self._events: queue.Queue[Progress | None] = queue.Queue(maxsize=self._MAX_QUEUED)
-        self._thread = threading.Thread(target=self._run, name=f"download-{model_id}", daemon=True)
-        self.result: ModelStatus | None = None
-        self.error: BaseException | None = None
-
-    def start(self) -> None:
-        self._thread.start()
-
-    def cancel(self) -> None:
-        self._cancel.set()
-
-    def join(self, timeout: float | None = None) -> bool:
-        self._thread.join(timeout)
-        return not self._thread.is_alive()
-
-    @property
-    def running(self) -> bool:
-        return self._thread.is_alive()
-
-    def events(self) -> Iterator[Progress]:
-        while (item := self._events.get()) is not None:
-            yield item
-
-    def _run(self) -> None:
-        try:
-            self.result = self._store.download(
-                self._model_id, self._mirrors, cancel=self._cancel, on_progress=self._publish, guard=self._guard
-            )
-        except BaseException as exc:  # handed to the owner (cancel, busy, failure) rather than lost on a thread
-            self.error = exc
-        finally:
-            self._put(None)
-
-    def _publish(self, progress: Progress) -> None:
-        if self._on_progress is not None:
-            self._on_progress(progress)
-        self._put(progress)
-
-    def _put(self, item: Progress | None) -> None:
-        # Nobody may be reading events(): drop the oldest record rather than block the download.
-        while True:
-            try:
-                self._events.put_nowait(item)
-                return
-            except queue.Full:
-                with contextlib.suppress(queue.Empty):
-                    self._events.get_nowait()

@@ -10,17 +10,13 @@ from pathlib import Path
 import pytest
 
 from app.models.download import Cancelled
+from app.models.download_job import DownloadJob
+from app.models.importer import ImportRejected
 from app.models.locks import ModelBusy
 from app.models.marker import MARKER_NAME, read_marker
 from app.models.mirrors import base_mirror
 from app.models.progress import Phase
-from app.models.store import (
-    BundledModel,
-    DownloadJob,
-    ImportRejected,
-    ModelState,
-    ModelStore,
-)
+from app.models.store import BundledModel, ModelState, ModelStore
 from app.models.verify import FileState
 from tests.models.conftest import FAST, Model, assert_nothing_corrupt_installed, make_model, make_store
 from tests.servers.faulty import Faults, FaultyServer
