@@ -58,6 +58,21 @@ def start_with_files(page, paths: list[Path]) -> None:  # noqa: ANN001
     chooser.value.set_files([str(p) for p in paths])
 
 
+def open_menu_and_pick(page, identifier: str, option: str) -> None:  # noqa: ANN001
+    """Open a menu and pick an option, as a person retries a tap that landed while the list scrolled."""
+    choice = page.get_by_role("button", name=option, exact=True)
+    for _ in range(3):
+        before = choice.count()
+        page.locator(f"[flt-semantics-identifier='{identifier}']").click()
+        deadline = time.monotonic() + 5
+        while time.monotonic() < deadline and choice.count() <= before:
+            time.sleep(0.1)
+        if choice.count() > before:
+            choice.last.click()
+            return
+    raise AssertionError(f"the {identifier} menu never offered {option}")
+
+
 def observations_over_time(page, seconds: float, until: list[str]) -> list[str]:  # noqa: ANN001
     """The answers the card showed, collapsed (NO, YES, NO…), until `until` is seen or time runs out."""
     seen: list[str] = []
@@ -129,9 +144,8 @@ def test_a_video_session_then_the_examiner_confirms_and_corrects(page, app_serve
     page.keyboard.type("hands fine")
     time.sleep(0.5)
     page.locator(f"[flt-semantics-identifier='confirm-{first.event_id}']").click()
-    page.locator(f"[flt-semantics-identifier='correct-{second.event_id}']").click()
     wrong = "NO" if second.observation == "yes" else "YES"
-    page.get_by_role("button", name=wrong, exact=True).last.click()
+    open_menu_and_pick(page, f"correct-{second.event_id}", wrong)
     deadline = time.monotonic() + 20
     kinds: list[str] = []
     while time.monotonic() < deadline and not {"confirmed", "corrected"} <= set(kinds):
