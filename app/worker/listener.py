@@ -10,6 +10,7 @@ from __future__ import annotations
 import logging
 from collections.abc import Callable
 
+from app.worker.in_flight import InFlight
 from app.worker.messages import Event, ListenerFailed
 
 log = logging.getLogger("keyframe.worker")
@@ -32,3 +33,19 @@ class SafeListener:
                 self._on_event(ListenerFailed(type(event).__name__, f"{type(exc).__name__}: {exc}"))
             except Exception:
                 log.exception("the listener also failed on ListenerFailed")
+
+
+class HostLedger:
+    """What both worker hosts keep about their caller: the job in flight and a listener that cannot take them down."""
+
+    def __init__(self, on_event: Callable[[Event], None]) -> None:
+        self._emit = SafeListener(on_event)
+        self._in_flight = InFlight()
+
+    @property
+    def in_flight(self) -> str | None:
+        return self._in_flight.job
+
+    @property
+    def listener_errors(self) -> int:
+        return self._emit.errors

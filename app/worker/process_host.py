@@ -32,8 +32,7 @@ from queue import Empty
 from app import logs
 from app.core.watchdog import ProgressClock, StallLimit
 from app.logs import LogSettings
-from app.worker.in_flight import InFlight
-from app.worker.listener import SafeListener
+from app.worker.listener import HostLedger
 from app.worker.messages import (
     Analyze,
     Cancel,
@@ -90,19 +89,18 @@ class _Child:
     events: Connection
 
 
-class ProcessWorkerHost:
+class ProcessWorkerHost(HostLedger):
     """Owns the child process and the reader thread; `stop` ends both."""
 
     def __init__(
         self, spec: WorkerSpec, on_event: Callable[[Event], None], clock: Callable[[], float] = time.monotonic
     ) -> None:
         self.spec = spec
-        self._emit = SafeListener(on_event)
+        super().__init__(on_event)
         self._clock = clock
         self._ctx = mp.get_context("spawn")
         self._lock = threading.Lock()
         self._child: _Child | None = None
-        self._in_flight = InFlight()
         self._stall = StallLimit(floor_s=spec.stall_floor_s)
         self._progress = ProgressClock()
         self._restarts = 0
@@ -119,14 +117,6 @@ class ProcessWorkerHost:
     def pid(self) -> int | None:
         child = self._child
         return child.process.pid if child is not None else None
-
-    @property
-    def in_flight(self) -> str | None:
-        return self._in_flight.job
-
-    @property
-    def listener_errors(self) -> int:
-        return self._emit.errors
 
     def start(self) -> None:
         # Children are spawned from the reader thread, which lives as long as the host:

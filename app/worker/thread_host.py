@@ -12,29 +12,19 @@ import queue
 import threading
 from collections.abc import Callable
 
-from app.worker.in_flight import InFlight
-from app.worker.listener import SafeListener
+from app.worker.listener import HostLedger
 from app.worker.messages import Analyze, Cancel, Command, Event, JobFailed, LoadFailed, Shutdown, WorkerSpec
 from app.worker.serve import serve
 
 
-class ThreadWorkerHost:
+class ThreadWorkerHost(HostLedger):
     def __init__(self, spec: WorkerSpec, on_event: Callable[[Event], None]) -> None:
         self.spec = spec
-        self._emit = SafeListener(on_event)
+        super().__init__(on_event)
         self._commands: queue.Queue[Command] = queue.Queue()
-        self._in_flight = InFlight()
         self._lock = threading.Lock()
         self._dead: str | None = None
         self._thread = threading.Thread(target=self._run, name="keyframe-worker", daemon=True)
-
-    @property
-    def in_flight(self) -> str | None:
-        return self._in_flight.job
-
-    @property
-    def listener_errors(self) -> int:
-        return self._emit.errors
 
     def start(self) -> None:
         self._thread.start()
