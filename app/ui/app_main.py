@@ -21,17 +21,20 @@ import flet_camera as fc
 from app.frames.intake import MAX_FILE_BYTES
 from app.models.storage import data_dir
 from app.privacy.guard import NetworkGuard, ensure_installed
-from app.ui.practice_controller import MAX_VIDEO_BYTES, PracticeController, PracticeState
-from app.ui.practice_view import PracticeActions, PracticeView, tagged
+from app.ui.practice_controller import PracticeController, PracticeState
+from app.ui.practice_view import PracticeActions, PracticeView
 from app.ui.sessions_controller import SessionsController, SessionsState
 from app.ui.sessions_view import SessionsView, file_picker_saver
 from app.ui.strings import EN
 from app.ui.web_shell import upload_dir
+from app.ui.widgets import tagged
 from app.worker.messages import WorkerSpec
 
 T = EN
 WIDE = 720  # px: a navigation rail from here on, a bottom bar below
 CAMERA_PERIOD_S = 0.4  # one picture from the camera this often: enough for 2–5 s keyframes
+# Checked on the size the picker reports, before a byte is sent: the upload is the boundary that owns it.
+MAX_VIDEO_BYTES = 512 * 1024 * 1024
 UPLOAD_TIMEOUT_S = 600  # a 500 MB video over loopback takes seconds; a stuck upload must end
 
 

@@ -22,7 +22,7 @@ import numpy as np
 
 from app.core.sampler import DEFAULT_INTERVAL_S, SamplerConfig
 from app.core.session import KeyframeFailed, PracticeEvent, SessionState, apply
-from app.frames.intake import MAX_FILE_BYTES, DecodedImage, ImageRejected, decode_image_bytes
+from app.frames.intake import DecodedImage, ImageRejected, decode_image_bytes
 from app.frames.sources import FrameSource, OpenCvCameraSource, SourceEnded, StillsSource, VideoFileSource
 from app.frames.video import VideoError
 from app.pipeline.live import LivePipeline, PipelineUpdate
@@ -32,7 +32,6 @@ from app.worker.messages import WorkerSpec
 
 PREVIEW_SIDE = 480  # longest side of the preview sent to the page
 PREVIEW_PERIOD_S = 0.25  # at most 4 preview frames a second: enough to see, cheap to send
-MAX_VIDEO_BYTES = 512 * 1024 * 1024
 
 
 @dataclass(frozen=True)
@@ -144,9 +143,6 @@ class PracticeController:
 
     def start_video(self, name: str, path: Path) -> None:
         try:
-            size = path.stat().st_size
-            if size > MAX_VIDEO_BYTES:
-                raise VideoError(f"{name}: {size // 2**20} MB is more than the {MAX_VIDEO_BYTES // 2**20} MB limit")
             source: FrameSource = VideoFileSource(path)
         except (VideoError, OSError) as exc:
             said = str(exc)
@@ -155,17 +151,11 @@ class PracticeController:
         self._begin(source, f"video · {name}")
 
     def start_stills(self, images: Sequence[tuple[str, bytes]], label: str) -> None:
-        too_big = [name for name, data in images if len(data) > MAX_FILE_BYTES]
-        usable = [(name, data) for name, data in images if len(data) <= MAX_FILE_BYTES]
-        error = (
-            f"{', '.join(too_big)}: larger than the {MAX_FILE_BYTES // 2**20} MB limit for an image" if too_big else ""
-        )
-        if not usable:
-            self._update(lambda s: replace(s, error=error or "no image was chosen"))
+        """Each image is one keyframe; one that cannot be used (too large, damaged) is that file's error."""
+        if not images:
+            self._update(lambda s: replace(s, error="no image was chosen"))
             return
-        self._begin(StillsSource(usable, self._state.interval_s), label)
-        if error:
-            self._update(lambda s: replace(s, error=error))
+        self._begin(StillsSource(images, self._state.interval_s), label)
 
     def start_camera(self, label: str = "camera") -> None:
         """Frames will arrive through `offer_picture` (a browser or phone camera)."""

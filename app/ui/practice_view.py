@@ -6,7 +6,6 @@ Events go to the PracticeController; the camera pump and file pickers live in
 
 from __future__ import annotations
 
-import time
 from collections.abc import Callable
 from dataclasses import dataclass
 
@@ -17,21 +16,14 @@ from app.core.session import KeyframeFailed, PracticeEvent, TimelineEntry
 from app.ui.practice_controller import PracticeState
 from app.ui.review_list import ReviewList
 from app.ui.strings import EN
-from app.ui.timeline import TimelineChart
+from app.ui.strings_sessions import EN as WORDS
+from app.ui.strings_sessions import answer_word, reason_words
+from app.ui.timeline import TimelineChart, mark_style
+from app.ui.widgets import clock, tagged
 
 T = EN
 SOURCES = ("camera", "video", "image", "folder")
 INTERVALS = (2, 3, 4, 5)
-ANSWER_STYLE = {  # colour AND icon: colour alone fails colour-blind users
-    "yes": (ft.Colors.GREEN_800, ft.Icons.CHECK_CIRCLE),
-    "no": (ft.Colors.RED_800, ft.Icons.CANCEL),
-    UNKNOWN: (ft.Colors.BLUE_GREY_700, ft.Icons.HELP),
-}
-
-
-def tagged(control: ft.Control, identifier: str) -> ft.Control:
-    """A stable handle for browser tests and screen readers."""
-    return ft.Semantics(content=control, identifier=identifier)
 
 
 @dataclass(frozen=True)
@@ -284,15 +276,16 @@ class PracticeView:
             self.answer_icon.icon, self.answer_icon.color = ft.Icons.HOURGLASS_EMPTY, ft.Colors.GREY_500
             self.why.value = self.review_state.value = self.taken.value = self.details.value = ""
             return
-        colour, icon = ANSWER_STYLE.get(event.observation, ANSWER_STYLE[UNKNOWN])
-        self.answer.value = T.get(f"answer_{event.observation}", event.observation.upper())
-        self.answer.color, self.answer_icon.icon, self.answer_icon.color = colour, icon, colour
+        style = mark_style(event.observation)  # the same colour and shape as on the timeline
+        self.answer.value = answer_word(WORDS, event.observation)
+        self.answer.color, self.answer_icon.icon, self.answer_icon.color = style.colour, style.icon, style.colour
         self.why.value = (
-            T["why_unknown"].format(reason=event.parse_reason.replace("_", " ")) if event.observation == UNKNOWN else ""
+            T["why_unknown"].format(reason=reason_words(WORDS, event.parse_reason))
+            if event.observation == UNKNOWN
+            else ""
         )
         self.review_state.value = _review_text(state.session.timeline, event.event_id)
-        clock = time.strftime("%H:%M:%S", time.localtime(event.wall_time))
-        self.taken.value = T["taken_at"].format(t=event.t, clock=clock)
+        self.taken.value = T["taken_at"].format(t=event.t, clock=clock(event.wall_time))
         score = "—" if event.model_score is None else f"{event.model_score:.3g}"
         tm = event.timings
         interval = f"{state.effective_interval_s:.1f} s" if state.effective_interval_s else "—"
@@ -322,7 +315,7 @@ def _review_text(timeline: tuple[TimelineEntry, ...], event_id: str) -> str:
     if entry.review == "confirmed":
         return T["confirmed"]
     value = entry.final_observation or ""
-    return T["corrected"].format(value=T.get(f"answer_{value}", value))
+    return T["corrected"].format(value=answer_word(WORDS, value))
 
 
 def _latency_strip(timeline: tuple[TimelineEntry, ...], last: int = 8) -> str:

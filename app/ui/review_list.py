@@ -14,7 +14,6 @@ keyframe in a live session.
 
 from __future__ import annotations
 
-import time
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 
@@ -23,19 +22,11 @@ import flet as ft
 from app.core.session import ReviewRecord, TimelineEntry
 from app.ui.strings_sessions import EN, answer_word, reason_words, signal_words, text
 from app.ui.timeline import mark_style
+from app.ui.widgets import clock, tagged
 
 AllowedValues = Sequence[str] | Mapping[str, Sequence[str]]  # one list for all, or per event_id
 ConfirmHandler = Callable[[str, str, bool], object]  # (event_id, note, revise)
 CorrectHandler = Callable[[str, str, str, bool], object]  # (event_id, value, note, revise)
-
-
-def tagged(control: ft.Control, identifier: str, label: str | None = None) -> ft.Semantics:
-    """A stable handle for browser tests and screen readers."""
-    return ft.Semantics(content=control, identifier=identifier, label=label)
-
-
-def clock(wall_time: float) -> str:
-    return time.strftime("%H:%M:%S", time.localtime(wall_time))
 
 
 def _values_for(allowed: AllowedValues, event_id: str) -> tuple[str, ...]:

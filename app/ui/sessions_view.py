@@ -13,7 +13,7 @@ from collections.abc import Awaitable, Callable, Mapping
 
 import flet as ft
 
-from app.ui.review_list import ReviewList, tagged
+from app.ui.review_list import ReviewList
 from app.ui.sessions_controller import (
     EXPORT_FORMATS,
     Notice,
@@ -25,6 +25,7 @@ from app.ui.sessions_controller import (
 )
 from app.ui.strings_sessions import EN, answer_word, text
 from app.ui.timeline import TimelineChart, ordered_counts
+from app.ui.widgets import tagged
 
 # (file name, contents) -> where it was saved (a path, or the name the browser downloads), None if cancelled.
 SaveFile = Callable[[str, bytes], Awaitable[str | None]]

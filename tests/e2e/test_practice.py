@@ -79,7 +79,7 @@ def observations_over_time(page, seconds: float, until: list[str]) -> list[str]:
     deadline = time.monotonic() + seconds
     while time.monotonic() < deadline and seen[: len(until)] != until:
         value = text_of(page, "observation").strip()
-        if value in ("YES", "NO", "NOT SURE") and (not seen or seen[-1] != value):
+        if value in ("YES", "NO", "UNKNOWN") and (not seen or seen[-1] != value):
             seen.append(value)
         time.sleep(0.2)
     return seen
