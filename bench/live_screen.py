@@ -29,7 +29,7 @@ from app.engine.stdio import claim_stdout
 from app.frames.intake import DecodedImage
 from app.frames.sources import SourceEnded, VideoFileSource
 from app.pipeline.live import LivePipeline
-from app.ui.practice_controller import jpeg
+from app.ui.practice_controller import PipelineSink, jpeg
 from app.worker.messages import WorkerSpec
 from app.worker.serve import TEST_PACE_ENV
 from bench._scenes import scenes
@@ -46,36 +46,20 @@ def write_video(path: Path, seconds: float) -> None:
     writer.release()
 
 
-class TimedSink:
-    """The practice controller's frame path, timing each frame's arrival."""
-
-    def __init__(self, pipeline: LivePipeline) -> None:
-        self.pipeline = pipeline
-        self.arrivals: list[float] = []
-
-    def offer_frame(self, t: float, image: DecodedImage) -> None:
-        self.arrivals.append(time.perf_counter())
-        jpeg(image.rgb)  # the preview the screen encodes
-        self.pipeline.offer_frame(t, image)
-
-    def flush(self) -> None:
-        self.pipeline.flush()
-
-    def wait_idle(self, timeout: float | None = None) -> bool:
-        return self.pipeline.wait_idle(timeout)
-
-    @property
-    def failed(self) -> bool:
-        return self.pipeline.failure is not None
-
-
 def run(video: Path, host: str, pace_ms: float) -> tuple[list[float], int]:
     os.environ[TEST_PACE_ENV] = str(pace_ms)  # read by the worker (a child inherits it)
     pipeline = LivePipeline(WorkerSpec(), lambda _: None, host_kind=host)
     pipeline.start()
     pipeline.wait_ready(120)
     pipeline.begin_session(None, SamplerConfig(interval_s=2))
-    sink = TimedSink(pipeline)
+    arrivals: list[float] = []
+
+    def frame(t: float, image: DecodedImage) -> None:
+        arrivals.append(time.perf_counter())
+        jpeg(image.rgb)  # the preview the screen encodes
+        pipeline.offer_frame(t, image)
+
+    sink = PipelineSink(pipeline, frame)  # the practice screen's own sink, timed
     ended = threading.Event()
 
     def on_end(_: SourceEnded) -> None:
@@ -86,7 +70,6 @@ def run(video: Path, host: str, pace_ms: float) -> tuple[list[float], int]:
     ended.wait(600)
     analysed = len(pipeline.state.timeline)
     pipeline.stop()
-    arrivals = sink.arrivals
     return [(b - a) * 1000.0 for a, b in zip(arrivals, arrivals[1:], strict=False)], analysed
 
 

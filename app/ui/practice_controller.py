@@ -210,7 +210,7 @@ class PracticeController:
         )
         self._pipeline.begin_session(log, SamplerConfig(interval_s=self._state.interval_s))
         if source is not None:
-            source.start(_Sink(self._pipeline, self._frame), self._source_ended)
+            source.start(PipelineSink(self._pipeline, self._frame), self._source_ended)
 
     def stop_session(self) -> None:
         with self._lock:
@@ -312,7 +312,7 @@ class PracticeController:
         self._update(change)
 
 
-class _Sink:
+class PipelineSink:
     """What a source thread sees: frames go through the controller (for the preview), the rest to the pipeline."""
 
     def __init__(self, pipeline: LivePipeline, on_frame: Callable[[float, DecodedImage], None]) -> None:
