@@ -1,11 +1,12 @@
 #!/usr/bin/env bash
 # Installs what the tests need (Python packages in .venv; Debian's chromium for the browser
-# tests and nginx as a real download server) and runs the whole suite. Extra arguments go to pytest.
-# Under CI=true a missing tool is an error here, and a skipped browser/nginx/ENOSPC test fails.
+# tests, nginx as a real download server, strace for the network trace) and runs the whole suite. Extra arguments go to pytest.
+# Under CI=true a missing tool is an error here, and a skipped browser/nginx/ENOSPC/netns/strace test fails.
 source "$(dirname "$0")/_venv.sh" "[test]"
 need=()
 command -v chromium >/dev/null 2>&1 || [ -x /usr/bin/chromium ] || need+=(chromium)
 command -v nginx >/dev/null 2>&1 || [ -x /usr/sbin/nginx ] || need+=(nginx)
+command -v strace >/dev/null 2>&1 || need+=(strace)
 if [ ${#need[@]} -gt 0 ]; then
   as_root=()
   if [ "$(id -u)" != 0 ]; then
@@ -23,7 +24,7 @@ if [ ${#need[@]} -gt 0 ]; then
     message="${need[*]} not installed, and neither root nor password-less sudo with apt-get is available to install it"
     case "${CI:-}" in
       1|true|TRUE|True|yes)
-        echo "error: $message; CI needs the browser and nginx tests to run (install: apt-get install ${need[*]})" >&2
+        echo "error: $message; CI needs the browser, nginx and strace tests to run (install: apt-get install ${need[*]})" >&2
         exit 1 ;;
       *) echo "note: $message: those tests will be skipped" >&2 ;;
     esac

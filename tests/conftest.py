@@ -1,6 +1,8 @@
 from __future__ import annotations
 
 import os
+import shutil
+import subprocess
 import sys
 from collections import Counter
 from collections.abc import Iterator
@@ -40,6 +42,36 @@ def pytest_sessionfinish(session: pytest.Session, exitstatus: int) -> None:
         session.exitstatus = pytest.ExitCode.TESTS_FAILED
 
 
+def netns_unavailable() -> str | None:
+    """Why this machine cannot make an unprivileged user + network namespace, or None when it can."""
+    if shutil.which("unshare") is None:
+        return "unshare is not installed (Debian: util-linux)"
+    probe = subprocess.run(["unshare", "-rn", "true"], capture_output=True, text=True, timeout=10)
+    return None if probe.returncode == 0 else f"unshare -rn fails here: {probe.stderr.strip()}"
+
+
+@pytest.fixture(scope="session")
+def netns() -> None:
+    """Skips (a failure under CI=true) where the kernel refuses unprivileged network namespaces."""
+    reason = netns_unavailable()
+    if reason is not None:
+        pytest.skip(reason)
+
+
+@pytest.fixture(scope="session")
+def strace() -> str:
+    """The strace binary; skips (a failure under CI=true) where it is missing or cannot trace."""
+    path = shutil.which("strace")
+    if path is None:
+        pytest.skip("strace is not installed (Debian: strace)")
+    probe = subprocess.run(
+        [path, "-f", "-e", "trace=network", "-o", os.devnull, "true"], capture_output=True, text=True
+    )
+    if probe.returncode != 0:
+        pytest.skip(f"strace cannot trace here: {probe.stderr.strip()}")
+    return path
+
+
 def pytest_report_header(config: pytest.Config) -> str:
     return f"keyframe root: {ROOT} (CI={os.environ.get('CI', '')})"
 
@@ -47,7 +79,7 @@ def pytest_report_header(config: pytest.Config) -> str:
 # --- kinds of test: what ran, and no silent skip of a real browser, nginx or full disk in CI ----------
 
 # Markers for tests that need a real outside tool; each is set in its test modules (pytestmark).
-TOOL_MARKERS = ("browser", "nginx", "enospc")
+TOOL_MARKERS = ("browser", "nginx", "enospc", "netns", "strace")
 FOLDER_KINDS = ("unit", "integration", "faults", "models", "e2e")
 
 
@@ -66,11 +98,14 @@ def _tool_kinds(item: pytest.Item) -> tuple[str, ...]:
 
 def marker_mismatches(items: list[pytest.Item]) -> list[str]:
     """Each marker selects what it says: `browser` = tests/e2e, `nginx` = tests using the real nginx server,
-    `enospc` = tests that mount a real tiny filesystem (`real_tmpfs` fixture)."""
+    `enospc` = tests that mount a real tiny filesystem (`real_tmpfs` fixture), `netns` = tests that need
+    unprivileged network namespaces (`netns` fixture), `strace` = tests that trace syscalls (`strace` fixture)."""
     rules = {
         "browser": lambda i: _folder_kind(i) == "e2e",
         "nginx": lambda i: "nginx" in getattr(i, "fixturenames", ()),
         "enospc": lambda i: "real_tmpfs" in getattr(i, "fixturenames", ()),
+        "netns": lambda i: "netns" in getattr(i, "fixturenames", ()),
+        "strace": lambda i: "strace" in getattr(i, "fixturenames", ()),
     }
     wrong = []
     for item in items:

@@ -12,7 +12,6 @@ from __future__ import annotations
 import hashlib
 import os
 import shlex
-import shutil
 import socket
 import subprocess
 import sys
@@ -45,13 +44,6 @@ print("PAGE_AFTER_S=%.2f" % (time.monotonic() - start))
 """
 
 ONLY_LOOPBACK = "import socket, sys; sys.exit(0 if [n for _, n in socket.if_nameindex()] == ['lo'] else 1)"
-
-
-def _netns_works() -> bool:
-    if shutil.which("unshare") is None:
-        return False
-    probe = subprocess.run(["unshare", "-rn", "true"], capture_output=True, timeout=10)
-    return probe.returncode == 0
 
 
 def _free_port() -> int:
@@ -97,7 +89,7 @@ def _start_offline(tmp_path: Path, server: list[str], port: int) -> tuple[float,
     return seconds, proc.stdout, proc.stderr
 
 
-pytestmark = pytest.mark.skipif(not _netns_works(), reason="needs unshare -rn (a user + network namespace)")
+pytestmark = [pytest.mark.netns, pytest.mark.usefixtures("netns")]
 
 
 def test_the_app_serves_its_page_with_no_network(tmp_path: Path) -> None:

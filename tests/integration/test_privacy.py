@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import shutil
 import subprocess
 import sys
 import time
@@ -20,16 +19,15 @@ from tests.integration.leaky_worker import leaky_child_main
 ROOT = Path(__file__).resolve().parents[2]
 
 
+@pytest.mark.netns
 def test_a_connection_attempt_in_the_worker_child_is_blocked_and_counted(
-    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, netns: None
 ) -> None:
     """The real worker child, with its own guard, tries to connect out mid-analysis (tests/integration/leaky_worker.py).
 
     The child runs in an empty network namespace, so nothing could leave even if the guard failed:
     then the outcome would read `unreachable` instead of `blocked`, and the count would be 0.
     """
-    if shutil.which("unshare") is None or subprocess.run(["unshare", "-rn", "true"]).returncode != 0:
-        pytest.skip("needs network namespaces (unshare -rn) to keep the attempt off the network")
     leak_log = tmp_path / "leak.log"
     monkeypatch.setenv("KEYFRAME_TEST_LEAK_LOG", str(leak_log))
     monkeypatch.setattr(process_host, "_child_main", leaky_child_main)
