@@ -14,13 +14,15 @@ from collections.abc import Sequence
 from pathlib import Path
 
 from app import logs
-from app.commands import analyze, models, sessions, watch
+from app.commands import analyze, doctor, models, sessions, watch
 from app.logs import log_dir
 
 log = logging.getLogger("keyframe.cli")
 
 # Commands that may load MNN claim stdout so only their JSON reaches it.
 _HEADLESS = {"analyze": analyze.run, "watch": watch.run, "sessions": sessions.run}
+# Commands that read images or videos run with no network at all where the OS allows it.
+_ISOLATED = ("analyze", "watch")
 
 
 def _port(text: str) -> int:
@@ -58,7 +60,7 @@ def _build_parser() -> argparse.ArgumentParser:
     ui.add_argument("--port", type=_port, default=None, help="port of the web UI, 1-65535 (default 8550)")
     ui.add_argument("--model", default=None, help="model id or MNN model folder (default: the bundled demo model)")
     ui.add_argument("--profile", default=None, type=Path, help="task profile JSON (default: the model's own)")
-    for command in (analyze, watch, sessions):
+    for command in (analyze, watch, sessions, doctor):
         command.add_parser(sub)
     models.add_models_parser(sub)
     _log_options_below(sub)  # also after the command: `analyze --verbose`, `models path -v`
@@ -78,11 +80,20 @@ def main(argv: Sequence[str] | None = None) -> int:
 
     ensure_installed()  # first thing: no code path after this can reach the network unnoticed
     args = _build_parser().parse_args(argv)
+    isolation = None
+    if args.command in _ISOLATED:
+        from app.privacy.isolation import isolate_this_process
+
+        # Before anything starts a thread (the kernel requires one) or opens a file: FFmpeg decoding a
+        # video in this process can then reach no network either, whatever name it is given.
+        isolation = isolate_this_process()
     # For the UI, the worker's console output (MNN's banners) goes to the log, not the terminal.
     logs.setup(
         verbose=args.verbose, answers=args.log_answers or None, native_output_to_log=args.command in (None, "ui")
     )
     log.info("start: %s", args.command or "ui")
+    if isolation is not None:
+        log.info("network: %s (%s)", isolation.level, isolation.how)
     try:
         code = _run(args)
     finally:
@@ -93,6 +104,8 @@ def main(argv: Sequence[str] | None = None) -> int:
 def _run(args: argparse.Namespace) -> int:
     if args.command == "models":
         return models.run_models(args, sys.stdout)  # no MNN on this path: stdout needs no claiming
+    if args.command == "doctor":
+        return doctor.run(args, sys.stdout)
     if args.command in _HEADLESS:
         from app.commands.interrupts import run_interruptible
         from app.engine.stdio import claim_stdout

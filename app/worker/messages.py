@@ -62,6 +62,8 @@ class Ready:
     model_note: str = ""  # e.g. the model declares no image_size: how images are fed instead
     title: str = ""  # the profile's title, for people
     demo: bool = False  # the bundled demo model: trained on synthetic drawings only
+    isolation: str = "guarded"  # app.privacy.isolation level of the process running the model
+    isolation_how: str = ""  # what enforces it there, in one sentence
 
 
 @dataclass(frozen=True)

@@ -13,6 +13,10 @@ new child. Only a job the dead child had begun fails; a job it never began is
 handed to the new child. A model that cannot start, or that crashes on several
 keyframes in a row, is given up with LoadFailed instead of a restart loop.
 
+Before anything else the child cuts itself off the network with the OS's help
+(app.privacy.isolation), so native code in it (MNN, FFmpeg) cannot connect
+anywhere either; Ready says which level is in force.
+
 The child dies with its parent: on Linux the kernel kills it (PR_SET_PDEATHSIG,
 which works even while native code holds the GIL), everywhere a thread in the
 child watches the parent's sentinel.
@@ -64,9 +68,13 @@ def _child_main(
 ) -> None:
     from app.engine.stdio import claim_stdout
     from app.logs import setup_child
+    from app.privacy.isolation import isolate_this_process
     from app.worker.child_guard import die_with_parent, ignore_terminal_interrupts
     from app.worker.serve import serve
 
+    # First, while this process has one thread (the kernel requires it), and before any image or
+    # model byte arrives: from here on neither Python nor native code in this process has a network.
+    isolation = isolate_this_process()
     setup_child(log_settings)  # first: fd 2 may become the log file, and claim_stdout sends fd 1 there too
     die_with_parent()
     ignore_terminal_interrupts()  # Ctrl-C reaches the whole process group; the parent decides
@@ -78,7 +86,8 @@ def _child_main(
         except Empty:
             return None
 
-    serve(spec, wait=commands.get, poll=poll, emit=events.send)
+    log.info("network: %s (%s)", isolation.level, isolation.how)
+    serve(spec, wait=commands.get, poll=poll, emit=events.send, isolation=isolation)
     events.close()
 
 

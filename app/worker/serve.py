@@ -18,6 +18,7 @@ from app.frames.intake import read_image_file
 from app.models.catalog import DEFAULT_MODEL_ID, resolve_model
 from app.paths import REFERENCE_IMAGE
 from app.privacy.guard import ensure_installed
+from app.privacy.isolation import Isolation
 from app.profile_file import load_profile
 from app.worker.messages import (
     Analyze,
@@ -124,7 +125,8 @@ def _pace(ms: float) -> None:
             pass
 
 
-def serve(spec: WorkerSpec, wait: Wait, poll: Poll, emit: Callable[[Event], None]) -> None:
+def serve(spec: WorkerSpec, wait: Wait, poll: Poll, emit: Callable[[Event], None], isolation: Isolation) -> None:
+    """Loads the model, then answers commands until Shutdown; `isolation` is what already cut this process off."""
     guard = ensure_installed()  # before the model loads: nothing in here may reach the network
     try:
         analyzer, decision = checked_analyzer(spec)
@@ -153,6 +155,8 @@ def serve(spec: WorkerSpec, wait: Wait, poll: Poll, emit: Callable[[Event], None
             analyzer.folder.image_size_note or "",
             analyzer.profile.title,
             analyzer.model.id == DEFAULT_MODEL_ID,
+            isolation.level,
+            isolation.how,
         )
     )
     pace_ms = _test_pace_ms()

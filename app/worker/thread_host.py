@@ -12,6 +12,7 @@ import queue
 import threading
 from collections.abc import Callable
 
+from app.privacy.isolation import guarded
 from app.worker.listener import HostLedger
 from app.worker.messages import Analyze, Cancel, Command, Event, JobFailed, LoadFailed, Shutdown, WorkerSpec
 from app.worker.serve import serve
@@ -36,7 +37,9 @@ class ThreadWorkerHost(HostLedger):
             except queue.Empty:
                 return None
 
-        serve(self.spec, wait=self._commands.get, poll=poll, emit=self._deliver)
+        # The app's own process keeps its loopback socket for the UI: no OS isolation is possible here.
+        isolation = guarded("the model runs in a thread of the app's own process (no child processes here)")
+        serve(self.spec, wait=self._commands.get, poll=poll, emit=self._deliver, isolation=isolation)
         with self._lock:
             self._dead = self._dead or "the inference worker is stopped"
             orphaned, _ = self._in_flight.take()

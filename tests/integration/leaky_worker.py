@@ -1,38 +1,31 @@
-"""A worker child that tries to phone home while it analyses: the privacy guard's real test.
+"""A worker child that tries to phone home while it analyses: the privacy promise's real test.
 
 `leaky_child_main` replaces the process host's child entry point (the test patches
-`app.worker.process_host._child_main`; spawn pickles it by reference). It first moves
-the child into a new network namespace with no interface but loopback — so even a guard
-that failed could send no packet anywhere — then wraps the analyzer so that, at the first
-token, the child's own code connects to 192.0.2.1 (TEST-NET-1, routable in form), and
-runs the real worker. What happened is written to `KEYFRAME_TEST_LEAK_LOG`: `blocked`
-(the guard raised before the connect syscall), `unreachable` (the guard let it through;
-only the empty namespace stopped it) or `connected`.
+`app.worker.process_host._child_main`; spawn pickles it by reference). It wraps the
+analyzer so that, at the first token, the child's own code tries two ways out, then runs
+the real entry point (which isolates the process before anything else):
+
+1. Python's socket.connect to 192.0.2.1 (TEST-NET-1, routable in form): the audit hook
+   must raise before any syscall -> `python: blocked`.
+2. A connect() through libc, as MNN or FFmpeg would make it, to the test's own listener on
+   127.0.0.1 (`KEYFRAME_TEST_LEAK_PORT`): the hook cannot see it, so only the OS isolation
+   stops it -> `native: <error>`; `native: connected` means the isolation failed.
+
+What happened is appended to `KEYFRAME_TEST_LEAK_LOG`.
 """
 
 from __future__ import annotations
 
-import ctypes
 import os
 import socket
 from typing import Any
 
-CLONE_NEWUSER = 0x10000000
-CLONE_NEWNET = 0x40000000
 TARGET = ("192.0.2.1", 80)
 
 
-def enter_empty_network_namespace() -> None:
-    libc = ctypes.CDLL(None, use_errno=True)
-    flags = CLONE_NEWNET if os.geteuid() == 0 else CLONE_NEWUSER | CLONE_NEWNET
-    if libc.unshare(flags) != 0:
-        raise OSError(ctypes.get_errno(), "unshare(CLONE_NEWNET) failed")
-    if [name for _, name in socket.if_nameindex()] != ["lo"]:
-        raise RuntimeError("the new network namespace has interfaces besides loopback")
-
-
-def _attempt(log_path: str) -> None:
+def _attempt(log_path: str, port: int) -> None:
     from app.privacy.guard import NetworkBlocked
+    from app.privacy.native_connect import native_connect
 
     try:
         with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as s:
@@ -43,17 +36,18 @@ def _attempt(log_path: str) -> None:
         outcome = "blocked"
     except OSError:
         outcome = "unreachable"
+    native = native_connect("127.0.0.1", port) or "connected"
     with open(log_path, "a") as fh:
-        fh.write(outcome + "\n")
+        fh.write(f"python: {outcome}\nnative: {native}\n")
 
 
 def leaky_child_main(*args: Any) -> None:
     """Takes whatever the real entry point takes (spec, command queue, event pipe, ...)."""
-    enter_empty_network_namespace()
     from app.analyzer import Analyzer
     from app.worker import process_host
 
     log_path = os.environ["KEYFRAME_TEST_LEAK_LOG"]
+    port = int(os.environ["KEYFRAME_TEST_LEAK_PORT"])
     real_analyze = Analyzer.analyze
 
     def analyze(self: Analyzer, *args: Any, on_token: Any = None, **kwargs: Any) -> Any:
@@ -62,7 +56,7 @@ def leaky_child_main(*args: Any) -> None:
         def token(piece: str) -> None:
             if not attempted:
                 attempted.append(True)
-                _attempt(log_path)
+                _attempt(log_path, port)
             if on_token is not None:
                 on_token(piece)
 

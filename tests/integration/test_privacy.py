@@ -2,9 +2,14 @@
 
 from __future__ import annotations
 
+import json
+import os
+import select
+import socket
 import subprocess
 import sys
 import time
+from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
@@ -12,27 +17,45 @@ import pytest
 from app.frames.intake import decode_image_bytes
 from app.privacy.guard import active_guard
 from app.worker import process_host
-from app.worker.messages import Analyze, Finished, JobFailed, LoadFailed, WorkerSpec
+from app.worker.messages import Analyze, Finished, JobFailed, LoadFailed, Ready, WorkerSpec
 from tests.integration.conftest import held_out_scenes, write_scenes
 from tests.integration.leaky_worker import leaky_child_main
 
 ROOT = Path(__file__).resolve().parents[2]
 
 
-@pytest.mark.netns
-def test_a_connection_attempt_in_the_worker_child_is_blocked_and_counted(
-    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, netns: None
-) -> None:
-    """The real worker child, with its own guard, tries to connect out mid-analysis (tests/integration/leaky_worker.py).
+class LoopbackListener:
+    """A TCP listener on 127.0.0.1 standing in for a remote host; counts the connections that reach it."""
 
-    The child runs in an empty network namespace, so nothing could leave even if the guard failed:
-    then the outcome would read `unreachable` instead of `blocked`, and the count would be 0.
-    """
+    def __init__(self) -> None:
+        self.socket = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
+        self.socket.bind(("127.0.0.1", 0))
+        self.socket.listen(16)
+        self.port = self.socket.getsockname()[1]
+
+    def accepted(self) -> int:
+        count = 0
+        while select.select([self.socket], [], [], 0.2)[0]:
+            self.socket.accept()[0].close()
+            count += 1
+        return count
+
+    def close(self) -> None:
+        self.socket.close()
+
+
+@pytest.fixture
+def listener() -> Iterator[LoopbackListener]:
+    stand_in = LoopbackListener()
+    yield stand_in
+    stand_in.close()
+
+
+def _run_leaky_worker(tmp_path: Path, monkeypatch: pytest.MonkeyPatch, port: int) -> tuple[list, Finished]:
     leak_log = tmp_path / "leak.log"
     monkeypatch.setenv("KEYFRAME_TEST_LEAK_LOG", str(leak_log))
+    monkeypatch.setenv("KEYFRAME_TEST_LEAK_PORT", str(port))
     monkeypatch.setattr(process_host, "_child_main", leaky_child_main)
-    session_guard = active_guard()
-    blocked_here = session_guard.blocked_count if session_guard is not None else 0
     events: list = []
     host = process_host.ProcessWorkerHost(WorkerSpec(), events.append)
     host.start()
@@ -47,11 +70,103 @@ def test_a_connection_attempt_in_the_worker_child_is_blocked_and_counted(
         host.stop()
     finished = done[0]
     assert isinstance(finished, Finished), finished
-    assert leak_log.read_text() == "blocked\n"  # raised by the guard, before any connect syscall
-    assert finished.network_blocked == 1  # counted by the child's guard and reported with the answer
     assert finished.result.observation == expected  # blocking did not break the analysis
+    return leak_log.read_text().splitlines(), finished
+
+
+@pytest.mark.netns
+def test_the_worker_child_reaches_no_network_from_python_or_native_code(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, netns: None, listener: LoopbackListener
+) -> None:
+    """The real worker child tries two ways out mid-analysis (tests/integration/leaky_worker.py)."""
+    session_guard = active_guard()
+    blocked_here = session_guard.blocked_count if session_guard is not None else 0
+    lines, finished = _run_leaky_worker(tmp_path, monkeypatch, listener.port)
+    assert lines[0] == "python: blocked"  # raised by the child's guard, before any connect syscall
+    assert finished.network_blocked == 1  # counted by the child's guard and reported with the answer
+    # The libc connect() the hook cannot see: the worker's network namespace has no interface up.
+    assert lines[1] == "native: Network is unreachable"
+    assert listener.accepted() == 0
     if session_guard is not None:
         assert session_guard.blocked_count == blocked_here  # it happened in the child, not in this process
+
+
+@pytest.mark.netns
+def test_the_worker_says_it_is_os_isolated(netns: None) -> None:
+    events: list = []
+    host = process_host.ProcessWorkerHost(WorkerSpec(), events.append)
+    host.start()
+    try:
+        deadline = time.monotonic() + 60
+        while not (ready := [e for e in events if isinstance(e, (Ready, LoadFailed))]):
+            assert time.monotonic() < deadline, events
+            time.sleep(0.02)
+    finally:
+        host.stop()
+    assert isinstance(ready[0], Ready), ready
+    assert ready[0].isolation == "os-isolated"
+    assert ready[0].isolation_how.startswith("Linux ") and "Network is unreachable" in ready[0].isolation_how
+
+
+NON_ROOT = ["unshare", "--user", "--map-user=1000", "--map-group=1000"]  # euid 1000: the path users take
+ISOLATE = (
+    "import os, socket, sys, threading, time\n"
+    "if sys.argv[1] == 'threads':\n"
+    "    threading.Thread(target=time.sleep, args=(3,), daemon=True).start()\n"
+    "from app.privacy.isolation import isolate_this_process\n"
+    "from app.privacy.native_connect import native_connect\n"
+    "i = isolate_this_process()\n"
+    "print(i.level, os.getuid(), os.getgid(), native_connect('127.0.0.1', int(sys.argv[2])) or 'connected')\n"
+    "print(i.how)\n"
+)
+
+
+@pytest.mark.netns
+@pytest.mark.parametrize("as_root", [True, False], ids=["root", "user"])
+def test_a_process_isolates_itself_as_root_or_user(netns: None, listener: LoopbackListener, as_root: bool) -> None:
+    prefix = [] if as_root else NON_ROOT
+    out = subprocess.run(
+        [*prefix, sys.executable, "-c", ISOLATE, "single", str(listener.port)],
+        cwd=ROOT,
+        capture_output=True,
+        text=True,
+        timeout=60,
+        check=True,
+    ).stdout.splitlines()
+    uid = os.getuid() if as_root else 1000
+    assert out[0] == f"os-isolated {uid} {uid if as_root else 1000} Network is unreachable"  # same ids inside
+    assert ("user + network namespace" in out[1]) is (not as_root or os.geteuid() != 0)
+    assert listener.accepted() == 0
+
+
+@pytest.mark.netns
+def test_a_user_process_with_threads_says_it_is_only_guarded(netns: None, listener: LoopbackListener) -> None:
+    """The kernel gives no user namespace to a multithreaded process: the level must say so, not pretend."""
+    out = subprocess.run(
+        [*NON_ROOT, sys.executable, "-c", ISOLATE, "threads", str(listener.port)],
+        cwd=ROOT,
+        capture_output=True,
+        text=True,
+        timeout=60,
+        check=True,
+    ).stdout.splitlines()
+    assert out[0] == "guarded 1000 1000 connected"
+    assert "already runs threads" in out[1] and "audit hook" in out[1]
+    assert listener.accepted() == 1
+
+
+@pytest.mark.netns
+@pytest.mark.parametrize("as_root", [True, False], ids=["root", "user"])
+def test_doctor_checks_the_isolation_with_a_native_connect(netns: None, as_root: bool) -> None:
+    prefix = [] if as_root else NON_ROOT
+    proc = subprocess.run(
+        [*prefix, sys.executable, "-m", "app", "doctor", "--json"], cwd=ROOT, capture_output=True, text=True, timeout=60
+    )
+    assert proc.returncode == 0, proc.stderr
+    worker = json.loads(proc.stdout)["worker"]
+    assert worker["level"] == "os-isolated"
+    assert worker["native_connect"] == "Network is unreachable"
+    assert worker["listener_accepted"] == 0
 
 
 def test_the_app_never_imports_mnn_tools(tmp_path: Path) -> None:

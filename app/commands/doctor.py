@@ -1,0 +1,116 @@
+"""`doctor`: what keeps images on this device, checked on this machine now.
+
+The model worker's isolation is not taken on trust: a child process sets it up
+exactly as the worker does (`isolate_this_process`), then makes a native
+connect() — the kind the audit hook cannot see — to a listener this process
+opens on 127.0.0.1. The listener's accept count is the verdict.
+"""
+
+from __future__ import annotations
+
+import multiprocessing as mp
+import select
+import socket
+import sys
+from dataclasses import asdict, dataclass
+from multiprocessing.connection import Connection
+from typing import TYPE_CHECKING, TextIO
+
+from app.commands.common import EXIT_FAILED, EXIT_OK, emit
+from app.privacy.isolation import HOOK_ONLY, Isolation, isolate_this_process
+from app.privacy.native_connect import native_connect
+
+if TYPE_CHECKING:
+    from app.commands.common import Subparsers
+
+UI_PROCESS = (
+    f"guarded: it serves the page on 127.0.0.1 and so keeps a network; {HOOK_ONLY}. Videos are opened only "
+    "as local files with FFmpeg limited to its file protocol, and the page may load nothing but its own origin"
+)
+PHONES = "iOS and Android: the model runs in a thread of the app (no child processes there), guarded by the hook only"
+DOWNLOADS = (
+    "only when you start one; only to the model's mirror hosts and the redirect hosts its manifest names; "
+    "every file is checked against the manifest's SHA-256"
+)
+
+
+@dataclass(frozen=True)
+class WorkerCheck:
+    level: str
+    how: str
+    native_connect: str  # the error the probe's connect() got, or "connected"
+    listener_accepted: int  # connections that reached the loopback listener
+
+    @property
+    def holds(self) -> bool:
+        return self.level == "os-isolated" and self.listener_accepted == 0
+
+
+def add_parser(sub: Subparsers) -> None:
+    doctor = sub.add_parser(
+        "doctor",
+        help="print what keeps images on this device, after checking it (exit 1 when only the hook guards them)",
+    )
+    doctor.add_argument("--json", action="store_true", help="one JSON object instead of text")
+
+
+def _probe_child(port: int, report: Connection) -> None:
+    isolation = isolate_this_process()
+    error = native_connect("127.0.0.1", port)
+    report.send((isolation, error or "connected"))
+    report.close()
+
+
+def check_worker(timeout_s: float = 30.0) -> WorkerCheck:
+    """Runs the worker's isolation in a fresh child and tries a native connect() back to this process."""
+    ctx = mp.get_context("spawn")
+    with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as listener:
+        listener.bind(("127.0.0.1", 0))
+        listener.listen(8)
+        receiver, sender = ctx.Pipe(duplex=False)
+        child = ctx.Process(target=_probe_child, args=(listener.getsockname()[1], sender), name="keyframe-doctor")
+        child.start()
+        sender.close()
+        try:
+            if not receiver.poll(timeout_s):
+                raise RuntimeError(f"the probe process gave no answer in {timeout_s:.0f} s")
+            isolation, outcome = receiver.recv()
+        except EOFError:
+            raise RuntimeError(f"the probe process ended with status {child.exitcode}") from None
+        finally:
+            child.join(timeout_s)
+        accepted = 0
+        while select.select([listener], [], [], 0.2)[0]:
+            listener.accept()[0].close()
+            accepted += 1
+    assert isinstance(isolation, Isolation)
+    return WorkerCheck(isolation.level, isolation.how, str(outcome), accepted)
+
+
+def run(args: object, out: TextIO) -> int:
+    try:
+        worker = check_worker()
+    except (OSError, RuntimeError) as exc:
+        print(f"error: the isolation check could not run: {exc}", file=sys.stderr)
+        return EXIT_FAILED
+    if getattr(args, "json", False):
+        emit(out, {"worker": asdict(worker), "ui": UI_PROCESS, "phones": PHONES, "downloads": DOWNLOADS}, False)
+        return EXIT_OK if worker.holds else EXIT_FAILED
+    reached = "reached" if worker.listener_accepted else "did not reach"
+    same = "the same, set up when the command starts" if worker.holds else worker.level
+    lines = [
+        f"What keeps images on this device ({sys.platform})",
+        "",
+        "Model worker (the child process that gets keyframes and runs the model)",
+        f"  {worker.level}: {worker.how}",
+        f"  checked now: a native connect() to a listener on 127.0.0.1 {reached} it ({worker.native_connect})",
+        "analyze and watch (the whole command process, which also decodes videos)",
+        f"  {same}",
+        "App window and web UI (this process receives camera frames and serves the page)",
+        f"  {UI_PROCESS}",
+        "Model downloads",
+        f"  {DOWNLOADS}",
+        PHONES,
+    ]
+    out.write("\n".join(lines) + "\n")
+    return EXIT_OK if worker.holds else EXIT_FAILED

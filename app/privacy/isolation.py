@@ -1,0 +1,125 @@
+"""OS-level network isolation for the processes that see images.
+
+The audit hook in `guard.py` sees only Python's own socket calls; FFmpeg inside
+OpenCV, MNN or anything reached through ctypes calls connect() directly. So the
+worker child (which runs the model) and the `analyze`/`watch` commands cut
+themselves off from the network with the kernel's help before they touch an
+image:
+
+- Linux: a new network namespace (inside a new user namespace when not root).
+  It has one interface, loopback, and it stays down: every connect() or
+  sendto(), native or not, fails with "Network is unreachable".
+- macOS: a Seatbelt profile (sandbox_init) that denies all network use.
+- elsewhere (Windows; iOS and Android, where the model runs in a thread of the
+  app, which must keep its own loopback socket): only the audit hook guards.
+
+`isolate_this_process` must run while the process has a single thread: the
+kernel refuses a new user namespace to a multithreaded process. It never
+raises; it reports which level is in force, and checks it by sending a
+datagram to loopback, which must fail.
+"""
+
+from __future__ import annotations
+
+import ctypes
+import errno
+import os
+import socket
+import sys
+from dataclasses import dataclass
+
+OS_ISOLATED = "os-isolated"
+GUARDED = "guarded"
+
+_CLONE_NEWUSER = 0x10000000
+_CLONE_NEWNET = 0x40000000
+# Seatbelt: everything the process could do before, except any use of the network.
+MACOS_PROFILE = "(version 1)\n(allow default)\n(deny network*)\n"
+
+
+@dataclass(frozen=True)
+class Isolation:
+    level: str  # OS_ISOLATED | GUARDED
+    how: str  # one sentence for people: what enforces it, or why the OS cannot here
+
+    @property
+    def isolated(self) -> bool:
+        return self.level == OS_ISOLATED
+
+
+HOOK_ONLY = "Python's audit hook blocks every non-loopback socket call made through Python; native code is not covered"
+
+
+def guarded(why: str) -> Isolation:
+    return Isolation(GUARDED, f"{why}; {HOOK_ONLY}")
+
+
+def isolate_this_process() -> Isolation:
+    """Cuts this process off the network where the OS allows it; says which level is in force."""
+    if sys.platform.startswith("linux"):
+        done, how = _linux_namespace()
+    elif sys.platform == "darwin":
+        done, how = _macos_sandbox()
+    else:
+        return guarded(f"no OS network isolation on {sys.platform}")
+    if not done:
+        return guarded(how)
+    failure = _loopback_send_fails()
+    if failure is None:
+        return guarded(f"{how} was set up, but a datagram to loopback still went out")
+    return Isolation(OS_ISOLATED, f"{how}; a send to 127.0.0.1 fails ({failure})")
+
+
+def _linux_namespace() -> tuple[bool, str]:
+    try:
+        unshare = ctypes.CDLL(None, use_errno=True).unshare
+    except (OSError, AttributeError) as exc:
+        return False, f"no unshare() in this libc ({exc})"
+    uid, gid = os.getuid(), os.getgid()
+    refused = []
+    # Root may have CAP_SYS_ADMIN (a plain new network namespace); everyone else, and root in a
+    # container without that capability, needs a user namespace around it.
+    for flags in ((_CLONE_NEWNET,) if os.geteuid() == 0 else ()) + (_CLONE_NEWUSER | _CLONE_NEWNET,):
+        if unshare(flags) == 0:
+            if flags & _CLONE_NEWUSER:
+                _map_ids(uid, gid)
+            names = [name for _, name in socket.if_nameindex()]
+            if names != ["lo"]:
+                return False, f"the new network namespace has interfaces {names}"
+            kind = "user + network namespace" if flags & _CLONE_NEWUSER else "network namespace"
+            return True, f"Linux {kind} with no network interface up"
+        code = ctypes.get_errno()
+        why = os.strerror(code)
+        refused.append(why + (" (this process already runs threads)" if code == errno.EINVAL else ""))
+    return False, f"the kernel refused a new network namespace: {'; '.join(refused)}"
+
+
+def _map_ids(uid: int, gid: int) -> None:
+    """Keeps the same uid/gid inside the namespace, so files and getpwuid() look as before."""
+    for name, text in (("uid_map", f"{uid} {uid} 1\n"), ("setgroups", "deny\n"), ("gid_map", f"{gid} {gid} 1\n")):
+        try:
+            with open(f"/proc/self/{name}", "w") as fh:
+                fh.write(text)
+        except OSError:
+            return  # unmapped ids read as "nobody"; file access still uses the real ones
+
+
+def _macos_sandbox() -> tuple[bool, str]:
+    try:
+        lib = ctypes.CDLL("/usr/lib/libsandbox.1.dylib")
+    except OSError as exc:
+        return False, f"no libsandbox ({exc})"
+    error = ctypes.c_char_p()
+    if lib.sandbox_init(MACOS_PROFILE.encode(), 0, ctypes.byref(error)) != 0:
+        return False, f"sandbox_init refused the profile: {(error.value or b'').decode(errors='replace')}"
+    return True, "macOS sandbox profile denying all network use"
+
+
+def _loopback_send_fails() -> str | None:
+    """The error a datagram to 127.0.0.1 gets now, or None if it went out (isolation not in force)."""
+    try:
+        with socket.socket(socket.AF_INET, socket.SOCK_DGRAM) as probe:
+            probe.sendto(b"", ("127.0.0.1", 9))  # port 9 is "discard": nothing listens, nothing answers
+    except OSError as exc:
+        return exc.strerror or type(exc).__name__
+    return None
