@@ -20,6 +20,7 @@ from app.worker import process_host
 from app.worker.messages import Analyze, Finished, JobFailed, LoadFailed, Ready, WorkerSpec
 from tests.integration.conftest import held_out_scenes, write_scenes
 from tests.integration.leaky_worker import leaky_child_main
+from tests.integration.video import write_hands_video
 
 ROOT = Path(__file__).resolve().parents[2]
 
@@ -193,3 +194,25 @@ def test_the_app_never_imports_mnn_tools(tmp_path: Path) -> None:
     for path in (ROOT / "app").rglob("*.py"):
         text = path.read_text(encoding="utf-8")
         assert "MNN.tools" not in text and "mnnconvert" not in text and "mnnquant" not in text, path
+
+
+@pytest.mark.netns
+@pytest.mark.parametrize("command", ["watch", "analyze"])
+def test_analyze_and_watch_run_without_a_network_as_a_user(netns: None, tmp_path: Path, command: str) -> None:
+    """The whole command process (which decodes the video itself) is isolated, and the work still gets done."""
+    if command == "watch":
+        target = tmp_path / "clip.avi"
+        write_hands_video(target, seconds_per_phase=3, fps=5)
+    else:
+        target = write_scenes(tmp_path, held_out_scenes(count_per_kind=1, seed=57)[:1])[0][0]
+    proc = subprocess.run(
+        [*NON_ROOT, sys.executable, "-m", "app", command, str(target), "-v"],
+        cwd=ROOT,
+        capture_output=True,
+        text=True,
+        timeout=120,
+        env={**os.environ, "FLET_APP_STORAGE_DATA": str(tmp_path / "data")},
+    )
+    assert proc.returncode == 0, proc.stderr
+    assert "network: os-isolated (Linux user + network namespace with no network interface up" in proc.stderr
+    assert '"observation"' in proc.stdout
