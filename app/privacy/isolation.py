@@ -67,7 +67,7 @@ def isolate_this_process() -> Isolation:
     failure = _loopback_send_fails()
     if failure is None:
         return guarded(f"{how} was set up, but a datagram to loopback still went out")
-    return Isolation(OS_ISOLATED, f"{how}; a send to 127.0.0.1 fails ({failure})")
+    return Isolation(OS_ISOLATED, f"{how}; a send to 127.0.0.1 fails: {failure}")
 
 
 def _linux_namespace() -> tuple[bool, str]:

@@ -151,6 +151,7 @@ class Shell:
         self._uploads: dict[str, asyncio.Future[None]] = {}  # file name -> done, for the upload in progress
         picker.on_upload = self._on_upload
         self._pumping_camera = False
+        self._state = PracticeState()  # the newest state, for the privacy sheet
 
     # --- lifecycle ---------------------------------------------------------------------------
 
@@ -192,6 +193,7 @@ class Shell:
     # --- state from the controllers ----------------------------------------------------------
 
     def _on_practice(self, state: PracticeState) -> None:
+        self._state = state
         self.practice.render(state)
         self.demo_box.visible = state.demo_model
         self.privacy_text.value = T["privacy_chip"].format(n=state.blocked)
@@ -220,9 +222,17 @@ class Shell:
         self.page.show_dialog(ft.SnackBar(ft.Text(message)))
 
     def _privacy_sheet(self) -> None:
+        state = self._state
+        worker = T["privacy_worker_pending"]
+        if state.isolation:
+            worker = T[f"privacy_worker_{state.isolation}"].format(how=state.isolation_how)
+        paragraphs = [T["privacy_sheet"], worker, T["privacy_app"], T["privacy_check"]]
         sheet = ft.AlertDialog(
             title=ft.Text(T["privacy_sheet_title"]),
-            content=tagged(ft.Text(T["privacy_sheet"]), "privacy-sheet"),
+            content=tagged(
+                ft.Column([ft.Text(p) for p in paragraphs], tight=True, spacing=10, width=520),
+                "privacy-sheet",
+            ),
             actions=[ft.TextButton(T["close"], on_click=lambda _: self.page.pop_dialog())],
         )
         self.page.show_dialog(sheet)

@@ -62,6 +62,8 @@ class PracticeState:
     notice: str = ""  # how the last source ended (skipped files, damaged frames)
     error: str = ""  # what stopped the user: camera denied, file too large, video unreadable
     blocked: int = 0  # outbound connections stopped by the guards (app + worker)
+    isolation: str = ""  # the model worker's network isolation: os-isolated | guarded ("" before it is ready)
+    isolation_how: str = ""  # what enforces it, in one sentence
 
 
 def jpeg(rgb: np.ndarray, side: int = PREVIEW_SIDE) -> bytes:
@@ -293,6 +295,8 @@ class PracticeController:
                     title=model.title,
                     question=model.question,
                     answer_values=model.answer_values,
+                    isolation=model.isolation,
+                    isolation_how=model.isolation_how,
                 )
             event = update.event
             if isinstance(event, PracticeEvent):

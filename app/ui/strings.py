@@ -11,11 +11,19 @@ EN: dict[str, str] = {
     "privacy_chip": "Images stay on this device · {n} blocked",
     "privacy_sheet_title": "What stays on this device",
     "privacy_sheet": (
-        "Frames are decoded, sampled and analysed on this device by the MNN runtime, in a worker "
-        "process of this app. Nothing is uploaded: the app and its worker block every outbound "
-        "connection except to this app's own page on 127.0.0.1, and count what they block. "
-        "The only thing the app ever downloads is a model, and only when you start that download."
+        "Frames are sampled on this device and analysed by the MNN runtime in a worker process of "
+        "this app. Nothing is uploaded. The only thing the app ever downloads is a model, and only "
+        "when you start that download."
     ),
+    "privacy_worker_os-isolated": "Model worker: OS-isolated. The operating system gives it no network at all ({how}).",
+    "privacy_worker_guarded": "Model worker: guarded only. {how}.",
+    "privacy_worker_pending": "Model worker: not ready yet.",
+    "privacy_app": (
+        "This app's own process: guarded. It keeps a socket on 127.0.0.1 to serve this page; a hook "
+        "blocks and counts every other connection made through Python, videos are opened only as "
+        "local files, and this page loads nothing from outside this device."
+    ),
+    "privacy_check": "Check this machine from a terminal: python -m app doctor",
     "close": "Close",
     "nav_practice": "Practice",
     "nav_sessions": "Sessions",

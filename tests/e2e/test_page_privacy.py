@@ -18,7 +18,13 @@ from pathlib import Path
 import pytest
 
 from app.paths import ASSETS
-from tests.e2e.conftest import RequestLog, collect_csp_violations, record_requests, wait_until_loaded
+from tests.e2e.conftest import (
+    RequestLog,
+    collect_csp_violations,
+    open_app_page,
+    record_requests,
+    wait_until_loaded,
+)
 
 pytestmark = pytest.mark.browser
 
@@ -166,6 +172,26 @@ def test_screenshots_of_the_loading_screen_and_the_loaded_page(browser, app_url:
         finally:
             context.close()
     print(f"\nscreenshots in {shots}")
+
+
+def test_the_privacy_sheet_says_what_isolates_the_worker_on_this_machine(browser, app_url: str, shots: Path) -> None:  # noqa: ANN001
+    for name, (width, height) in SIZES.items():
+        pg = open_app_page(browser, app_url, viewport={"width": width, "height": height})
+        try:
+            _wait_model_status(pg)
+            pg.locator("[flt-semantics-identifier='privacy-notice']").click()
+            sheet = pg.locator("[flt-semantics-identifier='privacy-sheet']")
+            sheet.wait_for(state="visible", timeout=10_000)
+            text = sheet.inner_text()
+            # The level the worker reported in its Ready, with the mechanism: Linux here.
+            assert "Model worker: OS-isolated" in text, text
+            assert "network namespace with no network interface up" in text, text
+            assert "This app's own process: guarded" in text and "python -m app doctor" in text, text
+            pg.wait_for_timeout(300)
+            pg.screenshot(path=str(shots / f"privacy-sheet-{name}.png"))
+            pg.request_log.assert_local()
+        finally:
+            pg.context.close()
 
 
 def test_the_app_refuses_to_serve_a_page_without_the_policy(tmp_path: Path) -> None:
