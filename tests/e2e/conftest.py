@@ -17,7 +17,7 @@ import subprocess
 import sys
 import threading
 import time
-from collections.abc import Iterator
+from collections.abc import Iterator, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from urllib.parse import urlsplit
@@ -131,10 +131,14 @@ def collect_csp_violations(page, log: RequestLog) -> None:  # noqa: ANN001
 
 
 class AppServer:
-    """`python -m app ui` on a free 127.0.0.1 port with its own data folder, in its own process group."""
+    """`python -m app ui` on a free 127.0.0.1 port with its own data folder, in its own process group.
 
-    def __init__(self, data: Path, *args: str) -> None:
+    `wrap` runs it under another command (strace), which the process group's signal stops too.
+    """
+
+    def __init__(self, data: Path, *args: str, wrap: Sequence[str] = ()) -> None:
         self.data = Path(data)
+        self._wrap = list(wrap)
         self.port = _free_port()
         self.url = f"http://127.0.0.1:{self.port}/"
         self._args = args
@@ -152,7 +156,7 @@ class AppServer:
         with open(self.data / "app.log", "wb") as fh:
             # A new process group: the Flet server can outlive its parent, so the whole group is killed.
             self._proc = subprocess.Popen(
-                [sys.executable, "-m", "app", "ui", "--port", str(self.port), *self._args],
+                [*self._wrap, sys.executable, "-m", "app", "ui", "--port", str(self.port), *self._args],
                 cwd=ROOT,
                 env=env,
                 stdout=fh,
