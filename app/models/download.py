@@ -13,6 +13,12 @@ real model's does not): by the server's Content-Length, by the manifest's
 total size and by a fixed ceiling; a .part that outgrows its bound is
 deleted. Every file the store writes is opened with O_NOFOLLOW, so a link
 planted in the store cannot redirect a write to a file outside it.
+
+Redirects are followed by hand, one hop at a time, and only to a host of the
+mirror being tried (its own host or a `redirect_hosts` entry its manifest pins)
+and never from https to http; a refused redirect fails that mirror, naming the
+host. Each request runs inside `allow(frozenset({host}))`, so the privacy guard
+lets that thread reach that one host for that request only.
 """
 
 from __future__ import annotations
@@ -208,7 +214,7 @@ class FileFetcher:
         cancel: threading.Event,
         policy: RetryPolicy = DEFAULT_POLICY,
         disk: Disk | None = None,
-        allow: Callable[[str], AbstractContextManager[None]] | None = None,
+        allow: Callable[[frozenset[str]], AbstractContextManager[None]] | None = None,
         wait: Callable[[float], None] | None = None,
         on_bytes: Callable[[int, int | None, int], None] | None = None,
         on_wait: Callable[[str], None] | None = None,
@@ -218,8 +224,8 @@ class FileFetcher:
         self._cancel = cancel
         self._policy = policy
         self._disk = disk or Disk()
-        # Lets the guard admit a redirect target (e.g. a mirror's CDN) for that request only.
-        self._allow = allow or (lambda host: contextlib.nullcontext())
+        # Lets the privacy guard admit this request's host (a mirror or its CDN) for that request only.
+        self._allow = allow or (lambda hosts: contextlib.nullcontext())
         self._wait = wait or (lambda seconds: self._cancel.wait(seconds))
         self._on_bytes = on_bytes or (lambda have, total, received: None)
         self._on_wait = on_wait or (lambda message: None)
@@ -245,7 +251,7 @@ class FileFetcher:
                 self._check_cancel()
                 before = _size_of(part)
                 try:
-                    self._attempt(url, entry, dest, part, use_range)
+                    self._attempt(mirror, url, entry, dest, part, use_range)
                     return
                 except _TooBig as exc:
                     part.unlink(missing_ok=True)  # a part past the bound is no prefix of the file
@@ -288,7 +294,7 @@ class FileFetcher:
         if self._cancel.is_set():
             raise Cancelled()
 
-    def _attempt(self, url: str, entry: ManifestFile, dest: Path, part: Path, use_range: bool) -> None:
+    def _attempt(self, mirror: Mirror, url: str, entry: ManifestFile, dest: Path, part: Path, use_range: bool) -> None:
         expected = entry.size
         cap = expected if expected is not None else self._cap
         fd = open_no_follow(part, os.O_RDWR | os.O_CREAT)
@@ -309,7 +315,7 @@ class FileFetcher:
             headers = {"Accept-Encoding": "identity"}
             if have:
                 headers["Range"] = f"bytes={have}-"
-            with contextlib.closing(self._open(url, headers)) as response:
+            with contextlib.closing(self._open(mirror, url, headers)) as response:
                 status = response.status_code
                 if status == 416:
                     total = parse_unsatisfied_range(response.headers.get("content-range"))
@@ -435,13 +441,20 @@ class FileFetcher:
         os.replace(part, dest)
         _fsync_dir(dest.parent)
 
-    def _open(self, url: str, headers: dict[str, str]) -> httpx.Response:
-        """GET with redirects followed by hand, so each hop passes the guard and https stays https."""
+    def _open(self, mirror: Mirror, url: str, headers: dict[str, str]) -> httpx.Response:
+        """GET with redirects followed by hand: each hop must stay on the mirror's hosts and
+        on https, and passes the guard on its own."""
+        hosts = mirror.hosts
         for _ in range(_MAX_REDIRECTS + 1):
-            host = urlsplit(url).hostname or ""
             request = self._client.build_request("GET", url, headers=headers)
+            host = request.url.host.lower()  # the host httpx will connect to, parsed as httpx parses it
+            if host not in hosts:
+                raise _NextMirror(
+                    f"refused a redirect to {host or url}, which is not one of this mirror's hosts "
+                    f"({', '.join(sorted(hosts))})"
+                )
             try:
-                with self._allow(host):
+                with self._allow(frozenset({host})):
                     response = self._client.send(request, stream=True)
             except httpx.TransportError as exc:
                 if _blocked_by_guard(exc):

@@ -15,6 +15,9 @@ from typing import Any
 MANIFEST_SCHEMA = 1
 _SHA256 = re.compile(r"^[0-9a-f]{64}$")
 _ID = re.compile(r"^[a-z0-9][a-z0-9._-]{0,99}$")
+# One DNS name (or IPv4 address) in lower case: no scheme, port, path, wildcard or trailing dot.
+_LABEL = r"[a-z0-9](?:[a-z0-9-]{0,61}[a-z0-9])?"
+_HOST = re.compile(rf"(?=.{{1,253}}\Z){_LABEL}(?:\.{_LABEL})*\Z")
 
 
 class ManifestError(ValueError):
@@ -62,6 +65,22 @@ def check_relative_path(path: Any) -> str:
     return path
 
 
+def check_redirect_hosts(entry: dict[str, Any]) -> tuple[str, ...]:
+    """The hosts a mirror entry lets its downloads be redirected to (`redirect_hosts`).
+
+    A download follows a redirect only to its mirror's own host or one of these, so
+    each must be exactly one host name: a list of them, never a pattern."""
+    hosts = entry.get("redirect_hosts", [])
+    if not isinstance(hosts, list):
+        raise ManifestError("a mirror's 'redirect_hosts' must be a list of host names")
+    for host in hosts:
+        if not isinstance(host, str) or not _HOST.match(host):
+            raise ManifestError(
+                f"redirect host {host!r} must be one lower-case host name (no scheme, port, path or wildcard)"
+            )
+    return tuple(hosts)
+
+
 def _text(data: dict[str, Any], key: str, default: str | None = None) -> str:
     value = data.get(key, default)
     if not isinstance(value, str) or not value:
@@ -101,6 +120,8 @@ def manifest_from_dict(data: Any) -> Manifest:
     mirrors = data.get("mirrors", [])
     if not isinstance(mirrors, list) or not all(isinstance(m, dict) for m in mirrors):
         raise ManifestError("'mirrors' must be a list of objects")
+    for mirror in mirrors:
+        check_redirect_hosts(mirror)
     bundled = data.get("bundled")
     if bundled is not None:
         bundled = check_relative_path(bundled)

@@ -5,10 +5,15 @@ A user-set mirror (a company or local copy laid out as `<base>/<path>`)
 replaces the public mirrors instead of being tried before them, so someone who
 points Keyframe at an internal server never has a failed file fall back to
 the internet behind their back.
+
+A download is redirected only within its mirror's hosts: the mirror's own host
+plus the `redirect_hosts` its manifest entry pins (Hugging Face sends file
+bodies to its CDN and Xet hosts). A user's mirror has only its own host.
 """
 
 from __future__ import annotations
 
+import dataclasses
 import json
 import re
 from collections.abc import Iterable, Mapping, Sequence
@@ -16,7 +21,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from urllib.parse import quote, urlsplit
 
-from app.models.manifest import Manifest
+from app.models.manifest import Manifest, ManifestError, check_redirect_hosts
 from app.models.safefs import write_json_atomic
 from app.models.storage import data_dir
 
@@ -35,6 +40,7 @@ class Mirror:
     base: str  # site or base URL
     repo: str = ""
     revision: str = ""
+    redirect_hosts: tuple[str, ...] = ()  # pinned by the manifest; a user's mirror has none
 
     def url_for(self, path: str) -> str:
         if self.kind == "huggingface":
@@ -49,6 +55,11 @@ class Mirror:
     @property
     def host(self) -> str:
         return (urlsplit(self.base).hostname or "").lower()
+
+    @property
+    def hosts(self) -> frozenset[str]:
+        """Every host a download from this mirror may reach, redirects included."""
+        return frozenset(h for h in (self.host, *self.redirect_hosts) if h)
 
 
 def base_mirror(url: str, name: str = "user mirror") -> Mirror:
@@ -67,18 +78,22 @@ def manifest_mirrors(manifest: Manifest) -> list[Mirror]:
         kind = entry.get("kind")
         name = str(entry.get("name") or kind)
         repo = entry.get("repo") or manifest.repo
+        try:
+            redirect_hosts = check_redirect_hosts(entry)
+        except ManifestError as exc:
+            raise MirrorError(f"{manifest.id}: mirror {name}: {exc}") from exc
         if kind == "huggingface" and isinstance(repo, str):
             revision = entry.get("revision") or manifest.revision
             # Only a full commit pins the bytes; a branch name could move under us.
             if not isinstance(revision, str) or not _COMMIT.match(revision):
                 raise MirrorError(f"{manifest.id}: Hugging Face mirror needs a 40-hex commit, got {revision!r}")
-            mirrors.append(Mirror(name, "huggingface", "https://huggingface.co", repo, revision))
+            mirrors.append(Mirror(name, "huggingface", "https://huggingface.co", repo, revision, redirect_hosts))
         elif kind == "modelscope" and isinstance(repo, str):
             # ModelScope revisions differ from Hugging Face commits; the hashes cross-check them.
             revision = entry.get("revision") or "master"
-            mirrors.append(Mirror(name, "modelscope", "https://modelscope.cn", repo, str(revision)))
+            mirrors.append(Mirror(name, "modelscope", "https://modelscope.cn", repo, str(revision), redirect_hosts))
         elif kind == "base" and isinstance(entry.get("url"), str):
-            mirrors.append(base_mirror(entry["url"], name))
+            mirrors.append(dataclasses.replace(base_mirror(entry["url"], name), redirect_hosts=redirect_hosts))
     return mirrors
 
 
@@ -93,7 +108,8 @@ def choose_mirrors(manifest: Manifest, user_urls: Sequence[str] = ()) -> list[Mi
 
 
 def hosts_of(mirrors: Iterable[Mirror]) -> frozenset[str]:
-    return frozenset(m.host for m in mirrors if m.host)
+    """Every host a download from these mirrors may reach."""
+    return frozenset().union(*(m.hosts for m in mirrors))
 
 
 def _settings_path(env: Mapping[str, str] | None) -> Path:

@@ -42,7 +42,7 @@ from app.models.importer import ImportRejected, copy_verified, import_size
 from app.models.locks import ModelBusy, ModelLock
 from app.models.manifest import Manifest, ManifestFile, model_folder
 from app.models.marker import VerifiedFile, quick_ok, read_marker, record_for, write_marker
-from app.models.mirrors import Mirror, hosts_of
+from app.models.mirrors import Mirror
 from app.models.progress import Phase, Progress, ProgressTracker
 from app.models.safefs import check_no_links, real_dir
 from app.models.storage import downloaded_models_dir, exclude_from_backup, manifests_dir
@@ -302,17 +302,15 @@ class ModelStore:
         wait: Callable[[float], None] | None = None,
     ) -> ModelStatus:
         """Fetches whatever is not verified yet. Runs in the caller's thread, which `guard`
-        lets reach the mirrors' hosts for the duration (and a redirect's host per request)."""
+        lets reach one host per request: a mirror's, or a redirect's within that mirror's hosts."""
         manifest = self._downloadable(model_id, "downloaded")
         if not mirrors:
             raise StoreError(f"{model_id}: no mirror to download from")
         cancel = cancel or threading.Event()
         tracker = ProgressTracker(model_id, on_progress or (lambda p: None))
-        hosts = hosts_of(mirrors)
-        allowed = guard.allow_download(hosts) if guard is not None else contextlib.nullcontext()
-        allow = (lambda host: guard.allow_download(hosts | {host.lower()})) if guard is not None else None
+        allow = guard.allow_download if guard is not None else None
         try:
-            with self.lock(model_id), allowed:
+            with self.lock(model_id):
                 self._prepare_root(model_id)
                 folder = self.folder(model_id)
                 check_no_links(self.root, folder / "x")  # a linked model folder would take the download elsewhere

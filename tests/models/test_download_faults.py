@@ -12,6 +12,7 @@ import random
 import threading
 import time
 from collections.abc import Iterator
+from dataclasses import replace
 from pathlib import Path
 
 import pytest
@@ -287,18 +288,22 @@ class _RecordingGuard:
         yield
 
 
-def test_redirects_are_followed_and_each_hop_is_let_through_the_guard(tmp_path: Path, model: Model) -> None:
+def test_redirects_are_followed_within_the_mirrors_hosts_and_each_hop_is_let_through_the_guard(
+    tmp_path: Path, model: Model
+) -> None:
     guard = _RecordingGuard()
     store = make_store(tmp_path / "models", model)
     with FaultyServer(model.served()) as server:
         port = server.url.rsplit(":", 1)[1]
-        for path in model.files:  # a relative redirect, then one to another host name
+        for path in model.files:  # a relative redirect, then one to a host name the manifest pins
             server.faults[f"/r/{path}"] = Faults(statuses=[(302, {"Location": f"/hop/{path}"})])
             server.faults[f"/hop/{path}"] = Faults(statuses=[(307, {"Location": f"http://localhost:{port}/m/{path}"})])
-        store.download(model.id, [base_mirror(server.url + "/r")], guard=guard)  # type: ignore[arg-type]
+        mirror = replace(base_mirror(server.url + "/r", "pinned"), redirect_hosts=("localhost",))
+        store.download(model.id, [mirror], guard=guard)  # type: ignore[arg-type]
     assert store.status(model.id).usable
-    assert frozenset({"127.0.0.1"}) in guard.allowed  # the whole download: the mirror's host
-    assert frozenset({"127.0.0.1", "localhost"}) in guard.allowed  # one request: the redirect target too
+    # One allowance per request, for that request's host only: never the whole download, never two hosts.
+    hops = [frozenset({"127.0.0.1"}), frozenset({"127.0.0.1"}), frozenset({"localhost"})]
+    assert guard.allowed == hops * len(model.files)
     for path in model.files:
         assert [s.status for s in server.seen(f"/r/{path}")] == [302]
         assert [s.status for s in server.seen(f"/hop/{path}")] == [307]
@@ -314,18 +319,22 @@ def test_a_redirect_to_another_scheme_is_refused(tmp_path: Path, model: Model) -
 
 
 def test_a_host_the_privacy_guard_blocks_is_not_retried(tmp_path: Path, model: Model) -> None:
-    # A redirect to a non-loopback address with no allowance for it: the guard must block it.
+    # A redirect to a pinned non-loopback host, but no allowance from the guard (no guard passed
+    # to the download): the installed guard blocks the lookup before any packet, and the
+    # mirror fails at once instead of retrying.
     faults = {"/m/config.json": Faults(statuses=[(302, {"Location": "http://203.0.113.9/config.json"})])}
     store = make_store(tmp_path / "models", model)
     session_guard = active_guard()
     guard = install(NetworkGuard())
     try:
         with FaultyServer(model.served(), faults) as server, pytest.raises(DownloadError, match="privacy guard"):
-            store.download(model.id, [base_mirror(server.url + "/m")], wait=lambda s: None)
+            mirror = replace(base_mirror(server.url + "/m"), redirect_hosts=("203.0.113.9",))
+            store.download(model.id, [mirror], wait=lambda s: None)
     finally:
         if session_guard is not None:
             install(session_guard)
     assert guard.blocked_count == 1 and guard.outbound_count == 0
+    assert guard.attempts()[0].event == "socket.getaddrinfo"
 
 
 def test_cancel_during_a_retry_wait_stops_promptly(tmp_path: Path, model: Model) -> None:

@@ -79,11 +79,17 @@ def test_the_real_manifest_gives_pinned_hugging_face_and_modelscope_urls() -> No
         "https://modelscope.cn/api/v1/models/MNN/Qwen3-VL-2B-Instruct-MNN/repo"
         "?Revision=master&FilePath=sub%20dir%2Fa%26b.json"
     )
-    assert hosts_of([hf, ms]) == {"huggingface.co", "modelscope.cn"}
+    # Every host a download may reach: the hubs and the CDN hosts the manifest pins for each, nothing else.
+    assert hosts_of([hf, ms]) == hf.hosts | ms.hosts
+    assert {h for h in hosts_of([hf, ms]) if not h.endswith((".hf.co", ".huggingface.co", ".modelscope.cn"))} == {
+        "huggingface.co",
+        "modelscope.cn",
+    }
     assert manifest.approx_total_size == 1475228382
     # A user mirror replaces the public ones: nothing falls back to the internet behind the user's back.
     (user,) = choose_mirrors(manifest, ["http://models.corp.example:8080/keyframe/"])
     assert user.url_for("visual.mnn") == "http://models.corp.example:8080/keyframe/visual.mnn"
+    assert hosts_of([user]) == {"models.corp.example"}  # and may be redirected nowhere else
 
 
 def test_a_hugging_face_mirror_must_be_pinned_to_a_commit() -> None:
