@@ -6,14 +6,25 @@ goes on (a failed read moves past the frame) until MAX_CONSECUTIVE_FAILURES.
 A header is not trusted: a frame rate outside MIN_FPS..MAX_FPS is replaced by
 ASSUMED_FPS (and said), frames smaller than the still-image minimum are refused,
 and a file whose position stops advancing ends the iteration.
+
+Only local files are opened (issue 12): FFmpeg reads a name such as `tcp:127.0.0.1:80`
+or `http:host:80/clip.avi` as a URL even where a local file or folder has that name, and
+its sockets are native, so no Python audit hook sees them. `open_local_video` is the one
+place a video is opened: it hands OpenCV's FFmpeg backend only the absolute, resolved path
+of an existing regular file (a name starting with '/' is always FFmpeg's file protocol),
+refuses a name that is no file here and looks like a URL, and limits FFmpeg's protocols to
+`file` for everything the file may reference (a playlist's segments, a concat list).
 """
 
 from __future__ import annotations
 
 import math
 import os
+import re
 import stat
+import string
 import tempfile
+import threading
 import time
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
@@ -30,6 +41,10 @@ ASSUMED_FPS = 30.0
 MAX_CONSECUTIVE_FAILURES = 64
 # With fps >= MIN_FPS, consecutive frames are at most this far apart.
 MAX_REALTIME_GAP_S = 1.0 / MIN_FPS
+
+# OpenCV passes this variable to FFmpeg's avformat_open_input as `key;value|key;value`.
+CAPTURE_OPTIONS_ENV = "OPENCV_FFMPEG_CAPTURE_OPTIONS"
+PROTOCOL_WHITELIST = "file"
 
 
 class VideoError(ValueError):
@@ -68,6 +83,7 @@ class VideoFrames:
 
     def __init__(self, path: str | os.PathLike[str], max_consecutive_failures: int = MAX_CONSECUTIVE_FAILURES) -> None:
         self.path = Path(path)
+        self._given = os.fspath(path)  # as given: Path() turns `http://x` into `http:/x`
         self.name = display_name(path)
         self.max_consecutive_failures = max_consecutive_failures
         self.stats = VideoStats()
@@ -75,19 +91,7 @@ class VideoFrames:
 
     def _open(self) -> cv2.VideoCapture:
         name = self.name
-        try:
-            info = os.stat(self.path)
-        except (OSError, ValueError) as exc:
-            raise VideoError(f"{name}: cannot open ({getattr(exc, 'strerror', None) or exc})") from exc
-        # Only a regular file is handed to OpenCV: a FIFO or device would block it.
-        if not stat.S_ISREG(info.st_mode):
-            raise VideoError(f"{name}: not a regular file")
-        if info.st_size == 0:
-            raise VideoError(f"{name}: the file is empty")
-        try:
-            capture = _open_capture(self.path)
-        except Exception as exc:  # noqa: BLE001 - whatever OpenCV raises for this file
-            raise VideoError(f"{name}: not a video OpenCV can read ({exc})") from exc
+        capture = open_local_video(self._given, name)
         try:
             if not capture.isOpened():
                 raise VideoError(f"{name}: not a video OpenCV can read")
@@ -179,18 +183,114 @@ class VideoFrames:
         return cv2.cvtColor(bgr, cv2.COLOR_BGR2RGB)
 
 
-def _open_capture(path: Path) -> cv2.VideoCapture:
-    text = os.fspath(path)
+def open_local_video(path: str | os.PathLike[str], name: str) -> cv2.VideoCapture:
+    """Open the local video file `path` (`name` is for messages); never a URL, never the network.
+
+    Raises VideoError for a name that is no file here (saying so when it looks like a URL),
+    for anything but a non-empty regular file, and when OpenCV cannot open it.
+    """
+    given = os.fspath(path)
     try:
-        text.encode("utf-8")
+        # The absolute, resolved path is what FFmpeg gets: a relative `tcp:host:port` is a URL to it.
+        local = os.path.realpath(given)
+        info = os.stat(local)
+    except (OSError, ValueError) as exc:
+        if ffmpeg_protocol(given) != "file":
+            raise VideoError(
+                f"{name}: only local video files are opened; there is no such file and the name looks like a URL"
+            ) from exc
+        raise VideoError(f"{name}: cannot open ({getattr(exc, 'strerror', None) or exc})") from exc
+    # Only a regular file is handed to OpenCV: a FIFO or device would block it.
+    if not stat.S_ISREG(info.st_mode):
+        raise VideoError(f"{name}: not a regular file")
+    if info.st_size == 0:
+        raise VideoError(f"{name}: the file is empty")
+    try:
+        return _open_capture(local)
+    except VideoError:
+        raise
+    except Exception as exc:  # noqa: BLE001 - whatever OpenCV raises for this file
+        raise VideoError(f"{name}: not a video OpenCV can read ({exc})") from exc
+
+
+# FFmpeg's url_find_protocol (libavformat/avio.c): the longest prefix of these characters,
+# followed by ':', names the protocol; anything else is the file protocol. A DOS path (`C:`)
+# is a file on Windows builds only (HAVE_DOS_PATHS).
+_URL_SCHEME_CHARS = string.ascii_letters + string.digits + "+-."
+
+
+def ffmpeg_protocol(name: str, dos_paths: bool = os.name == "nt") -> str:
+    """The protocol FFmpeg picks for `name`: "file" for a local path, else the URL's scheme."""
+    end = len(name) - len(name.lstrip(_URL_SCHEME_CHARS))
+    subfile = name.startswith("subfile,") and ":" in name[end + 1 :]
+    is_dos = dos_paths and len(name) > 1 and name[1] == ":"
+    if (name[end : end + 1] != ":" and not subfile) or is_dos:
+        return "file"
+    return name[:end]
+
+
+def capture_options(current: str | None) -> str:
+    """`current` (OPENCV_FFMPEG_CAPTURE_OPTIONS) with FFmpeg's protocols limited to `file`.
+
+    Plain `key;value` entries are kept; any protocol_whitelist (FFmpeg's option names
+    are matched without case), and anything with quotes or backslashes FFmpeg would
+    unescape, is dropped. Ours comes last: FFmpeg takes the last value of a key.
+    """
+    kept = []
+    for entry in (current or "").split("|"):
+        entry = entry.strip()
+        key = entry.partition(";")[0].strip().lower()
+        if _PLAIN_OPTION.fullmatch(entry) and key != "protocol_whitelist":
+            kept.append(entry)
+    return "|".join([*kept, f"protocol_whitelist;{PROTOCOL_WHITELIST}"])
+
+
+_PLAIN_OPTION = re.compile(r"[A-Za-z0-9_]+;[^|'\\]*")
+_OPTIONS_LOCK = threading.Lock()
+
+
+def _limit_ffmpeg_protocols() -> None:
+    """Make OpenCV's FFmpeg backend take only the file protocol for the next open.
+
+    OpenCV has no capture property for FFmpeg's protocol_whitelist; its FFmpeg backend
+    reads OPENCV_FFMPEG_CAPTURE_OPTIONS with getenv() at every open (checked on
+    opencv-python 5.0.0 / libavformat 62.12: a value set after earlier opens takes effect
+    at the next one, tests/faults/test_video_urls.py). So it is set here, right before
+    each capture, keeping the user's other options; written only when it differs, since
+    setenv races native getenv calls in other threads.
+    """
+    with _OPTIONS_LOCK:
+        current = os.environ.get(CAPTURE_OPTIONS_ENV)
+        wanted = capture_options(current)
+        if current != wanted:
+            os.environ[CAPTURE_OPTIONS_ENV] = wanted
+
+
+def _open_capture(local: str) -> cv2.VideoCapture:
+    """OpenCV's FFmpeg backend on `local`, an absolute resolved path (see open_local_video).
+
+    FFmpeg only, by name: another backend may read a file name its own way (GStreamer
+    parses `a ! b` as a pipeline, the image-sequence backend expands `%d`).
+    """
+    try:
+        local.encode("utf-8")
     except UnicodeEncodeError:
         # A name that is not UTF-8 (lone surrogates) crashes cv2.VideoCapture (SIGSEGV, found by
         # the fault corpus): open it through a UTF-8 alias, removed once the file is open.
         with tempfile.TemporaryDirectory(prefix="keyframe-video-") as folder:
-            alias = os.path.join(folder, "video" + "".join(c for c in path.suffix if c.isascii()))
-            os.symlink(os.fsencode(os.path.abspath(text)), os.fsencode(alias))
-            return cv2.VideoCapture(alias)
-    return cv2.VideoCapture(text)
+            alias = os.path.join(
+                os.path.abspath(folder), "video" + "".join(c for c in Path(local).suffix if c.isascii())
+            )
+            os.symlink(os.fsencode(local), os.fsencode(alias))
+            return _ffmpeg_capture(alias)
+    return _ffmpeg_capture(local)
+
+
+def _ffmpeg_capture(local: str) -> cv2.VideoCapture:
+    if not os.path.isabs(local) or ffmpeg_protocol(local) != "file":
+        raise VideoError(f"{display_name(local)}: only local video files are opened")
+    _limit_ffmpeg_protocols()
+    return cv2.VideoCapture(local, cv2.CAP_FFMPEG)
 
 
 def _prop(capture: cv2.VideoCapture, prop: int) -> float:
