@@ -236,7 +236,7 @@ def test_the_real_manifest_pins_the_hubs_cdn_hosts() -> None:
 @pytest.mark.parametrize(
     "hosts",
     [
-        "cdn-lfs.hf.co",  # a string, not a list (would be read letter by letter)
+        "localhost",  # a string, not a list (read letter by letter, each letter would pass as a host)
         ["*.hf.co"],
         ["https://cdn-lfs.hf.co"],
         ["cdn-lfs.hf.co:443"],

@@ -357,9 +357,12 @@ def test_the_guards_own_lookup_passes_its_hook(install_guard: InstallGuard) -> N
 
 def test_a_watcher_delivers_counts_on_its_own_thread(guard: NetworkGuard) -> None:
     got: queue.Queue[tuple[GuardCounts, str]] = queue.Queue()
-    watcher = GuardWatcher(guard, lambda counts: got.put((counts, threading.current_thread().name))).start()
+    # A long poll: only the guard's signal can wake the watcher within the test's timeouts.
+    watcher = GuardWatcher(guard, lambda counts: got.put((counts, threading.current_thread().name)), poll_s=60)
+    watcher.start()
     try:
         assert got.get(timeout=5)[0] == GuardCounts(0, 0)  # the counts at start
+        time.sleep(0.2)  # the watcher is waiting again
         with pytest.raises(NetworkBlocked):
             socket.getaddrinfo("example.org", 443)
         counts, thread = got.get(timeout=5)
@@ -402,6 +405,7 @@ def test_a_watcher_outlives_a_failing_callback_and_stops_promptly(guard: Network
 
     watcher = GuardWatcher(guard, on_change, poll_s=60).start()
     assert got.get(timeout=5) == GuardCounts(0, 0)
+    time.sleep(0.2)  # the watcher is waiting again (60 s poll: only the guard's signal wakes it)
     with pytest.raises(NetworkBlocked):
         socket.gethostbyaddr("192.0.2.1")
     assert got.get(timeout=5) == GuardCounts(1, 0)
