@@ -280,11 +280,14 @@ class NetworkGuard:
                 if not isinstance(sockaddr, tuple) or not sockaddr:
                     return None
                 return sockaddr[0], f"getnameinfo {sockaddr[0]}"
-            host = _text(args[0]) if args else None
-            if host is None:
+            raw = args[0] if args else None
+            if raw is None:
                 return None  # getaddrinfo(None, port): the local wildcard or loopback
-            shown = f"{host}:{args[1]}" if event == "socket.getaddrinfo" else f"{event.split('.', 1)[1]} {host}"
-            return host, shown
+            host = _text(raw)
+            shown_host = host if host is not None else repr(raw)  # undecodable bytes: shown, and blocked
+            if event == "socket.getaddrinfo":
+                return raw, f"{shown_host}:{args[1]}"
+            return raw, f"{event.split('.', 1)[1]} {shown_host}"
         if event in _SENDS:
             sock, address = args[0], args[1]
             if address is None:

@@ -77,6 +77,8 @@ def _ipv6_socket() -> socket.socket:
 
 BLOCKED: dict[str, tuple[str, Callable[[], object]]] = {
     "getaddrinfo": ("socket.getaddrinfo", lambda: socket.getaddrinfo("example.org", 443)),
+    "getaddrinfo of bytes": ("socket.getaddrinfo", lambda: socket.getaddrinfo(b"example.org", 443)),
+    "getaddrinfo of undecodable bytes": ("socket.getaddrinfo", lambda: socket.getaddrinfo(b"\xffexample.org", 443)),
     "gethostbyname": ("socket.gethostbyname", lambda: socket.gethostbyname("example.org")),
     "gethostbyname_ex": ("socket.gethostbyname", lambda: socket.gethostbyname_ex("example.org")),
     "gethostbyaddr of an address": ("socket.gethostbyaddr", lambda: socket.gethostbyaddr("192.0.2.1")),
