@@ -16,7 +16,7 @@ from __future__ import annotations
 import dataclasses
 import json
 import re
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from urllib.parse import quote, urlsplit
@@ -105,11 +105,6 @@ def choose_mirrors(manifest: Manifest, user_urls: Sequence[str] = ()) -> list[Mi
             for i, url in enumerate(user_urls)
         ]
     return manifest_mirrors(manifest)
-
-
-def hosts_of(mirrors: Iterable[Mirror]) -> frozenset[str]:
-    """Every host a download from these mirrors may reach."""
-    return frozenset().union(*(m.hosts for m in mirrors))
 
 
 def _settings_path(env: Mapping[str, str] | None) -> Path:

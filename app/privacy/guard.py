@@ -150,8 +150,6 @@ class NetworkGuard:
         self._blocked = 0
         self._outbound = 0
         self._version = 0  # bumped on every recorded attempt; watchers wait for it to move
-        self._listeners: list[Callable[[NetworkGuard], None]] = []
-        self._listener_watcher: GuardWatcher | None = None
 
     @property
     def blocked_count(self) -> int:
@@ -177,37 +175,6 @@ class NetworkGuard:
             yield
         finally:
             self._local.allowance = previous
-
-    # --- deprecated: use GuardWatcher ---------------------------------------------------------
-
-    def add_listener(self, listener: Callable[[NetworkGuard], None]) -> None:
-        """Deprecated (use `GuardWatcher`). Called with the guard when the counts change, on
-        the guard's own watcher thread — never inside the hook — and once when added."""
-        with self._lock:
-            self._listeners.append(listener)
-            watcher = self._listener_watcher
-            fresh = watcher is None
-            if watcher is None:
-                watcher = self._listener_watcher = GuardWatcher(self, self._notify_listeners)
-        if fresh:
-            watcher.start()
-
-    def remove_listener(self, listener: Callable[[NetworkGuard], None]) -> None:
-        """Deprecated (use `GuardWatcher`)."""
-        with self._lock:
-            if listener in self._listeners:
-                self._listeners.remove(listener)
-            idle = None
-            if not self._listeners and self._listener_watcher is not None:
-                idle, self._listener_watcher = self._listener_watcher, None
-        if idle is not None:
-            idle.stop()
-
-    def _notify_listeners(self, counts: GuardCounts) -> None:
-        with self._lock:
-            listeners = list(self._listeners)
-        for listener in listeners:
-            listener(self)
 
     # --- the hook's side ----------------------------------------------------------------------
 

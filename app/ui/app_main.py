@@ -20,7 +20,7 @@ import flet_camera as fc
 
 from app.frames.intake import MAX_FILE_BYTES
 from app.models.storage import data_dir
-from app.privacy.guard import NetworkGuard, ensure_installed
+from app.privacy.guard import GuardCounts, GuardWatcher, ensure_installed
 from app.ui.practice_controller import PracticeController, PracticeState
 from app.ui.practice_view import PracticeActions, PracticeView
 from app.ui.sessions_controller import SessionsController, SessionsState
@@ -147,7 +147,7 @@ class Shell:
             spacing=0,
             expand=True,
         )
-        self._guard: NetworkGuard | None = None
+        self._guard_watcher: GuardWatcher | None = None
         self._uploads: dict[str, asyncio.Future[None]] = {}  # file name -> done, for the upload in progress
         picker.on_upload = self._on_upload
         self._pumping_camera = False
@@ -162,9 +162,8 @@ class Shell:
         page.on_close = page.on_disconnect = lambda _: self.unmount()
         page.add(self.root)
         self._layout()
-        self._guard = ensure_installed()
-        self._guard.add_listener(self._on_guard)
-        self.controller.network_blocked(self._guard.blocked_count)
+        # The watcher's thread brings the guard's counts (at once, then on each change) outside the audit hook.
+        self._guard_watcher = GuardWatcher(ensure_installed(), self._on_guard).start()
         self.controller.subscribe(self._on_practice)
 
     def unmount(self) -> None:
@@ -172,8 +171,9 @@ class Shell:
         if self._pumping_camera:  # this tab's camera fed the session: without it the session is over
             self._pumping_camera = False
             self.controller.stop_session()
-        if self._guard is not None:
-            self._guard.remove_listener(self._on_guard)
+        if self._guard_watcher is not None:
+            self._guard_watcher.stop()
+            self._guard_watcher = None
 
     def _layout(self) -> None:
         wide = (self.page.width or WIDE) >= WIDE
@@ -205,8 +205,8 @@ class Shell:
         self.sessions.render(state)
         self.page.update()
 
-    def _on_guard(self, guard: NetworkGuard) -> None:
-        self.controller.network_blocked(guard.blocked_count)
+    def _on_guard(self, counts: GuardCounts) -> None:
+        self.controller.network_blocked(counts.blocked)
 
     # --- events --------------------------------------------------------------------------------
 

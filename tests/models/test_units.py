@@ -27,7 +27,6 @@ from app.models.mirrors import (
     MirrorError,
     base_mirror,
     choose_mirrors,
-    hosts_of,
     load_mirror_setting,
     manifest_mirrors,
     save_mirror_setting,
@@ -80,8 +79,7 @@ def test_the_real_manifest_gives_pinned_hugging_face_and_modelscope_urls() -> No
         "?Revision=master&FilePath=sub%20dir%2Fa%26b.json"
     )
     # Every host a download may reach: the hubs and the CDN hosts the manifest pins for each, nothing else.
-    assert hosts_of([hf, ms]) == hf.hosts | ms.hosts
-    assert {h for h in hosts_of([hf, ms]) if not h.endswith((".hf.co", ".huggingface.co", ".modelscope.cn"))} == {
+    assert {h for h in hf.hosts | ms.hosts if not h.endswith((".hf.co", ".huggingface.co", ".modelscope.cn"))} == {
         "huggingface.co",
         "modelscope.cn",
     }
@@ -89,7 +87,7 @@ def test_the_real_manifest_gives_pinned_hugging_face_and_modelscope_urls() -> No
     # A user mirror replaces the public ones: nothing falls back to the internet behind the user's back.
     (user,) = choose_mirrors(manifest, ["http://models.corp.example:8080/keyframe/"])
     assert user.url_for("visual.mnn") == "http://models.corp.example:8080/keyframe/visual.mnn"
-    assert hosts_of([user]) == {"models.corp.example"}  # and may be redirected nowhere else
+    assert user.hosts == {"models.corp.example"}  # and may be redirected nowhere else
 
 
 def test_a_hugging_face_mirror_must_be_pinned_to_a_commit() -> None:

@@ -414,23 +414,3 @@ def test_a_watcher_outlives_a_failing_callback_and_stops_promptly(guard: Network
     started = time.monotonic()
     watcher.stop()
     assert time.monotonic() - started < 2 and not watcher._thread.is_alive()
-
-
-def test_deprecated_listeners_are_called_by_the_watcher_not_by_the_hook(guard: NetworkGuard) -> None:
-    got: queue.Queue[tuple[int, str]] = queue.Queue()
-
-    def listener(g: NetworkGuard) -> None:
-        got.put((g.blocked_count, threading.current_thread().name))
-
-    guard.add_listener(listener)
-    assert got.get(timeout=5) == (0, "privacy-guard-watcher")
-    with socket.socket() as s, pytest.raises(NetworkBlocked):
-        s.connect(("203.0.113.7", 443))
-    assert got.get(timeout=5) == (1, "privacy-guard-watcher")
-    watcher = guard._listener_watcher
-    guard.remove_listener(listener)
-    assert watcher is not None and not watcher._thread.is_alive()
-    with pytest.raises(NetworkBlocked):
-        socket.getaddrinfo("example.org", 443)
-    time.sleep(0.2)
-    assert got.empty()
