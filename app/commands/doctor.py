@@ -1,9 +1,9 @@
 """`doctor`: what keeps images on this device, checked on this machine now.
 
-The model worker's isolation is not taken on trust: a child process sets it up
-exactly as the worker does (`isolate_this_process`), then makes a native
-connect() — the kind the audit hook cannot see — to a listener this process
-opens on 127.0.0.1. The listener's accept count is the verdict.
+The model worker's isolation is not taken on trust: a child process started as
+the worker is (same spawn, same module, same first step) sets it up, then makes
+a native connect() — the kind the audit hook cannot see — to a listener this
+process opens on 127.0.0.1. The listener's accept count is the verdict.
 """
 
 from __future__ import annotations
@@ -13,12 +13,12 @@ import select
 import socket
 import sys
 from dataclasses import asdict, dataclass
-from multiprocessing.connection import Connection
 from typing import TYPE_CHECKING, TextIO
 
 from app.commands.common import EXIT_FAILED, EXIT_OK, emit
-from app.privacy.isolation import HOOK_ONLY, Isolation, isolate_this_process
-from app.privacy.native_connect import native_connect
+from app.privacy.isolation import HOOK_ONLY, Isolation
+from app.worker.messages import WorkerSpec
+from app.worker.process_host import isolation_probe
 
 if TYPE_CHECKING:
     from app.commands.common import Subparsers
@@ -54,13 +54,6 @@ def add_parser(sub: Subparsers) -> None:
     doctor.add_argument("--json", action="store_true", help="one JSON object instead of text")
 
 
-def _probe_child(port: int, report: Connection) -> None:
-    isolation = isolate_this_process()
-    error = native_connect("127.0.0.1", port)
-    report.send((isolation, error or "connected"))
-    report.close()
-
-
 def check_worker(timeout_s: float = 30.0) -> WorkerCheck:
     """Runs the worker's isolation in a fresh child and tries a native connect() back to this process."""
     ctx = mp.get_context("spawn")
@@ -68,7 +61,9 @@ def check_worker(timeout_s: float = 30.0) -> WorkerCheck:
         listener.bind(("127.0.0.1", 0))
         listener.listen(8)
         receiver, sender = ctx.Pipe(duplex=False)
-        child = ctx.Process(target=_probe_child, args=(listener.getsockname()[1], sender), name="keyframe-doctor")
+        child = ctx.Process(
+            target=isolation_probe, args=(WorkerSpec(), listener.getsockname()[1], sender), name="keyframe-doctor"
+        )
         child.start()
         sender.close()
         try:

@@ -70,6 +70,15 @@ def isolate_this_process() -> Isolation:
     return Isolation(OS_ISOLATED, f"{how}; a send to 127.0.0.1 fails: {failure}")
 
 
+def current_isolation(otherwise: str) -> Isolation:
+    """What this process already has, without changing it (a thread worker inside an isolated command
+    is isolated too); `otherwise` says why it is only guarded."""
+    failure = _loopback_send_fails()
+    if failure is None:
+        return guarded(otherwise)
+    return Isolation(OS_ISOLATED, f"this whole process has no network; a send to 127.0.0.1 fails: {failure}")
+
+
 def _linux_namespace() -> tuple[bool, str]:
     try:
         unshare = ctypes.CDLL(None, use_errno=True).unshare

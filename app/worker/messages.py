@@ -4,10 +4,14 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Union
+from typing import TYPE_CHECKING, Union
 
 from app.core.results import AnalysisResult
-from app.frames.intake import DecodedImage
+
+if TYPE_CHECKING:
+    # Not imported at run time: a new worker child unpickles these messages before it isolates
+    # itself, and numpy/OpenCV start threads on import, after which Linux refuses it a user namespace.
+    from app.frames.intake import DecodedImage
 
 
 @dataclass(frozen=True)

@@ -36,6 +36,7 @@ from queue import Empty
 from app import logs
 from app.core.watchdog import ProgressClock, StallLimit
 from app.logs import LogSettings
+from app.privacy.isolation import Isolation
 from app.worker.listener import HostLedger
 from app.worker.messages import (
     Analyze,
@@ -63,18 +64,34 @@ MAX_CRASHES_IN_A_ROW = 3
 _POLL_S = 0.25  # how often the reader looks at the watchdog when nothing arrives
 
 
+def _isolate_first() -> Isolation:
+    """The child's first step, while it has one thread (Linux requires it: so nothing imported
+    before this point may start one — numpy and OpenCV do) and before any image or model byte
+    arrives: from here on neither Python nor native code in this process has a network."""
+    from app.privacy.isolation import isolate_this_process
+
+    return isolate_this_process()
+
+
+def isolation_probe(spec: WorkerSpec, port: int, report: Connection) -> None:
+    """A child started like the worker takes the same first step, then tries a native connect()
+    to `port` on 127.0.0.1 (what `python -m app doctor` checks); reports (isolation, outcome)."""
+    isolation = _isolate_first()
+    from app.privacy.native_connect import native_connect
+
+    report.send((isolation, native_connect("127.0.0.1", port) or "connected"))
+    report.close()
+
+
 def _child_main(
     spec: WorkerSpec, commands: mp.Queue[Command], events: Connection, log_settings: LogSettings | None
 ) -> None:
+    isolation = _isolate_first()
     from app.engine.stdio import claim_stdout
     from app.logs import setup_child
-    from app.privacy.isolation import isolate_this_process
     from app.worker.child_guard import die_with_parent, ignore_terminal_interrupts
     from app.worker.serve import serve
 
-    # First, while this process has one thread (the kernel requires it), and before any image or
-    # model byte arrives: from here on neither Python nor native code in this process has a network.
-    isolation = isolate_this_process()
     setup_child(log_settings)  # first: fd 2 may become the log file, and claim_stdout sends fd 1 there too
     die_with_parent()
     ignore_terminal_interrupts()  # Ctrl-C reaches the whole process group; the parent decides
@@ -86,7 +103,6 @@ def _child_main(
         except Empty:
             return None
 
-    log.info("network: %s (%s)", isolation.level, isolation.how)
     serve(spec, wait=commands.get, poll=poll, emit=events.send, isolation=isolation)
     events.close()
 

@@ -128,6 +128,7 @@ def _pace(ms: float) -> None:
 def serve(spec: WorkerSpec, wait: Wait, poll: Poll, emit: Callable[[Event], None], isolation: Isolation) -> None:
     """Loads the model, then answers commands until Shutdown; `isolation` is what already cut this process off."""
     guard = ensure_installed()  # before the model loads: nothing in here may reach the network
+    log.info("network of the model's process: %s (%s)", isolation.level, isolation.how)
     try:
         analyzer, decision = checked_analyzer(spec)
         load_ms = analyzer.load()

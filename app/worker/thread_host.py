@@ -12,7 +12,7 @@ import queue
 import threading
 from collections.abc import Callable
 
-from app.privacy.isolation import guarded
+from app.privacy.isolation import current_isolation
 from app.worker.listener import HostLedger
 from app.worker.messages import Analyze, Cancel, Command, Event, JobFailed, LoadFailed, Shutdown, WorkerSpec
 from app.worker.serve import serve
@@ -37,8 +37,8 @@ class ThreadWorkerHost(HostLedger):
             except queue.Empty:
                 return None
 
-        # The app's own process keeps its loopback socket for the UI: no OS isolation is possible here.
-        isolation = guarded("the model runs in a thread of the app's own process (no child processes here)")
+        # The app's UI process keeps its loopback socket, so only analyze/watch (isolated whole) are isolated here.
+        isolation = current_isolation("the model runs in a thread of the app's own process (no child processes here)")
         serve(self.spec, wait=self._commands.get, poll=poll, emit=self._deliver, isolation=isolation)
         with self._lock:
             self._dead = self._dead or "the inference worker is stopped"

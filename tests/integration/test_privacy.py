@@ -18,6 +18,7 @@ from app.frames.intake import decode_image_bytes
 from app.privacy.guard import active_guard
 from app.worker import process_host
 from app.worker.messages import Analyze, Finished, JobFailed, LoadFailed, Ready, WorkerSpec
+from app.worker.thread_host import ThreadWorkerHost
 from tests.integration.conftest import held_out_scenes, write_scenes
 from tests.integration.leaky_worker import leaky_child_main
 from tests.integration.video import write_hands_video
@@ -94,8 +95,23 @@ def test_the_worker_child_reaches_no_network_from_python_or_native_code(
 
 @pytest.mark.netns
 def test_the_worker_says_it_is_os_isolated(netns: None) -> None:
+    ready = _ready(process_host.ProcessWorkerHost)
+    assert ready.isolation == "os-isolated"
+    assert ready.isolation_how.startswith("Linux ") and "Network is unreachable" in ready.isolation_how
+
+
+def test_a_thread_worker_in_the_app_process_says_it_is_only_guarded() -> None:
+    """The test process keeps its network, like the app's UI process: a thread worker there is not isolated."""
+    ready = _ready(ThreadWorkerHost)
+    assert ready.isolation == "guarded"
+    assert (
+        "thread of the app's own process" in ready.isolation_how and "native code is not covered" in ready.isolation_how
+    )
+
+
+def _ready(kind: type) -> Ready:
     events: list = []
-    host = process_host.ProcessWorkerHost(WorkerSpec(), events.append)
+    host = kind(WorkerSpec(), events.append)
     host.start()
     try:
         deadline = time.monotonic() + 60
@@ -105,8 +121,7 @@ def test_the_worker_says_it_is_os_isolated(netns: None) -> None:
     finally:
         host.stop()
     assert isinstance(ready[0], Ready), ready
-    assert ready[0].isolation == "os-isolated"
-    assert ready[0].isolation_how.startswith("Linux ") and "Network is unreachable" in ready[0].isolation_how
+    return ready[0]
 
 
 NON_ROOT = ["unshare", "--user", "--map-user=1000", "--map-group=1000"]  # euid 1000: the path users take
@@ -197,16 +212,28 @@ def test_the_app_never_imports_mnn_tools(tmp_path: Path) -> None:
 
 
 @pytest.mark.netns
-@pytest.mark.parametrize("command", ["watch", "analyze"])
-def test_analyze_and_watch_run_without_a_network_as_a_user(netns: None, tmp_path: Path, command: str) -> None:
-    """The whole command process (which decodes the video itself) is isolated, and the work still gets done."""
+@pytest.mark.parametrize("command,worker", [("watch", "process"), ("watch", "thread"), ("analyze", "process")])
+def test_analyze_and_watch_run_without_a_network_as_a_user(
+    netns: None, tmp_path: Path, command: str, worker: str
+) -> None:
+    """The whole command process (which decodes the video itself) is isolated, and the work still gets done;
+    the model's process says so too, whether it is the worker child or this process (thread worker)."""
     if command == "watch":
         target = tmp_path / "clip.avi"
         write_hands_video(target, seconds_per_phase=3, fps=5)
     else:
         target = write_scenes(tmp_path, held_out_scenes(count_per_kind=1, seed=57)[:1])[0][0]
     proc = subprocess.run(
-        [*NON_ROOT, sys.executable, "-m", "app", command, str(target), "-v"],
+        [
+            *NON_ROOT,
+            sys.executable,
+            "-m",
+            "app",
+            command,
+            str(target),
+            "-v",
+            *(["--worker", worker] * (command == "watch")),
+        ],
         cwd=ROOT,
         capture_output=True,
         text=True,
@@ -215,4 +242,20 @@ def test_analyze_and_watch_run_without_a_network_as_a_user(netns: None, tmp_path
     )
     assert proc.returncode == 0, proc.stderr
     assert "network: os-isolated (Linux user + network namespace with no network interface up" in proc.stderr
+    model_process = "network of the model's process: os-isolated ("
+    model_process += "Linux user + network namespace" if worker == "process" else "this whole process has no network"
+    assert model_process in proc.stderr, proc.stderr
     assert '"observation"' in proc.stdout
+
+
+def test_what_a_new_worker_child_imports_before_it_isolates_starts_no_thread() -> None:
+    """Linux gives a user namespace only to a single-threaded process, and numpy/OpenCV start threads on
+    import: the modules a spawned worker child loads to unpickle its arguments must not pull them in."""
+    script = (
+        "import os, sys\n"
+        "import app.worker.process_host, app.worker.messages, app.logs, app.privacy.isolation\n"
+        "heavy = sorted(m for m in ('numpy', 'cv2', 'PIL', 'MNN', 'flet') if m in sys.modules)\n"
+        "print(len(os.listdir('/proc/self/task')), heavy)\n"
+    )
+    out = subprocess.run([sys.executable, "-c", script], cwd=ROOT, capture_output=True, text=True, check=True)
+    assert out.stdout.split() == ["1", "[]"], out.stdout
