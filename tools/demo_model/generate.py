@@ -12,6 +12,7 @@ transformers and llmexport (see README.md), the app never needs them.
 from __future__ import annotations
 
 import argparse
+import contextlib
 import datetime as dt
 import json
 import os
@@ -19,12 +20,29 @@ import platform
 import shutil
 import sys
 import time
+from collections.abc import Callable, Iterator
+from dataclasses import dataclass
 from importlib import metadata
 from pathlib import Path
+from typing import TYPE_CHECKING, Any
 
-HERE = Path(__file__).resolve().parent
-sys.path.insert(0, str(HERE))
-REPO = HERE.parent.parent
+# The generator's own modules (torch-free) come from this folder, imported here so that
+# a missing dependency fails before anything is trained or overwritten; torch,
+# transformers and the tokenizer library wait for build_model, after the options.
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+import scenes
+from evaluate import eval_set, evaluate
+from examples import write_examples
+from export import export_model
+from manifest import write_manifest
+from model_config import DEMO_SHAPE, make_config
+from sequence import IMAGE_SIZE, PromptLayout, make_layout
+from train import TrainSettings, save_model, torch_decisions, train
+
+if TYPE_CHECKING:
+    from transformers import PreTrainedTokenizerBase, Qwen3VLForConditionalGeneration
+
+REPO = Path(__file__).resolve().parents[2]
 
 GENERATOR_VERSION = "1"
 VERSIONED_PACKAGES = (
@@ -42,8 +60,58 @@ VERSIONED_PACKAGES = (
     "opencv-python-headless",
 )
 
+Log = Callable[[str], None]
+
+
+@dataclass(frozen=True)
+class Settings:
+    """The command line, with every path resolved."""
+
+    out: Path
+    minutes: float
+    seed: int
+    eval_seed: int
+    per_kind: int
+    quant_bits: tuple[int, ...]  # bit widths to export and compare
+    aux_weight: float
+    work: Path
+    manifest: Path
+    examples: Path | None  # None: --no-examples
+
+
+@dataclass(frozen=True)
+class DemoModel:
+    """The untrained model, its tokenizer and the fixed prompt it answers."""
+
+    hf_dir: Path  # the tokenizer now, the trained checkpoint for llmexport later
+    tok: PreTrainedTokenizerBase
+    special: dict[str, int]
+    model: Qwen3VLForConditionalGeneration
+    answers: dict[str, str]  # "yes"/"no" -> answer JSON
+    layout: PromptLayout
+    n_params: int
+    n_vision: int
+
+
+@dataclass(frozen=True)
+class Training:
+    """What training used and reported (the model itself is trained in place)."""
+
+    settings: TrainSettings
+    summary: dict[str, Any]
+
+
+@dataclass(frozen=True)
+class Candidate:
+    """One exported bit width: its staging folder, runtime files and MNN evaluation."""
+
+    staging: Path
+    files: list[str]
+    result: dict[str, Any]
+
 
 def versions() -> dict[str, str]:
+    """Python's and the generator packages' versions, for the receipt."""
     out = {"python": platform.python_version()}
     for name in VERSIONED_PACKAGES:
         try:
@@ -53,7 +121,8 @@ def versions() -> dict[str, str]:
     return out
 
 
-def main() -> None:
+def parse_settings() -> Settings:
+    """Read the options (defaults regenerate the shipped model) into Settings."""
     ap = argparse.ArgumentParser(description="Regenerate the Keyframe demo model (train, export, receipt, manifest).")
     ap.add_argument("--out", type=Path, default=REPO / "model_store" / "keyframe-demo")
     ap.add_argument("--minutes", type=float, default=19.0, help="training budget in wall-clock minutes")
@@ -72,52 +141,70 @@ def main() -> None:
     ap.add_argument("--examples", type=Path, default=REPO / "assets" / "examples")
     ap.add_argument("--no-examples", action="store_true")
     args = ap.parse_args()
-    os.environ.setdefault("TOKENIZERS_PARALLELISM", "false")
+    return Settings(
+        out=args.out.resolve(),
+        minutes=args.minutes,
+        seed=args.seed,
+        eval_seed=args.eval_seed,
+        per_kind=args.per_kind,
+        quant_bits=(4, 8) if args.quant_bit == "auto" else (int(args.quant_bit),),
+        aux_weight=args.aux_weight,
+        work=args.work.resolve(),
+        manifest=args.manifest.resolve(),
+        examples=None if args.no_examples else args.examples.resolve(),
+    )
 
-    import scenes
-    import torch
-    from evaluate import eval_set, evaluate
-    from examples import write_examples
-    from export import export_model
-    from manifest import write_manifest
-    from model_config import DEMO_SHAPE, make_config
-    from sequence import IMAGE_SIZE, make_layout
-    from tokenizer import save_hf_tokenizer
-    from train import TrainSettings, save_model, torch_decisions, train
-    from transformers import AutoTokenizer, Qwen3VLForConditionalGeneration
 
-    work = args.work.resolve()
+@contextlib.contextmanager
+def fresh_work(work: Path) -> Iterator[Log]:
+    """Empty the scratch folder and log into it: each line to stdout and work/generate.log."""
     shutil.rmtree(work, ignore_errors=True)
     work.mkdir(parents=True)
-    log_fh = open(work / "generate.log", "w")
+    with open(work / "generate.log", "w") as log_fh:
 
-    def log(msg: str) -> None:
-        line = f"[{time.strftime('%H:%M:%S')}] {msg}"
-        print(line, flush=True)
-        log_fh.write(line + "\n")
-        log_fh.flush()
+        def log(msg: str) -> None:
+            line = f"[{time.strftime('%H:%M:%S')}] {msg}"
+            print(line, flush=True)
+            log_fh.write(line + "\n")
+            log_fh.flush()
 
-    # 1. Tokenizer and model.
-    hf_dir = work / "hf"
+        yield log
+
+
+def build_model(settings: Settings, log: Log) -> DemoModel:
+    """Write the tokenizer and build a randomly initialised Qwen3-VL of the demo shape around it."""
+    import torch
+    from tokenizer import save_hf_tokenizer
+    from transformers import AutoTokenizer, Qwen3VLForConditionalGeneration
+
+    hf_dir = settings.work / "hf"
     special = save_hf_tokenizer(hf_dir)
     tok = AutoTokenizer.from_pretrained(str(hf_dir))
-    torch.manual_seed(args.seed)
+    torch.manual_seed(settings.seed)
     model = Qwen3VLForConditionalGeneration(make_config(DEMO_SHAPE, special, len(tok)))
     n_params = sum(p.numel() for p in model.parameters())
     n_vision = sum(p.numel() for p in model.model.visual.parameters())
     answers = {a: scenes.answer_json(a) for a in ("yes", "no")}
     layout = make_layout(tok, scenes.QUESTION, answers)
     log(f"model: {n_params} parameters ({n_vision} vision); prompt {len(layout.prompt_ids())} tokens")
+    return DemoModel(hf_dir, tok, special, model, answers, layout, n_params, n_vision)
 
-    # 2. Train.
-    settings = TrainSettings(minutes=args.minutes, seed=args.seed, aux_weight=args.aux_weight)
-    summary = train(model, layout, settings, log=log)
+
+def train_model(settings: Settings, demo: DemoModel, log: Log) -> Training:
+    """Train the model in place on synthetic scenes within the wall-clock budget."""
+    train_settings = TrainSettings(minutes=settings.minutes, seed=settings.seed, aux_weight=settings.aux_weight)
+    summary = train(demo.model, demo.layout, train_settings, log=log)
     log(f"trained {summary['steps']} steps in {summary['seconds']} s")
-    kinds, imgs = eval_set(args.eval_seed, 40)
+    return Training(train_settings, summary)
+
+
+def pytorch_accuracy(settings: Settings, demo: DemoModel, log: Log) -> dict[str, float]:
+    """Per-kind decision accuracy in PyTorch (40 held-out scenes a kind), to compare with MNN's."""
     import cv2
 
+    kinds, imgs = eval_set(settings.eval_seed, 40)
     rgb = [cv2.cvtColor(im, cv2.COLOR_BGR2RGB) for im in imgs]
-    preds = torch_decisions(model, layout, rgb)
+    preds = torch_decisions(demo.model, demo.layout, rgb)
     torch_acc = {
         k: round(
             sum(p == scenes.expected_answer(k) for p, kk in zip(preds, kinds, strict=True) if kk == k) / kinds.count(k),
@@ -126,45 +213,81 @@ def main() -> None:
         for k in scenes.SCENE_KINDS
     }
     log(f"PyTorch decision accuracy (40/kind, eval seed): {torch_acc}")
-    save_model(model, tok, hf_dir)
+    return torch_acc
 
-    # 3. Export into staging folders, check them with MNN, then publish one.
-    candidates: dict[int, tuple[list[str], dict]] = {}
-    for bits in (4, 8) if args.quant_bit == "auto" else (int(args.quant_bit),):
-        staging = work / f"mnn_q{bits}"
+
+def save_checkpoint(demo: DemoModel) -> None:
+    """Save the trained model and tokenizer to hf_dir, the folder llmexport reads."""
+    save_model(demo.model, demo.tok, demo.hf_dir)
+
+
+def export_candidates(settings: Settings, demo: DemoModel, log: Log) -> dict[int, Candidate]:
+    """Export each bit width into its own staging folder and evaluate it with MNN."""
+    candidates: dict[int, Candidate] = {}
+    for bits in settings.quant_bits:
+        staging = settings.work / f"mnn_q{bits}"
         t = time.monotonic()
-        files = export_model(hf_dir, staging, work, quant_bit=bits, image_size=IMAGE_SIZE)
+        files = export_model(demo.hf_dir, staging, settings.work, quant_bit=bits, image_size=IMAGE_SIZE)
         log(f"exported {bits}-bit {files} in {time.monotonic() - t:.1f} s")
-        result = evaluate(staging, args.eval_seed, args.per_kind, work / f"eval_q{bits}")
-        if result["prompt_ids"] != layout.prompt_ids():
+        result = evaluate(staging, settings.eval_seed, settings.per_kind, settings.work / f"eval_q{bits}")
+        if result["prompt_ids"] != demo.layout.prompt_ids():
             raise SystemExit(f"MNN builds other prompt ids than we trained on: {result['prompt_ids']}")
         log(
             f"MNN {bits}-bit accuracy: {result['per_kind_accuracy']} overall {result['overall_accuracy']}, "
             f"valid JSON {result['valid_json_answers']}/{result['images']}"
         )
-        candidates[bits] = (files, result)
-    # Smaller wins ties: 4-bit unless 8-bit is strictly better on the held-out set.
-    quant_bit = min(candidates, key=lambda b: (-candidates[b][1]["overall_accuracy"], b))
-    files, result = candidates[quant_bit]
-    staging = work / f"mnn_q{quant_bit}"
-    log(f"keeping the {quant_bit}-bit export")
+        candidates[bits] = Candidate(staging, files, result)
+    return candidates
 
-    out = args.out.resolve()
+
+def pick_candidate(candidates: dict[int, Candidate], log: Log) -> int:
+    """The bit width to ship: smaller wins ties, so 4-bit unless 8-bit is strictly better held out."""
+    quant_bit = min(candidates, key=lambda b: (-candidates[b].result["overall_accuracy"], b))
+    log(f"keeping the {quant_bit}-bit export")
+    return quant_bit
+
+
+def publish(out: Path, kept: Candidate) -> dict[str, int]:
+    """Replace the files in ``out`` with the kept runtime files; returns their sizes."""
     out.mkdir(parents=True, exist_ok=True)
     for old in out.iterdir():
         if old.is_file():
             old.unlink()
-    for name in files:
-        shutil.copyfile(staging / name, out / name)
-    sizes = {name: (out / name).stat().st_size for name in files}
-    revision = f"g{GENERATOR_VERSION}-{dt.date.today().isoformat()}-s{args.seed}"
+    for name in kept.files:
+        shutil.copyfile(kept.staging / name, out / name)
+    return {name: (out / name).stat().st_size for name in kept.files}
 
-    # 4. Example images (held-out seeds), answered correctly by this model.
-    examples = [] if args.no_examples else write_examples(out, args.examples.resolve(), work / "examples")
+
+def revision_name(seed: int) -> str:
+    """The revision the receipt and the manifest share: generator version, date, training seed."""
+    return f"g{GENERATOR_VERSION}-{dt.date.today().isoformat()}-s{seed}"
+
+
+def write_example_images(settings: Settings, log: Log) -> list[dict[str, Any]]:
+    """Write example images (held-out seeds) that the published model answers correctly."""
+    if settings.examples is None:
+        return []
+    examples = write_examples(settings.out, settings.examples, settings.work / "examples")
     if examples:
         log(f"examples: {[e['file'] for e in examples]}")
+    return examples
 
-    # 5. Receipt and manifest.
+
+def write_receipt(
+    settings: Settings,
+    demo: DemoModel,
+    training: Training,
+    torch_acc: dict[str, float],
+    candidates: dict[int, Candidate],
+    quant_bit: int,
+    sizes: dict[str, int],
+    revision: str,
+    examples: list[dict[str, Any]],
+) -> None:
+    """Write out/receipt.json: how the published model was made and how well MNN runs it."""
+    result = candidates[quant_bit].result
+    layout = demo.layout
+    summary = training.summary
     receipt = {
         "model": "keyframe-demo",
         "revision": revision,
@@ -172,10 +295,10 @@ def main() -> None:
         "command": "python tools/demo_model/generate.py " + " ".join(sys.argv[1:]),
         "architecture": "Qwen3VLForConditionalGeneration (random init from config, trained here)",
         "shape": DEMO_SHAPE.as_dict(),
-        "parameters": n_params,
-        "vision_parameters": n_vision,
-        "vocab_size": len(tok),
-        "special_token_ids": special,
+        "parameters": demo.n_params,
+        "vision_parameters": demo.n_vision,
+        "vocab_size": len(demo.tok),
+        "special_token_ids": demo.special,
         "prompt": {
             "question": scenes.QUESTION,
             "mnn_text": "<img>image_0</img>" + scenes.QUESTION,
@@ -184,21 +307,21 @@ def main() -> None:
             "prompt_ids": layout.prompt_ids(),
             "prompt_len": len(layout.prompt_ids()),
             "image_tokens": layout.n_image_tokens,
-            "answers": answers,
+            "answers": demo.answers,
             "answer_ids": {k: list(v) for k, v in layout.answers.items()},
             "stop_ids": result["stop_ids"],
             "decision_token_index": layout.decision_index(),
         },
         "training": {
-            "seed": args.seed,
-            "minutes_budget": args.minutes,
+            "seed": settings.seed,
+            "minutes_budget": settings.minutes,
             "seconds": summary["seconds"],
             "steps": summary["steps"],
-            "batch": settings.batch,
-            "lr": settings.lr,
-            "decision_weight": settings.decision_weight,
-            "aux_weight": settings.aux_weight,
-            "render_sizes": [settings.render_min, settings.render_max],
+            "batch": training.settings.batch,
+            "lr": training.settings.lr,
+            "decision_weight": training.settings.decision_weight,
+            "aux_weight": training.settings.aux_weight,
+            "render_sizes": [training.settings.render_min, training.settings.render_max],
             "image_size": IMAGE_SIZE,
             "torch_threads": 1,
             "data_processes": 1,
@@ -213,11 +336,11 @@ def main() -> None:
             "quant_block": 64,
             "compared": {
                 f"{b}-bit": {
-                    "per_kind_accuracy": r["per_kind_accuracy"],
-                    "overall_accuracy": r["overall_accuracy"],
-                    "valid_json_answers": r["valid_json_answers"],
+                    "per_kind_accuracy": c.result["per_kind_accuracy"],
+                    "overall_accuracy": c.result["overall_accuracy"],
+                    "valid_json_answers": c.result["valid_json_answers"],
                 }
-                for b, (_, r) in candidates.items()
+                for b, c in candidates.items()
             },
             "visual_quant_bit": 4,
             "visual_quant_block": 128,
@@ -235,10 +358,37 @@ def main() -> None:
         "versions": versions(),
         "machine": {"cpu_count": os.cpu_count(), "platform": platform.platform()},
     }
-    (out / "receipt.json").write_text(json.dumps(receipt, indent=2) + "\n")
-    write_manifest(out, files, args.manifest.resolve(), revision)
+    (settings.out / "receipt.json").write_text(json.dumps(receipt, indent=2) + "\n")
+
+
+def write_store_manifest(settings: Settings, kept: Candidate, revision: str) -> None:
+    """Write the model-store manifest: sha256 and size of every published runtime file."""
+    write_manifest(settings.out, kept.files, settings.manifest, revision)
+
+
+def print_summary(out: Path, sizes: dict[str, int], log: Log) -> None:
+    """Say where the model went and how big its runtime files are."""
     log(f"wrote {out} ({sum(sizes.values())} bytes of runtime files), receipt and manifest")
-    log_fh.close()
+
+
+def main() -> None:
+    """Regenerate the demo model: each step below, in this order, logging as it goes."""
+    settings = parse_settings()
+    os.environ.setdefault("TOKENIZERS_PARALLELISM", "false")
+    with fresh_work(settings.work) as log:
+        demo = build_model(settings, log)
+        training = train_model(settings, demo, log)
+        torch_acc = pytorch_accuracy(settings, demo, log)
+        save_checkpoint(demo)
+        candidates = export_candidates(settings, demo, log)
+        quant_bit = pick_candidate(candidates, log)
+        kept = candidates[quant_bit]
+        sizes = publish(settings.out, kept)
+        revision = revision_name(settings.seed)
+        examples = write_example_images(settings, log)
+        write_receipt(settings, demo, training, torch_acc, candidates, quant_bit, sizes, revision, examples)
+        write_store_manifest(settings, kept, revision)
+        print_summary(settings.out, sizes, log)
 
 
 if __name__ == "__main__":
