@@ -26,7 +26,10 @@ def test_a_traced_ui_session_connects_nowhere(browser, strace: str, netns: None,
     scenes = held_out_scenes(count_per_kind=1, seed=59)
     image = tmp_path / "yes.jpg"
     image.write_bytes(next(data for _, data, expected in scenes if expected == "yes"))
-    with AppServer(tmp_path / "data", wrap=strace_prefix(strace, trace)) as server:
+    # As a user (uid 1000 in a user namespace), not root: the path people take, where the worker
+    # needs a user namespace of its own and so must still be single-threaded when it isolates.
+    as_user = ["unshare", "--user", "--map-user=1000", "--map-group=1000"]
+    with AppServer(tmp_path / "data", wrap=[*as_user, *strace_prefix(strace, trace)]) as server:
         pg = open_app_page(browser, server.url)
         try:
             wait_text(pg, "model-status", "Model ready", timeout=120)
@@ -44,3 +47,8 @@ def test_a_traced_ui_session_connects_nowhere(browser, strace: str, netns: None,
     # The server's own socket: bound on 127.0.0.1 at the app's port, nothing else named.
     assert internet and all(c.name == "bind" and c.loopback and c.port == server.port for c in internet), report
     assert len(probes) == 1 and probes[0].errno == "ENETUNREACH", report  # the worker isolated itself
+    assert "network of the model's process: os-isolated (Linux user + network namespace" in _logs(server.data)
+
+
+def _logs(data: Path) -> str:
+    return "\n".join(p.read_text(errors="replace") for p in data.rglob("*.log*"))
