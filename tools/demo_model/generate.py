@@ -1,6 +1,6 @@
 """Regenerate the bundled demo model end to end.
 
-    /work/genenv/bin/python tools/demo_model/generate.py [--out model_store/keyframe-demo] [--minutes N] [--seed S]
+    .venv-gen/bin/python tools/demo_model/generate.py [--out model_store/keyframe-demo] [--minutes N] [--seed S]
 
 Steps: tokenizer -> random Qwen3-VL from a config -> train on synthetic CPR
 scenes (time-boxed) -> llmexport to MNN (4-bit) -> runtime settings ->

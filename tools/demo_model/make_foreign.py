@@ -8,7 +8,7 @@ as MNN's text format (``tokenizer.txt``, built from vocab.json + merges.txt)
 instead of ``tokenizer.mtok``.  Weights are random: it only has to load and
 generate (garbage) text with an image.
 
-    /work/genenv/bin/python tools/demo_model/make_foreign.py [--out tests/fixtures/foreign_qwen3vl]
+    .venv-gen/bin/python tools/demo_model/make_foreign.py [--out tests/fixtures/foreign_qwen3vl]
 """
 
 from __future__ import annotations
