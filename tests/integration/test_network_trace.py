@@ -2,7 +2,7 @@
 
 strace sees the syscalls of every process (the command, its worker child, Python's resource
 tracker), whoever makes them: Python, MNN, FFmpeg inside OpenCV, libc through ctypes.
-The UI's trace is in tests/e2e/test_network_trace.py.
+The UI's trace is in tests/e2e/test_ui_network_trace.py.
 """
 
 from __future__ import annotations

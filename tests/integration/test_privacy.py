@@ -137,18 +137,16 @@ ISOLATE = (
 )
 
 
+def _isolate(prefix: list[str], threads: str, port: int) -> list[str]:
+    """Runs ISOLATE in a fresh process; its two lines: `level uid gid native-connect-outcome`, then how."""
+    command = [*prefix, sys.executable, "-c", ISOLATE, threads, str(port)]
+    return subprocess.run(command, cwd=ROOT, capture_output=True, text=True, timeout=60, check=True).stdout.splitlines()
+
+
 @pytest.mark.netns
 @pytest.mark.parametrize("as_root", [True, False], ids=["root", "user"])
 def test_a_process_isolates_itself_as_root_or_user(netns: None, listener: LoopbackListener, as_root: bool) -> None:
-    prefix = [] if as_root else NON_ROOT
-    out = subprocess.run(
-        [*prefix, sys.executable, "-c", ISOLATE, "single", str(listener.port)],
-        cwd=ROOT,
-        capture_output=True,
-        text=True,
-        timeout=60,
-        check=True,
-    ).stdout.splitlines()
+    out = _isolate([] if as_root else NON_ROOT, "single", listener.port)
     uid = os.getuid() if as_root else 1000
     assert out[0] == f"os-isolated {uid} {uid if as_root else 1000} Network is unreachable"  # same ids inside
     assert ("user + network namespace" in out[1]) is (not as_root or os.geteuid() != 0)
@@ -158,14 +156,7 @@ def test_a_process_isolates_itself_as_root_or_user(netns: None, listener: Loopba
 @pytest.mark.netns
 def test_a_user_process_with_threads_says_it_is_only_guarded(netns: None, listener: LoopbackListener) -> None:
     """The kernel gives no user namespace to a multithreaded process: the level must say so, not pretend."""
-    out = subprocess.run(
-        [*NON_ROOT, sys.executable, "-c", ISOLATE, "threads", str(listener.port)],
-        cwd=ROOT,
-        capture_output=True,
-        text=True,
-        timeout=60,
-        check=True,
-    ).stdout.splitlines()
+    out = _isolate(NON_ROOT, "threads", listener.port)
     assert out[0] == "guarded 1000 1000 connected"
     assert "already runs threads" in out[1] and "audit hook" in out[1]
     assert listener.accepted() == 1

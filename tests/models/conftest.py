@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import contextlib
 import hashlib
 import json
 import os
@@ -136,3 +137,15 @@ CLI = [sys.executable, "-m", "app", "models"]
 
 def run_cli(env: dict[str, str], *args: str, timeout: float = 60) -> subprocess.CompletedProcess[str]:
     return subprocess.run([*CLI, *args], cwd=ROOT, env=env, capture_output=True, text=True, timeout=timeout)
+
+
+class RecordingGuard:
+    """Stands in for NetworkGuard: records which hosts each allowance covered."""
+
+    def __init__(self) -> None:
+        self.allowed: list[frozenset[str]] = []
+
+    @contextlib.contextmanager
+    def allow_download(self, hosts: frozenset[str]) -> Iterator[None]:
+        self.allowed.append(frozenset(hosts))
+        yield

@@ -7,11 +7,9 @@ fetched again (asserted on the server's own request log).
 
 from __future__ import annotations
 
-import contextlib
 import random
 import threading
 import time
-from collections.abc import Iterator
 from dataclasses import replace
 from pathlib import Path
 
@@ -22,7 +20,7 @@ from app.models.mirrors import base_mirror
 from app.models.progress import Phase, Progress
 from app.models.store import ModelState
 from app.privacy.guard import NetworkGuard, active_guard, install
-from tests.models.conftest import Model, assert_nothing_corrupt_installed, make_model, make_store
+from tests.models.conftest import Model, RecordingGuard, assert_nothing_corrupt_installed, make_model, make_store
 from tests.servers.faulty import Faults, FaultyServer
 
 BIG = "llm.mnn.weight"
@@ -276,22 +274,10 @@ def test_unknown_size_and_corrupt_bytes_still_install_nothing(tmp_path: Path) ->
     assert_nothing_corrupt_installed(store, model)
 
 
-class _RecordingGuard:
-    """Stands in for NetworkGuard: records which hosts each allowance covered."""
-
-    def __init__(self) -> None:
-        self.allowed: list[frozenset[str]] = []
-
-    @contextlib.contextmanager
-    def allow_download(self, hosts: frozenset[str]) -> Iterator[None]:
-        self.allowed.append(frozenset(hosts))
-        yield
-
-
 def test_redirects_are_followed_within_the_mirrors_hosts_and_each_hop_is_let_through_the_guard(
     tmp_path: Path, model: Model
 ) -> None:
-    guard = _RecordingGuard()
+    guard = RecordingGuard()
     store = make_store(tmp_path / "models", model)
     with FaultyServer(model.served()) as server:
         port = server.url.rsplit(":", 1)[1]

@@ -28,20 +28,8 @@ from app.models.manifest import ManifestError, ManifestFile, manifest_from_dict
 from app.models.mirrors import Mirror, MirrorError, base_mirror, choose_mirrors, manifest_mirrors
 from app.paths import MANIFESTS
 from app.privacy.guard import NetworkGuard, active_guard, install
-from tests.models.conftest import FAST, Model, make_model, make_store
+from tests.models.conftest import FAST, Model, RecordingGuard, make_model, make_store
 from tests.servers.faulty import Faults, FaultyServer
-
-
-class _RecordingGuard:
-    """Stands in for NetworkGuard: records which hosts each allowance covered."""
-
-    def __init__(self) -> None:
-        self.allowed: list[frozenset[str]] = []
-
-    @contextlib.contextmanager
-    def allow_download(self, hosts: frozenset[str]) -> Iterator[None]:
-        self.allowed.append(frozenset(hosts))
-        yield
 
 
 @pytest.fixture
@@ -68,7 +56,7 @@ def test_a_user_mirror_is_not_redirected_to_another_host_name(
     tmp_path: Path, model: Model, fresh_guard: NetworkGuard
 ) -> None:
     store = make_store(tmp_path / "models", model)
-    recording = _RecordingGuard()
+    recording = RecordingGuard()
     with FaultyServer(model.served()) as server:
         port = server.url.rsplit(":", 1)[1]
         _redirect_all(server, model, lambda path: f"http://localhost:{port}/m/{path}")
