@@ -21,16 +21,16 @@ import flet_camera as fc
 from app.frames.intake import MAX_FILE_BYTES
 from app.models.storage import data_dir
 from app.privacy.guard import GuardCounts, GuardWatcher, ensure_installed
+from app.ui import strings, strings_sessions
+from app.ui.i18n import language_or_default
 from app.ui.practice_controller import PracticeController, PracticeState
 from app.ui.practice_view import PracticeActions, PracticeView
 from app.ui.sessions_controller import SessionsController, SessionsState
 from app.ui.sessions_view import SessionsView, file_picker_saver
-from app.ui.strings import EN
 from app.ui.web_shell import upload_dir
 from app.ui.widgets import tagged
 from app.worker.messages import WorkerSpec
 
-T = EN
 WIDE = 720  # px: a navigation rail from here on, a bottom bar below
 CAMERA_PERIOD_S = 0.4  # one picture from the camera this often: enough for 2–5 s keyframes
 # Checked on the size the picker reports, before a byte is sent: the upload is the boundary that owns it.
@@ -59,7 +59,7 @@ def build_main(model_ref: str | None = None, profile_path: Path | None = None):
     shared = SharedPractice(WorkerSpec(model=model_ref, profile=profile_path))
 
     async def main(page: ft.Page) -> None:
-        page.title = T["title"]
+        page.title = strings.EN["title"]
         page.padding = 0
         page.theme_mode = ft.ThemeMode.LIGHT
         page.theme = ft.Theme(color_scheme_seed=ft.Colors.TEAL)
@@ -73,7 +73,20 @@ def build_main(model_ref: str | None = None, profile_path: Path | None = None):
 
 
 class Shell:
-    def __init__(self, page: ft.Page, controller: PracticeController, picker: ft.FilePicker, camera: fc.Camera) -> None:
+    """One page's app: header, navigation and screens, all in one language. Changing the language
+    builds a new Shell on the same page (controllers keep the state; views only render it)."""
+
+    def __init__(
+        self,
+        page: ft.Page,
+        controller: PracticeController,
+        picker: ft.FilePicker,
+        camera: fc.Camera,
+        language: str | None = None,
+    ) -> None:
+        self.language = language_or_default(language)
+        t = self.t = strings.TABLES[self.language]
+        words = strings_sessions.TABLES[self.language]
         self.page = page
         self.controller = controller
         self.picker = picker
@@ -87,14 +100,16 @@ class Shell:
                 correct=lambda event_id, value, note, revise: self._review(event_id, value, note, revise),
             ),
             camera,
+            t,
+            words,
         )
         self.sessions_controller = SessionsController(data_dir() / "sessions", self._on_sessions)
-        self.sessions = SessionsView(self.sessions_controller, file_picker_saver(picker))
+        self.sessions = SessionsView(self.sessions_controller, file_picker_saver(picker), words)
         self.demo = ft.Container(
             ft.Row(
                 [
                     ft.Icon(ft.Icons.SCIENCE_OUTLINED, size=16, color=ft.Colors.BROWN_900),
-                    ft.Text(T["demo_chip"], size=12, expand=True),
+                    ft.Text(t["demo_chip"], size=12, expand=True),
                 ],
                 spacing=6,
             ),
@@ -103,17 +118,17 @@ class Shell:
         )
         self.demo_box = tagged(self.demo, "demo-model-note")  # the wrapper hides: Semantics content stays visible
         self.demo_box.visible = False  # until the worker says which model it loaded
-        self.privacy_text = ft.Text(T["privacy_chip"].format(n=0), size=12, color=ft.Colors.WHITE)
+        self.privacy_text = ft.Text(t["privacy_chip"].format(n=0), size=12, color=ft.Colors.WHITE)
         self.privacy = ft.Container(
             ft.Row([ft.Icon(ft.Icons.LOCK_OUTLINE, size=16, color=ft.Colors.WHITE), self.privacy_text], spacing=6),
             bgcolor=ft.Colors.TEAL_800,
             padding=ft.Padding.symmetric(horizontal=12, vertical=6),
             border_radius=16,
             on_click=lambda _: self._privacy_sheet(),
-            tooltip=T["privacy_sheet_title"],
+            tooltip=t["privacy_sheet_title"],
         )
-        self.header_title = ft.Text(T["title"], size=20, weight=ft.FontWeight.BOLD)
-        self.purpose = ft.Text(T["purpose"], size=12, color=ft.Colors.GREY_700)
+        self.header_title = ft.Text(t["title"], size=20, weight=ft.FontWeight.BOLD)
+        self.purpose = ft.Text(t["purpose"], size=12, color=ft.Colors.GREY_700)
         header = ft.Container(
             ft.Row(
                 [
@@ -125,7 +140,7 @@ class Shell:
             padding=ft.Padding.symmetric(horizontal=16, vertical=10),
             bgcolor=ft.Colors.TEAL_50,
         )
-        destinations = [(ft.Icons.PLAY_CIRCLE_OUTLINE, T["nav_practice"]), (ft.Icons.HISTORY, T["nav_sessions"])]
+        destinations = [(ft.Icons.PLAY_CIRCLE_OUTLINE, t["nav_practice"]), (ft.Icons.HISTORY, t["nav_sessions"])]
         self.rail = ft.NavigationRail(
             selected_index=0,
             destinations=[ft.NavigationRailDestination(icon=i, label=label) for i, label in destinations],
@@ -196,7 +211,7 @@ class Shell:
         self._state = state
         self.practice.render(state)
         self.demo_box.visible = state.demo_model
-        self.privacy_text.value = T["privacy_chip"].format(n=state.blocked)
+        self.privacy_text.value = self.t["privacy_chip"].format(n=state.blocked)
         if state.title:
             self.purpose.value = state.title
         self.page.update()
@@ -223,17 +238,17 @@ class Shell:
 
     def _privacy_sheet(self) -> None:
         state = self._state
-        worker = T["privacy_worker_pending"]
+        worker = self.t["privacy_worker_pending"]
         if state.isolation:
-            worker = T[f"privacy_worker_{state.isolation}"].format(how=state.isolation_how)
-        paragraphs = [T["privacy_sheet"], worker, T["privacy_app"], T["privacy_check"]]
+            worker = self.t[f"privacy_worker_{state.isolation}"].format(how=state.isolation_how)
+        paragraphs = [self.t["privacy_sheet"], worker, self.t["privacy_app"], self.t["privacy_check"]]
         sheet = ft.AlertDialog(
-            title=ft.Text(T["privacy_sheet_title"]),
+            title=ft.Text(self.t["privacy_sheet_title"]),
             content=tagged(
                 ft.Column([ft.Text(p) for p in paragraphs], tight=True, spacing=10, width=520),
                 "privacy-sheet",
             ),
-            actions=[ft.TextButton(T["close"], on_click=lambda _: self.page.pop_dialog())],
+            actions=[ft.TextButton(self.t["close"], on_click=lambda _: self.page.pop_dialog())],
         )
         self.page.show_dialog(sheet)
 
@@ -265,14 +280,14 @@ class Shell:
         if len(fitting) < len(files):
             big = next(f for f in files if f.size > limit)
             self.controller.report_error(
-                T["file_too_large"].format(name=big.name, mb=big.size // 2**20, limit=limit // 2**20)
+                self.t["file_too_large"].format(name=big.name, mb=big.size // 2**20, limit=limit // 2**20)
             )
         if not fitting:
             return
         try:
             paths = await self._fetch(fitting)
         except (OSError, RuntimeError) as exc:
-            self.controller.report_error(T["upload_failed"].format(reason=exc))
+            self.controller.report_error(self.t["upload_failed"].format(reason=exc))
             return
         start(paths)
 
@@ -323,11 +338,11 @@ class Shell:
         try:
             cameras = await self.camera.get_available_cameras()
             if not cameras:
-                self.controller.camera_failed(T["camera_denied"])
+                self.controller.camera_failed(self.t["camera_denied"])
                 return
             await self.camera.initialize(cameras[0], fc.ResolutionPreset.MEDIUM, enable_audio=False)
         except Exception as exc:  # the browser refused (permission) or has no device
-            self.controller.camera_failed(f"{T['camera_denied']} ({exc})")
+            self.controller.camera_failed(f"{self.t['camera_denied']} ({exc})")
             return
         self.controller.start_camera()
         self._pumping_camera = True
@@ -335,7 +350,7 @@ class Shell:
             try:
                 picture = await self.camera.take_picture()
             except Exception as exc:
-                self.controller.camera_failed(f"{T['camera_denied']} ({exc})")
+                self.controller.camera_failed(f"{self.t['camera_denied']} ({exc})")
                 return
             self.controller.offer_picture(picture)
             await asyncio.sleep(CAMERA_PERIOD_S)

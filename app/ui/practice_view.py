@@ -6,7 +6,7 @@ Events go to the PracticeController; the camera pump and file pickers live in
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 
 import flet as ft
@@ -21,7 +21,6 @@ from app.ui.strings_sessions import answer_word, reason_words
 from app.ui.timeline import TimelineChart, mark_style
 from app.ui.widgets import clock, tagged
 
-T = EN
 SOURCES = ("camera", "video", "image", "folder")
 INTERVALS = (2, 3, 4, 5)
 
@@ -36,24 +35,33 @@ class PracticeActions:
 
 
 class PracticeView:
-    def __init__(self, actions: PracticeActions, camera: ft.Control) -> None:
+    def __init__(
+        self,
+        actions: PracticeActions,
+        camera: ft.Control,
+        strings: Mapping[str, str] = EN,
+        words: Mapping[str, str] = WORDS,
+    ) -> None:
+        """`strings` is this screen's table (app.ui.strings), `words` the answers' and sessions' (strings_sessions)."""
         self._actions = actions
+        t = self._t = strings
+        self._w = words
         # Segmented buttons, not menus: every choice is visible and one tap away.
         self.source = ft.SegmentedButton(
             selected=["video"],
-            segments=[ft.Segment(value=k, label=ft.Text(T[f"source_{k}"])) for k in SOURCES],
+            segments=[ft.Segment(value=k, label=ft.Text(t[f"source_{k}"])) for k in SOURCES],
             show_selected_icon=False,
         )
         self.interval = ft.SegmentedButton(
             selected=["3"],
-            segments=[ft.Segment(value=str(n), label=ft.Text(T["seconds"].format(n=n))) for n in INTERVALS],
+            segments=[ft.Segment(value=str(n), label=ft.Text(t["seconds"].format(n=n))) for n in INTERVALS],
             show_selected_icon=False,
             on_change=lambda e: actions.interval(int(e.control.selected[0])),
         )
-        self.start_stop = ft.FilledButton(T["start"], icon=ft.Icons.PLAY_ARROW, on_click=self._start_stop)
+        self.start_stop = ft.FilledButton(t["start"], icon=ft.Icons.PLAY_ARROW, on_click=self._start_stop)
         self.camera = camera
         self.preview = ft.Image(src=b"", fit=ft.BoxFit.CONTAIN, visible=False)
-        self.preview_hint = ft.Text(T["preview_idle"], color=ft.Colors.GREY_300, text_align=ft.TextAlign.CENTER)
+        self.preview_hint = ft.Text(t["preview_idle"], color=ft.Colors.GREY_300, text_align=ft.TextAlign.CENTER)
         self.inset = ft.Image(src=b"", width=96, height=96, fit=ft.BoxFit.COVER, visible=False)
         self.stream = ft.Text("", font_family="monospace", size=12, color=ft.Colors.WHITE)
         self.activity = ft.Text("", size=12, color=ft.Colors.WHITE)
@@ -92,7 +100,7 @@ class PracticeView:
             clip_behavior=ft.ClipBehavior.ANTI_ALIAS,
         )
         self.model_status = ft.Text("", size=13)
-        self.model_hint = ft.Text(T["worker_failed_hint"], size=12, color=ft.Colors.RED_900, visible=False)
+        self.model_hint = ft.Text(t["worker_failed_hint"], size=12, color=ft.Colors.RED_900, visible=False)
         self.error = ft.Text("", color=ft.Colors.RED_800, size=13)
         self.notice = ft.Text("", color=ft.Colors.GREY_800, size=12)
         self.log_error = ft.Text("", color=ft.Colors.RED_800, size=12)
@@ -100,7 +108,7 @@ class PracticeView:
         # The result card: the question, the answer in words, then what it is waiting for.
         self.question = ft.Text("", size=15, weight=ft.FontWeight.W_500)
         self.answer_icon = ft.Icon(ft.Icons.HOURGLASS_EMPTY, size=40, color=ft.Colors.GREY_500)
-        self.answer = ft.Text(T["no_answer_yet"], size=30, weight=ft.FontWeight.BOLD, color=ft.Colors.GREY_600)
+        self.answer = ft.Text(t["no_answer_yet"], size=30, weight=ft.FontWeight.BOLD, color=ft.Colors.GREY_600)
         self.why = ft.Text("", size=13, color=ft.Colors.BLUE_GREY_800)
         self.review_state = ft.Text("", size=13, color=ft.Colors.GREY_800)
         self.taken = ft.Text("", size=12, color=ft.Colors.GREY_700)
@@ -108,7 +116,7 @@ class PracticeView:
         self.failure = ft.Text("", size=12, color=ft.Colors.RED_800)
         self.details = ft.Text("", size=12, font_family="monospace", selectable=True)
         self.details_tile = ft.ExpansionTile(
-            title=ft.Text(T["details"], size=13),
+            title=ft.Text(t["details"], size=13),
             controls=[ft.Container(self.details, padding=ft.Padding.only(left=16, bottom=8))],
             expanded=False,
             tile_padding=ft.Padding.symmetric(horizontal=0),
@@ -137,8 +145,8 @@ class PracticeView:
                 padding=16,
             )
         )
-        self.timeline = TimelineChart()
-        self.reviews = ReviewList()
+        self.timeline = TimelineChart(strings=words)
+        self.reviews = ReviewList(words)
         # Hidden when empty: the Semantics wrapper is what hides (its content must stay visible).
         self._status_lines = {
             line: tagged(line, name)
@@ -146,11 +154,11 @@ class PracticeView:
         }
         controls_row = ft.Column(
             [
-                ft.Row([ft.Text(T["source"], size=12)], spacing=0),
+                ft.Row([ft.Text(t["source"], size=12)], spacing=0),
                 ft.Row([tagged(self.source, "source")], scroll=ft.ScrollMode.AUTO),
                 ft.Row(
                     [
-                        ft.Text(T["every"], size=12),
+                        ft.Text(t["every"], size=12),
                         tagged(self.interval, "interval"),
                         tagged(self.start_stop, "start-stop"),
                     ],
@@ -177,7 +185,7 @@ class PracticeView:
             (live, 7),
             (tagged(card, "result-card"), 5),
             (self.timeline.root, 7),
-            (ft.Column([self.reviews.root, ft.Text(T["not_medical"], size=11, color=ft.Colors.GREY_600)]), 5),
+            (ft.Column([self.reviews.root, ft.Text(t["not_medical"], size=11, color=ft.Colors.GREY_600)]), 5),
         ]
         self.root = ft.Container(
             ft.Column(
@@ -206,7 +214,7 @@ class PracticeView:
 
     def render(self, state: PracticeState) -> None:
         self._running = state.running
-        self.start_stop.content = T["stop"] if state.running else T["start"]
+        self.start_stop.content = self._t["stop"] if state.running else self._t["start"]
         self.start_stop.icon = ft.Icons.STOP if state.running else ft.Icons.PLAY_ARROW
         self.start_stop.disabled = state.worker_status == "failed"
         self.source.disabled = self.interval.disabled = state.running
@@ -215,13 +223,13 @@ class PracticeView:
         self._render_stage(state)
         self.error.value = state.error
         self.notice.value = state.notice
-        self.log_error.value = T["log_error"].format(reason=state.log_error) if state.log_error else ""
+        self.log_error.value = self._t["log_error"].format(reason=state.log_error) if state.log_error else ""
 
         self.question.value = state.question or state.title
         self._render_answer(state.latest, state)
         self._render_failure(state.latest_failure, state.latest)
         self.slower.value = (
-            T["slower"].format(need=state.model_seconds, every=state.effective_interval_s, n=state.interval_s)
+            self._t["slower"].format(need=state.model_seconds, every=state.effective_interval_s, n=state.interval_s)
             if state.interval_stretched and state.model_seconds and state.effective_interval_s
             else ""
         )
@@ -238,13 +246,13 @@ class PracticeView:
     def _render_worker(self, state: PracticeState) -> None:
         status = state.worker_status
         if status == "ready":
-            text = T["worker_ready"].format(model=state.model_id)
+            text = self._t["worker_ready"].format(model=state.model_id)
         elif status == "failed":
-            text = T["worker_failed"].format(reason=state.worker_message)
+            text = self._t["worker_failed"].format(reason=state.worker_message)
         elif status == "restarting":
-            text = T["worker_restarting"].format(reason=state.worker_message)
+            text = self._t["worker_restarting"].format(reason=state.worker_message)
         else:
-            text = T["worker_starting"]
+            text = self._t["worker_starting"]
         self.model_status.value = text
         self.model_status.color = ft.Colors.RED_800 if status == "failed" else ft.Colors.GREY_800
         self.model_hint.visible = status == "failed"
@@ -264,58 +272,64 @@ class PracticeView:
         self.busy.visible = state.analysing is not None
         self.inset_panel.visible = state.running or state.analysing is not None
         if state.analysing is not None:
-            phase = T.get(f"phase_{state.phase}", T["phase_vision"])
-            self.activity.value = T["analysing_phase"].format(k=state.analysing, phase=phase)
+            phase = self._t.get(f"phase_{state.phase}", self._t["phase_vision"])
+            self.activity.value = self._t["analysing_phase"].format(k=state.analysing, phase=phase)
         else:
-            self.activity.value = T["waiting_keyframe"] if state.running else ""
+            self.activity.value = self._t["waiting_keyframe"] if state.running else ""
         self.stream.value = state.streamed if state.analysing is not None else ""
 
     def _render_answer(self, event: PracticeEvent | None, state: PracticeState) -> None:
         if event is None:
-            self.answer.value, self.answer.color = T["no_answer_yet"], ft.Colors.GREY_600
+            self.answer.value, self.answer.color = self._t["no_answer_yet"], ft.Colors.GREY_600
             self.answer_icon.icon, self.answer_icon.color = ft.Icons.HOURGLASS_EMPTY, ft.Colors.GREY_500
             self.why.value = self.review_state.value = self.taken.value = self.details.value = ""
             return
         style = mark_style(event.observation)  # the same colour and shape as on the timeline
-        self.answer.value = answer_word(WORDS, event.observation)
+        self.answer.value = answer_word(self._w, event.observation)
         self.answer.color, self.answer_icon.icon, self.answer_icon.color = style.colour, style.icon, style.colour
         self.why.value = (
-            T["why_unknown"].format(reason=reason_words(WORDS, event.parse_reason))
+            self._t["why_unknown"].format(reason=reason_words(self._w, event.parse_reason))
             if event.observation == UNKNOWN
             else ""
         )
-        self.review_state.value = _review_text(state.session.timeline, event.event_id)
-        self.taken.value = T["taken_at"].format(t=event.t, clock=clock(event.wall_time))
+        self.review_state.value = _review_text(self._t, self._w, state.session.timeline, event.event_id)
+        self.taken.value = self._t["taken_at"].format(t=event.t, clock=clock(event.wall_time))
         score = "—" if event.model_score is None else f"{event.model_score:.3g}"
         tm = event.timings
         interval = f"{state.effective_interval_s:.1f} s" if state.effective_interval_s else "—"
         self.details.value = "\n".join(
             [
-                f"{T['detail_raw']}: {event.raw}",
-                f"{T['detail_parse']}: {event.parse_status} ({event.parse_reason})",
-                f"{T['detail_score']}: {score} · confidence 0",
-                f"{T['detail_timings']}: total {tm.total_ms:.0f} ms · vision {tm.vision_ms:.0f} · "
-                f"prefill {tm.prefill_ms:.0f} · first token {tm.first_token_ms:.0f} · decode {tm.decode_ms:.0f}",
-                f"{T['detail_model']}: {event.model_id} @ {event.model_revision} · {event.backend}",
-                f"{T['detail_interval']}: {interval}",
-                f"{T['detail_latency']}: {_latency_strip(state.session.timeline)}",
+                f"{self._t['detail_raw']}: {event.raw}",
+                f"{self._t['detail_parse']}: {event.parse_status} ({event.parse_reason})",
+                f"{self._t['detail_score']}: {score} · {self._t['detail_confidence']}",
+                f"{self._t['detail_timings']}: "
+                + self._t["detail_timing_values"].format(
+                    total=tm.total_ms,
+                    vision=tm.vision_ms,
+                    prefill=tm.prefill_ms,
+                    first=tm.first_token_ms,
+                    decode=tm.decode_ms,
+                ),
+                f"{self._t['detail_model']}: {event.model_id} @ {event.model_revision} · {event.backend}",
+                f"{self._t['detail_interval']}: {interval}",
+                f"{self._t['detail_latency']}: {_latency_strip(state.session.timeline)}",
             ]
         )
 
     def _render_failure(self, failure: KeyframeFailed | None, latest: PracticeEvent | None) -> None:
         newer = failure is not None and (latest is None or failure.wall_time >= latest.wall_time)
-        said = T["keyframe_failed"].format(t=failure.t, message=failure.message) if failure is not None else ""
+        said = self._t["keyframe_failed"].format(t=failure.t, message=failure.message) if failure is not None else ""
         self.failure.value = said if newer else ""
 
 
-def _review_text(timeline: tuple[TimelineEntry, ...], event_id: str) -> str:
+def _review_text(t: Mapping[str, str], w: Mapping[str, str], timeline: tuple[TimelineEntry, ...], event_id: str) -> str:
     entry = next((e for e in timeline if e.event.event_id == event_id), None)
     if entry is None or entry.review == "pending":
-        return T["waiting_examiner"]
+        return t["waiting_examiner"]
     if entry.review == "confirmed":
-        return T["confirmed"]
+        return t["confirmed"]
     value = entry.final_observation or ""
-    return T["corrected"].format(value=answer_word(WORDS, value))
+    return t["corrected"].format(value=answer_word(w, value))
 
 
 def _latency_strip(timeline: tuple[TimelineEntry, ...], last: int = 8) -> str:

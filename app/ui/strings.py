@@ -63,6 +63,11 @@ EN: dict[str, str] = {
     "detail_parse": "Parse",
     "detail_score": "Model score (a diagnostic, never a confidence)",
     "detail_timings": "Timings",
+    "detail_confidence": "confidence 0",
+    "detail_timing_values": (
+        "total {total:.0f} ms · vision {vision:.0f} · prefill {prefill:.0f} · first token {first:.0f} · "
+        "decode {decode:.0f}"
+    ),
     "detail_model": "Model",
     "detail_interval": "Effective interval",
     "detail_latency": "Latest keyframes, time to answer",
@@ -72,3 +77,78 @@ EN: dict[str, str] = {
     "upload_failed": "The file could not be read into the app ({reason}).",
     "camera_denied": ("The camera is not available (absent, or permission denied). Choose a video or images instead."),
 }
+
+ZH: dict[str, str] = {
+    "title": "Keyframe",
+    "not_medical": "仅供练习反馈：不是医疗器械，也不是临床评估。",
+    "purpose": "在本机运行的心肺复苏练习反馈",
+    "demo_chip": "演示模型：只用合成图画训练；它对真实照片的回答没有意义",
+    "privacy_chip": "图像只留在本设备 · 已拦截 {n} 次",
+    "privacy_sheet_title": "哪些内容留在本设备",
+    "privacy_sheet": (
+        "画面在本设备上采样，并由本应用的一个工作进程中的 MNN 运行时分析。不会上传任何内容。"
+        "本应用唯一会下载的是模型，而且只在你开始下载时才下载。"
+    ),
+    "privacy_worker_os-isolated": "模型工作进程：由操作系统隔离。操作系统不给它任何网络（{how}）。",
+    "privacy_worker_guarded": "模型工作进程：仅受钩子保护。{how}。",
+    "privacy_worker_pending": "模型工作进程：尚未就绪。",
+    "privacy_app": (
+        "本应用自身的进程：受钩子保护。它在 127.0.0.1 上保留一个套接字来提供本页面；"
+        "一个钩子拦截并统计经由 Python 发起的所有其他连接，视频只作为本地文件打开，"
+        "本页面不会从本设备以外加载任何内容。"
+    ),
+    "privacy_check": "在终端里检查本机：python -m app doctor",
+    "close": "关闭",
+    "nav_practice": "练习",
+    "nav_sessions": "记录",
+    "source": "来源",
+    "source_camera": "摄像头",
+    "source_video": "视频",
+    "source_image": "图片",
+    "source_folder": "文件夹",
+    "every": "每隔多久取一个关键帧",
+    "seconds": "{n} 秒",
+    "start": "开始",
+    "stop": "停止",
+    "preview_idle": "选择一个来源，然后按“开始”。",
+    "worker_starting": "正在加载模型…",
+    "worker_ready": "模型已就绪：{model}",
+    "worker_restarting": "模型工作进程已停止，正在重新启动（{reason}）。",
+    "worker_failed": "无法使用该模型：{reason}",
+    "worker_failed_hint": (
+        "请在终端里安装或修复：python -m app models download MODEL_ID"
+        "（或 models verify MODEL_ID），然后重新启动本应用。"
+    ),
+    "waiting_keyframe": "正在等待下一个关键帧…",
+    "analysing_phase": "正在分析关键帧 {k}：{phase}",
+    "phase_vision": "正在看图",
+    "phase_prefill": "正在读问题",
+    "phase_decode": "正在回答",
+    "why_unknown": "没有可用的回答：{reason}",
+    "waiting_examiner": "等待考官确认",
+    "confirmed": "考官已确认",
+    "corrected": "考官已更正为 {value}",
+    "taken_at": "关键帧位于 {t:.1f} 秒 · 回答于 {clock}",
+    "no_answer_yet": "还没有回答",
+    "keyframe_failed": "位于 {t:.1f} 秒的关键帧没有得到回答：{message}",
+    "slower": "模型每个关键帧需要 {need:.1f} 秒，所以它每 {every:.1f} 秒看一次，而不是每 {n:g} 秒。",
+    "details": "详细信息",
+    "detail_raw": "模型原始文本",
+    "detail_parse": "解析",
+    "detail_score": "模型分数（仅用于诊断，绝不是置信度）",
+    "detail_timings": "耗时",
+    "detail_confidence": "置信度 0",
+    "detail_timing_values": (
+        "总计 {total:.0f} 毫秒 · 看图 {vision:.0f} · 读题 {prefill:.0f} · 首个词元 {first:.0f} · 回答 {decode:.0f}"
+    ),
+    "detail_model": "模型",
+    "detail_interval": "实际间隔",
+    "detail_latency": "最近几个关键帧的回答耗时",
+    "timeline_title": "本次练习",
+    "log_error": "无法保存本次记录（{reason}）；回答只保留在屏幕上。",
+    "file_too_large": "{name} 有 {mb} MB；上限是 {limit} MB。",
+    "upload_failed": "无法把文件读入本应用（{reason}）。",
+    "camera_denied": "摄像头不可用（没有摄像头，或权限被拒绝）。请改为选择视频或图片。",
+}
+
+TABLES: dict[str, dict[str, str]] = {"en": EN, "zh": ZH}
