@@ -94,6 +94,11 @@ class BlockingWorker:
         elif isinstance(event, ListenerFailed):
             self._notice(f"internal error while handling {event.event}: {event.message}")
 
+    @property
+    def pid(self) -> int | None:
+        """The process the model runs in: the child, or this one for the thread host."""
+        return self._host.pid
+
     def stop(self) -> None:
         self._host.stop()
 

@@ -8,6 +8,7 @@ A native crash takes the app with it here: there is no process boundary.
 
 from __future__ import annotations
 
+import os
 import queue
 import threading
 from collections.abc import Callable
@@ -26,6 +27,10 @@ class ThreadWorkerHost(HostLedger):
         self._lock = threading.Lock()
         self._dead: str | None = None
         self._thread = threading.Thread(target=self._run, name="keyframe-worker", daemon=True)
+
+    @property
+    def pid(self) -> int | None:
+        return os.getpid()  # the model runs in this process
 
     def start(self) -> None:
         self._thread.start()

@@ -1,0 +1,52 @@
+"""`python -m app bench` on the bundled demo model: a receipt with every figure, measured where the app runs it."""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[2]
+
+
+def _bench(tmp_path: Path, *args: str) -> subprocess.CompletedProcess[str]:
+    env = {**os.environ, "FLET_APP_STORAGE_DATA": str(tmp_path / "data")}
+    command = [sys.executable, "-m", "app", "bench", *args]
+    return subprocess.run(command, cwd=ROOT, capture_output=True, text=True, timeout=180, env=env)
+
+
+def test_a_receipt_holds_every_figure_for_the_runs_asked(tmp_path: Path) -> None:
+    receipt_file = tmp_path / "receipt.json"
+    proc = _bench(tmp_path, "--runs", "3", "--json", "--receipt", str(receipt_file))
+    assert proc.returncode == 0, proc.stderr
+    receipt = json.loads(proc.stdout)
+    assert json.loads(receipt_file.read_text()) == receipt
+    assert receipt["runs"] == 3 and receipt["warm_up_runs"] == 1 and receipt["strict_valid"] == 3
+    for key in ("answer_ms", "model_call_ms", "first_token_ms", "vision_ms", "prefill_ms"):
+        figure = receipt[key]
+        assert figure["n"] == 3 and figure["min"] <= figure["median"] <= figure["max"], (key, figure)
+    # The model's own time is part of the time to the answer the app gets back.
+    assert receipt["model_call_ms"]["median"] <= receipt["answer_ms"]["median"]
+    assert receipt["memory_kib"]["at_end"]["peak"] >= receipt["memory_kib"]["at_end"]["rss"] > 0
+    assert receipt["model"].startswith("keyframe-demo-cpr@") and receipt["decoding"] == "constrained"
+    assert receipt["mnn"] not in ("", "not installed") and "logical CPUs" in receipt["machine"]
+    assert "run 3/3" in proc.stderr  # progress, on stderr so stdout stays the receipt
+
+
+def test_the_table_puts_each_goal_beside_its_figure(tmp_path: Path) -> None:
+    proc = _bench(tmp_path, "--runs", "2", "--worker", "thread")
+    assert proc.returncode == 0, proc.stderr
+    lines = {line.split("  ")[0]: line for line in proc.stdout.splitlines()}
+    assert "[goal ≤ 2.5 s at 224 px on 2 cores: met]" in lines["keyframe to parsed answer"]
+    assert "2 of 2   [goal 2 of 2]" in lines["strict-valid answers"]
+    assert "worker thread" in lines["where"]
+
+
+def test_an_unreadable_image_is_a_clear_error(tmp_path: Path) -> None:
+    broken = tmp_path / "broken.jpg"
+    broken.write_bytes(b"\xff\xd8 not a jpeg")
+    proc = _bench(tmp_path, "--runs", "1", "--image", str(broken))
+    assert proc.returncode == 1
+    assert proc.stderr.startswith("error: ") and "broken.jpg" in proc.stderr and "Traceback" not in proc.stderr
