@@ -8,13 +8,14 @@ import signal
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, TextIO
 
+from app.core.settings import BACKENDS  # the one list of backends; the settings screen offers the same
+
 # Exit codes of every command (the one place they are defined):
 EXIT_OK = 0
 EXIT_FAILED = 1  # a file or the operation failed (bad input, download, verification, import refused)
 EXIT_SETUP = 2  # nothing could start: the model, a manifest, a mirror setting, the worker
 EXIT_INTERRUPTED = 128 + signal.SIGINT  # 130: Ctrl-C (and a cancelled download), the shell's convention
 EXIT_TERMINATED = 128 + signal.SIGTERM  # 143
-BACKENDS = ("cpu", "metal", "opencl", "vulkan")
 
 if TYPE_CHECKING:
     from app.worker.messages import WorkerSpec

@@ -64,6 +64,9 @@ class PracticeState:
     blocked: int = 0  # outbound connections stopped by the guards (app + worker)
     isolation: str = ""  # the model worker's network isolation: os-isolated | guarded ("" before it is ready)
     isolation_how: str = ""  # what enforces it, in one sentence
+    backend_asked: str = ""  # the backend the worker was asked for (its spec)
+    backend: str = ""  # the backend the worker uses after its self-check ("" before it is ready)
+    backend_note: str = ""  # why: e.g. a GPU that disagreed with CPU on the reference image
 
 
 def jpeg(rgb: np.ndarray, side: int = PREVIEW_SIDE) -> bytes:
@@ -78,9 +81,13 @@ class PracticeController:
     def __init__(self, spec: WorkerSpec, sessions_dir: Path, host_kind: str | None = None) -> None:
         self._sessions_dir = sessions_dir
         self._lock = threading.RLock()
-        self._state = PracticeState()
+        self._state = PracticeState(backend_asked=spec.backend)
         self._listeners: list[Callable[[PracticeState], None]] = []
-        self._pipeline = LivePipeline(spec, self._on_update, host_kind=host_kind)
+        self._spec = spec
+        self._host_kind = host_kind
+        self._generation = 0  # which pipeline is current: updates of a replaced one are dropped
+        self._apply_lock = threading.Lock()  # one worker swap at a time
+        self._pipeline = LivePipeline(spec, self._listener(0), host_kind=host_kind)
         self._log: SessionLog | None = None
         self._source: FrameSource | None = None
         self._last_preview = 0.0
@@ -132,6 +139,49 @@ class PracticeController:
     def set_interval(self, seconds: float) -> None:
         SamplerConfig(interval_s=seconds)  # validates 2–5 s
         self._update(lambda s: replace(s, interval_s=seconds))
+
+    def apply_settings(self, spec: WorkerSpec, interval_s: float) -> None:
+        """New settings: a new worker only when `spec` differs from the current one, and the default interval.
+
+        A running session is stopped first (its keyframes belong to the old model); it stays on
+        screen and can still be reviewed, and the next session starts on the new worker. The old
+        worker is stopped before the new one starts, so two models are never in memory at once.
+        The interval applies to the next session; a running one keeps the interval it began with.
+        """
+        SamplerConfig(interval_s=interval_s)  # validates 2–5 s before anything is stopped
+        with self._apply_lock:
+            if spec != self._spec:
+                self.stop_session()
+                with self._lock:
+                    old = self._pipeline
+                    self._generation += 1
+                    self._spec = spec
+                    self._pipeline = LivePipeline(spec, self._listener(self._generation), host_kind=self._host_kind)
+                    started = self._started
+                old.stop()
+                self._update(
+                    lambda s: replace(
+                        s,
+                        worker_status="starting",
+                        worker_message="",
+                        model_id="",
+                        demo_model=False,
+                        backend_asked=spec.backend,
+                        backend="",
+                        backend_note="",
+                    )
+                )
+                if started:
+                    self._pipeline.start()
+        if not self._state.running:
+            self.set_interval(interval_s)
+
+    def _listener(self, generation: int) -> Callable[[PipelineUpdate], None]:
+        def on_update(update: PipelineUpdate) -> None:
+            if generation == self._generation:  # a replaced worker's last words are not this screen's
+                self._on_update(update)
+
+        return on_update
 
     def report_error(self, message: str) -> None:
         """Something the user tried could not start (a file over the limit, no camera)."""
@@ -297,6 +347,9 @@ class PracticeController:
                     answer_values=model.answer_values,
                     isolation=model.isolation,
                     isolation_how=model.isolation_how,
+                    backend_asked=self._spec.backend,
+                    backend=model.backend,
+                    backend_note=model.backend_note,
                 )
             event = update.event
             if isinstance(event, PracticeEvent):

@@ -1,0 +1,119 @@
+"""The user's settings: what they are, their allowed values, and strict reading from JSON data. Pure logic.
+
+No Flet, no MNN, no I/O: `app.settings_file` reads and writes the file,
+`app.ui.settings_controller` owns the current settings and turns them into a
+worker spec. Reading is strict on purpose: a value that is out of range or of
+the wrong type is refused with a sentence naming the field and what it may be,
+never clamped or guessed (a settings file is a user's file; a silent repair
+would hide the edit that broke it).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, fields, replace
+from typing import Any
+
+from app.core.vision_size import MAX_USER_SIDE, MIN_USER_SIDE
+
+# MNN backends the app can ask for (the one definition; the CLI's --backend uses it too).
+# A non-CPU backend is checked against CPU by the worker before it is used.
+BACKENDS = ("cpu", "metal", "opencl", "vulkan")
+MIN_THREADS, MAX_THREADS = 1, 16
+MIN_INTERVAL_S, MAX_INTERVAL_S = 2, 5  # as the keyframe sampler allows (app.core.sampler)
+LANGUAGES = ("en", "zh")
+
+
+class SettingsError(ValueError):
+    """A value the settings cannot take; `field` names it, the message says what is allowed."""
+
+    def __init__(self, field: str, message: str) -> None:
+        super().__init__(message)
+        self.field = field
+
+
+@dataclass(frozen=True)
+class Settings:
+    backend: str = "cpu"  # one of BACKENDS
+    threads: int = 2  # CPU threads for MNN
+    image_max_side: int | None = None  # longest side fed to the model; None = the model's own size
+    constrained: bool = True  # decode only the profile's answers (False: free generation)
+    interval_s: int = 3  # the practice screen's default keyframe interval
+    language: str = "en"  # one of LANGUAGES
+    model: str | None = None  # the active model's id or folder; None = the bundled demo model
+
+    def __post_init__(self) -> None:
+        for f in fields(self):
+            _check(f.name, getattr(self, f.name))
+
+
+def _int_in(value: object, low: int, high: int) -> bool:
+    # bool is an int in Python, but `true` is not 1 thread.
+    return isinstance(value, int) and not isinstance(value, bool) and low <= value <= high
+
+
+def _check(name: str, value: object) -> None:
+    if name == "backend":
+        if not isinstance(value, str) or value not in BACKENDS:
+            raise SettingsError(name, f"backend must be one of {', '.join(BACKENDS)} (got {value!r})")
+    elif name == "threads":
+        if not _int_in(value, MIN_THREADS, MAX_THREADS):
+            raise SettingsError(
+                name, f"threads must be a whole number from {MIN_THREADS} to {MAX_THREADS} (got {value!r})"
+            )
+    elif name == "image_max_side":
+        if value is not None and not _int_in(value, MIN_USER_SIDE, MAX_USER_SIDE):
+            raise SettingsError(
+                name,
+                f"image_max_side must be null (the model's own size) or a whole number of pixels "
+                f"from {MIN_USER_SIDE} to {MAX_USER_SIDE} (got {value!r})",
+            )
+    elif name == "constrained":
+        if not isinstance(value, bool):
+            raise SettingsError(name, f"constrained must be true or false (got {value!r})")
+    elif name == "interval_s":
+        if not _int_in(value, MIN_INTERVAL_S, MAX_INTERVAL_S):
+            raise SettingsError(
+                name,
+                f"interval_s must be a whole number of seconds from {MIN_INTERVAL_S} to {MAX_INTERVAL_S} "
+                f"(got {value!r})",
+            )
+    elif name == "language":
+        if not isinstance(value, str) or value not in LANGUAGES:
+            raise SettingsError(name, f"language must be one of {', '.join(LANGUAGES)} (got {value!r})")
+    elif name == "model":
+        if value is not None and (not isinstance(value, str) or not value.strip()):
+            raise SettingsError(
+                name, f"model must be null (the bundled demo model) or a model id or folder (got {value!r})"
+            )
+
+
+FIELDS = tuple(f.name for f in fields(Settings))
+# What the model worker is built from: a change to one of these restarts it.
+WORKER_FIELDS = ("backend", "threads", "image_max_side", "constrained", "model")
+
+
+def settings_from_dict(data: object) -> Settings:
+    """Settings from parsed JSON; a missing field takes its default, anything else wrong raises SettingsError."""
+    if not isinstance(data, dict):
+        raise SettingsError("", f"the settings must be a JSON object (got {type(data).__name__})")
+    unknown = sorted(str(k) for k in data if k not in FIELDS)
+    if unknown:
+        raise SettingsError(unknown[0], f"unknown setting {', '.join(unknown)}; the settings are {', '.join(FIELDS)}")
+    return Settings(**data)
+
+
+def settings_to_dict(settings: Settings) -> dict[str, Any]:
+    return {name: getattr(settings, name) for name in FIELDS}
+
+
+def changed(settings: Settings, **values: object) -> Settings:
+    """`settings` with `values` set, validated (SettingsError names the first bad one)."""
+    unknown = sorted(k for k in values if k not in FIELDS)
+    if unknown:
+        raise SettingsError(unknown[0], f"unknown setting {unknown[0]}")
+    return replace(settings, **values)  # type: ignore[arg-type]
+
+
+def worker_changed(before: Settings, after: Settings) -> bool:
+    """True when the model worker must be rebuilt to follow `after`."""
+    return any(getattr(before, name) != getattr(after, name) for name in WORKER_FIELDS)

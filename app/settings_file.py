@@ -1,0 +1,102 @@
+"""The settings file: `settings.json` in the platform config folder (FLET_APP_STORAGE_DATA in built apps).
+
+A missing file means the defaults. A file that cannot be read, is not JSON or
+holds a value the settings cannot take also gives the defaults, plus one
+sentence for the screen; the file itself is kept as `settings.json.bad` so a
+later save never overwrites what the user (or a damaged disk) left there.
+Saves are atomic and fsynced (`write_json_atomic`): a crash leaves the old file
+or the new one, never half of one.
+"""
+
+from __future__ import annotations
+
+import json
+import logging
+import os
+from collections.abc import Mapping
+from dataclasses import dataclass
+from pathlib import Path
+
+import platformdirs
+
+from app.core.settings import Settings, SettingsError, settings_from_dict, settings_to_dict
+from app.models.safefs import write_json_atomic
+from app.models.storage import APP_NAME
+
+logger = logging.getLogger("keyframe.settings")
+
+FILE_NAME = "settings.json"
+BAD_SUFFIX = ".bad"
+MAX_BYTES = 64 * 1024  # a settings file is a few hundred bytes; anything far larger is not one
+
+
+def settings_path(env: Mapping[str, str] | None = None) -> Path:
+    """Where the settings live: Flet's app storage when it is set (phones, built apps, tests), else the
+    platform's per-user config folder."""
+    value = (os.environ if env is None else env).get("FLET_APP_STORAGE_DATA")
+    folder = Path(value) if value else Path(platformdirs.user_config_dir(APP_NAME, appauthor=False))
+    return folder / FILE_NAME
+
+
+@dataclass(frozen=True)
+class LoadedSettings:
+    settings: Settings
+    problem: str | None = None  # the whole story in one English sentence (logs, CLI), None when all is well
+    reason: str = ""  # why the file could not be used (the screen frames it in the user's language)
+    kept_as: Path | None = None  # where the unusable file was moved to (None: it could not be moved)
+
+
+def load_settings(path: Path | None = None) -> LoadedSettings:
+    path = settings_path() if path is None else path
+    try:
+        with open(path, "rb") as fh:
+            raw = fh.read(MAX_BYTES + 1)
+    except FileNotFoundError:
+        return LoadedSettings(Settings())
+    except OSError as exc:  # no permission, a folder in its place
+        reason = f"it cannot be read: {exc.strerror or exc}"
+    else:
+        try:
+            if len(raw) > MAX_BYTES:
+                raise ValueError(f"it is larger than {MAX_BYTES // 1024} KB")
+            return LoadedSettings(settings_from_dict(json.loads(raw.decode("utf-8"))))
+        except SettingsError as exc:
+            reason = str(exc)
+        except UnicodeDecodeError:
+            reason = "it is not UTF-8 text"
+        except json.JSONDecodeError as exc:
+            reason = f"it is not valid JSON: {exc}"
+        except ValueError as exc:
+            reason = str(exc)
+    kept = _keep_bad(path)
+    where = (
+        f"; the file was kept as {kept}"
+        if kept is not None
+        else "; the file could not be moved aside and the next change will replace it"
+    )
+    logger.warning("settings file %s not used: %s", path, reason)
+    return LoadedSettings(
+        Settings(),
+        f"The settings file {path} could not be used ({reason}), so the defaults are in use{where}.",
+        reason,
+        kept,
+    )
+
+
+def _keep_bad(path: Path) -> Path | None:
+    """Moves the unusable file aside (replacing an older `.bad`); None if it could not be moved."""
+    bad = path.with_name(path.name + BAD_SUFFIX)
+    try:
+        os.replace(path, bad)
+    except OSError as exc:
+        logger.error("could not keep %s as %s: %s", path, bad, exc)
+        return None
+    return bad
+
+
+def save_settings(settings: Settings, path: Path | None = None) -> Path:
+    """Writes `settings` atomically (temporary file, fsync, rename); OSError when the disk refuses."""
+    path = settings_path() if path is None else path
+    path.parent.mkdir(parents=True, exist_ok=True)  # a link there is the user's choice: followed
+    write_json_atomic(path, settings_to_dict(settings), indent=2)
+    return path

@@ -1,0 +1,192 @@
+"""The Settings screen's state and work, shared by every tab of one app. No Flet imports.
+
+The controller owns the current settings. Every accepted change is saved at
+once (atomic, fsynced) and, when it concerns the model worker or the default
+interval, handed to an injected `apply` callback (the app wires it to
+`PracticeController.apply_settings`). A value the settings cannot take is
+refused with a sentence in the state; nothing is saved then. The worker's
+backend self-check (what was asked, what is used, why) comes in through
+`worker_update` and is part of the state, so the screen can say it.
+"""
+
+from __future__ import annotations
+
+import logging
+import threading
+from collections.abc import Callable
+from dataclasses import dataclass, field, replace
+from pathlib import Path
+
+from app.core.settings import Settings, SettingsError, changed, worker_changed
+from app.settings_file import LoadedSettings, load_settings, save_settings, settings_path
+from app.worker.messages import WorkerSpec
+
+logger = logging.getLogger("keyframe.settings")
+
+BACKEND_NAMES = {"cpu": "CPU", "metal": "Metal", "opencl": "OpenCL", "vulkan": "Vulkan"}
+
+
+def backend_name(backend: str) -> str:
+    return BACKEND_NAMES.get(backend, backend)
+
+
+def worker_spec(settings: Settings, base: WorkerSpec) -> WorkerSpec:
+    """The worker spec for `settings`, keeping what the settings do not hold (the profile, test knobs).
+
+    Here rather than in app.core.settings: the core stays free of worker imports, and the
+    spec's other fields (the command line's --profile) are the app's, not the user's settings.
+    A model chosen in the settings replaces the command line's; None keeps it (the demo by default).
+    """
+    return replace(
+        base,
+        model=settings.model if settings.model is not None else base.model,
+        backend=settings.backend,
+        threads=settings.threads,
+        image_max_side=settings.image_max_side,
+        constrained=settings.constrained,
+    )
+
+
+@dataclass(frozen=True)
+class WorkerReport:
+    """What the model worker said about its backend (from PracticeState)."""
+
+    status: str = "starting"  # starting | ready | restarting | failed
+    asked: str = ""  # the backend it was asked for
+    used: str = ""  # the backend it uses after its self-check ("" until it is ready)
+    note: str = ""  # why (the worker's own sentence)
+    message: str = ""  # the worker's status message (why it failed)
+
+    @property
+    def fell_back(self) -> bool:
+        return bool(self.used) and bool(self.asked) and self.used != self.asked
+
+
+@dataclass(frozen=True)
+class SettingsState:
+    settings: Settings = field(default_factory=Settings)
+    path: str = ""  # where the settings file is
+    file_problem: str = ""  # why the settings file could not be used ("" when it could)
+    file_kept_as: str = ""  # where that file was kept ("" when it could not be moved aside)
+    error_field: str = ""  # the setting whose new value was refused
+    error: str = ""  # why it was refused
+    save_error: str = ""  # the last save failed: the settings hold until the app ends, not longer
+    worker: WorkerReport = field(default_factory=WorkerReport)
+
+
+class SettingsController:
+    def __init__(
+        self,
+        loaded: LoadedSettings | None = None,
+        *,
+        path: Path | None = None,
+        save: Callable[[Settings, Path], object] = save_settings,
+        apply: Callable[[Settings], None] | None = None,
+    ) -> None:
+        self._path = settings_path() if path is None else path
+        loaded = load_settings(self._path) if loaded is None else loaded
+        self._save = save
+        self._apply = apply
+        self._lock = threading.Lock()  # the state and the listener list, held only briefly
+        self._changing = threading.Lock()  # one change (save + apply) at a time
+        self._listeners: list[Callable[[SettingsState], None]] = []
+        self._state = SettingsState(
+            settings=loaded.settings,
+            path=str(self._path),
+            file_problem=loaded.reason if loaded.problem else "",
+            file_kept_as=str(loaded.kept_as) if loaded.kept_as is not None else "",
+            worker=WorkerReport(asked=loaded.settings.backend),
+        )
+        if loaded.problem:
+            logger.warning("%s", loaded.problem)
+
+    @property
+    def state(self) -> SettingsState:
+        return self._state
+
+    @property
+    def settings(self) -> Settings:
+        return self._state.settings
+
+    def set_apply(self, apply: Callable[[Settings], None] | None) -> None:
+        """Where worker-affecting changes go (the app wires it once its practice controller exists)."""
+        self._apply = apply
+
+    # --- listeners -------------------------------------------------------------------------
+
+    def subscribe(self, listener: Callable[[SettingsState], None]) -> None:
+        with self._lock:
+            self._listeners.append(listener)
+        listener(self._state)
+
+    def unsubscribe(self, listener: Callable[[SettingsState], None]) -> None:
+        with self._lock:
+            if listener in self._listeners:
+                self._listeners.remove(listener)
+
+    def _set(self, change: Callable[[SettingsState], SettingsState]) -> SettingsState:
+        with self._lock:
+            before = self._state
+            self._state = change(before)
+            state, listeners = self._state, list(self._listeners)
+        if state != before:
+            for listener in listeners:
+                try:
+                    listener(state)
+                except Exception:  # one tab's failure (a closed socket) must not stop the others
+                    self.unsubscribe(listener)
+        return state
+
+    # --- changes ---------------------------------------------------------------------------
+
+    def update(self, **values: object) -> bool:
+        """Change settings (e.g. `update(threads=4)`); False when a value is refused (the state says why)."""
+        with self._changing:
+            before = self._state.settings
+            try:
+                after = changed(before, **values)
+            except SettingsError as exc:
+                refused = exc
+            else:
+                return self._commit(before, after)
+        self._set(lambda s: replace(s, error_field=refused.field, error=str(refused)))
+        return False
+
+    def reset(self) -> bool:
+        """Back to the defaults (the active model is kept: it is chosen on the Models screen, not here)."""
+        with self._changing:
+            before = self._state.settings
+            return self._commit(before, Settings(model=before.model))
+
+    def dismiss_problem(self) -> None:
+        self._set(lambda s: replace(s, file_problem="", file_kept_as="", save_error=""))
+
+    def _commit(self, before: Settings, after: Settings) -> bool:
+        """Save, show, apply; called with `_changing` held (one change at a time), never `_lock`:
+        applying may stop a worker whose reader thread is, that moment, reporting here."""
+        save_error = ""
+        if after != before:
+            try:
+                self._save(after, self._path)
+            except OSError as exc:
+                save_error = f"{exc.strerror or exc}" + (f": {exc.filename}" if exc.filename else "")
+                logger.error("settings not saved to %s: %s", self._path, save_error)
+        self._set(lambda s: replace(s, settings=after, error_field="", error="", save_error=save_error))
+        needs_worker = worker_changed(before, after) or before.interval_s != after.interval_s
+        if needs_worker and self._apply is not None:
+            try:
+                self._apply(after)
+            except Exception as exc:  # the change is saved; the screen says it could not be applied now
+                logger.exception("settings could not be applied")
+                message = str(exc) or type(exc).__name__
+                self._set(lambda s: replace(s, error_field="apply", error=message))
+                return False
+        return True
+
+    # --- what the worker reported ------------------------------------------------------------
+
+    def worker_update(self, status: str, asked: str, used: str, note: str, message: str = "") -> None:
+        """From the practice controller's state: the worker's status and its backend self-check."""
+        report = WorkerReport(status=status or "starting", asked=asked, used=used, note=note, message=message)
+        if report != self._state.worker:
+            self._set(lambda s: replace(s, worker=report))

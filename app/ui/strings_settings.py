@@ -1,0 +1,131 @@
+"""User-visible text of the Settings screen, in English and Simplified Chinese.
+
+Same keys and the same {placeholders} in every table; the view takes a table as
+a parameter. Names stay as they are in every language (CPU, GPU, OpenCL, Metal,
+Vulkan, MNN, Keyframe), and so do the language names on the language picker
+(each in its own language: `LANGUAGE_NAMES`). A {detail}, {reason} or {note}
+is the program's own sentence (a file error, the worker's self-check).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+
+# Each language under its own name, whatever the screen's language is.
+LANGUAGE_NAMES = {"en": "English", "zh": "简体中文"}
+
+EN: dict[str, str] = {
+    "settings_title": "Settings",
+    "section_model": "Model and speed",
+    "model_label": "Active model",
+    "model_demo": "the bundled demo model (trained on synthetic drawings only)",
+    "model_help": "Chosen on the Models screen.",
+    "backend_label": "Backend",
+    "backend_help": (
+        "A GPU backend is first checked against CPU on a reference image; "
+        "if it is missing, fails or disagrees, CPU is used."
+    ),
+    "backend_in_use": "Backend in use: {used}",
+    "backend_in_use_note": "Backend in use: {used} ({note})",
+    "backend_fell_back": "Backend in use: {used} (asked: {asked} — fell back: {note})",
+    "backend_checking": "Backend: checking {asked}…",
+    "backend_failed": "The model could not be loaded on {asked}: {message}",
+    "threads_label": "CPU threads",
+    "threads_help": "How many CPU threads MNN uses ({low}–{high}).",
+    "threads_fewer": "Fewer threads",
+    "threads_more": "More threads",
+    "image_label": "Image size cap",
+    "image_auto": "Automatic",
+    "image_px": "{n} px",
+    "image_help": (
+        "The longest side of a keyframe as the model sees it: smaller is faster. Automatic is the model's own "
+        "size, at most 224 px on CPU and 448 px on GPU. Never above the model's own size; never enlarged."
+    ),
+    "constrained_label": "Constrained decoding",
+    "constrained_help": (
+        "The model can only give one of the question's answers: always valid, and faster. "
+        "Off: free generation, checked strictly."
+    ),
+    "restart_note": (
+        "Changing the backend, threads, image size or decoding reloads the model; a running session is stopped first."
+    ),
+    "section_practice": "Practice",
+    "interval_label": "Default keyframe interval",
+    "interval_help": "A new session takes one keyframe this often; the practice screen can change it per session.",
+    "seconds": "{n} s",
+    "language_label": "Language",
+    "reset": "Reset to defaults",
+    "reset_confirm_title": "Reset all settings?",
+    "reset_confirm_body": (
+        "Backend, threads, image size, decoding, interval and language go back to their defaults. "
+        "The active model stays."
+    ),
+    "reset_confirm_yes": "Reset",
+    "cancel": "Cancel",
+    "file_problem": (
+        "The settings file could not be used ({reason}). The defaults are in use; the file was kept as {kept}."
+    ),
+    "file_problem_not_kept": (
+        "The settings file could not be used ({reason}). The defaults are in use; "
+        "the file could not be moved aside, so the next change replaces it."
+    ),
+    "save_failed": "The settings could not be saved ({detail}); they hold until Keyframe is closed.",
+    "refused": "Not changed: {detail}",
+    "apply_failed": "Saved, but not applied now: {detail}",
+    "dismiss": "Dismiss",
+    "saved_where": "Settings are saved in {path}",
+}
+
+ZH: dict[str, str] = {
+    "settings_title": "设置",
+    "section_model": "模型与速度",
+    "model_label": "当前模型",
+    "model_demo": "内置演示模型（仅用合成图画训练）",
+    "model_help": "在“模型”页面中选择。",
+    "backend_label": "计算后端",
+    "backend_help": "GPU 后端会先在参考图像上与 CPU 的回答比对；若不可用、出错或结果不一致，则改用 CPU。",
+    "backend_in_use": "正在使用的后端：{used}",
+    "backend_in_use_note": "正在使用的后端：{used}（{note}）",
+    "backend_fell_back": "正在使用的后端：{used}（请求的是 {asked}，已回退：{note}）",
+    "backend_checking": "后端：正在检查 {asked}…",
+    "backend_failed": "无法在 {asked} 上加载模型：{message}",
+    "threads_label": "CPU 线程数",
+    "threads_help": "MNN 使用的 CPU 线程数（{low}–{high}）。",
+    "threads_fewer": "减少线程",
+    "threads_more": "增加线程",
+    "image_label": "图像尺寸上限",
+    "image_auto": "自动",
+    "image_px": "{n} 像素",
+    "image_help": (
+        "模型看到的关键帧最长边：越小越快。“自动”即模型自身的尺寸，CPU 上最多 224 像素，GPU 上最多 448 像素。"
+        "不会超过模型自身的尺寸，也不会放大图像。"
+    ),
+    "constrained_label": "约束解码",
+    "constrained_help": "模型只能给出该问题允许的答案之一：总是有效，而且更快。关闭后为自由生成，并严格检查。",
+    "restart_note": "更改计算后端、线程数、图像尺寸或解码方式会重新加载模型；正在进行的练习会先停止。",
+    "section_practice": "练习",
+    "interval_label": "默认关键帧间隔",
+    "interval_help": "新的练习按此间隔选取关键帧；练习页面可以为每次练习单独更改。",
+    "seconds": "{n} 秒",
+    "language_label": "语言",
+    "reset": "恢复默认设置",
+    "reset_confirm_title": "恢复所有设置？",
+    "reset_confirm_body": "计算后端、线程数、图像尺寸、解码方式、间隔和语言都将恢复为默认值。当前模型保持不变。",
+    "reset_confirm_yes": "恢复",
+    "cancel": "取消",
+    "file_problem": "无法使用设置文件（{reason}）。现在使用默认设置；原文件已保存为 {kept}。",
+    "file_problem_not_kept": "无法使用设置文件（{reason}）。现在使用默认设置；原文件无法移开，下一次更改将覆盖它。",
+    "save_failed": "无法保存设置（{detail}）；在关闭 Keyframe 之前仍然有效。",
+    "refused": "未更改：{detail}",
+    "apply_failed": "已保存，但暂时无法应用：{detail}",
+    "dismiss": "关闭提示",
+    "saved_where": "设置保存在 {path}",
+}
+
+TABLES: dict[str, dict[str, str]] = {"en": EN, "zh": ZH}
+
+
+def text(strings: Mapping[str, str], key: str, **values: object) -> str:
+    """The string for `key`, formatted; an unknown key shows itself rather than crashing a render."""
+    template = strings.get(key, EN.get(key, key))
+    return template.format(**values) if values else template

@@ -1,0 +1,292 @@
+"""Settings: strict validation of every field, the JSON round trip, the controller (saves, refusals,
+apply, reset, the worker's backend report), the view without a client, and both string tables."""
+
+from __future__ import annotations
+
+import re
+import string
+from dataclasses import replace
+from pathlib import Path
+
+import pytest
+
+from app.commands.common import BACKENDS as CLI_BACKENDS
+from app.core.settings import (
+    BACKENDS,
+    FIELDS,
+    Settings,
+    SettingsError,
+    changed,
+    settings_from_dict,
+    settings_to_dict,
+    worker_changed,
+)
+from app.core.vision_size import MAX_USER_SIDE, MIN_USER_SIDE
+from app.settings_file import LoadedSettings
+from app.ui.settings_controller import SettingsController, WorkerReport, worker_spec
+from app.ui.settings_view import SettingsView, backend_line
+from app.ui.strings_settings import EN, ZH
+from app.worker.messages import WorkerSpec
+
+# --- the dataclass and its JSON ---------------------------------------------------------------
+
+
+def test_defaults() -> None:
+    s = Settings()
+    assert (s.backend, s.threads, s.image_max_side, s.constrained, s.interval_s, s.language, s.model) == (
+        "cpu",
+        2,
+        None,
+        True,
+        3,
+        "en",
+        None,
+    )
+
+
+def test_one_list_of_backends() -> None:
+    assert CLI_BACKENDS is BACKENDS
+
+
+GOOD = {
+    "backend": list(BACKENDS),
+    "threads": [1, 2, 16],
+    "image_max_side": [None, MIN_USER_SIDE, 448, MAX_USER_SIDE],
+    "constrained": [True, False],
+    "interval_s": [2, 3, 5],
+    "language": ["en", "zh"],
+    "model": [None, "qwen3-vl-2b-instruct-mnn", "/models/my qwen"],
+}
+BAD = {
+    "backend": ["gpu", "CPU", "", None, 1],
+    "threads": [0, 17, -1, 2.0, "2", None, True, False],
+    "image_max_side": [MIN_USER_SIDE - 1, MAX_USER_SIDE + 1, 0, 448.0, "448", True],
+    "constrained": [1, 0, "true", None],
+    "interval_s": [1, 6, 3.0, 2.5, "3", None, True],
+    "language": ["de", "EN", "zh-CN", None, 0],
+    "model": ["", "   ", 3, ["a"]],
+}
+
+
+@pytest.mark.parametrize(("name", "value"), [(n, v) for n, vs in GOOD.items() for v in vs])
+def test_every_allowed_value_is_taken(name: str, value: object) -> None:
+    s = settings_from_dict({name: value})
+    assert getattr(s, name) == value
+    assert settings_from_dict(settings_to_dict(s)) == s
+
+
+@pytest.mark.parametrize(("name", "value"), [(n, v) for n, vs in BAD.items() for v in vs])
+def test_every_bad_value_is_refused_naming_the_field(name: str, value: object) -> None:
+    with pytest.raises(SettingsError) as caught:
+        settings_from_dict({name: value})
+    assert caught.value.field == name
+    assert str(caught.value).startswith(name)
+    with pytest.raises(SettingsError):
+        changed(Settings(), **{name: value})
+
+
+def test_the_message_says_the_allowed_range() -> None:
+    with pytest.raises(SettingsError, match="from 1 to 16"):
+        settings_from_dict({"threads": 40})
+    with pytest.raises(SettingsError, match=f"from {MIN_USER_SIDE} to {MAX_USER_SIDE}"):
+        settings_from_dict({"image_max_side": 4})
+    with pytest.raises(SettingsError, match="from 2 to 5"):
+        settings_from_dict({"interval_s": 9})
+    with pytest.raises(SettingsError, match="cpu, metal, opencl, vulkan"):
+        settings_from_dict({"backend": "cuda"})
+
+
+def test_bool_is_not_an_int() -> None:
+    with pytest.raises(SettingsError, match="threads"):
+        Settings(threads=True)
+    with pytest.raises(SettingsError, match="interval_s"):
+        settings_from_dict({"interval_s": True})
+
+
+def test_unknown_keys_and_non_objects_are_refused() -> None:
+    with pytest.raises(SettingsError, match="unknown setting theme") as caught:
+        settings_from_dict({"threads": 2, "theme": "dark"})
+    assert caught.value.field == "theme"
+    for data in ([], "cpu", None, 3, [{"threads": 2}]):
+        with pytest.raises(SettingsError, match="JSON object"):
+            settings_from_dict(data)
+    with pytest.raises(SettingsError, match="unknown setting"):
+        changed(Settings(), colour="red")
+
+
+def test_round_trip_of_a_full_settings_object() -> None:
+    s = Settings("opencl", 8, 448, False, 5, "zh", "qwen3-vl-2b-instruct-mnn")
+    data = settings_to_dict(s)
+    assert list(data) == list(FIELDS)
+    assert settings_from_dict(data) == s
+    assert settings_from_dict({}) == Settings()  # a missing field takes its default
+
+
+def test_what_restarts_the_worker() -> None:
+    base = Settings()
+    for name, value in [("backend", "vulkan"), ("threads", 4), ("image_max_side", 320), ("constrained", False)]:
+        assert worker_changed(base, replace(base, **{name: value}))
+    assert worker_changed(base, replace(base, model="x"))
+    assert not worker_changed(base, replace(base, language="zh"))
+    assert not worker_changed(base, replace(base, interval_s=5))
+
+
+def test_worker_spec_keeps_what_settings_do_not_hold() -> None:
+    base = WorkerSpec(model="cli-model", profile=Path("p.json"), stall_floor_s=1.0)
+    spec = worker_spec(Settings("metal", 4, 320, False), base)
+    assert spec == WorkerSpec("cli-model", Path("p.json"), "metal", 4, 320, False, 1.0)
+    assert worker_spec(Settings(model="chosen"), base).model == "chosen"
+
+
+# --- the controller --------------------------------------------------------------------------
+
+
+class Recorder:
+    def __init__(self, fail: OSError | None = None) -> None:
+        self.saved: list[Settings] = []
+        self.applied: list[Settings] = []
+        self.fail = fail
+
+    def save(self, settings: Settings, path: Path) -> None:
+        if self.fail is not None:
+            raise self.fail
+        self.saved.append(settings)
+
+    def apply(self, settings: Settings) -> None:
+        self.applied.append(settings)
+
+
+def controller(rec: Recorder, loaded: LoadedSettings | None = None) -> SettingsController:
+    return SettingsController(
+        loaded or LoadedSettings(Settings()), path=Path("/nowhere/settings.json"), save=rec.save, apply=rec.apply
+    )
+
+
+def test_every_change_is_saved_and_worker_changes_are_applied() -> None:
+    rec = Recorder()
+    c = controller(rec)
+    seen = []
+    c.subscribe(seen.append)
+    assert c.update(threads=4)
+    assert rec.saved == [Settings(threads=4)] and rec.applied == [Settings(threads=4)]
+    assert c.update(language="zh")  # saved, but the worker does not care
+    assert rec.saved[-1].language == "zh" and len(rec.applied) == 1
+    assert c.update(interval_s=5)  # the practice controller's default interval
+    assert rec.applied[-1].interval_s == 5
+    assert c.update(threads=4)  # no change: nothing written, nothing restarted
+    assert len(rec.saved) == 3 and len(rec.applied) == 2
+    assert seen[-1].settings == Settings(threads=4, language="zh", interval_s=5)
+
+
+def test_a_refused_value_is_said_and_nothing_is_saved() -> None:
+    rec = Recorder()
+    c = controller(rec)
+    assert not c.update(threads=99)
+    assert c.state.error_field == "threads" and "from 1 to 16" in c.state.error
+    assert not c.update(interval_s=True)
+    assert rec.saved == [] and rec.applied == [] and c.settings == Settings()
+    assert c.update(threads=3)
+    assert c.state.error == ""  # the next accepted change clears it
+
+
+def test_reset_goes_back_to_the_defaults_but_keeps_the_model() -> None:
+    rec = Recorder()
+    c = controller(rec, LoadedSettings(Settings("opencl", 8, 448, False, 5, "zh", "m")))
+    assert c.reset()
+    assert c.settings == Settings(model="m")
+    assert rec.saved == [Settings(model="m")] and rec.applied == [Settings(model="m")]
+
+
+def test_a_failed_save_is_said_and_the_settings_still_hold() -> None:
+    rec = Recorder(fail=PermissionError(13, "Permission denied", "/nowhere/settings.json"))
+    c = controller(rec)
+    assert c.update(threads=6)
+    assert c.settings.threads == 6 and "Permission denied" in c.state.save_error
+    assert rec.applied == [Settings(threads=6)]
+
+
+def test_a_failed_apply_is_said() -> None:
+    def refuse(_: Settings) -> None:
+        raise ValueError("the worker is busy")
+
+    c = SettingsController(LoadedSettings(Settings()), path=Path("/x"), save=lambda s, p: None, apply=refuse)
+    assert not c.update(backend="vulkan")
+    assert c.settings.backend == "vulkan" and c.state.error_field == "apply" and "busy" in c.state.error
+
+
+def test_a_file_problem_is_in_the_state_until_dismissed() -> None:
+    loaded = LoadedSettings(
+        Settings(), "The settings file ... could not be used", "it is not valid JSON", Path("/s.bad")
+    )
+    c = controller(Recorder(), loaded)
+    assert c.state.file_problem == "it is not valid JSON" and c.state.file_kept_as == "/s.bad"
+    c.update(threads=3)
+    assert c.state.file_problem  # a save does not hide that the old file was set aside
+    c.dismiss_problem()
+    assert c.state.file_problem == ""
+
+
+def test_the_worker_report_and_its_words() -> None:
+    c = controller(Recorder())
+    seen = []
+    c.subscribe(seen.append)
+    c.worker_update("ready", "opencl", "cpu", "opencl returned an empty answer on the reference image; using CPU")
+    c.worker_update("ready", "opencl", "cpu", "opencl returned an empty answer on the reference image; using CPU")
+    assert len(seen) == 2  # an unchanged report is not shown again
+    line, bad = backend_line(EN, c.state.worker)
+    assert line == (
+        "Backend in use: CPU (asked: OpenCL — fell back: "
+        "opencl returned an empty answer on the reference image; using CPU)"
+    )
+    assert bad
+    assert backend_line(EN, WorkerReport("ready", "cpu", "cpu", "CPU requested")) == ("Backend in use: CPU", False)
+    assert backend_line(EN, WorkerReport("ready", "metal", "metal", "metal matched CPU on the reference image"))[0] == (
+        "Backend in use: Metal (metal matched CPU on the reference image)"
+    )
+    assert backend_line(EN, WorkerReport("starting", "vulkan"))[0] == "Backend: checking Vulkan…"
+    assert backend_line(EN, WorkerReport("failed", "vulkan", message="boom")) == (
+        "The model could not be loaded on Vulkan: boom",
+        True,
+    )
+    assert "已回退" in backend_line(ZH, c.state.worker)[0]
+
+
+def test_the_view_renders_the_state_without_a_client() -> None:
+    rec = Recorder()
+    loaded = LoadedSettings(Settings(threads=16, image_max_side=500), "bad", "it is not valid JSON", None)
+    c = controller(rec, loaded)
+    view = SettingsView(c)
+    c.subscribe(view.render)
+    assert view.threads_value.value == "16" and view.more.disabled and not view.fewer.disabled
+    assert view.image.value == "500" and "500" in [o.key for o in view.image.options]  # a value of the file is offered
+    assert view.problem_box.visible and "next change replaces it" in view.problem_text.value
+    view._step_threads(1)  # at the top: nothing happens
+    assert rec.saved == []
+    view._step_threads(-1)
+    view._choose_image("auto")
+    assert c.settings.threads == 15 and c.settings.image_max_side is None
+    c.update(threads=0)
+    assert view.error_box.visible and "Not changed" in view.error_text.value
+    zh = SettingsView(c, ZH)
+    assert zh.title.value == "设置"
+
+
+# --- the string tables -------------------------------------------------------------------------
+
+NAMES = {"Keyframe", "MNN", "CPU", "GPU", "OpenCL", "Metal", "Vulkan", "JSON"}
+
+
+def _placeholders(template: str) -> set[str]:
+    return {name for _, name, _, _ in string.Formatter().parse(template) if name}
+
+
+def test_both_tables_have_the_same_keys_and_placeholders() -> None:
+    assert EN.keys() == ZH.keys()
+    for key in EN:
+        assert _placeholders(EN[key]) == _placeholders(ZH[key]), key
+
+
+def test_the_chinese_table_has_no_english_words_left() -> None:
+    for key, value in ZH.items():
+        words = set(re.findall(r"[A-Za-z]+", re.sub(r"\{[a-z_]+\}", "", value)))
+        assert words <= NAMES, (key, words - NAMES)
