@@ -14,15 +14,22 @@ from collections.abc import Sequence
 from pathlib import Path
 
 from app import logs
-from app.commands import analyze, doctor, models, sessions, watch
+from app.commands import analyze, bench, doctor, models, sessions, watch
+from app.commands import eval as evaluation
 from app.logs import log_dir
 
 log = logging.getLogger("keyframe.cli")
 
 # Commands that may load MNN claim stdout so only their JSON reaches it.
-_HEADLESS = {"analyze": analyze.run, "watch": watch.run, "sessions": sessions.run}
+_HEADLESS = {
+    "analyze": analyze.run,
+    "watch": watch.run,
+    "sessions": sessions.run,
+    "eval": evaluation.run,
+    "bench": bench.run,
+}
 # Commands that read images or videos run with no network at all where the OS allows it.
-_ISOLATED = ("analyze", "watch")
+_ISOLATED = ("analyze", "watch", "eval", "bench")
 
 
 def _port(text: str) -> int:
@@ -60,7 +67,7 @@ def _build_parser() -> argparse.ArgumentParser:
     ui.add_argument("--port", type=_port, default=None, help="port of the web UI, 1-65535 (default 8550)")
     ui.add_argument("--model", default=None, help="model id or MNN model folder (default: the bundled demo model)")
     ui.add_argument("--profile", default=None, type=Path, help="task profile JSON (default: the model's own)")
-    for command in (analyze, watch, sessions, doctor):
+    for command in (analyze, watch, sessions, doctor, evaluation, bench):
         command.add_parser(sub)
     models.add_models_parser(sub)
     _log_options_below(sub)  # also after the command: `analyze --verbose`, `models path -v`

@@ -1,0 +1,329 @@
+"""Testers' mode: how a model's answers on labelled images compare with the labels.
+
+Pure logic (no Flet, no MNN, no file access): the CLI (`python -m app eval`) and
+the testers' screen both build `Prediction` records and call `evaluate`, so the
+two can never disagree on a number.
+
+Definitions (every rate is a fraction 0..1, or None when its denominator is 0,
+shown as "—"):
+
+- An image is *answered* when the model gave an answer (valid, or rejected by the
+  strict parser and therefore `unknown`); an image whose file or analysis failed
+  is an *error*: it gets a row but is in no rate and no matrix cell.
+- The confusion matrix counts the *labelled answered* images: rows are the
+  expected values (the profile's values), columns the observed values (the
+  profile's values, plus `unknown` when the profile does not list it — a rejected
+  answer is always `unknown`).
+- precision(v) = matrix[v][v] / (column v total); recall(v) = matrix[v][v] /
+  (row v total). accuracy = diagonal / labelled answered.
+- unknown rate = answers that are `unknown` / answered images (labelled or not:
+  it needs no label).
+- yes-bias = predicted-positive rate − true-positive rate over the labelled
+  answered images, where the positive value is "yes" when the profile has it and
+  otherwise the profile's first value. Above 0 the model says yes more often than
+  the labels do; an `unknown` answer counts as "not yes".
+"""
+
+from __future__ import annotations
+
+import csv
+import io
+from collections.abc import Iterable, Mapping, Sequence
+from dataclasses import dataclass
+from typing import Any
+
+UNKNOWN = "unknown"
+VALID, REJECTED, ERROR = "valid", "rejected", "error"
+NONE_SHOWN = "—"  # a rate with an empty denominator
+CSV_COLUMNS = ("file", "expected", "observed", "correct", "parse_status", "detail", "seconds")
+_FORMULA_START = ("=", "+", "-", "@", "\t", "\r")
+
+
+@dataclass(frozen=True)
+class Prediction:
+    """One image: what the label says (None: no label), what the model said (None: no answer, an error)."""
+
+    name: str
+    expected: str | None
+    observed: str | None
+    parse_status: str  # valid | rejected | error
+    seconds: float | None = None  # the model's time for this image (None for an error)
+    detail: str = ""  # the parse reason, or what went wrong
+
+    @property
+    def answered(self) -> bool:
+        return self.observed is not None
+
+    @property
+    def correct(self) -> bool | None:
+        """None when there is nothing to compare (no label, or no answer)."""
+        if self.expected is None or self.observed is None:
+            return None
+        return self.expected == self.observed
+
+
+@dataclass(frozen=True)
+class ValueScore:
+    value: str
+    expected: int  # labelled answered images whose label is this value (row total)
+    predicted: int  # labelled answered images the model gave this value (column total)
+    correct: int
+    precision: float | None
+    recall: float | None
+
+
+@dataclass(frozen=True)
+class Counts:
+    images: int = 0
+    answered: int = 0
+    errors: int = 0
+    labelled: int = 0  # images with a label, answered or not
+    labelled_answered: int = 0  # the images in the matrix
+    unlabelled: int = 0
+    valid: int = 0
+    rejected: int = 0
+    unknown: int = 0  # answers that are `unknown` (valid or rejected)
+    correct: int = 0
+
+
+@dataclass(frozen=True)
+class Report:
+    values: tuple[str, ...]  # matrix rows: expected values
+    columns: tuple[str, ...]  # matrix columns: observed values
+    matrix: tuple[tuple[int, ...], ...]
+    scores: tuple[ValueScore, ...]
+    counts: Counts
+    accuracy: float | None
+    unknown_rate: float | None
+    positive: str
+    predicted_positive_rate: float | None
+    true_positive_rate: float | None
+    yes_bias: float | None
+    rows: tuple[Prediction, ...]
+
+    def cell(self, expected: str, observed: str) -> int:
+        return self.matrix[self.values.index(expected)][self.columns.index(observed)]
+
+    def score(self, value: str) -> ValueScore:
+        return next(s for s in self.scores if s.value == value)
+
+    @property
+    def has_labels(self) -> bool:
+        return self.counts.labelled_answered > 0
+
+    def to_dict(self) -> dict[str, Any]:
+        return {
+            "values": list(self.values),
+            "columns": list(self.columns),
+            "confusion_matrix": {
+                v: {c: self.matrix[i][j] for j, c in enumerate(self.columns)} for i, v in enumerate(self.values)
+            },
+            "per_value": {
+                s.value: {
+                    "precision": _round(s.precision),
+                    "recall": _round(s.recall),
+                    "expected": s.expected,
+                    "predicted": s.predicted,
+                    "correct": s.correct,
+                }
+                for s in self.scores
+            },
+            "accuracy": _round(self.accuracy),
+            "unknown_rate": _round(self.unknown_rate),
+            "positive_value": self.positive,
+            "predicted_positive_rate": _round(self.predicted_positive_rate),
+            "true_positive_rate": _round(self.true_positive_rate),
+            "yes_bias": _round(self.yes_bias),
+            "counts": dict(vars(self.counts)),
+        }
+
+
+def _round(x: float | None) -> float | None:
+    return None if x is None else round(x, 4)
+
+
+def _ratio(numerator: int, denominator: int) -> float | None:
+    return None if denominator == 0 else numerator / denominator
+
+
+def positive_value(values: Sequence[str]) -> str:
+    """The value yes-bias is about: "yes" when the profile has it, else its first value."""
+    if not values:
+        raise ValueError("a profile has at least one value")
+    return "yes" if "yes" in values else values[0]
+
+
+def columns_for(values: Sequence[str]) -> tuple[str, ...]:
+    return tuple(values) if UNKNOWN in values else (*values, UNKNOWN)
+
+
+def evaluate(predictions: Iterable[Prediction], values: Sequence[str]) -> Report:
+    """The report over `predictions` for a profile whose answers are `values`.
+
+    Raises ValueError for a label outside `values` or an answer outside the columns:
+    labels are checked when they are read (`app.evaluation_labels`), answers by the parser.
+    """
+    values = tuple(dict.fromkeys(values))
+    columns = columns_for(values)
+    positive = positive_value(values)
+    rows = tuple(predictions)
+    matrix = [[0] * len(columns) for _ in values]
+    answered = errors = labelled = labelled_answered = valid = rejected = unknown = 0
+    predicted_positive = true_positive = 0
+    for p in rows:
+        if p.expected is not None:
+            if p.expected not in values:
+                raise ValueError(f"{p.name}: the label {p.expected!r} is not one of {', '.join(values)}")
+            labelled += 1
+        if p.observed is None:
+            errors += 1
+            continue
+        if p.observed not in columns:
+            raise ValueError(f"{p.name}: the answer {p.observed!r} is not one of {', '.join(columns)}")
+        answered += 1
+        valid += p.parse_status == VALID
+        rejected += p.parse_status == REJECTED
+        unknown += p.observed == UNKNOWN
+        if p.expected is None:
+            continue
+        labelled_answered += 1
+        matrix[values.index(p.expected)][columns.index(p.observed)] += 1
+        predicted_positive += p.observed == positive
+        true_positive += p.expected == positive
+    scores = []
+    for i, v in enumerate(values):
+        j = columns.index(v)
+        row_total = sum(matrix[i])
+        column_total = sum(matrix[r][j] for r in range(len(values)))
+        hit = matrix[i][j]
+        scores.append(ValueScore(v, row_total, column_total, hit, _ratio(hit, column_total), _ratio(hit, row_total)))
+    correct = sum(s.correct for s in scores)
+    predicted_rate = _ratio(predicted_positive, labelled_answered)
+    true_rate = _ratio(true_positive, labelled_answered)
+    return Report(
+        values=values,
+        columns=columns,
+        matrix=tuple(tuple(r) for r in matrix),
+        scores=tuple(scores),
+        counts=Counts(
+            images=len(rows),
+            answered=answered,
+            errors=errors,
+            labelled=labelled,
+            labelled_answered=labelled_answered,
+            unlabelled=len(rows) - labelled,
+            valid=valid,
+            rejected=rejected,
+            unknown=unknown,
+            correct=correct,
+        ),
+        accuracy=_ratio(correct, labelled_answered),
+        unknown_rate=_ratio(unknown, answered),
+        positive=positive,
+        predicted_positive_rate=predicted_rate,
+        true_positive_rate=true_rate,
+        yes_bias=None if predicted_rate is None or true_rate is None else predicted_rate - true_rate,
+        rows=rows,
+    )
+
+
+# --- labels against the images found -------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class Matched:
+    expected: dict[str, str | None]  # every image name -> its label (None: no label)
+    missing: tuple[str, ...]  # names in the labels that are not among the images
+    unlabelled: tuple[str, ...]  # images without a label
+
+
+def match_labels(image_names: Sequence[str], labels: Mapping[str, str]) -> Matched:
+    """Pair images with labels by file name; what does not pair is reported, never fatal."""
+    found = set(image_names)
+    return Matched(
+        expected={name: labels.get(name) for name in image_names},
+        missing=tuple(name for name in labels if name not in found),
+        unlabelled=tuple(name for name in image_names if name not in labels),
+    )
+
+
+# --- output --------------------------------------------------------------------------------
+
+
+def shown(x: float | None, digits: int = 3) -> str:
+    """A rate as a person reads it; "—" when it is undefined (empty denominator)."""
+    return NONE_SHOWN if x is None else f"{x:.{digits}f}"
+
+
+def signed(x: float | None, digits: int = 3) -> str:
+    return NONE_SHOWN if x is None else f"{x:+.{digits}f}"
+
+
+def _cell(text: str) -> str:
+    # A file name such as "=cmd.jpg" must stay text in a spreadsheet, never become a formula.
+    return "'" + text if text.startswith(_FORMULA_START) else text
+
+
+def csv_rows(report: Report) -> list[dict[str, str]]:
+    """The per-image rows of the export, in the images' order."""
+    out = []
+    for p in report.rows:
+        correct = p.correct
+        out.append(
+            {
+                "file": _cell(p.name),
+                "expected": p.expected or "",
+                "observed": p.observed if p.observed is not None else "",
+                "correct": "" if correct is None else ("yes" if correct else "no"),
+                "parse_status": p.parse_status,
+                "detail": _cell(p.detail),
+                "seconds": "" if p.seconds is None else f"{p.seconds:.3f}",
+            }
+        )
+    return out
+
+
+def csv_text(report: Report) -> str:
+    buf = io.StringIO()
+    writer = csv.DictWriter(buf, fieldnames=CSV_COLUMNS, lineterminator="\n")
+    writer.writeheader()
+    writer.writerows(csv_rows(report))
+    return buf.getvalue()
+
+
+def format_table(report: Report) -> str:
+    """The report as plain text for a terminal (the CLI's default output)."""
+    c = report.counts
+    lines = [
+        f"images {c.images} · answered {c.answered} · errors {c.errors} · labelled {c.labelled}"
+        f" · unlabelled {c.unlabelled} · rejected by the parser {c.rejected}",
+        "",
+    ]
+    if report.has_labels:
+        head = ["expected \\ observed", *report.columns, "total"]
+        body = [[v, *map(str, row), str(sum(row))] for v, row in zip(report.values, report.matrix, strict=True)]
+        totals = [sum(row[j] for row in report.matrix) for j in range(len(report.columns))]
+        body.append(["total", *map(str, totals), str(sum(totals))])
+        lines += ["Confusion matrix (rows: expected, columns: observed)", *_grid([head, *body]), ""]
+        score_rows = [["value", "precision", "recall", "expected", "predicted"]]
+        score_rows += [
+            [s.value, shown(s.precision), shown(s.recall), str(s.expected), str(s.predicted)] for s in report.scores
+        ]
+        lines += [*_grid(score_rows), ""]
+        lines.append(f"{'accuracy':<14}{shown(report.accuracy)} ({c.correct}/{c.labelled_answered})")
+    else:
+        lines.append("No labelled image was answered: no confusion matrix, precision or recall.")
+    lines.append(f"{'unknown rate':<14}{shown(report.unknown_rate)} ({c.unknown}/{c.answered})")
+    lines.append(
+        f"{report.positive + '-bias':<13}{signed(report.yes_bias):>6} (predicted {report.positive}"
+        f" {shown(report.predicted_positive_rate)} − true {report.positive} {shown(report.true_positive_rate)})"
+    )
+    return "\n".join(lines) + "\n"
+
+
+def _grid(rows: list[list[str]]) -> list[str]:
+    widths = [max(len(r[i]) for r in rows) for i in range(len(rows[0]))]
+    return [
+        "  ".join(cell.ljust(w) if i == 0 else cell.rjust(w) for i, (cell, w) in enumerate(zip(r, widths, strict=True)))
+        for r in rows
+    ]

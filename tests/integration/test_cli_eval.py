@@ -1,0 +1,122 @@
+"""`python -m app eval DIR --labels labels.csv` as a tester runs it: a real subprocess on the demo model."""
+
+from __future__ import annotations
+
+import csv
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from tests.integration.conftest import held_out_scenes, write_scenes
+
+ROOT = Path(__file__).resolve().parents[2]
+VALUES = ("yes", "no", "unknown")
+
+
+def run_app(*args: str) -> subprocess.CompletedProcess[str]:
+    return subprocess.run([sys.executable, "-m", "app", *args], cwd=ROOT, capture_output=True, text=True, timeout=300)
+
+
+def labelled_folder(folder: Path, per_kind: int = 3, seed: int = 77) -> list[tuple[Path, str]]:
+    folder.mkdir(parents=True, exist_ok=True)
+    files = write_scenes(folder, held_out_scenes(count_per_kind=per_kind, seed=seed))
+    rows = "".join(f"{path.name},{expected}\n" for path, expected in files)
+    (folder / "labels.csv").write_text("file,expected\n" + rows, encoding="utf-8")
+    return files
+
+
+@pytest.fixture(scope="module")
+def folder(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, list[tuple[Path, str]]]:
+    where = tmp_path_factory.mktemp("eval") / "scenes"
+    return where, labelled_folder(where)
+
+
+def test_the_matrix_counts_what_analyze_answers(folder: tuple[Path, list[tuple[Path, str]]], tmp_path: Path) -> None:
+    where, files = folder
+    out_csv = tmp_path / "per-image.csv"
+    proc = run_app("eval", str(where), "--labels", str(where / "labels.csv"), "--json", "--csv", str(out_csv))
+    assert proc.returncode == 0, proc.stderr
+    report = json.loads(proc.stdout)  # stdout is one JSON object and nothing else
+    # The same images through `analyze` (the other headless path), counted here by hand.
+    analysed = run_app("analyze", *[str(p) for p, _ in files], "--jsonl")
+    assert analysed.returncode == 0, analysed.stderr
+    answers = [json.loads(line)["observation"] for line in analysed.stdout.splitlines() if line.strip()]
+    expected_matrix = {v: dict.fromkeys(VALUES, 0) for v in VALUES}
+    for (_, expected), observed in zip(files, answers, strict=True):
+        expected_matrix[expected][observed] += 1
+    assert report["confusion_matrix"] == expected_matrix
+    correct = sum(expected_matrix[v][v] for v in VALUES)
+    assert correct >= len(files) - 1  # the demo model knows these scenes
+    assert report["accuracy"] == round(correct / len(files), 4)
+    assert report["counts"]["images"] == report["counts"]["labelled_answered"] == len(files) == 15
+    assert report["counts"]["errors"] == 0 and report["label_errors"] == []
+    assert report["unknown_rate"] == round(sum(a == "unknown" for a in answers) / len(files), 4)
+    predicted_yes = sum(a == "yes" for a in answers) / len(files)
+    true_yes = sum(e == "yes" for _, e in files) / len(files)
+    assert report["yes_bias"] == pytest.approx(predicted_yes - true_yes, abs=1e-4)
+    assert report["per_value"]["unknown"]["recall"] is None  # nothing is labelled unknown
+    # The CSV: one row per image in name order, with the same answers.
+    rows = list(csv.DictReader(out_csv.open(encoding="utf-8")))
+    assert [r["file"] for r in rows] == [p.name for p, _ in files]
+    assert [r["observed"] for r in rows] == answers
+    assert [r["expected"] for r in rows] == [e for _, e in files]
+    assert all(r["parse_status"] == "valid" and float(r["seconds"]) > 0 for r in rows)
+    assert "labels.csv" not in proc.stderr  # the labels file in the folder is not "skipped"
+
+
+def test_the_table_is_the_default_and_labels_csv_in_the_folder_is_found(
+    folder: tuple[Path, list[tuple[Path, str]]],
+) -> None:
+    where, files = folder
+    proc = run_app("eval", str(where))
+    assert proc.returncode == 0, proc.stderr
+    out = proc.stdout
+    for words in ("Confusion matrix", "precision", "recall", "accuracy", "unknown rate", "yes-bias"):
+        assert words in out
+    assert f"[{len(files)}/{len(files)}]" in proc.stderr  # progress on stderr, never on stdout
+
+
+def test_bad_files_and_bad_rows_are_rows_not_a_crash(tmp_path: Path) -> None:
+    where = tmp_path / "mixed"
+    files = labelled_folder(where, per_kind=1, seed=3)
+    broken = where / "broken.jpg"
+    broken.write_bytes(files[0][0].read_bytes()[:200])
+    (where / "unlabelled.jpg").write_bytes(files[1][0].read_bytes())
+    with (where / "labels.csv").open("a", encoding="utf-8") as fh:
+        fh.write("broken.jpg,no\ngone.jpg,yes\nodd.jpg,maybe\n")
+    proc = run_app("eval", str(where), "--json")
+    assert proc.returncode == 1, proc.stderr
+    report = json.loads(proc.stdout)
+    rows = {r["file"]: r for r in report["images"]}
+    assert rows["broken.jpg"]["parse_status"] == "error" and rows["broken.jpg"]["observed"] is None
+    assert rows["broken.jpg"]["expected"] == "no"
+    assert rows["unlabelled.jpg"]["expected"] is None and rows["unlabelled.jpg"]["observed"] in VALUES
+    assert report["counts"]["errors"] == 1
+    assert report["counts"]["labelled_answered"] == len(files)
+    assert report["missing_images"] == ["gone.jpg"]  # odd.jpg's row was refused: not a label
+    assert report["unlabelled_images"] == ["unlabelled.jpg"]
+    assert len(report["label_errors"]) == 1 and "'maybe' is not an answer" in report["label_errors"][0]
+    assert "broken.jpg" in proc.stderr and "gone.jpg" in proc.stderr and "unlabelled.jpg" in proc.stderr
+
+
+def test_nothing_can_start(tmp_path: Path) -> None:
+    proc = run_app("eval", str(tmp_path / "nowhere"))
+    assert proc.returncode == 2 and "not a folder" in proc.stderr and proc.stdout == ""
+    proc = run_app("eval", str(tmp_path), "--labels", str(tmp_path / "missing.csv"))
+    assert proc.returncode == 2 and "missing.csv: no such file" in proc.stderr and proc.stdout == ""
+    assert "Traceback" not in proc.stderr
+
+
+def test_without_labels_answers_and_unknown_rate_only(tmp_path: Path) -> None:
+    where = tmp_path / "plain"
+    where.mkdir()
+    write_scenes(where, held_out_scenes(count_per_kind=1, seed=9)[:2])
+    proc = run_app("eval", str(where), "--json")
+    assert proc.returncode == 0, proc.stderr
+    report = json.loads(proc.stdout)
+    assert report["accuracy"] is None and report["yes_bias"] is None
+    assert report["unknown_rate"] is not None and report["counts"]["unlabelled"] == 2
+    assert "no labels file" in proc.stderr
