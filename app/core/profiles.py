@@ -4,9 +4,11 @@ A profile is a small JSON file::
 
     {"schema": 1, "id": "hand_position", "signal": "hand_position_correct",
      "values": ["yes", "no", "unknown"], "prompt": "Is the hand position correct?",
-     "system": null, "max_new_tokens": 32}
+     "system": null, "max_new_tokens": 32,
+     "labels": {"zh": {"title": "…", "question": "手的位置正确吗？", "values": {"yes": "是"}}}}
 
-The strict parser checks every answer against it.
+The strict parser checks every answer against it. `labels` are for people, per UI language:
+the title, the question as shown (the prompt is what the model reads) and words for values.
 """
 
 from __future__ import annotations
@@ -26,6 +28,21 @@ class ProfileError(ValueError):
     """A profile file that cannot be used, with a message a user can act on."""
 
 
+_LANGUAGE = re.compile(r"^[a-z]{2,3}(-[A-Za-z0-9]{2,8})?$")
+
+
+@dataclass(frozen=True)
+class ProfileLabels:
+    """What people read in one language; empty = not translated (the UI falls back)."""
+
+    title: str = ""
+    question: str = ""
+    values: tuple[tuple[str, str], ...] = ()  # (value, words), in the profile's value order
+
+    def value_words(self, value: str) -> str | None:
+        return dict(self.values).get(value)
+
+
 @dataclass(frozen=True)
 class TaskProfile:
     id: str
@@ -35,6 +52,10 @@ class TaskProfile:
     system: str | None = None
     max_new_tokens: int = _DEFAULT_MAX_NEW_TOKENS
     title: str = ""
+    labels: tuple[tuple[str, ProfileLabels], ...] = ()  # (language code, labels)
+
+    def labels_for(self, language: str) -> ProfileLabels:
+        return dict(self.labels).get(language, ProfileLabels())
 
     def answer_text(self, value: str) -> str:
         """The exact compact JSON a model should produce for `value`."""
@@ -47,7 +68,7 @@ def profile_from_dict(data: Any, source: str = "profile") -> TaskProfile:
     schema = data.get("schema", PROFILE_SCHEMA)
     if schema != PROFILE_SCHEMA:
         raise ProfileError(f"{source}: unsupported profile schema {schema!r} (expected {PROFILE_SCHEMA})")
-    known = {"schema", "id", "signal", "values", "prompt", "system", "max_new_tokens", "title"}
+    known = {"schema", "id", "signal", "values", "prompt", "system", "max_new_tokens", "title", "labels"}
     unknown = sorted(set(data) - known)
     if unknown:
         raise ProfileError(f"{source}: unknown keys {unknown}")
@@ -82,7 +103,32 @@ def profile_from_dict(data: Any, source: str = "profile") -> TaskProfile:
         system=system or None,
         max_new_tokens=max_new,
         title=title,
+        labels=_labels(data.get("labels", {}), values, source),
     )
+
+
+def _labels(data: Any, values: list[str], source: str) -> tuple[tuple[str, ProfileLabels], ...]:
+    if not isinstance(data, dict):
+        raise ProfileError(f"{source}: 'labels' must be an object of language code -> labels")
+    result = []
+    for code, entry in data.items():
+        where = f"{source}: labels[{code!r}]"
+        if not isinstance(code, str) or not _LANGUAGE.match(code):
+            raise ProfileError(f"{source}: 'labels' keys must be language codes such as 'zh', got {code!r}")
+        if not isinstance(entry, dict) or set(entry) - {"title", "question", "values"}:
+            raise ProfileError(f"{where} must be an object with 'title', 'question' and/or 'values'")
+        texts = {k: entry.get(k, "") for k in ("title", "question")}
+        if not all(isinstance(t, str) for t in texts.values()):
+            raise ProfileError(f"{where}: 'title' and 'question' must be strings")
+        words = entry.get("values", {})
+        if not isinstance(words, dict) or not all(isinstance(w, str) and w.strip() for w in words.values()):
+            raise ProfileError(f"{where}: 'values' must map answer values to non-empty words")
+        strangers = sorted(set(words) - set(values))
+        if strangers:
+            raise ProfileError(f"{where}: 'values' names answers the profile does not allow: {strangers}")
+        ordered = tuple((v, words[v]) for v in values if v in words)
+        result.append((code, ProfileLabels(texts["title"], texts["question"], ordered)))
+    return tuple(result)
 
 
 def parse_profile(text: str, source: str = "profile") -> TaskProfile:

@@ -20,6 +20,7 @@ from pathlib import Path
 import cv2
 import numpy as np
 
+from app.core.profiles import ProfileLabels
 from app.core.sampler import DEFAULT_INTERVAL_S, SamplerConfig
 from app.core.session import KeyframeFailed, PracticeEvent, SessionState, apply
 from app.frames.intake import DecodedImage, ImageRejected, decode_image_bytes
@@ -64,6 +65,7 @@ class PracticeState:
     blocked: int = 0  # outbound connections stopped by the guards (app + worker)
     isolation: str = ""  # the model worker's network isolation: os-isolated | guarded ("" before it is ready)
     isolation_how: str = ""  # what enforces it, in one sentence
+    labels: tuple[tuple[str, ProfileLabels], ...] = ()  # the profile's title/question/answers per language
     backend_asked: str = ""  # the backend the worker was asked for (its spec)
     backend: str = ""  # the backend the worker uses after its self-check ("" before it is ready)
     backend_note: str = ""  # why: e.g. a GPU that disagreed with CPU on the reference image
@@ -209,6 +211,25 @@ class PracticeController:
             return
         self._begin(StillsSource(images, self._state.interval_s), label)
 
+    def start_evaluation(self, images: Sequence[tuple[str, bytes]], label: str) -> float | None:
+        """Testers' mode: like `start_stills`, but no image is skipped as "unchanged" (two similar
+        test images must both be scored). Returns the interval used: the image at index i of those
+        that decode is the keyframe at t = i × interval; None when nothing started."""
+        if not images:
+            self._update(lambda s: replace(s, error="no image was chosen"))
+            return None
+        self._begin(None, label)
+        interval = self._state.interval_s
+        with self._lock:
+            log = self._log
+        # The session is still empty: begun again with a sampler that never judges a keyframe unchanged.
+        self._pipeline.begin_session(log, SamplerConfig(interval_s=interval, change_threshold=0.0))
+        source = StillsSource(images, interval)
+        with self._lock:
+            self._source = source
+        source.start(PipelineSink(self._pipeline, self._frame), self._source_ended)
+        return interval
+
     def start_camera(self, label: str = "camera") -> None:
         """Frames will arrive through `offer_picture` (a browser or phone camera)."""
         self._begin(None, label)
@@ -347,6 +368,7 @@ class PracticeController:
                     answer_values=model.answer_values,
                     isolation=model.isolation,
                     isolation_how=model.isolation_how,
+                    labels=model.labels,
                     backend_asked=self._spec.backend,
                     backend=model.backend,
                     backend_note=model.backend_note,

@@ -41,11 +41,13 @@ class PracticeView:
         camera: ft.Control,
         strings: Mapping[str, str] = EN,
         words: Mapping[str, str] = WORDS,
+        language: str = "en",
     ) -> None:
         """`strings` is this screen's table (app.ui.strings), `words` the answers' and sessions' (strings_sessions)."""
         self._actions = actions
         t = self._t = strings
         self._w = words
+        self._language = language
         # Segmented buttons, not menus: every choice is visible and one tap away.
         self.source = ft.SegmentedButton(
             selected=["video"],
@@ -225,7 +227,8 @@ class PracticeView:
         self.notice.value = state.notice
         self.log_error.value = self._t["log_error"].format(reason=state.log_error) if state.log_error else ""
 
-        self.question.value = state.question or state.title
+        labels = dict(state.labels).get(self._language)
+        self.question.value = (labels.question if labels else "") or state.question or state.title
         self._render_answer(state.latest, state)
         self._render_failure(state.latest_failure, state.latest)
         self.slower.value = (
@@ -285,7 +288,10 @@ class PracticeView:
             self.why.value = self.review_state.value = self.taken.value = self.details.value = ""
             return
         style = mark_style(event.observation)  # the same colour and shape as on the timeline
-        self.answer.value = answer_word(self._w, event.observation)
+        labels = dict(state.labels).get(self._language)
+        self.answer.value = (labels.value_words(event.observation) if labels else None) or answer_word(
+            self._w, event.observation
+        )
         self.answer.color, self.answer_icon.icon, self.answer_icon.color = style.colour, style.icon, style.colour
         self.why.value = (
             self._t["why_unknown"].format(reason=reason_words(self._w, event.parse_reason))

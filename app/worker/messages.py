@@ -6,6 +6,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Union
 
+from app.core.profiles import ProfileLabels
 from app.core.results import AnalysisResult
 
 if TYPE_CHECKING:
@@ -68,6 +69,7 @@ class Ready:
     demo: bool = False  # the bundled demo model: trained on synthetic drawings only
     isolation: str = "guarded"  # app.privacy.isolation level of the process running the model
     isolation_how: str = ""  # what enforces it there, in one sentence
+    labels: tuple[tuple[str, ProfileLabels], ...] = ()  # the profile's words for people, per language
 
 
 @dataclass(frozen=True)

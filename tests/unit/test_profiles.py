@@ -1,11 +1,12 @@
 from __future__ import annotations
 
 import json
+import re
 from pathlib import Path
 
 import pytest
 
-from app.core.profiles import ProfileError, profile_from_dict
+from app.core.profiles import ProfileError, ProfileLabels, profile_from_dict
 from app.paths import PROFILES
 from app.profile_file import load_profile
 
@@ -55,3 +56,41 @@ def test_unreadable_and_invalid_files(tmp_path: Path) -> None:
     good = tmp_path / "good.json"
     good.write_text(json.dumps({**BASE, "system": "Be brief."}))
     assert load_profile(good).system == "Be brief."
+
+
+def _with_labels(labels: object) -> dict:
+    return {"signal": "hand_position_correct", "values": ["yes", "no", "unknown"], "prompt": "Q?", "labels": labels}
+
+
+def test_labels_give_people_a_title_question_and_answer_words_per_language() -> None:
+    profile = profile_from_dict(
+        _with_labels({"zh": {"title": "标题", "question": "手的位置正确吗？", "values": {"no": "否", "yes": "是"}}})
+    )
+    zh = profile.labels_for("zh")
+    assert (zh.title, zh.question) == ("标题", "手的位置正确吗？")
+    assert zh.values == (("yes", "是"), ("no", "否"))  # in the profile's order
+    assert zh.value_words("unknown") is None  # not translated: the UI falls back
+    assert profile.labels_for("fr") == ProfileLabels()
+
+
+@pytest.mark.parametrize(
+    ("labels", "message"),
+    [
+        ([], "'labels' must be an object"),
+        ({"Chinese": {}}, "language codes"),
+        ({"zh": {"title": "t", "prompt": "p"}}, "'title', 'question' and/or 'values'"),
+        ({"zh": {"question": 3}}, "must be strings"),
+        ({"zh": {"values": {"yes": ""}}}, "non-empty words"),
+        ({"zh": {"values": {"maybe": "也许"}}}, "does not allow: ['maybe']"),
+    ],
+)
+def test_bad_labels_are_refused_naming_the_problem(labels: object, message: str) -> None:
+    with pytest.raises(ProfileError, match=re.escape(message)):
+        profile_from_dict(_with_labels(labels))
+
+
+def test_the_shipped_profiles_carry_chinese_labels_for_every_answer() -> None:
+    for path in sorted(PROFILES.glob("*.json")):
+        profile = load_profile(path)
+        zh = profile.labels_for("zh")
+        assert zh.title and zh.question and [v for v, _ in zh.values] == list(profile.values), path.name
