@@ -5,7 +5,7 @@ from __future__ import annotations
 import contextlib
 import queue
 import threading
-from collections.abc import Callable, Iterator, Sequence
+from collections.abc import Callable, Iterator, Mapping, Sequence
 from typing import TYPE_CHECKING
 
 from app.models.mirrors import Mirror
@@ -33,12 +33,14 @@ class DownloadJob:
         *,
         guard: NetworkGuard | None = None,
         on_progress: Callable[[Progress], None] | None = None,
+        proxies: Mapping[str, str] | None = None,
     ) -> None:
         self._store = store
         self._model_id = model_id
         self._mirrors = tuple(mirrors)
         self._guard = guard
         self._on_progress = on_progress
+        self._proxies = dict(proxies or {})
         self._cancel = threading.Event()
         self._events: queue.Queue[Progress | None] = queue.Queue(maxsize=self._MAX_QUEUED)
         self._thread = threading.Thread(target=self._run, name=f"download-{model_id}", daemon=True)
@@ -66,7 +68,12 @@ class DownloadJob:
     def _run(self) -> None:
         try:
             self.result = self._store.download(
-                self._model_id, self._mirrors, cancel=self._cancel, on_progress=self._publish, guard=self._guard
+                self._model_id,
+                self._mirrors,
+                cancel=self._cancel,
+                on_progress=self._publish,
+                guard=self._guard,
+                proxies=self._proxies,
             )
         except BaseException as exc:  # handed to the owner (cancel, busy, failure) rather than lost on a thread
             self.error = exc

@@ -16,6 +16,7 @@ from __future__ import annotations
 import dataclasses
 import json
 import re
+import urllib.request
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
@@ -111,8 +112,17 @@ def _settings_path(env: Mapping[str, str] | None) -> Path:
     return data_dir(env) / SETTINGS_FILE
 
 
-def load_mirror_setting(env: Mapping[str, str] | None = None) -> str | None:
-    """The mirror base URL the user saved, or None when no setting was saved.
+@dataclass(frozen=True)
+class DownloadSettings:
+    """What the user saved for downloads: their mirror (None: the manifests' mirrors) and
+    whether downloads go through the system's proxy (off by default: a direct connection)."""
+
+    mirror: str | None = None
+    use_system_proxy: bool = False
+
+
+def load_download_settings(env: Mapping[str, str] | None = None) -> DownloadSettings:
+    """The saved download settings; defaults when none were saved.
 
     A settings file that exists but cannot be read or understood raises
     MirrorError: treating it as "no mirror" would send a download that the user
@@ -122,7 +132,7 @@ def load_mirror_setting(env: Mapping[str, str] | None = None) -> str | None:
     try:
         text = path.read_text(encoding="utf-8")
     except FileNotFoundError:
-        return None
+        return DownloadSettings()
     except (OSError, UnicodeDecodeError) as exc:
         reason = exc.strerror if isinstance(exc, OSError) and exc.strerror else str(exc)
         raise MirrorError(f"cannot read the saved mirror setting {path} ({reason}); fix or clear it") from exc
@@ -130,22 +140,84 @@ def load_mirror_setting(env: Mapping[str, str] | None = None) -> str | None:
         data = json.loads(text)
     except ValueError as exc:
         raise MirrorError(f"the saved mirror setting {path} is not valid JSON; fix or clear it") from exc
-    url = data.get("mirror_base_url") if isinstance(data, dict) else None
+    if not isinstance(data, dict):
+        raise MirrorError(f"the saved mirror setting {path} is not a JSON object; fix or clear it")
+    proxy = data.get("use_system_proxy", False)
+    if not isinstance(proxy, bool):
+        raise MirrorError(f"the saved mirror setting {path}: use_system_proxy must be true or false; fix or clear it")
+    url = data.get("mirror_base_url")
+    if url is None and "use_system_proxy" in data:
+        return DownloadSettings(None, proxy)  # only the proxy choice was saved
     if not isinstance(url, str) or not url:
         raise MirrorError(f"the saved mirror setting {path} has no mirror_base_url string; fix or clear it")
     try:
         base_mirror(url)  # an invalid URL is an error too, not "no mirror"
     except MirrorError as exc:
         raise MirrorError(f"the saved mirror setting {path} is invalid: {exc}; fix or clear it") from exc
-    return url
+    return DownloadSettings(url, proxy)
+
+
+def load_mirror_setting(env: Mapping[str, str] | None = None) -> str | None:
+    """The mirror base URL the user saved, or None when no mirror was saved (MirrorError: see above)."""
+    return load_download_settings(env).mirror
+
+
+def save_download_settings(settings: DownloadSettings, env: Mapping[str, str] | None = None) -> None:
+    """Saves both choices (the mirror URL is validated first); the defaults remove the file."""
+    path = _settings_path(env)
+    if settings.mirror is not None:
+        base_mirror(settings.mirror)
+    if settings == DownloadSettings():
+        path.unlink(missing_ok=True)
+        return
+    data: dict[str, object] = {"use_system_proxy": settings.use_system_proxy}
+    if settings.mirror is not None:
+        data["mirror_base_url"] = settings.mirror.strip()
+    path.parent.mkdir(parents=True, exist_ok=True)
+    write_json_atomic(path, data)
+
+
+def _saved_proxy_choice(env: Mapping[str, str] | None) -> bool:
+    try:
+        return load_download_settings(env).use_system_proxy
+    except MirrorError:
+        return False  # a broken file is being replaced: that is how it is fixed
 
 
 def save_mirror_setting(url: str | None, env: Mapping[str, str] | None = None) -> None:
-    """Saves (or with None, clears) the user's mirror; the URL is validated first."""
-    path = _settings_path(env)
-    if url is None:
-        path.unlink(missing_ok=True)
-        return
-    base_mirror(url)
-    path.parent.mkdir(parents=True, exist_ok=True)
-    write_json_atomic(path, {"mirror_base_url": url.strip()})
+    """Saves (or with None, clears) the user's mirror; the URL is validated first; the proxy choice is kept."""
+    if url is not None:
+        base_mirror(url)
+    save_download_settings(DownloadSettings(url, _saved_proxy_choice(env)), env)
+
+
+def save_proxy_setting(use_system_proxy: bool, env: Mapping[str, str] | None = None) -> None:
+    """Saves the proxy choice, keeping the saved mirror (MirrorError when the saved file is broken)."""
+    current = load_download_settings(env)
+    save_download_settings(DownloadSettings(current.mirror, use_system_proxy), env)
+
+
+def system_proxies(mirrors: Sequence[Mirror]) -> dict[str, str]:
+    """The system's proxy per URL scheme ({"https": "http://proxy:3128"}) for a download from `mirrors`.
+
+    From the environment (HTTPS_PROXY, HTTP_PROXY, ALL_PROXY) or the OS settings on macOS and
+    Windows, as urllib reads them. Empty when there is none, or when every mirror host is
+    exempt (NO_PROXY or the OS bypass list). Only http:// proxies (which tunnel https with
+    CONNECT) are used; any other kind is an error rather than a silent direct connection.
+    """
+    found = urllib.request.getproxies()
+    proxies: dict[str, str] = {}
+    for scheme in ("http", "https"):
+        url = found.get(scheme) or found.get("all")
+        if not url:
+            continue
+        if "://" not in url:
+            url = f"http://{url}"
+        parts = urlsplit(url)
+        if parts.scheme not in ("http", "https") or not parts.hostname:
+            raise MirrorError(f"the system's {scheme} proxy {url!r} is not an http:// proxy; Keyframe cannot use it")
+        proxies[scheme] = url
+    hosts = [m.host for m in mirrors if m.host]
+    if proxies and hosts and all(urllib.request.proxy_bypass(h) for h in hosts):
+        return {}
+    return proxies

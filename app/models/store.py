@@ -24,6 +24,7 @@ from dataclasses import dataclass
 from enum import Enum
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
+from urllib.parse import urlsplit
 
 import httpx
 
@@ -186,11 +187,14 @@ class ModelStore:
     def statuses(self) -> list[ModelStatus]:
         return [self.status(model_id) for model_id in sorted(self._manifests)]
 
-    def verify(self, model_id: str) -> VerifyReport:
-        """Full re-hash of every file; the marker is rewritten to match (failing files leave it)."""
+    def verify(self, model_id: str, before_chunk: Callable[[str], None] | None = None) -> VerifyReport:
+        """Full re-hash of every file; the marker is rewritten to match (failing files leave it).
+
+        `before_chunk(path)` runs before each MiB is hashed (a screen's progress); it may raise
+        (e.g. Cancelled) to stop, and then nothing is written."""
         manifest = self.manifest(model_id)
         folder = self.folder(model_id)
-        report = verify_folder(folder, manifest)
+        report = verify_folder(folder, manifest, before_chunk)
         if manifest.bundled or not folder.is_dir() or folder.is_symlink():
             return report  # a linked folder is reported on, but nothing is written through the link
         # A download running now owns the marker; the report still stands, the marker waits.
@@ -253,6 +257,26 @@ class ModelStore:
             shutil.rmtree(self.root / ".trash" / model_id, ignore_errors=True)
             return holds_files
 
+    def discard_partial(self, model_id: str) -> bool:
+        """Drops what an unfinished download left: its .part files, and the whole folder when
+        no file of it is verified yet. Verified files stay, so cancelling the repair of one bad
+        file never deletes a working rest. True when anything was dropped."""
+        self._downloadable(model_id, "changed")
+        status = self.status(model_id)
+        if not status.verified:
+            return self.remove(model_id)
+        dropped = False
+        with self.lock(model_id):
+            folder = self.folder(model_id)
+            check_no_links(self.root, folder / "x")
+            for path in status.pending:
+                part = part_path(folder / path)
+                check_no_links(folder, part)
+                if part.is_file() or part.is_symlink():
+                    part.unlink()
+                    dropped = True
+        return dropped
+
     def import_folder(self, model_id: str, source: Path) -> ModelStatus:
         """Copies a local copy of a known model in, verified file by file, then swaps it into place."""
         manifest = self._downloadable(model_id, "imported")
@@ -300,15 +324,27 @@ class ModelStore:
         on_progress: Callable[[Progress], None] | None = None,
         guard: NetworkGuard | None = None,
         wait: Callable[[float], None] | None = None,
+        proxies: Mapping[str, str] | None = None,
     ) -> ModelStatus:
         """Fetches whatever is not verified yet. Runs in the caller's thread, which `guard`
-        lets reach one host per request: a mirror's, or a redirect's within that mirror's hosts."""
+        lets reach one host per request: a mirror's, or a redirect's within that mirror's hosts.
+
+        `proxies` ({"https": "http://proxy:3128"}, mirrors.system_proxies) sends the requests of
+        those schemes through a proxy, which the guard then lets this thread reach as well.
+        Without it the connection is direct: the environment's proxy variables are ignored."""
         manifest = self._downloadable(model_id, "downloaded")
         if not mirrors:
             raise StoreError(f"{model_id}: no mirror to download from")
         cancel = cancel or threading.Event()
         tracker = ProgressTracker(model_id, on_progress or (lambda p: None))
-        allow = guard.allow_download if guard is not None else None
+        proxies = dict(proxies or {})
+        proxy_hosts = frozenset(h for h in (urlsplit(u).hostname for u in proxies.values()) if h)
+        allow: Callable[[frozenset[str]], contextlib.AbstractContextManager[None]] | None = None
+        if guard is not None:
+            allow = (lambda hosts: guard.allow_download(hosts | proxy_hosts)) if proxy_hosts else guard.allow_download
+        mounts: dict[str, httpx.BaseTransport | None] = {
+            f"{scheme}://": httpx.HTTPTransport(proxy=url) for scheme, url in proxies.items()
+        }
         try:
             with self.lock(model_id):
                 self._prepare_root(model_id)
@@ -325,6 +361,7 @@ class ModelStore:
                     timeout=self._policy.timeout(),
                     follow_redirects=False,
                     trust_env=False,
+                    mounts=mounts or None,
                     headers={"User-Agent": "Keyframe-model-store/1"},
                 ) as client:
                     fetcher = FileFetcher(

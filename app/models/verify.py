@@ -70,7 +70,8 @@ def sha256_file(path: Path, before_chunk: Callable[[], None] | None = None) -> s
         return sha256_stream(fh, None if before_chunk is None else lambda _chunk: before_chunk())
 
 
-def check_file(folder: Path, entry: ManifestFile) -> FileCheck:
+def check_file(folder: Path, entry: ManifestFile, before_chunk: Callable[[], None] | None = None) -> FileCheck:
+    """`before_chunk` runs before each MiB is hashed (progress, or raise to stop)."""
     path = folder / entry.path
     if path.is_symlink() or (path.exists() and not path.is_file()):
         return FileCheck(entry.path, FileState.NOT_A_FILE)
@@ -79,11 +80,16 @@ def check_file(folder: Path, entry: ManifestFile) -> FileCheck:
     size = path.stat().st_size
     if entry.size is not None and size != entry.size:
         return FileCheck(entry.path, FileState.WRONG_SIZE, f"{size} bytes, expected {entry.size}")
-    actual = sha256_file(path)
+    actual = sha256_file(path, before_chunk)
     if actual != entry.sha256:
         return FileCheck(entry.path, FileState.WRONG_HASH, f"sha256 {actual[:12]}…, expected {entry.sha256[:12]}…")
     return FileCheck(entry.path, FileState.OK)
 
 
-def verify_folder(folder: Path, manifest: Manifest) -> VerifyReport:
-    return VerifyReport(manifest.id, folder, tuple(check_file(folder, f) for f in manifest.files))
+def verify_folder(folder: Path, manifest: Manifest, before_chunk: Callable[[str], None] | None = None) -> VerifyReport:
+    """`before_chunk(path)` runs before each MiB of `path` is hashed: a screen's progress, or raise to stop."""
+
+    def hook(path: str) -> Callable[[], None] | None:
+        return None if before_chunk is None else lambda: before_chunk(path)
+
+    return VerifyReport(manifest.id, folder, tuple(check_file(folder, f, hook(f.path)) for f in manifest.files))

@@ -1,0 +1,765 @@
+"""State and actions of the Models screen. No Flet imports.
+
+Every known model is one `ModelCard`: the bundled demo (always present), each
+pinned model of the store's manifests, and model folders the user chose.
+Downloads run as the store's `DownloadJob` (its own thread), and a thread of
+this controller turns the job's progress records into state; a full
+re-hash (verify) runs on a thread of this controller too. Both are stoppable,
+and every method returns at once: the UI thread never waits for the network
+or for hashing. `refresh()` reads the store's status (a marker check, and a
+hash of the few MB of the bundled demo), cheap enough for a click.
+
+Every change produces a new immutable `ModelsState` handed to `on_change`,
+called outside the controller's lock on whichever thread made the change
+(the caller's, a download's or a verify's); the view only renders it.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import os
+import shutil
+import threading
+import time
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass, field, replace
+from enum import Enum
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+from app.models.catalog import DEFAULT_MODEL_ID
+from app.models.download import Cancelled, DownloadError
+from app.models.download_job import DownloadJob
+from app.models.errors import StoreError
+from app.models.locks import ModelBusy
+from app.models.mirrors import (
+    MirrorError,
+    base_mirror,
+    choose_mirrors,
+    load_download_settings,
+    save_mirror_setting,
+    save_proxy_setting,
+    system_proxies,
+)
+from app.models.progress import Phase, Progress
+from app.models.store import ModelState, ModelStatus, ModelStore
+
+if TYPE_CHECKING:
+    from app.privacy.guard import NetworkGuard
+
+_EMIT_EVERY_S = 0.2  # verify progress is published this often at most
+_MIB = 1 << 20
+
+
+class CardState(str, Enum):
+    NOT_INSTALLED = "not_installed"
+    PARTIAL = "partial"  # some files or parts on disk: a download resumes from them
+    DOWNLOADING = "downloading"
+    VERIFYING = "verifying"
+    INSTALLED = "installed"  # every file on record (size and time); not re-hashed since this app started
+    VERIFIED = "verified"  # every file re-hashed and matching, in this run of the app
+    FAILED = "failed"  # a file failed its hash, or the download failed
+
+
+class ModelKind(str, Enum):
+    DEMO = "demo"  # bundled with the app, trained on synthetic drawings only
+    PINNED = "pinned"  # a manifest pins every file by SHA-256
+    FOLDER = "folder"  # a folder the user chose; no manifest
+
+
+@dataclass(frozen=True)
+class Activity:
+    """Long work running on a model: a download (from the store's progress records) or a verify."""
+
+    kind: str  # "download" | "verify"
+    phase: str = "checking"  # Phase values for a download; "hashing" for a verify
+    file: str | None = None
+    file_index: int = 0
+    file_count: int = 0
+    done: int = 0
+    total: int | None = None
+    total_is_estimate: bool = False
+    rate_bps: float | None = None
+    eta_s: float | None = None
+    message: str = ""
+    stopping: str = ""  # "" | "pause" | "cancel" | "stop": asked, not yet stopped
+
+    @property
+    def fraction(self) -> float | None:
+        if not self.total:
+            return None
+        return min(1.0, self.done / self.total)
+
+
+@dataclass(frozen=True)
+class ModelCard:
+    model_id: str  # the manifest id, or the folder path for a chosen folder
+    name: str
+    kind: ModelKind
+    licence: str | None  # None: the manifest does not state one
+    state: CardState
+    folder: Path
+    size_on_disk: int
+    size_to_download: int | None  # None: unknown (no sizes pinned); 0 when nothing is left
+    total_size: int | None
+    size_is_estimate: bool
+    fraction: float | None = None  # how far: a partial download, a download or a verify running
+    failed_files: tuple[str, ...] = ()
+    error: str = ""  # the failure as a sentence (download error, unreadable file…)
+    activity: Activity | None = None
+    confirm: str = ""  # "" | "delete" | "cancel": the action waiting for the user's yes
+    active: bool = False
+
+    @property
+    def usable(self) -> bool:
+        return self.state in (CardState.INSTALLED, CardState.VERIFIED)
+
+
+@dataclass(frozen=True)
+class Notice:
+    """Something to tell the user; `key` names a string, `values` fill it in."""
+
+    key: str
+    values: tuple[tuple[str, str], ...] = ()
+    error: bool = False
+
+
+@dataclass(frozen=True)
+class ModelsState:
+    storage_folder: Path
+    cards: tuple[ModelCard, ...] = ()
+    free_bytes: int | None = None
+    mirror_url: str = ""  # the saved mirror, "" for the manifests' own mirrors
+    mirror_error: str = ""  # the saved setting cannot be read: downloads wait until it is fixed or cleared
+    use_system_proxy: bool = False
+    listed: bool = False
+    notice: Notice | None = None
+
+    def card(self, model_id: str) -> ModelCard | None:
+        return next((c for c in self.cards if c.model_id == model_id), None)
+
+
+def _licence(text: str) -> str | None:
+    return None if text.strip().lower() in ("", "unknown", "not stated") else text
+
+
+def _disk_size(folder: Path) -> int:
+    """Bytes of the regular files under `folder` (links are not followed; .part files count)."""
+    total = 0
+    if folder.is_symlink() or not folder.is_dir():
+        return 0
+    for root, _dirs, files in os.walk(folder):
+        for name in files:
+            with contextlib.suppress(OSError):
+                st = os.lstat(os.path.join(root, name))
+                if not os.path.islink(os.path.join(root, name)):
+                    total += st.st_size
+    return total
+
+
+def _nearest_existing(path: Path) -> Path:
+    probe = path
+    while not probe.exists() and probe.parent != probe:
+        probe = probe.parent
+    return probe
+
+
+@dataclass
+class _Record:
+    """What the controller knows of one model beyond the store's status."""
+
+    status: ModelStatus | None = None
+    on_disk: int = 0
+    verified_bytes: int = 0
+    verified_now: bool = False  # a full re-hash passed in this run
+    failed_files: tuple[str, ...] = ()
+    error: str = ""
+    activity: Activity | None = None
+    confirm: str = ""
+    stop: threading.Event = field(default_factory=threading.Event)
+    job: DownloadJob | None = None
+    repairing: bool = False  # the download began with verified files: a cancel keeps those
+    thread: threading.Thread | None = None
+
+
+_DEFAULT_GUARD: object = object()
+
+
+class ModelsController:
+    def __init__(
+        self,
+        store: ModelStore,
+        on_change: Callable[[ModelsState], None],
+        *,
+        on_choose: Callable[[str], None] | None = None,
+        active: str | None = None,
+        folders: Sequence[Path] = (),
+        env: Mapping[str, str] | None = None,
+        guard: NetworkGuard | None | object = _DEFAULT_GUARD,
+        free_bytes: Callable[[Path], int] | None = None,
+    ) -> None:
+        """`on_choose(model id or folder)` is called when the user picks the model to use;
+        `active` is the one in use now (None: the bundled demo). `guard` is the privacy
+        guard downloads run under (by default the app's, installed if it is not yet)."""
+        self._store = store
+        self._on_change = on_change
+        self._on_choose = on_choose
+        self._active = active or DEFAULT_MODEL_ID
+        self._folders = tuple(Path(f) for f in folders)
+        self._env = env
+        self._guard = guard
+        self._free_bytes = free_bytes or (lambda p: shutil.disk_usage(p).free)
+        self._lock = threading.RLock()
+        self._records: dict[str, _Record] = {}
+        self._state = ModelsState(store.root)
+        self._closed = False
+
+    @property
+    def state(self) -> ModelsState:
+        return self._state
+
+    # --- reading ----------------------------------------------------------------------
+
+    def refresh(self) -> None:
+        """Reads every model's status, the settings and the free space again."""
+        statuses: dict[str, ModelStatus] = {}
+        errors: dict[str, str] = {}
+        for model_id in sorted(self._store.manifests):
+            try:
+                statuses[model_id] = self._store.status(model_id)
+            except (OSError, StoreError) as exc:
+                errors[model_id] = str(exc)
+        sizes = {mid: _disk_size(s.folder) for mid, s in statuses.items()}
+        verified_sizes = {mid: self._verified_bytes(s) for mid, s in statuses.items()}
+        mirror_url, mirror_error, proxy = "", "", False
+        try:
+            settings = load_download_settings(self._env)
+            mirror_url, proxy = settings.mirror or "", settings.use_system_proxy
+        except MirrorError as exc:
+            mirror_error = str(exc)
+        try:
+            free: int | None = self._free_bytes(_nearest_existing(self._store.root))
+        except OSError:
+            free = None
+        with self._lock:
+            for model_id, status in statuses.items():
+                record = self._records.setdefault(model_id, _Record())
+                record.status = status
+                record.on_disk = sizes[model_id]
+                record.verified_bytes = verified_sizes[model_id]
+                if status.state is ModelState.ABSENT and record.activity is None:
+                    record.verified_now = False
+                    record.failed_files = ()
+                    record.error = ""
+            for model_id, message in errors.items():
+                record = self._records.setdefault(model_id, _Record())
+                record.error = message
+            self._state = replace(
+                self._state,
+                free_bytes=free,
+                mirror_url=mirror_url,
+                mirror_error=mirror_error,
+                use_system_proxy=proxy,
+                listed=True,
+            )
+            self._rebuild()
+        self._emit()
+
+    @staticmethod
+    def _verified_bytes(status: ModelStatus) -> int:
+        total = 0
+        for path in status.verified:
+            with contextlib.suppress(OSError):
+                total += (status.folder / path).stat().st_size
+        return total
+
+    # --- the model in use -------------------------------------------------------------
+
+    def choose(self, model_id: str) -> None:
+        """Use this model from now on (only an installed or verified one); the shell saves it."""
+        card = self._state.card(model_id)
+        if card is None or not card.usable:
+            self._notify(Notice("notice_not_usable", (("name", card.name if card else model_id),), error=True))
+            return
+        with self._lock:
+            self._active = model_id
+            self._state = replace(self._state, notice=Notice("notice_chosen", (("name", card.name),)))
+            self._rebuild()
+        self._emit()
+        if self._on_choose is not None:
+            self._on_choose(model_id)
+
+    def set_active(self, model_id: str | None) -> None:
+        """The shell says which model is in use (e.g. after the settings changed)."""
+        with self._lock:
+            self._active = model_id or DEFAULT_MODEL_ID
+            self._rebuild()
+        self._emit()
+
+    # --- download, pause, resume, cancel ----------------------------------------------
+
+    def download(self, model_id: str) -> bool:
+        """Starts (or resumes: the .part files are kept) a download; True when it started."""
+        try:
+            manifest = self._store.manifest(model_id)
+        except StoreError as exc:
+            self._notify(Notice("notice_failed", (("detail", str(exc)),), error=True))
+            return False
+        if manifest.bundled:
+            self._notify(Notice("notice_bundled", (("name", manifest.display_name),)))
+            return False
+        try:
+            settings = load_download_settings(self._env)
+            mirrors = choose_mirrors(manifest, [settings.mirror] if settings.mirror else [])
+            proxies = system_proxies(mirrors) if settings.use_system_proxy else {}
+        except MirrorError as exc:
+            with self._lock:
+                self._state = replace(self._state, mirror_error=str(exc))
+            self._notify(Notice("notice_mirror_broken", (("detail", str(exc)),), error=True))
+            return False
+        if not mirrors:
+            self._notify(Notice("notice_no_mirror", (("name", manifest.display_name),), error=True))
+            return False
+        with self._lock:
+            if self._closed:
+                return False
+            record = self._records.setdefault(model_id, _Record())
+            if record.activity is not None:
+                return False  # already running
+            guard = self._resolve_guard()
+            job = DownloadJob(self._store, model_id, mirrors, guard=guard, proxies=proxies)
+            record.job = job
+            record.repairing = bool(record.status and record.status.verified)
+            record.stop = threading.Event()
+            record.failed_files = ()
+            record.error = ""
+            record.verified_now = False
+            record.confirm = ""
+            record.activity = Activity("download")
+            thread = threading.Thread(
+                target=self._follow_download, args=(model_id, job), name=f"models-{model_id}", daemon=True
+            )
+            record.thread = thread
+            host = ", ".join(m.host for m in mirrors)
+            via = " + proxy" if proxies else ""
+            self._state = replace(self._state, notice=Notice("notice_downloading", (("hosts", host + via),)))
+            self._rebuild()
+            job.start()
+            thread.start()
+        self._emit()
+        return True
+
+    resume = download
+
+    def pause(self, model_id: str) -> None:
+        """Stops the download and keeps the .part files: `resume` (even after a restart) goes on from there."""
+        self._stop_download(model_id, "pause")
+
+    def request_cancel(self, model_id: str) -> None:
+        """Asks for confirmation before a cancel drops the partial files."""
+        self._ask(model_id, "cancel")
+
+    def request_delete(self, model_id: str) -> None:
+        self._ask(model_id, "delete")
+
+    def dismiss_confirm(self, model_id: str) -> None:
+        with self._lock:
+            record = self._records.get(model_id)
+            if record is None:
+                return
+            record.confirm = ""
+            self._rebuild()
+        self._emit()
+
+    def confirm(self, model_id: str) -> None:
+        """The user said yes to the pending cancel or delete."""
+        with self._lock:
+            record = self._records.get(model_id)
+            action = record.confirm if record else ""
+            if record is None or not action:
+                return
+            record.confirm = ""
+            running = record.activity is not None and record.activity.kind == "download"
+        if action == "cancel" and running:
+            self._stop_download(model_id, "cancel")  # the download's thread drops the files when it has stopped
+        elif action in ("cancel", "delete"):
+            self._start_thread(model_id, self._discard, model_id, action)
+
+    def _ask(self, model_id: str, action: str) -> None:
+        with self._lock:
+            record = self._records.get(model_id)
+            status = record.status if record else None
+            if record is None or status is None or self._store.manifest(model_id).bundled:
+                return
+            if action == "delete" and record.activity is not None:
+                return  # pause or cancel first
+            record.confirm = action
+            self._rebuild()
+        self._emit()
+
+    def _stop_download(self, model_id: str, how: str) -> None:
+        with self._lock:
+            record = self._records.get(model_id)
+            if record is None or record.job is None or record.activity is None:
+                return
+            record.activity = replace(record.activity, stopping=how)
+            record.job.cancel()
+            self._rebuild()
+        self._emit()
+
+    def _follow_download(self, model_id: str, job: DownloadJob) -> None:
+        for progress in job.events():
+            self._on_progress(model_id, progress)
+        job.join()
+        error = job.error
+        with self._lock:
+            record = self._records[model_id]
+            stopping = record.activity.stopping if record.activity else ""
+            record.job = None
+        if isinstance(error, Cancelled):
+            if stopping == "cancel":
+                self._discard(model_id, "cancel")
+                return
+            self._finish(model_id, Notice("notice_paused", (("name", self._name(model_id)),)))
+            return
+        if error is not None:
+            failed: tuple[str, ...] = ()
+            if isinstance(error, DownloadError) and any(
+                f.path == error.path for f in self._store.manifest(model_id).files
+            ):
+                failed = (error.path,)
+            detail = str(error) or type(error).__name__
+            if isinstance(error, ModelBusy):
+                detail = f"{detail} (another Keyframe is working on this model)"
+            with self._lock:
+                record.failed_files = failed
+                record.error = detail
+            self._finish(model_id, Notice("notice_download_failed", (("detail", detail),), error=True))
+            return
+        if self._closed:
+            self._finish(model_id, None)
+            return
+        # Files already on record were not re-hashed by the download: a full verify makes "verified" true.
+        self._verify_body(model_id, after_download=True)
+
+    def _on_progress(self, model_id: str, p: Progress) -> None:
+        with self._lock:
+            record = self._records.get(model_id)
+            if record is None or record.activity is None:
+                return
+            record.activity = Activity(
+                "download",
+                phase=p.phase.value,
+                file=p.file,
+                file_index=p.file_index,
+                file_count=p.file_count,
+                done=p.done,
+                total=p.total,
+                total_is_estimate=p.total_is_estimate,
+                rate_bps=p.rate_bps if p.phase is Phase.DOWNLOADING else None,
+                eta_s=p.eta_s if p.phase is Phase.DOWNLOADING else None,
+                message=p.message if p.phase is Phase.WAITING else "",
+                stopping=record.activity.stopping,
+            )
+            self._rebuild()
+        self._emit()
+
+    def _discard(self, model_id: str, action: str) -> None:
+        name = self._name(model_id)
+        try:
+            if action == "delete":
+                removed = self._store.remove(model_id)
+                notice = Notice("notice_deleted" if removed else "notice_nothing_deleted", (("name", name),))
+            else:
+                # A fresh download goes entirely; a repair keeps the files that were verified before it.
+                with self._lock:
+                    repairing = self._records.setdefault(model_id, _Record()).repairing
+                if repairing:
+                    self._store.discard_partial(model_id)
+                else:
+                    self._store.remove(model_id)
+                notice = Notice("notice_cancelled", (("name", name),))
+        except (OSError, StoreError, ModelBusy) as exc:
+            notice = Notice("notice_failed", (("detail", str(exc)),), error=True)
+        else:
+            with self._lock:
+                record = self._records.setdefault(model_id, _Record())
+                record.verified_now = False
+                record.failed_files = ()
+                record.error = ""
+        self._finish(model_id, notice)
+
+    # --- verify -----------------------------------------------------------------------
+
+    def verify(self, model_id: str) -> bool:
+        """A full re-hash of every file on a thread, with progress; a failing file is named."""
+        with self._lock:
+            record = self._records.setdefault(model_id, _Record())
+            if record.activity is not None or self._closed:
+                return False
+        return self._start_thread(model_id, self._verify_body, model_id)
+
+    def stop(self, model_id: str) -> None:
+        """Stops a running verify (a download is stopped by `pause` or `cancel`)."""
+        with self._lock:
+            record = self._records.get(model_id)
+            if record is None or record.activity is None or record.activity.kind != "verify":
+                return
+            record.stop.set()
+            record.activity = replace(record.activity, stopping="stop")
+            self._rebuild()
+        self._emit()
+
+    def _verify_body(self, model_id: str, after_download: bool = False) -> None:
+        manifest = self._store.manifest(model_id)
+        folder = self._store.folder(model_id)
+        total = 0
+        for entry in manifest.files:
+            with contextlib.suppress(OSError):
+                total += (folder / entry.path).stat().st_size
+        with self._lock:
+            record = self._records.setdefault(model_id, _Record())
+            stop = record.stop = threading.Event()
+            record.activity = Activity("verify", phase="hashing", total=total, file_count=len(manifest.files))
+            record.confirm = ""
+            self._rebuild()
+        self._emit()
+        seen: dict[str, int] = {}
+        last = [0.0]
+
+        def before_chunk(path: str) -> None:
+            if stop.is_set() or self._closed:
+                raise Cancelled()
+            done = sum(seen.values())
+            seen[path] = seen.get(path, 0) + _MIB
+            now = time.monotonic()
+            if now - last[0] < _EMIT_EVERY_S:
+                return
+            last[0] = now
+            index = list(seen).index(path) + 1
+            with self._lock:
+                if record.activity is not None:
+                    record.activity = replace(record.activity, file=path, file_index=index, done=min(done, total))
+                    self._rebuild()
+            self._emit()
+
+        name = self._name(model_id)
+        try:
+            report = self._store.verify(model_id, before_chunk)
+        except Cancelled:
+            self._finish(model_id, Notice("notice_verify_stopped", (("name", name),)))
+            return
+        except (OSError, StoreError) as exc:
+            with self._lock:
+                record.error = str(exc)
+            self._finish(model_id, Notice("notice_failed", (("detail", str(exc)),), error=True))
+            return
+        with self._lock:
+            record.verified_now = report.ok
+            record.failed_files = tuple(c.path for c in report.failures)
+            record.error = "" if report.ok else report.describe()
+        if report.ok:
+            key = "notice_downloaded" if after_download else "notice_verified"
+            notice = Notice(key, (("name", name), ("n", str(len(report.checks)))))
+        else:
+            notice = Notice(
+                "notice_verify_failed", (("name", name), ("files", ", ".join(record.failed_files))), error=True
+            )
+        self._finish(model_id, notice)
+
+    # --- settings ---------------------------------------------------------------------
+
+    def set_mirror(self, url: str) -> bool:
+        """Saves the mirror base URL ("" clears it: the manifests' mirrors). True when saved."""
+        url = url.strip()
+        try:
+            if url:
+                base_mirror(url)
+            save_mirror_setting(url or None, self._env)
+        except MirrorError as exc:
+            self._notify(Notice("notice_mirror_invalid", (("detail", str(exc)),), error=True))
+            return False
+        except OSError as exc:
+            self._notify(Notice("notice_failed", (("detail", exc.strerror or str(exc)),), error=True))
+            return False
+        with self._lock:
+            self._state = replace(
+                self._state,
+                mirror_url=url,
+                mirror_error="",
+                notice=Notice("notice_mirror_saved", (("url", url),)) if url else Notice("notice_mirror_cleared"),
+            )
+        self.refresh()
+        return True
+
+    def set_use_system_proxy(self, on: bool) -> bool:
+        """Downloads go through the system's proxy settings (on) or connect directly (off, the default)."""
+        try:
+            save_proxy_setting(on, self._env)
+        except MirrorError as exc:
+            self._notify(Notice("notice_mirror_broken", (("detail", str(exc)),), error=True))
+            return False
+        except OSError as exc:
+            self._notify(Notice("notice_failed", (("detail", exc.strerror or str(exc)),), error=True))
+            return False
+        with self._lock:
+            self._state = replace(
+                self._state,
+                use_system_proxy=on,
+                notice=Notice("notice_proxy_on" if on else "notice_proxy_off"),
+            )
+        self._emit()
+        return True
+
+    def dismiss_notice(self) -> None:
+        with self._lock:
+            self._state = replace(self._state, notice=None)
+        self._emit()
+
+    # --- lifecycle --------------------------------------------------------------------
+
+    def busy(self) -> bool:
+        with self._lock:
+            return any(r.activity is not None for r in self._records.values())
+
+    def shutdown(self, timeout: float = 10.0) -> bool:
+        """Stops every download (its .part files stay for a resume) and verify; True when all ended."""
+        with self._lock:
+            self._closed = True
+            threads = []
+            for record in self._records.values():
+                record.stop.set()
+                if record.job is not None:
+                    record.job.cancel()
+                if record.thread is not None:
+                    threads.append(record.thread)
+        deadline = time.monotonic() + timeout
+        for thread in threads:
+            thread.join(max(0.0, deadline - time.monotonic()))
+        return not any(t.is_alive() for t in threads)
+
+    # --- plumbing ---------------------------------------------------------------------
+
+    def _resolve_guard(self) -> NetworkGuard | None:
+        if self._guard is _DEFAULT_GUARD:
+            from app.privacy.guard import ensure_installed
+
+            return ensure_installed()
+        return self._guard  # type: ignore[return-value]
+
+    def _start_thread(self, model_id: str, target: Callable[..., None], *args: object) -> bool:
+        with self._lock:
+            if self._closed:
+                return False
+            record = self._records.setdefault(model_id, _Record())
+            if record.thread is not None and record.thread.is_alive():
+                return False
+            thread = threading.Thread(target=target, args=args, name=f"models-{model_id}", daemon=True)
+            record.thread = thread
+            thread.start()
+        return True
+
+    def _finish(self, model_id: str, notice: Notice | None) -> None:
+        with self._lock:
+            record = self._records.setdefault(model_id, _Record())
+            record.activity = None
+            if notice is not None:
+                self._state = replace(self._state, notice=notice)
+        self.refresh()
+
+    def _name(self, model_id: str) -> str:
+        with contextlib.suppress(StoreError):
+            return self._store.manifest(model_id).display_name
+        return model_id
+
+    def _notify(self, notice: Notice) -> None:
+        with self._lock:
+            self._state = replace(self._state, notice=notice)
+            self._rebuild()
+        self._emit()
+
+    def _rebuild(self) -> None:
+        """New cards from what is known; call with the lock held."""
+        cards: list[ModelCard] = []
+        manifests = self._store.manifests
+        ordered = sorted(manifests.values(), key=lambda m: (not m.bundled, m.display_name.lower()))
+        for manifest in ordered:
+            record = self._records.get(manifest.id)
+            if record is None or record.status is None:
+                continue
+            cards.append(self._card(manifest.id, record))
+        for folder in self._folders:
+            cards.append(
+                ModelCard(
+                    model_id=str(folder),
+                    name=folder.name,
+                    kind=ModelKind.FOLDER,
+                    licence=None,
+                    state=CardState.INSTALLED if (folder / "config.json").is_file() else CardState.FAILED,
+                    folder=folder,
+                    size_on_disk=_disk_size(folder),
+                    size_to_download=0,
+                    total_size=None,
+                    size_is_estimate=False,
+                    error="" if (folder / "config.json").is_file() else "config.json is missing",
+                    failed_files=() if (folder / "config.json").is_file() else ("config.json",),
+                    active=str(folder) == self._active,
+                )
+            )
+        self._state = replace(self._state, cards=tuple(cards))
+
+    def _card(self, model_id: str, record: _Record) -> ModelCard:
+        status = record.status
+        assert status is not None
+        manifest = self._store.manifest(model_id)
+        kind = ModelKind.DEMO if manifest.bundled else ModelKind.PINNED
+        total, estimate = status.size, status.size_is_estimate
+        left: int | None = None
+        if not manifest.bundled and total is not None:
+            left = max(0, total - record.verified_bytes - status.partial_bytes) if status.pending else 0
+        elif manifest.bundled:
+            left = 0
+        activity = record.activity
+        fraction: float | None = None
+        failed = record.failed_files
+        if activity is not None:
+            state = CardState.DOWNLOADING if activity.kind == "download" else CardState.VERIFYING
+            fraction = activity.fraction
+        elif status.state is ModelState.DAMAGED:
+            state, failed = CardState.FAILED, status.pending
+        elif failed or record.error:
+            state = CardState.FAILED
+        elif status.state is ModelState.BUNDLED:
+            state = CardState.VERIFIED  # its status hashed every file just now
+        elif status.state is ModelState.INSTALLED:
+            state = CardState.VERIFIED if record.verified_now else CardState.INSTALLED
+        elif status.state is ModelState.PARTIAL:
+            state = CardState.PARTIAL
+            if total:
+                fraction = min(1.0, (record.verified_bytes + status.partial_bytes) / total)
+        else:
+            state = CardState.NOT_INSTALLED
+        error = record.error
+        if status.state is ModelState.DAMAGED and not error:
+            error = ", ".join(status.pending)
+        return ModelCard(
+            model_id=model_id,
+            name=manifest.display_name,
+            kind=kind,
+            licence=_licence(manifest.licence),
+            state=state,
+            folder=status.folder,
+            size_on_disk=record.on_disk,
+            size_to_download=left,
+            total_size=total,
+            size_is_estimate=estimate,
+            fraction=fraction,
+            failed_files=failed,
+            error=error,
+            activity=activity,
+            confirm=record.confirm,
+            active=model_id == self._active,
+        )
+
+    def _emit(self) -> None:
+        self._on_change(self._state)
