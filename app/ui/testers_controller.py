@@ -1,0 +1,387 @@
+"""State and actions of the Testers' screen. No Flet imports.
+
+A tester picks a folder's worth of images and, optionally, a labels.csv; Run
+sends every image through the app's one worker (the practice controller's, so
+the model is loaded once) and the screen fills a row per image as answers
+arrive. With labels, the confusion matrix, precision and recall per value, the
+unknown rate and the yes-bias come from `app.core.evaluation.evaluate` — the
+same function `python -m app eval` prints — and the per-image rows export as CSV.
+
+How a run goes: the images are decoded here first, on a thread of their own
+(never the UI's), so a file that is not an image is that row's error and gets
+no keyframe; the rest go to `PracticeController.start_evaluation`, which runs
+them as one practice session (recorded in the session log like any other) with
+no image skipped as "unchanged". Image i of those is the keyframe at
+t = i × the interval it returns, which is how answers find their row. A run is
+a session on the shared worker: starting practice elsewhere (another tab)
+stops it, and the rows not reached say so.
+"""
+
+from __future__ import annotations
+
+import functools
+import threading
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field, replace
+from typing import Any, Protocol, TypeVar, cast
+
+from app.core.evaluation import ERROR, Prediction, Report, csv_text, evaluate, match_labels
+from app.evaluation_labels import Labels, LabelsFileError, decode_labels, normalise_name
+from app.frames.intake import ImageRejected, decode_image_bytes
+from app.ui.practice_controller import PracticeState, jpeg
+
+THUMB_SIDE = 96
+F = TypeVar("F", bound=Callable[..., Any])
+
+
+def _notifies(method: F) -> F:
+    """After the method (and its lock) is done, the listener sees the newest state."""
+
+    @functools.wraps(method)
+    def wrapper(self: TestersController, *args: Any, **kwargs: Any) -> Any:
+        try:
+            return method(self, *args, **kwargs)
+        finally:
+            self._notify()
+
+    return cast(F, wrapper)
+
+
+class Practice(Protocol):
+    """What this screen needs of the practice controller (a fake in tests)."""
+
+    @property
+    def state(self) -> PracticeState: ...
+    def subscribe(self, listener: Callable[[PracticeState], None]) -> None: ...
+    def unsubscribe(self, listener: Callable[[PracticeState], None]) -> None: ...
+    def start_evaluation(self, images: Sequence[tuple[str, bytes]], label: str) -> float | None: ...
+    def stop_session(self) -> None: ...
+
+
+@dataclass(frozen=True)
+class Notice:
+    """Something to tell the user; `key` names a string of `strings_testers`, `values` fill it in."""
+
+    key: str
+    values: tuple[tuple[str, str], ...] = ()
+    error: bool = False
+
+
+@dataclass(frozen=True)
+class TesterRow:
+    name: str
+    thumb: bytes | None = None  # small JPEG, once decoded
+    expected: str | None = None
+    observed: str | None = None  # None: not answered (yet, or an error)
+    parse_status: str = ""  # "" waiting | valid | rejected | error
+    seconds: float | None = None
+    detail: str = ""  # the parse reason, or the error
+
+    @property
+    def finished(self) -> bool:
+        return self.parse_status != ""
+
+
+@dataclass(frozen=True)
+class TestersState:
+    phase: str = "empty"  # empty | ready | preparing | running | done | stopped
+    images: int = 0
+    rows: tuple[TesterRow, ...] = ()
+    labels_name: str = ""
+    labels_count: int = 0
+    label_errors: tuple[str, ...] = ()
+    label_notes: tuple[str, ...] = ()
+    missing: tuple[str, ...] = ()  # labelled names that are not among the images
+    unlabelled: tuple[str, ...] = ()  # images without a label (shown only when labels were given)
+    values: tuple[str, ...] = ()  # the profile's answers (from the loaded model)
+    report: Report | None = None
+    model_ready: bool = False
+    notice: Notice | None = None
+
+    @property
+    def done(self) -> int:
+        return sum(r.finished for r in self.rows)
+
+    @property
+    def running(self) -> bool:
+        return self.phase in ("preparing", "running")
+
+    @property
+    def progress(self) -> float:
+        return self.done / len(self.rows) if self.rows else 0.0
+
+
+@dataclass
+class _Run:
+    names: list[str]  # every image, in order
+    keyframe_rows: list[int] = field(default_factory=list)  # keyframe index -> row index
+    interval: float | None = None
+    session_id: str | None = None
+
+
+class TestersController:
+    def __init__(self, practice: Practice, on_change: Callable[[TestersState], None] | None = None) -> None:
+        self._practice = practice
+        self._on_change = on_change
+        self._lock = threading.RLock()
+        self._deliver_lock = threading.Lock()
+        self._state = TestersState()
+        self._images: list[tuple[str, bytes]] = []
+        self._labels_data: bytes | None = None
+        self._labels: Labels | None = None
+        self._run: _Run | None = None
+        self._rows: list[TesterRow] = []
+        self._subscribed = False
+
+    @property
+    def state(self) -> TestersState:
+        return self._state
+
+    def attach(self) -> None:
+        """Follow the practice controller (the worker's answers); call once the screen exists."""
+        with self._lock:
+            if self._subscribed:
+                return
+            self._subscribed = True
+        self._practice.subscribe(self._on_practice)
+
+    def detach(self) -> None:
+        with self._lock:
+            self._subscribed = False
+        self._practice.unsubscribe(self._on_practice)
+
+    # --- choices -------------------------------------------------------------------------------
+
+    @_notifies
+    def choose_images(self, images: Sequence[tuple[str, bytes]]) -> None:
+        """The images to run (name, file bytes), in the order given; nothing runs yet."""
+        with self._lock:
+            if self._state.running:
+                return
+            ordered = sorted(images, key=lambda item: item[0])
+            self._images = [(normalise_name(name), data) for name, data in ordered]
+            self._rows = [TesterRow(name) for name, _ in self._images]
+            self._run = None
+            phase = "ready" if self._images else "empty"
+            self._set(replace(self._state, phase=phase, images=len(self._images), notice=None))
+
+    @_notifies
+    def choose_labels(self, name: str, data: bytes) -> None:
+        with self._lock:
+            self._labels_data = data
+            self._labels = None
+            self._set(replace(self._state, labels_name=name, notice=None))
+
+    @_notifies
+    def clear_labels(self) -> None:
+        with self._lock:
+            self._labels_data, self._labels = None, None
+            self._set(replace(self._state, labels_name="", notice=None))
+
+    @_notifies
+    def report_error(self, key: str, **values: object) -> None:
+        with self._lock:
+            notice = Notice(key, tuple((k, str(v)) for k, v in values.items()), error=True)
+            self._set(replace(self._state, notice=notice))
+
+    @_notifies
+    def dismiss_notice(self) -> None:
+        with self._lock:
+            self._set(replace(self._state, notice=None))
+
+    # --- running -------------------------------------------------------------------------------
+
+    @_notifies
+    def run(self) -> None:
+        """Analyse every chosen image; returns at once (decoding and the model run on other threads)."""
+        with self._lock:
+            if self._state.running:
+                return
+            if not self._images:
+                self._set(replace(self._state, notice=Notice("notice_no_images", error=True)))
+                return
+            self._rows = [TesterRow(name) for name, _ in self._images]
+            run = self._run = _Run([name for name, _ in self._images])
+            images = list(self._images)
+            self._set(replace(self._state, phase="preparing", notice=None))
+        worker = threading.Thread(
+            target=self._prepare_and_start, args=(run, images), name="keyframe-testers", daemon=True
+        )
+        worker.start()
+
+    @_notifies
+    def stop(self) -> None:
+        with self._lock:
+            run = self._run
+            if run is None or not self._state.running:
+                return
+            if run.session_id is None:  # still decoding: the thread sees this and starts nothing
+                self._finish_run(run, "stopped")
+                return
+        self._practice.stop_session()  # the practice listener then marks the run stopped
+
+    @_notifies
+    def _prepare_and_start(self, run: _Run, images: list[tuple[str, bytes]]) -> None:
+        good: list[tuple[str, bytes]] = []
+        for index, (name, data) in enumerate(images):
+            try:
+                image = decode_image_bytes(data, name=name)
+            except ImageRejected as exc:
+                self._row(run, index, parse_status=ERROR, detail=f"{exc.reason}: {exc}")
+                continue
+            self._row(run, index, thumb=jpeg(image.rgb, side=THUMB_SIDE))
+            run.keyframe_rows.append(index)
+            good.append((name, data))
+        with self._lock:
+            if self._run is not run or self._state.phase != "preparing":
+                return  # stopped while decoding
+            if not good:
+                self._finish_run(run, "done")
+                return
+        interval = self._practice.start_evaluation(good, f"testers · {len(images)} images")
+        with self._lock:
+            if self._run is not run:
+                return
+            if interval is None:
+                self._finish_run(run, "stopped")
+                return
+            run.interval = interval
+            run.session_id = self._practice.state.session_id
+            self._set(replace(self._state, phase="running"))
+        self._on_practice(self._practice.state)  # answers that came before the session id was known
+
+    @_notifies
+    def _row(self, run: _Run, index: int, **changes: object) -> None:
+        with self._lock:
+            if self._run is not run:
+                return
+            self._rows[index] = replace(self._rows[index], **changes)  # type: ignore[arg-type]
+            self._set(replace(self._state))
+
+    def _finish_run(self, run: _Run, phase: str, why: str = "not_analysed") -> None:
+        """Rows never reached become errors; the report is computed."""
+        for i, row in enumerate(self._rows):
+            if not row.finished:
+                self._rows[i] = replace(row, parse_status=ERROR, detail=why)
+        self._set(replace(self._state, phase=phase))
+
+    # --- answers from the worker (practice listener, any thread) -------------------------------
+
+    @_notifies
+    def _on_practice(self, practice: PracticeState) -> None:
+        with self._lock:
+            values = practice.answer_values
+            changed_values = values != self._state.values or (practice.worker_status == "ready") != (
+                self._state.model_ready
+            )
+            run = self._run
+            if run is not None and run.session_id is not None and self._state.phase == "running":
+                if practice.session_id != run.session_id:
+                    self._finish_run(run, "stopped", "stopped")  # another session took the worker
+                    return
+                self._apply_answers(run, practice)
+                if not practice.running:
+                    failed = practice.worker_status == "failed"
+                    self._finish_run(run, "done" if not failed else "stopped", "not_analysed")
+                    return
+                self._set(replace(self._state))
+            if changed_values:
+                self._labels = None  # checked again against this model's answers
+                self._set(replace(self._state, values=values, model_ready=practice.worker_status == "ready"))
+
+    def _apply_answers(self, run: _Run, practice: PracticeState) -> None:
+        assert run.interval is not None
+        for entry in practice.session.timeline:
+            event = entry.event
+            row = self._keyframe_row(run, event.t)
+            if row is None:
+                continue
+            self._rows[row] = replace(
+                self._rows[row],
+                observed=event.observation,
+                parse_status=event.parse_status,
+                seconds=event.timings.total_ms / 1000,
+                detail=event.parse_reason,
+            )
+        for failure in practice.session.failures:
+            row = self._keyframe_row(run, failure.t)
+            if row is not None:
+                detail = f"{failure.error}: {failure.message}"
+                self._rows[row] = replace(self._rows[row], parse_status=ERROR, detail=detail)
+
+    @staticmethod
+    def _keyframe_row(run: _Run, t: float) -> int | None:
+        assert run.interval is not None
+        k = round(t / run.interval)
+        return run.keyframe_rows[k] if 0 <= k < len(run.keyframe_rows) else None
+
+    # --- export --------------------------------------------------------------------------------
+
+    def export(self) -> tuple[str, bytes] | None:
+        """(file name, CSV bytes) of the per-image rows; None before anything was run."""
+        report = self._state.report
+        if report is None or not any(r.finished for r in self._state.rows):
+            return None
+        return "keyframe-testers.csv", csv_text(report).encode("utf-8")
+
+    @_notifies
+    def export_finished(self, file_name: str, where: str | None) -> None:
+        notice = Notice("export_saved", (("where", where),)) if where else Notice("export_cancelled")
+        with self._lock:
+            self._set(replace(self._state, notice=notice))
+
+    @_notifies
+    def export_failed(self, file_name: str, detail: str) -> None:
+        with self._lock:
+            notice = Notice("export_failed", (("name", file_name), ("detail", detail)), error=True)
+            self._set(replace(self._state, notice=notice))
+
+    # --- state ---------------------------------------------------------------------------------
+
+    def _notify(self) -> None:
+        """Outside the lock: the listener gets the newest state (deliveries never overtake each other)."""
+        if self._on_change is None:
+            return
+        with self._deliver_lock:
+            self._on_change(self._state)
+
+    def _set(self, state: TestersState) -> None:
+        """Under the lock: labels, rows and the report brought up to date; `_notify` follows outside it."""
+        values = state.values
+        label_errors, label_notes, count, expected = state.label_errors, state.label_notes, 0, {}
+        if self._labels_data is None:
+            label_errors, label_notes = (), ()
+        elif values:
+            if self._labels is None:
+                try:
+                    self._labels = decode_labels(self._labels_data, values, state.labels_name)
+                except LabelsFileError as exc:
+                    self._labels_data = None
+                    state = replace(
+                        state, labels_name="", notice=Notice("notice_labels_unreadable", (("detail", str(exc)),), True)
+                    )
+            if self._labels is not None:
+                label_errors = tuple(str(e) for e in self._labels.errors)
+                label_notes = self._labels.notes
+                count = len(self._labels.expected)
+                expected = self._labels.expected
+        names = [r.name for r in self._rows]
+        matched = match_labels(names, expected)
+        rows = tuple(replace(r, expected=matched.expected[r.name]) for r in self._rows)
+        finished = [r for r in rows if r.finished]  # the report grows while the run goes on
+        report = evaluate((_prediction(r) for r in finished), values) if values and finished else None
+        state = replace(
+            state,
+            rows=rows,
+            labels_count=count,
+            label_errors=label_errors,
+            label_notes=label_notes,
+            missing=matched.missing if expected else (),
+            unlabelled=matched.unlabelled if expected else (),
+            report=report,
+        )
+        self._state = state
+
+
+def _prediction(row: TesterRow) -> Prediction:
+    return Prediction(row.name, row.expected, row.observed, row.parse_status, row.seconds, row.detail)
