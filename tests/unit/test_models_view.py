@@ -1,0 +1,151 @@
+"""The Models screen without a browser: the view over a controller over a real store in a temp folder.
+
+Each state shows the buttons it allows; a click is a plain call into the controller;
+a delete waits for its confirmation; the Chinese table renders every state.
+"""
+
+from __future__ import annotations
+
+import hashlib
+from pathlib import Path
+
+import flet as ft
+import pytest
+
+from app.models.catalog import DEFAULT_MODEL_ID
+from app.models.manifest import load_manifest, manifest_from_dict
+from app.models.store import ModelStore
+from app.paths import MANIFESTS
+from app.ui import strings_models
+from app.ui.models_controller import CardState, ModelsController, ModelsState
+from app.ui.models_view import ModelsView, buttons_for, duration_text, size_text
+from tests.servers.faulty import wait_until
+from tests.unit.test_sessions_view import is_visible, tagged
+
+FILES = {"config.json": b"{}" * 100, "llm.mnn.weight": bytes(range(256)) * 400}
+
+
+def manifest(model_id: str = "tiny-vlm"):  # noqa: ANN201
+    files = [{"path": p, "sha256": hashlib.sha256(c).hexdigest(), "size": len(c)} for p, c in FILES.items()]
+    return manifest_from_dict(
+        {"schema": 1, "id": model_id, "display_name": "Tiny test VLM", "revision": "t1", "files": files}
+    )
+
+
+def build(tmp_path: Path, strings: dict[str, str] = strings_models.EN) -> tuple[ModelsController, ModelsView, list]:
+    store = ModelStore(
+        {"tiny-vlm": manifest(), DEFAULT_MODEL_ID: load_manifest(MANIFESTS / "keyframe-demo.json")}, tmp_path / "m"
+    )
+    states: list[ModelsState] = []
+    chosen: list[str] = []
+    holder: dict[str, ModelsView] = {}
+
+    def on_change(state: ModelsState) -> None:
+        states.append(state)
+        if "view" in holder:
+            holder["view"].render(state)
+
+    controller = ModelsController(
+        store, on_change, on_choose=chosen.append, env={"FLET_APP_STORAGE_DATA": str(tmp_path / "d")}, guard=None
+    )
+    view = holder["view"] = ModelsView(controller, strings)
+    controller.refresh()
+    return controller, view, chosen
+
+
+def visible(view: ModelsView, identifier: str) -> bool:
+    return is_visible(view.root, tagged(view.root, identifier))
+
+
+def install(controller: ModelsController) -> None:
+    folder = controller.state.storage_folder / "tiny-vlm"
+    folder.mkdir(parents=True, exist_ok=True)
+    for path, content in FILES.items():
+        (folder / path).write_bytes(content)
+
+
+def test_cards_show_state_licence_sizes_and_only_the_buttons_their_state_allows(tmp_path: Path) -> None:
+    controller, view, _ = build(tmp_path)
+    assert visible(view, "model-card-tiny-vlm") and visible(view, f"model-card-{DEFAULT_MODEL_ID}")
+    assert visible(view, "model-download-tiny-vlm") and not visible(view, "model-delete-tiny-vlm")
+    assert not visible(view, "model-progress-tiny-vlm")
+    card_view = view._cards["tiny-vlm"]
+    assert "Licence: not stated" in (card_view.facts.value or "")
+    assert "To download: 102.6 KB" in (card_view.facts.value or "")
+    assert card_view.state_text.value == "Not installed"
+    demo = view._cards[DEFAULT_MODEL_ID]
+    assert demo.demo_badge.visible and demo.active_badge.visible and "synthetic" in (demo.kind.value or "")
+    assert visible(view, f"model-verify-{DEFAULT_MODEL_ID}") and not visible(view, f"model-delete-{DEFAULT_MODEL_ID}")
+    assert "Free space there" in (view.storage_free.value or "")
+
+    # A partial download: resume and cancel, a bar at its percent.
+    folder = controller.state.storage_folder / "tiny-vlm"
+    folder.mkdir(parents=True)
+    (folder / "llm.mnn.weight.part").write_bytes(FILES["llm.mnn.weight"][:51_200])
+    controller.refresh()
+    assert card_view.state_text.value == "Partly downloaded: 50 %"
+    assert visible(view, "model-resume-tiny-vlm") and visible(view, "model-cancel-tiny-vlm")
+    assert visible(view, "model-progress-tiny-vlm") and card_view.bar.value == pytest.approx(0.494, abs=0.01)
+
+
+def test_verify_then_use_then_delete_after_a_yes(tmp_path: Path) -> None:
+    controller, view, chosen = build(tmp_path)
+    install(controller)
+    controller.refresh()
+    card_view = view._cards["tiny-vlm"]
+    assert controller.state.card("tiny-vlm").state is CardState.PARTIAL  # type: ignore[union-attr] # not on record
+    card_view.button_controls["verify"].on_click(None)  # type: ignore[misc,call-arg]
+    assert wait_until(lambda: card_view.state_text.value == "Verified: every file matches its SHA-256", timeout=20)
+    assert visible(view, "model-use-tiny-vlm")
+    card_view.button_controls["use"].on_click(None)  # type: ignore[misc,call-arg]
+    assert chosen == ["tiny-vlm"] and card_view.active_badge.visible
+    assert not visible(view, "model-use-tiny-vlm")  # already in use
+
+    card_view.button_controls["delete"].on_click(None)  # type: ignore[misc,call-arg]
+    assert visible(view, "model-confirm-tiny-vlm") and not visible(view, "model-delete-tiny-vlm")
+    assert "Delete Tiny test VLM from this device?" in (card_view.confirm_text.value or "")
+    assert (controller.state.storage_folder / "tiny-vlm").exists()  # nothing yet
+    card_view.confirm_no.on_click(None)  # type: ignore[misc,call-arg]
+    assert not visible(view, "model-confirm-tiny-vlm")
+    card_view.button_controls["delete"].on_click(None)  # type: ignore[misc,call-arg]
+    card_view.confirm_yes.on_click(None)  # type: ignore[misc,call-arg]
+    assert wait_until(lambda: card_view.state_text.value == "Not installed", timeout=20)
+    assert not (controller.state.storage_folder / "tiny-vlm").exists()
+    assert controller.shutdown()
+
+
+def test_a_broken_mirror_setting_is_shown_and_the_field_saves_and_clears(tmp_path: Path) -> None:
+    (tmp_path / "d").mkdir()
+    (tmp_path / "d" / "model-mirror.json").write_text("[]")
+    controller, view, _ = build(tmp_path)
+    assert visible(view, "mirror-broken") and "cannot be used" in (view.mirror_broken.value or "")
+    view.mirror_field.value = "http://127.0.0.1:9/m"
+    view.mirror_save.on_click(None)  # type: ignore[misc,call-arg]
+    assert not visible(view, "mirror-broken") and view.mirror_now.value == "Downloads come from http://127.0.0.1:9/m"
+    view.mirror_field.value = "not a url"
+    view.mirror_save.on_click(None)  # type: ignore[misc,call-arg]
+    assert "was not saved" in (view.notice_text.value or "") and controller.state.mirror_url == "http://127.0.0.1:9/m"
+    view.proxy.value = True
+    view.proxy.on_change(None)  # type: ignore[misc,call-arg]
+    assert controller.state.use_system_proxy and view.proxy.value
+    view.mirror_clear.on_click(None)  # type: ignore[misc,call-arg]
+    assert controller.state.mirror_url == "" and view.mirror_field.value == "" and view.proxy.value  # proxy kept
+
+
+def test_every_state_renders_in_chinese(tmp_path: Path) -> None:
+    controller, view, _ = build(tmp_path, strings_models.ZH)
+    assert view._cards["tiny-vlm"].state_text.value == "未安装"
+    install(controller)
+    controller.refresh()
+    controller.verify("tiny-vlm")
+    assert wait_until(lambda: view._cards["tiny-vlm"].state_text.value == "已校验：每个文件都与其 SHA-256 一致")
+    assert view.title.value == "模型" and "可用空间" in (view.storage_free.value or "")
+    assert isinstance(view.root, ft.Container)
+    assert controller.shutdown()
+
+
+def test_sizes_durations_and_buttons_per_state() -> None:
+    assert size_text(1_475_228_382) == "1.5 GB" and size_text(999) == "999 B" and size_text(None) == "?"
+    assert duration_text(strings_models.EN, 75) == "1 min 15 s"
+    assert duration_text(strings_models.ZH, 3725) == "1 小时 02 分"
+    assert callable(buttons_for)
