@@ -125,6 +125,7 @@ class TestersController:
         self._on_change = on_change
         self._lock = threading.RLock()
         self._deliver_lock = threading.Lock()
+        self._delivered: TestersState | None = None
         self._state = TestersState()
         self._images: list[tuple[str, bytes]] = []
         self._labels_data: bytes | None = None
@@ -279,12 +280,14 @@ class TestersController:
                 if practice.session_id != run.session_id:
                     self._finish_run(run, "stopped", "stopped")  # another session took the worker
                     return
+                before = list(self._rows)
                 self._apply_answers(run, practice)
                 if not practice.running:
                     failed = practice.worker_status == "failed"
                     self._finish_run(run, "done" if not failed else "stopped", "not_analysed")
                     return
-                self._set(replace(self._state))
+                if self._rows != before:  # streamed tokens and previews change nothing here
+                    self._set(replace(self._state))
             if changed_values:
                 self._labels = None  # checked again against this model's answers
                 self._set(replace(self._state, values=values, model_ready=practice.worker_status == "ready"))
@@ -343,7 +346,11 @@ class TestersController:
         if self._on_change is None:
             return
         with self._deliver_lock:
-            self._on_change(self._state)
+            state = self._state
+            if state is self._delivered:
+                return  # nothing changed (a practice update that was not about this screen)
+            self._delivered = state
+            self._on_change(state)
 
     def _set(self, state: TestersState) -> None:
         """Under the lock: labels, rows and the report brought up to date; `_notify` follows outside it."""

@@ -1,0 +1,476 @@
+"""The Testers' screen: pick images and a labels file, run, read the matrix, export the rows.
+
+The view renders a `TestersState` and forwards clicks to the controller; it keeps no
+state of its own beyond its controls. Files arrive through `pick` (the shell's picker
+and upload: the view never touches the page or the file system, except reading the
+files the shell hands it), an export leaves through `save_file` (`file_picker_saver`).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Awaitable, Callable, Mapping
+from pathlib import Path
+
+import flet as ft
+
+from app.core.evaluation import Report, shown, signed
+from app.evaluation_labels import MAX_LABELS_BYTES
+from app.frames.intake import MAX_FILE_BYTES
+from app.ui.strings_testers import EN, answer_word, text
+from app.ui.testers_controller import Notice, TesterRow, TestersController, TestersState
+from app.ui.widgets import tagged
+
+# (file name, contents) -> where it was saved, None if cancelled (see sessions_view.file_picker_saver).
+SaveFile = Callable[[str, bytes], Awaitable[str | None]]
+Picked = Callable[[list[tuple[str, Path]]], None]
+# (file type, several files?, size limit per file, what to do with the local copies) — the shell's
+# `_pick_and_start`, run as a page task: it checks sizes before upload and uploads from a browser.
+Pick = Callable[[ft.FilePickerFileType, bool, int, Picked], object]
+
+THUMB = 44
+WIDTHS = {"thumb": THUMB, "file": 170, "answer": 84, "expected": 84, "status": 84, "time": 70}
+CELL = 96  # width of a confusion-matrix cell ("UNKNOWN" on one line)
+ANSWER_COLOURS = {"yes": ft.Colors.GREEN_800, "no": ft.Colors.RED_800}
+
+
+class TestersView:
+    def __init__(
+        self,
+        controller: TestersController,
+        pick: Pick | None = None,
+        save_file: SaveFile | None = None,
+        strings: Mapping[str, str] = EN,
+    ) -> None:
+        self._controller = controller
+        self._pick = pick
+        self._save_file = save_file
+        self._s = s = strings
+        self._row_names: tuple[str, ...] = ()
+        self._row_controls: list[dict[str, ft.Control]] = []
+
+        title = ft.Text(text(s, "testers_title"), size=22, weight=ft.FontWeight.BOLD)
+        intro = ft.Text(text(s, "testers_intro"), size=13, color=ft.Colors.GREY_800)
+        self.pick_images = ft.OutlinedButton(
+            text(s, "pick_images"), icon=ft.Icons.FOLDER_OPEN, on_click=lambda _: self._pick_images()
+        )
+        self.pick_labels = ft.OutlinedButton(
+            text(s, "pick_labels"), icon=ft.Icons.LABEL_OUTLINE, on_click=lambda _: self._pick_labels()
+        )
+        self.clear_labels = ft.TextButton(text(s, "clear_labels"), on_click=lambda _: controller.clear_labels())
+        self.run = ft.FilledButton(text(s, "run"), icon=ft.Icons.PLAY_ARROW, on_click=lambda _: self._run_or_stop())
+        self.export = ft.OutlinedButton(text(s, "export_csv"), icon=ft.Icons.DOWNLOAD, on_click=self._export_handler())
+        buttons = ft.Row(
+            [
+                tagged(self.pick_images, "testers-pick-images", text(s, "pick_images")),
+                tagged(self.pick_labels, "testers-pick-labels", text(s, "pick_labels")),
+                tagged(self.clear_labels, "testers-clear-labels", text(s, "clear_labels")),
+                tagged(self.run, "testers-run", text(s, "run")),
+                tagged(self.export, "testers-export", text(s, "export_csv")),
+            ],
+            wrap=True,
+            spacing=8,
+            run_spacing=8,
+        )
+
+        self.images_text = ft.Text("")
+        self.labels_text = ft.Text("")
+        self.label_problems = ft.Column(spacing=2)
+        self.model_text = ft.Text(text(s, "model_loading"), color=ft.Colors.GREY_700, size=12)
+        chosen = tagged(
+            ft.Column([self.images_text, self.labels_text, self.label_problems, self.model_text], spacing=4),
+            "testers-chosen",
+        )
+
+        self.notice_icon = ft.Icon(ft.Icons.INFO_OUTLINE, size=20)
+        self.notice_text = ft.Text("", expand=True)
+        self.notice_box = tagged(
+            ft.Container(
+                content=ft.Row(
+                    [
+                        self.notice_icon,
+                        self.notice_text,
+                        ft.IconButton(
+                            ft.Icons.CLOSE, tooltip=text(s, "dismiss"), on_click=lambda _: controller.dismiss_notice()
+                        ),
+                    ]
+                ),
+                padding=ft.Padding.symmetric(horizontal=12, vertical=4),
+                border_radius=8,
+                bgcolor=ft.Colors.BLUE_GREY_50,
+            ),
+            "testers-notice",
+        )
+
+        self.progress_bar = ft.ProgressBar(value=0, bar_height=8, border_radius=4)
+        self.progress_text = ft.Text(text(s, "progress_idle"))
+        self.phase_text = ft.Text("", size=12, color=ft.Colors.GREY_700)
+        progress = ft.Column(
+            [
+                tagged(self.progress_bar, "testers-progress-bar"),
+                ft.Row(
+                    [tagged(self.progress_text, "testers-progress"), tagged(self.phase_text, "testers-phase")],
+                    wrap=True,
+                    spacing=12,
+                ),
+            ],
+            spacing=4,
+        )
+
+        # Against the labels
+        self.counts_label = ft.Text("")
+        self.accuracy_label = ft.Text("", weight=ft.FontWeight.W_500)
+        self.unknown_label = ft.Text("")
+        self.bias_label = ft.Text("")
+        self.counts_text = tagged(self.counts_label, "testers-counts")
+        self.accuracy_text = tagged(self.accuracy_label, "testers-accuracy")
+        self.unknown_text = tagged(self.unknown_label, "testers-unknown-rate")
+        self.bias_text = tagged(self.bias_label, "testers-yes-bias")
+        self.summary_none = ft.Text(text(s, "summary_none"), color=ft.Colors.GREY_700)
+        self.matrix = ft.Column(spacing=0)
+        self.scores = ft.Column(spacing=0)
+        self.labelled_box = ft.Column(
+            [
+                ft.Text(text(s, "matrix_title"), weight=ft.FontWeight.W_500),
+                ft.Row([tagged(self.matrix, "testers-matrix")], scroll=ft.ScrollMode.AUTO),
+                ft.Text(text(s, "scores_title"), weight=ft.FontWeight.W_500),
+                ft.Row([tagged(self.scores, "testers-scores")], scroll=ft.ScrollMode.AUTO),
+            ],
+            spacing=8,
+        )
+        self.summary_box = tagged(
+            ft.Container(
+                content=ft.Column(
+                    [
+                        ft.Text(text(s, "summary_title"), weight=ft.FontWeight.BOLD, size=16),
+                        self.counts_text,
+                        self.accuracy_text,
+                        self.unknown_text,
+                        self.bias_text,
+                        self.summary_none,
+                        self.labelled_box,
+                        ft.Text(text(s, "generative"), size=12, color=ft.Colors.GREY_700),
+                    ],
+                    spacing=6,
+                ),
+                padding=12,
+                border_radius=8,
+                bgcolor=ft.Colors.BLUE_GREY_50,
+            ),
+            "testers-summary",
+        )
+
+        # Per image
+        self.table = ft.Column(spacing=2)
+        self.rows_box = ft.Column(
+            [
+                ft.Text(text(s, "rows_title"), weight=ft.FontWeight.BOLD, size=16),
+                ft.Row([tagged(self.table, "testers-rows")], scroll=ft.ScrollMode.AUTO),
+            ],
+            spacing=6,
+        )
+
+        body = ft.Column(
+            [
+                intro,
+                buttons,
+                chosen,
+                ft.Text(text(s, "shared_worker"), size=12, color=ft.Colors.GREY_700),
+                progress,
+                # Side by side on a wide window, one under the other on a phone.
+                ft.ResponsiveRow(
+                    [
+                        ft.Container(self.summary_box, col={"xs": 12, "lg": 6}),
+                        ft.Container(self.rows_box, col={"xs": 12, "lg": 6}),
+                    ],
+                    spacing=16,
+                    run_spacing=16,
+                    vertical_alignment=ft.CrossAxisAlignment.START,
+                ),
+            ],
+            spacing=12,
+            scroll=ft.ScrollMode.AUTO,
+            expand=True,
+        )
+        self.root = ft.Container(
+            content=ft.Column([title, self.notice_box, body], expand=True, spacing=8),
+            padding=16,
+            expand=True,
+        )
+        self.render(controller.state)
+
+    # --- rendering ------------------------------------------------------------------
+
+    def render(self, state: TestersState) -> None:
+        """Show `state`; the caller then calls `page.update()`."""
+        s = self._s
+        self._render_notice(state.notice)
+        running = state.running
+        self.run.content = text(s, "stop" if running else "run")
+        self.run.icon = ft.Icons.STOP if running else ft.Icons.PLAY_ARROW
+        self.run.disabled = not running and not state.images
+        self.pick_images.disabled = self.pick_labels.disabled = running
+        self.clear_labels.visible = bool(state.labels_name)
+        self.export.disabled = running or state.report is None
+        self.images_text.value = text(s, "images_chosen", n=state.images) if state.images else text(s, "images_none")
+        self._render_labels(state)
+        self.model_text.visible = not state.model_ready
+        total = len(state.rows)
+        self.progress_bar.value = state.progress
+        self.progress_text.value = (
+            text(s, "progress", done=state.done, total=total) if total else text(s, "progress_idle")
+        )
+        phase = {"preparing": "phase_preparing", "running": "phase_running", "done": "phase_done"}
+        phase["stopped"] = "phase_stopped"
+        self.phase_text.value = (
+            text(s, phase[state.phase], done=state.done, total=total) if state.phase in phase else ""
+        )
+        self._render_report(state.report)
+        self._render_rows(state.rows)
+
+    def _render_notice(self, notice: Notice | None) -> None:
+        self.notice_box.visible = notice is not None
+        if notice is None:
+            self.notice_text.value = ""
+            return
+        self.notice_text.value = text(self._s, notice.key, **dict(notice.values))
+        self.notice_icon.icon = ft.Icons.ERROR_OUTLINE if notice.error else ft.Icons.INFO_OUTLINE
+        self.notice_icon.color = ft.Colors.RED_800 if notice.error else ft.Colors.BLUE_GREY_700
+        self.notice_text.color = ft.Colors.RED_900 if notice.error else None
+
+    def _render_labels(self, state: TestersState) -> None:
+        s = self._s
+        if not state.labels_name:
+            self.labels_text.value = text(s, "labels_none")
+        elif not state.values:
+            self.labels_text.value = text(s, "labels_waiting", name=state.labels_name)
+        else:
+            self.labels_text.value = text(s, "labels_chosen", name=state.labels_name, n=state.labels_count)
+        problems: list[ft.Control] = [
+            ft.Text(text(s, "labels_row_error", detail=e), color=ft.Colors.RED_900, size=12) for e in state.label_errors
+        ]
+        problems += [ft.Text(text(s, "labels_note", detail=n), size=12) for n in state.label_notes]
+        if state.missing:
+            problems.append(
+                ft.Text(text(s, "labels_missing", n=len(state.missing), names=_few(state.missing)), size=12)
+            )
+        if state.unlabelled:
+            problems.append(
+                ft.Text(text(s, "labels_unlabelled", n=len(state.unlabelled), names=_few(state.unlabelled)), size=12)
+            )
+        self.label_problems.controls = problems
+
+    def _render_report(self, report: Report | None) -> None:
+        s = self._s
+        self.summary_box.visible = report is not None
+        if report is None:
+            return
+        c = report.counts
+        none = text(s, "undefined")
+        self.counts_label.value = text(
+            s, "counts", images=c.images, answered=c.answered, errors=c.errors, unlabelled=c.unlabelled
+        )
+        labelled = report.has_labels
+        self.accuracy_text.visible = labelled
+        self.accuracy_label.value = text(
+            s, "accuracy", value=_rate(report.accuracy, none), correct=c.correct, n=c.labelled_answered
+        )
+        self.unknown_label.value = text(
+            s, "unknown_rate", value=_rate(report.unknown_rate, none), unknown=c.unknown, n=c.answered
+        )
+        self.bias_text.visible = labelled
+        self.bias_label.value = text(
+            s,
+            "yes_bias",
+            value=signed(report.yes_bias).replace("—", none),
+            answer=answer_word(s, report.positive),
+            predicted=_rate(report.predicted_positive_rate, none),
+            true=_rate(report.true_positive_rate, none),
+        )
+        self.summary_none.visible = not labelled
+        self.labelled_box.visible = labelled
+        if labelled:
+            self._render_matrix(report)
+            self._render_scores(report)
+
+    def _render_matrix(self, report: Report) -> None:
+        s = self._s
+        head: list[ft.Control] = [_cell(text(s, "matrix_corner"), 130, bold=True)]
+        head += [_cell(answer_word(s, c), CELL, bold=True, right=True) for c in report.columns]
+        head.append(_cell(text(s, "matrix_total"), CELL, bold=True, right=True))
+        rows: list[ft.Control] = [ft.Row(head, spacing=0)]
+        for value, counts in zip(report.values, report.matrix, strict=True):
+            cells: list[ft.Control] = [_cell(answer_word(s, value), 130, bold=True)]
+            for column, n in zip(report.columns, counts, strict=True):
+                box = _cell(str(n), CELL, right=True, strong=value == column and n > 0)
+                cells.append(tagged(box, f"testers-cell-{value}-{column}"))
+            cells.append(_cell(str(sum(counts)), CELL, right=True))
+            rows.append(ft.Row(cells, spacing=0))
+        totals = [sum(r[j] for r in report.matrix) for j in range(len(report.columns))]
+        foot: list[ft.Control] = [_cell(text(s, "matrix_total"), 130, bold=True)]
+        foot += [_cell(str(n), CELL, right=True) for n in totals]
+        foot.append(_cell(str(sum(totals)), CELL, right=True))
+        rows.append(ft.Row(foot, spacing=0))
+        self.matrix.controls = rows
+
+    def _render_scores(self, report: Report) -> None:
+        s = self._s
+        none = text(s, "undefined")
+        keys = ("score_value", "precision", "recall", "score_expected", "score_predicted")
+        rows: list[ft.Control] = [
+            ft.Row(
+                [_cell(text(s, k), 130 if i == 0 else 90, bold=True, right=i > 0) for i, k in enumerate(keys)],
+                spacing=0,
+            )
+        ]
+        for score in report.scores:
+            rows.append(
+                ft.Row(
+                    [
+                        _cell(answer_word(s, score.value), 130, bold=True),
+                        tagged(_cell(_rate(score.precision, none), 90, right=True), f"testers-precision-{score.value}"),
+                        tagged(_cell(_rate(score.recall, none), 90, right=True), f"testers-recall-{score.value}"),
+                        _cell(str(score.expected), 90, right=True),
+                        _cell(str(score.predicted), 90, right=True),
+                    ],
+                    spacing=0,
+                )
+            )
+        self.scores.controls = rows
+
+    def _render_rows(self, rows: tuple[TesterRow, ...]) -> None:
+        s = self._s
+        names = tuple(r.name for r in rows)
+        if names != self._row_names:  # a new choice of images: new controls, then only values change
+            self._row_names = names
+            self._row_controls = [self._new_row() for _ in rows]
+            header = ft.Row(
+                [
+                    tagged(_cell("", WIDTHS["thumb"] + 8), "testers-col-image", text(s, "col_image")),
+                    *(
+                        _cell(text(s, f"col_{k}"), WIDTHS[k], bold=True, right=k == "time")
+                        for k in ("file", "answer", "expected", "status", "time")
+                    ),
+                ],
+                spacing=0,
+            )
+            self.table.controls = [header] + [
+                tagged(ft.Row(list(c.values()), spacing=0), f"testers-row-{i}")
+                for i, c in enumerate(self._row_controls)
+            ]
+        self.rows_box.visible = bool(rows)
+        none, waiting = text(s, "cell_none"), text(s, "cell_waiting")
+        for row, controls in zip(rows, self._row_controls, strict=True):
+            thumb = controls["thumb"]
+            assert isinstance(thumb, ft.Container)
+            image = thumb.content
+            assert isinstance(image, ft.Image)
+            image.src = row.thumb or b""
+            image.visible = row.thumb is not None
+            _set_text(controls["file"], row.name)
+            answer = answer_word(s, row.observed) if row.observed else (waiting if not row.finished else none)
+            _set_text(controls["answer"], answer, ANSWER_COLOURS.get(row.observed or ""))
+            _set_text(controls["expected"], answer_word(s, row.expected) if row.expected else none)
+            status = text(s, f"status_{row.parse_status}") if row.parse_status else waiting
+            _set_text(controls["status"], status, ft.Colors.RED_900 if row.parse_status == "error" else None)
+            controls["status"].tooltip = _detail(s, row.detail)
+            _set_text(controls["time"], text(s, "seconds", s=f"{row.seconds:.2f}") if row.seconds is not None else none)
+
+    @staticmethod
+    def _new_row() -> dict[str, ft.Control]:
+        image = ft.Image(src=b"", width=THUMB, height=THUMB, fit=ft.BoxFit.COVER, visible=False)
+        return {
+            "thumb": ft.Container(image, width=WIDTHS["thumb"] + 8, height=THUMB + 4, padding=ft.Padding.only(right=8)),
+            **{k: _cell("", WIDTHS[k], right=k == "time") for k in ("file", "answer", "expected", "status", "time")},
+        }
+
+    # --- actions --------------------------------------------------------------------
+
+    def _pick_images(self) -> None:
+        if self._pick is not None:
+            self._pick(ft.FilePickerFileType.IMAGE, True, MAX_FILE_BYTES, self._images_picked)
+
+    def _pick_labels(self) -> None:
+        if self._pick is not None:
+            self._pick(ft.FilePickerFileType.ANY, False, MAX_LABELS_BYTES, self._labels_picked)
+
+    def _images_picked(self, files: list[tuple[str, Path]]) -> None:
+        # Read at once: the shell keeps only the newest upload, and a labels file may follow.
+        try:
+            images = [(name, path.read_bytes()) for name, path in files]
+        except OSError as exc:
+            self._controller.report_error("notice_upload_failed", detail=exc.strerror or str(exc))
+            return
+        self._controller.choose_images(images)
+
+    def _labels_picked(self, files: list[tuple[str, Path]]) -> None:
+        if not files:
+            return
+        name, path = files[0]
+        try:
+            data = path.read_bytes()
+        except OSError as exc:
+            self._controller.report_error("notice_upload_failed", detail=exc.strerror or str(exc))
+            return
+        self._controller.choose_labels(name, data)
+
+    def _run_or_stop(self) -> None:
+        if self._controller.state.running:
+            self._controller.stop()
+        else:
+            self._controller.run()
+
+    def _export_handler(self) -> Callable[[object], Awaitable[None]]:
+        # Flet awaits a handler only when it is itself a coroutine function (not a lambda returning one).
+        async def handler(_: object) -> None:
+            await self.export_csv()
+
+        return handler
+
+    async def export_csv(self) -> None:
+        export = self._controller.export()
+        if export is None or self._save_file is None:
+            return
+        file_name, data = export
+        try:
+            where = await self._save_file(file_name, data)
+        except Exception as exc:  # a dialog or write failure is the user's to read, never a crashed handler
+            self._controller.export_failed(file_name, str(exc) or type(exc).__name__)
+        else:
+            self._controller.export_finished(file_name, where)
+
+
+def _cell(value: str, width: float, bold: bool = False, right: bool = False, strong: bool = False) -> ft.Container:
+    label = ft.Text(
+        value,
+        weight=ft.FontWeight.BOLD if bold or strong else None,
+        text_align=ft.TextAlign.RIGHT if right else ft.TextAlign.START,
+        max_lines=2,
+        overflow=ft.TextOverflow.ELLIPSIS,
+    )
+    return ft.Container(
+        label,
+        width=width,
+        padding=ft.Padding.symmetric(horizontal=6, vertical=4),
+        bgcolor=ft.Colors.TEAL_100 if strong else None,
+    )
+
+
+def _set_text(cell: ft.Control, value: str, color: str | None = None) -> None:
+    assert isinstance(cell, ft.Container) and isinstance(cell.content, ft.Text)
+    cell.content.value = value
+    cell.content.color = color
+
+
+def _rate(x: float | None, none: str) -> str:
+    return none if x is None else shown(x)
+
+
+def _detail(strings: Mapping[str, str], detail: str) -> str | None:
+    if detail in ("not_analysed", "stopped"):
+        return text(strings, f"detail_{detail}")
+    return detail or None
+
+
+def _few(names: tuple[str, ...], limit: int = 8) -> str:
+    more = f" … (+{len(names) - limit})" if len(names) > limit else ""
+    return ", ".join(names[:limit]) + more

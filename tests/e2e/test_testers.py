@@ -1,0 +1,167 @@
+"""The Testers' screen in headless Chromium against the served app: a folder of labelled demo
+scenes (and one broken file) with its labels.csv, run through the app's worker, shows the same
+confusion matrix, precision, recall and unknown rate as `python -m app eval` on the same folder,
+cell by cell. Screenshots at 1280x800 and 390x844 are saved for the README."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import pytest
+
+from app.core.evaluation import shown
+from tests.e2e.conftest import ROOT, AppServer, open_app_page
+from tests.integration.conftest import held_out_scenes, write_scenes
+
+pytestmark = pytest.mark.browser
+SHOTS = ROOT / "docs" / "screenshots"
+PHONE = {"width": 390, "height": 844}
+WIRED = "TestersView" in (ROOT / "app" / "ui" / "app_main.py").read_text(encoding="utf-8")
+needs_wiring = pytest.mark.skipif(
+    not WIRED, reason="the Testers' screen is not in app_main.py's navigation yet (the lead wires it)"
+)
+
+
+def node(page, identifier: str):  # noqa: ANN001, ANN201 - playwright types
+    return page.locator(f"[flt-semantics-identifier='{identifier}']")
+
+
+def text_of(page, identifier: str) -> str:  # noqa: ANN001
+    return node(page, identifier).first.inner_text().strip()
+
+
+def wait_text(page, identifier: str, expected: str, timeout: float = 120) -> str:  # noqa: ANN001
+    deadline = time.monotonic() + timeout
+    seen = ""
+    while time.monotonic() < deadline:
+        loc = node(page, identifier)
+        if loc.count():
+            seen = loc.first.inner_text()
+            if expected in seen:
+                return seen
+        time.sleep(0.2)
+    raise AssertionError(f"{identifier!r} never showed {expected!r}; last: {seen!r}")
+
+
+def shot(page, name: str) -> None:  # noqa: ANN001
+    SHOTS.mkdir(parents=True, exist_ok=True)
+    page.screenshot(path=str(SHOTS / f"{name}-{page.viewport_size['width']}.png"))
+
+
+def open_testers(page) -> None:  # noqa: ANN001
+    """Through the navigation (the rail on a wide window, the bottom bar on a phone)."""
+    deadline = time.monotonic() + 30
+    while time.monotonic() < deadline:
+        for role in ("button", "tab"):
+            target = page.get_by_role(role, name="Testers")
+            if target.count():
+                target.last.click()
+                node(page, "testers-pick-images").wait_for(timeout=20_000)
+                return
+        time.sleep(0.2)
+    raise AssertionError("no 'Testers' in the navigation")
+
+
+def upload(page, identifier: str, paths: list[Path]) -> None:  # noqa: ANN001
+    with page.expect_file_chooser() as chooser:
+        node(page, identifier).click()
+    chooser.value.set_files([str(p) for p in paths])
+
+
+@pytest.fixture(scope="module")
+def labelled(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, list[Path], Path]:
+    folder = tmp_path_factory.mktemp("testers") / "scenes"
+    folder.mkdir()
+    files = write_scenes(folder, held_out_scenes(count_per_kind=2, seed=31337))
+    broken = folder / "zz-broken.jpg"
+    broken.write_bytes(files[0][0].read_bytes()[:150])
+    labels = folder / "labels.csv"
+    rows = "".join(f"{path.name},{expected}\n" for path, expected in files)
+    labels.write_text("file,expected\n" + rows + "zz-broken.jpg,no\n", encoding="utf-8")
+    return folder, [p for p, _ in files] + [broken], labels
+
+
+def cli_report(folder: Path) -> dict:
+    proc = subprocess.run(
+        [sys.executable, "-m", "app", "eval", str(folder), "--json"],
+        cwd=ROOT,
+        capture_output=True,
+        text=True,
+        timeout=300,
+    )
+    assert proc.returncode == 1, proc.stderr  # the broken file is an error row
+    return json.loads(proc.stdout)
+
+
+def run_folder(page, images: list[Path], labels: Path, total: int) -> None:  # noqa: ANN001
+    open_testers(page)
+    upload(page, "testers-pick-images", images)
+    wait_text(page, "testers-chosen", f"{total} images chosen")
+    upload(page, "testers-pick-labels", [labels])
+    wait_text(page, "testers-chosen", "Labels: labels.csv")
+    node(page, "testers-run").click()
+    try:
+        wait_text(page, "testers-phase", f"Done: {total} of {total} images")
+    except AssertionError:
+        shot(page, "testers-failed")
+        raise
+    time.sleep(0.6)  # the buttons' enable animation, for the screenshots
+
+
+@needs_wiring
+def test_the_screen_shows_the_same_matrix_as_the_cli(browser, app_server: AppServer, labelled) -> None:  # noqa: ANN001
+    folder, images, labels = labelled
+    expected = cli_report(folder)
+    assert expected["counts"]["errors"] == 1 and expected["counts"]["labelled_answered"] == len(images) - 1
+    page = open_app_page(browser, app_server.url)
+    try:
+        wait_text(page, "model-status", "Model ready")
+        run_folder(page, images, labels, len(images))
+        for value, row in expected["confusion_matrix"].items():
+            for column, count in row.items():
+                assert text_of(page, f"testers-cell-{value}-{column}") == str(count), (value, column)
+        for value, score in expected["per_value"].items():
+            for kind in ("precision", "recall"):
+                rate = score[kind]
+                assert text_of(page, f"testers-{kind}-{value}") == ("—" if rate is None else shown(rate)), (
+                    kind,
+                    value,
+                )
+        assert shown(expected["unknown_rate"]) in text_of(page, "testers-unknown-rate")
+        assert shown(expected["accuracy"]) in text_of(page, "testers-accuracy")
+        assert f"{expected['yes_bias']:+.3f}" in text_of(page, "testers-yes-bias")
+        # One row per image, the broken one an error with its thumbnail missing, not a crash.
+        assert node(page, f"testers-row-{len(images) - 1}").count() == 1
+        broken_row = text_of(page, f"testers-row-{len(images) - 1}")
+        assert "zz-broken.jpg" in broken_row and "error" in broken_row
+        shot(page, "testers")
+        # The export: the per-image CSV the CLI writes too, through the browser's download.
+        with page.expect_download() as download:
+            node(page, "testers-export").click()
+        saved = Path(download.value.path()).read_text(encoding="utf-8").splitlines()
+        assert saved[0].startswith("file,expected,observed") and len(saved) == len(images) + 1
+    finally:
+        page.context.close()
+    page.request_log.assert_local()
+
+
+@needs_wiring
+def test_phone_layout(browser, app_server: AppServer, labelled) -> None:  # noqa: ANN001
+    folder, images, labels = labelled
+    page = open_app_page(browser, app_server.url, viewport=PHONE)
+    try:
+        wait_text(page, "model-status", "Model ready")
+        run_folder(page, images, labels, len(images))
+        box = node(page, "testers-run").bounding_box()
+        assert box is not None and box["x"] + box["width"] <= PHONE["width"], "the buttons wrap on a phone"
+        shot(page, "testers")
+        page.mouse.move(PHONE["width"] / 2, PHONE["height"] / 2)
+        page.mouse.wheel(0, 520)  # down to the confusion matrix
+        time.sleep(1)
+        shot(page, "testers-matrix")
+    finally:
+        page.context.close()
