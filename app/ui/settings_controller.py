@@ -16,10 +16,14 @@ import threading
 from collections.abc import Callable
 from dataclasses import dataclass, field, replace
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from app.core.settings import Settings, SettingsError, changed, worker_changed
 from app.settings_file import LoadedSettings, load_settings, save_settings, settings_path
 from app.worker.messages import WorkerSpec
+
+if TYPE_CHECKING:
+    from app.ui.practice_controller import PracticeController, PracticeState
 
 logger = logging.getLogger("keyframe.settings")
 
@@ -190,3 +194,22 @@ class SettingsController:
         report = WorkerReport(status=status or "starting", asked=asked, used=used, note=note, message=message)
         if report != self._state.worker:
             self._set(lambda s: replace(s, worker=report))
+
+
+def connect_practice(settings: SettingsController, practice: PracticeController, base: WorkerSpec) -> None:
+    """Wire the settings to the app's one practice controller: a worker or interval change is applied
+    to it (`apply_settings`), and its worker's status and backend self-check come back here.
+
+    Make the practice controller with `worker_spec(settings.settings, base)` first, so the first worker
+    already follows the saved settings.
+    """
+
+    def report(state: PracticeState) -> None:
+        settings.worker_update(
+            state.worker_status, state.backend_asked, state.backend, state.backend_note, state.worker_message
+        )
+
+    settings.set_apply(lambda s: practice.apply_settings(worker_spec(s, base), s.interval_s))
+    if not practice.state.running:
+        practice.set_interval(settings.settings.interval_s)
+    practice.subscribe(report)

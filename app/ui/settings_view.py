@@ -15,8 +15,9 @@ import flet as ft
 
 from app.core.settings import BACKENDS, MAX_INTERVAL_S, MAX_THREADS, MIN_INTERVAL_S, MIN_THREADS
 from app.core.vision_size import MAX_USER_SIDE, MIN_USER_SIDE
+from app.ui.i18n import LANGUAGES
 from app.ui.settings_controller import SettingsController, SettingsState, WorkerReport, backend_name
-from app.ui.strings_settings import EN, LANGUAGE_NAMES, text
+from app.ui.strings_settings import EN, text
 from app.ui.widgets import tagged
 
 AUTO = "auto"
@@ -46,24 +47,26 @@ class SettingsView:
         self.title = ft.Text(text(s, "settings_title"), size=22, weight=ft.FontWeight.BOLD)
 
         # The settings file could not be used: said until dismissed.
-        self.problem_text = ft.Text("", color=ft.Colors.RED_900, expand=True, selectable=True)
-        self.problem_box = tagged(
-            ft.Container(
-                ft.Row(
-                    [
-                        ft.Icon(ft.Icons.ERROR_OUTLINE, color=ft.Colors.RED_800),
-                        self.problem_text,
+        self.problem_text = ft.Text("", color=ft.Colors.RED_900)
+        self.problem_box = ft.Container(
+            ft.Row(
+                [
+                    ft.Icon(ft.Icons.ERROR_OUTLINE, color=ft.Colors.RED_800),
+                    # The text itself is tagged: a row with a button gives its semantics node no text.
+                    ft.Container(tagged(self.problem_text, "settings-problem"), expand=True),
+                    tagged(
                         ft.IconButton(
                             ft.Icons.CLOSE, tooltip=text(s, "dismiss"), on_click=lambda _: controller.dismiss_problem()
                         ),
-                    ],
-                    vertical_alignment=ft.CrossAxisAlignment.START,
-                ),
-                bgcolor=ft.Colors.RED_50,
-                border_radius=8,
-                padding=ft.Padding.symmetric(horizontal=12, vertical=8),
+                        "settings-problem-dismiss",
+                        text(s, "dismiss"),
+                    ),
+                ],
+                vertical_alignment=ft.CrossAxisAlignment.START,
             ),
-            "settings-problem",
+            bgcolor=ft.Colors.RED_50,
+            border_radius=8,
+            padding=ft.Padding.symmetric(horizontal=12, vertical=8),
         )
         # A refused value, a failed save or apply.
         self.error_text = ft.Text("", color=ft.Colors.RED_900)
@@ -111,7 +114,7 @@ class SettingsView:
         )
         self.language = ft.SegmentedButton(
             selected=["en"],
-            segments=[ft.Segment(value=k, label=ft.Text(name)) for k, name in LANGUAGE_NAMES.items()],
+            segments=[ft.Segment(value=k, label=ft.Text(name)) for k, name in LANGUAGES.items()],
             show_selected_icon=False,
             on_change=lambda e: controller.update(language=e.control.selected[0]),
         )
@@ -181,6 +184,7 @@ class SettingsView:
                 self.where,
             ],
             spacing=16,
+            horizontal_alignment=ft.CrossAxisAlignment.STRETCH,  # both sections as wide as the column
         )
         self.root = ft.Container(
             content=ft.Column(

@@ -3,16 +3,13 @@
 Same keys and the same {placeholders} in every table; the view takes a table as
 a parameter. Names stay as they are in every language (CPU, GPU, OpenCL, Metal,
 Vulkan, MNN, Keyframe), and so do the language names on the language picker
-(each in its own language: `LANGUAGE_NAMES`). A {detail}, {reason} or {note}
+(each in its own language: `app.ui.i18n.LANGUAGES`). A {detail}, {reason} or {note}
 is the program's own sentence (a file error, the worker's self-check).
 """
 
 from __future__ import annotations
 
 from collections.abc import Mapping
-
-# Each language under its own name, whatever the screen's language is.
-LANGUAGE_NAMES = {"en": "English", "zh": "简体中文"}
 
 EN: dict[str, str] = {
     "settings_title": "Settings",

@@ -1,0 +1,177 @@
+"""The Settings screen in headless Chromium against the served app: changes survive a restart of
+the app, the language switches the screen to 简体中文, and a damaged settings file is said on screen.
+Screenshots of each state are saved for the README."""
+
+from __future__ import annotations
+
+import json
+import time
+from pathlib import Path
+
+import pytest
+
+from app.ui.i18n import LANGUAGES
+from tests.e2e.conftest import ROOT, AppServer, open_app_page
+
+pytestmark = pytest.mark.browser
+SHOTS = ROOT / "docs" / "screenshots"
+PHONE = {"width": 390, "height": 844}
+WIRED = "SettingsView" in (ROOT / "app" / "ui" / "app_main.py").read_text(encoding="utf-8")
+needs_wiring = pytest.mark.skipif(
+    not WIRED, reason="the Settings screen is not in app_main.py's navigation yet (the lead wires it)"
+)
+
+
+def node(page, identifier: str):  # noqa: ANN001, ANN201 - playwright types
+    return page.locator(f"[flt-semantics-identifier='{identifier}']")
+
+
+def wait_text(page, identifier: str, expected: str, timeout: float = 60) -> str:  # noqa: ANN001
+    deadline = time.monotonic() + timeout
+    seen = ""
+    while time.monotonic() < deadline:
+        loc = node(page, identifier)
+        if loc.count():
+            seen = loc.first.inner_text()
+            if expected in seen:
+                return seen
+        time.sleep(0.2)
+    raise AssertionError(f"{identifier!r} never showed {expected!r}; last: {seen!r}")
+
+
+def wait_file(path: Path, done, timeout: float = 20) -> dict:  # noqa: ANN001
+    deadline = time.monotonic() + timeout
+    data: dict = {}
+    while time.monotonic() < deadline:
+        try:
+            data = json.loads(path.read_text())
+        except (OSError, ValueError):
+            data = {}
+        if done(data):
+            return data
+        time.sleep(0.2)
+    raise AssertionError(f"{path} never reached the expected settings; last: {data}")
+
+
+def shot(page, name: str) -> None:  # noqa: ANN001
+    SHOTS.mkdir(parents=True, exist_ok=True)
+    page.screenshot(path=str(SHOTS / f"{name}-{page.viewport_size['width']}.png"))
+
+
+def open_settings(page, label: str) -> None:  # noqa: ANN001
+    """Through the navigation: the rail (buttons) on a wide window, the bottom bar (tabs) on a phone.
+
+    The page first lays itself out for a wide window and then for its real width, so the
+    navigation is looked for once the practice screen is up, and the tap is retried until the
+    settings are what is on screen (a tap on a rail that was just hidden lands nowhere).
+    """
+    node(page, "start-stop").wait_for(timeout=30_000)
+    deadline = time.monotonic() + 30
+    while time.monotonic() < deadline:
+        for role in ("button", "tab"):
+            target = page.get_by_role(role, name=label)
+            if target.count():
+                try:
+                    target.last.click(timeout=2_000)
+                except Exception:  # noqa: BLE001 - it went away under the tap: look again
+                    continue
+                time.sleep(0.5)
+                if node(page, "settings-threads").count() and not node(page, "start-stop").count():
+                    return
+        time.sleep(0.3)
+    raise AssertionError(f"{label!r} in the navigation never opened the settings")
+
+
+def pick(page, identifier: str, option: str) -> None:  # noqa: ANN001
+    node(page, identifier).get_by_role("button", name=option, exact=True).click()
+
+
+@needs_wiring
+def test_settings_survive_a_restart_and_switch_the_language(browser, tmp_path: Path) -> None:  # noqa: ANN001
+    data = tmp_path / "data"
+    settings_file = data / "settings.json"
+    with AppServer(data) as server:
+        page = open_app_page(browser, server.url)
+        try:
+            wait_text(page, "model-status", "Model ready")
+            open_settings(page, "Settings")
+            wait_text(page, "settings-backend-status", "Backend in use: CPU")
+            assert node(page, "settings-problem").count() == 0 or not node(page, "settings-problem").is_visible()
+            node(page, "settings-threads-more").click()
+            wait_text(page, "settings-threads", "3")
+            node(page, "settings-threads-more").click()
+            wait_text(page, "settings-threads", "4")
+            pick(page, "settings-interval", "5 s")
+            wait_file(settings_file, lambda d: d.get("threads") == 4 and d.get("interval_s") == 5)
+            # The worker was reloaded with 4 threads and says which backend it uses.
+            wait_text(page, "settings-backend-status", "Backend in use: CPU", timeout=90)
+            shot(page, "settings")
+            pick(page, "settings-language", LANGUAGES["zh"])
+            wait_text(page, "settings-backend-status", "正在使用的后端：CPU", timeout=30)
+            wait_file(settings_file, lambda d: d.get("language") == "zh")
+            shot(page, "settings-zh")
+            page.request_log.assert_local()
+        finally:
+            page.context.close()
+
+    with AppServer(data) as server:  # the same data folder: a restart of the app
+        page = open_app_page(browser, server.url, viewport=PHONE)
+        try:
+            open_settings(page, "设置")
+            wait_text(page, "settings-threads", "4")
+            wait_text(page, "settings-backend-status", "正在使用的后端：CPU", timeout=90)
+            shot(page, "settings-zh")
+            page.request_log.assert_local()
+        finally:
+            page.context.close()
+    saved = json.loads(settings_file.read_text())
+    assert (saved["threads"], saved["interval_s"], saved["language"]) == (4, 5, "zh")
+
+
+def scroll_to(page, identifier: str) -> None:  # noqa: ANN001
+    """Scroll the settings with the mouse wheel until `identifier` is on screen (Flutter scrolls its canvas)."""
+    viewport = page.viewport_size
+    page.mouse.move(viewport["width"] / 2, viewport["height"] / 2)
+    last = None
+    for _ in range(20):
+        box = node(page, identifier).bounding_box() if node(page, identifier).count() else None
+        if box is not None and 0 <= box["y"] and box["y"] + box["height"] <= viewport["height"]:
+            if box == last:  # the end of the scroll, or it is where it stays
+                return
+            last = box
+        page.mouse.wheel(0, 300)
+        time.sleep(0.3)
+    raise AssertionError(f"{identifier!r} never scrolled into view")
+
+
+@needs_wiring
+@pytest.mark.parametrize("viewport", [None, PHONE], ids=["wide", "phone"])
+def test_a_damaged_settings_file_is_said_on_screen_and_kept(browser, tmp_path: Path, viewport) -> None:  # noqa: ANN001
+    data = tmp_path / "data"
+    data.mkdir()
+    damaged = '{"threads": 4, "interval_s": 9}'
+    (data / "settings.json").write_text(damaged)
+    with AppServer(data) as server:
+        page = open_app_page(browser, server.url, viewport=viewport)
+        try:
+            open_settings(page, "Settings")
+            said = wait_text(page, "settings-problem", "could not be used")
+            assert "interval_s must be a whole number of seconds from 2 to 5" in said
+            assert "settings.json.bad" in said
+            wait_text(page, "settings-threads", "2")  # the defaults are in use
+            shot(page, "settings-problem")
+            # A change is saved to a new file; the damaged one stays as it was.
+            node(page, "settings-threads-more").click()
+            wait_file(data / "settings.json", lambda d: d.get("threads") == 3)
+            assert (data / "settings.json.bad").read_text() == damaged
+            # Reset asks first.
+            scroll_to(page, "settings-reset")
+            node(page, "settings-reset").click()
+            wait_text(page, "settings-reset-confirm", "go back to their defaults")
+            shot(page, "settings-reset")
+            node(page, "settings-reset-yes").click()
+            wait_file(data / "settings.json", lambda d: d.get("threads") == 2)
+            page.request_log.assert_local()
+        finally:
+            page.context.close()
+    assert (data / "settings.json.bad").read_text() == damaged
