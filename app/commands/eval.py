@@ -172,7 +172,7 @@ def run(args: argparse.Namespace, out: TextIO) -> int:
     out.flush()
     if args.csv is not None:
         try:
-            args.csv.write_text(csv_text(report), encoding="utf-8")
+            args.csv.write_text(csv_text(report), encoding="utf-8", newline="")
         except OSError as exc:
             error(f"{display_name(args.csv)}: the CSV cannot be written ({exc.strerror or exc})")
             return EXIT_FAILED

@@ -284,8 +284,10 @@ def csv_rows(report: Report) -> list[dict[str, str]]:
 
 
 def csv_text(report: Report) -> str:
+    """RFC 4180 text: CRLF line ends, so a name holding CR or LF is quoted (csv quotes only the terminator's
+    characters), and spreadsheets open it as they are."""
     buf = io.StringIO()
-    writer = csv.DictWriter(buf, fieldnames=CSV_COLUMNS, lineterminator="\n")
+    writer = csv.DictWriter(buf, fieldnames=CSV_COLUMNS, lineterminator="\r\n")
     writer.writeheader()
     writer.writerows(csv_rows(report))
     return buf.getvalue()

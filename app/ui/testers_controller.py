@@ -28,6 +28,7 @@ from typing import Any, Protocol, TypeVar, cast
 from app.core.evaluation import ERROR, Prediction, Report, csv_text, evaluate, match_labels
 from app.evaluation_labels import Labels, LabelsFileError, decode_labels, normalise_name
 from app.frames.intake import ImageRejected, decode_image_bytes
+from app.frames.listing import FOREIGN_IMAGE_SUFFIXES, IMAGE_SUFFIXES, looks_like_image
 from app.ui.practice_controller import PracticeState, jpeg
 
 THUMB_SIDE = 96
@@ -87,6 +88,7 @@ class TestersState:
     phase: str = "empty"  # empty | ready | preparing | running | done | stopped
     images: int = 0
     rows: tuple[TesterRow, ...] = ()
+    skipped: tuple[str, ...] = ()  # chosen files that are not images (as `eval` leaves them out of a folder)
     labels_name: str = ""
     labels_count: int = 0
     label_errors: tuple[str, ...] = ()
@@ -159,12 +161,13 @@ class TestersController:
         with self._lock:
             if self._state.running:
                 return
-            ordered = sorted(images, key=lambda item: item[0])
-            self._images = [(normalise_name(name), data) for name, data in ordered]
+            ordered = sorted(((normalise_name(name), data) for name, data in images), key=lambda item: item[0])
+            self._images = [(name, data) for name, data in ordered if is_image_file(name, data)]
+            skipped = tuple(name for name, data in ordered if not is_image_file(name, data))
             self._rows = [TesterRow(name) for name, _ in self._images]
             self._run = None
             phase = "ready" if self._images else "empty"
-            self._set(replace(self._state, phase=phase, images=len(self._images), notice=None))
+            self._set(replace(self._state, phase=phase, images=len(self._images), skipped=skipped, notice=None))
 
     @_notifies
     def choose_labels(self, name: str, data: bytes) -> None:
@@ -388,6 +391,13 @@ class TestersController:
             report=report,
         )
         self._state = state
+
+
+def is_image_file(name: str, data: bytes) -> bool:
+    """The rule `eval` applies to a folder (app.frames.listing): an image by its suffix or its content.
+    A damaged .jpg is kept (it becomes that row's error); a notes.txt is left out and named."""
+    suffix = ("." + name.rsplit(".", 1)[-1].lower()) if "." in name else ""
+    return suffix in IMAGE_SUFFIXES or suffix in FOREIGN_IMAGE_SUFFIXES or looks_like_image(data[:32])
 
 
 def _prediction(row: TesterRow) -> Prediction:

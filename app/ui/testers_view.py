@@ -211,7 +211,10 @@ class TestersView:
         self.pick_images.disabled = self.pick_labels.disabled = running
         self.clear_labels.visible = bool(state.labels_name)
         self.export.disabled = running or state.report is None
-        self.images_text.value = text(s, "images_chosen", n=state.images) if state.images else text(s, "images_none")
+        chosen = text(s, "images_chosen", n=state.images) if state.images else text(s, "images_none")
+        if state.skipped:
+            chosen += " · " + text(s, "images_skipped", n=len(state.skipped), names=_few(state.skipped))
+        self.images_text.value = chosen
         self._render_labels(state)
         self.model_text.visible = not state.model_ready
         total = len(state.rows)

@@ -59,7 +59,7 @@ def test_the_matrix_counts_what_analyze_answers(folder: tuple[Path, list[tuple[P
     assert report["yes_bias"] == pytest.approx(predicted_yes - true_yes, abs=1e-4)
     assert report["per_value"]["unknown"]["recall"] is None  # nothing is labelled unknown
     # The CSV: one row per image in name order, with the same answers.
-    rows = list(csv.DictReader(out_csv.open(encoding="utf-8")))
+    rows = list(csv.DictReader(out_csv.open(encoding="utf-8", newline="")))
     assert [r["file"] for r in rows] == [p.name for p, _ in files]
     assert [r["observed"] for r in rows] == answers
     assert [r["expected"] for r in rows] == [e for _, e in files]

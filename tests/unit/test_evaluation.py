@@ -129,7 +129,7 @@ def test_json_is_plain_data() -> None:
 def test_csv_has_one_row_per_image_in_order_and_no_formulas() -> None:
     rows = [p("=HYPERLINK(evil).jpg", "yes", "no"), p("b.jpg", None, None), p("c.jpg", None, "yes", seconds=1.23456)]
     text = csv_text(evaluate(rows, VALUES))
-    got = list(csv.DictReader(io.StringIO(text)))
+    got = list(csv.DictReader(io.StringIO(text, newline="")))
     assert tuple(got[0]) == CSV_COLUMNS
     assert [g["file"] for g in got] == ["'=HYPERLINK(evil).jpg", "b.jpg", "c.jpg"]
     assert got[0]["correct"] == "no" and got[1]["correct"] == "" and got[2]["correct"] == ""
@@ -176,7 +176,8 @@ def test_properties(rows: list[Prediction]) -> None:
     assert r.yes_bias is None or -1.0 <= r.yes_bias <= 1.0
     # Order does not matter to the numbers.
     assert evaluate(list(reversed(rows)), VALUES).to_dict() == r.to_dict()
-    assert len(list(csv.DictReader(io.StringIO(csv_text(r))))) == len(rows)
+    got = list(csv.DictReader(io.StringIO(csv_text(r), newline="")))
+    assert all(g["file"] in (x.name, "'" + x.name) for g, x in zip(got, rows, strict=True))
 
 
 @given(predictions)
@@ -263,3 +264,172 @@ def test_files_that_are_not_labels(tmp_path: Path) -> None:
 def test_any_text_parses_without_raising(text: str) -> None:
     labels = parse_labels(text, VALUES)
     assert set(labels.expected.values()) <= set(VALUES)
+
+
+# --- the Testers' screen: controller (no Flet) and view (no page) ---------------------------
+
+
+class FakePractice:
+    """Answers every image at once with `answers[name]`, as PracticeController.start_evaluation reports them."""
+
+    def __init__(self, answers: dict[str, str], ready: bool = True) -> None:
+        from app.ui.practice_controller import PracticeState
+
+        self.answers = answers
+        self.listeners: list = []
+        values = ("yes", "no", "unknown") if ready else ()
+        self.state = PracticeState(worker_status="ready" if ready else "starting", answer_values=values)
+        self.started: list[str] = []
+
+    def subscribe(self, listener) -> None:  # noqa: ANN001
+        self.listeners.append(listener)
+        listener(self.state)
+
+    def unsubscribe(self, listener) -> None:  # noqa: ANN001
+        self.listeners.remove(listener)
+
+    def publish(self, **changes: object) -> None:
+        from dataclasses import replace
+
+        self.state = replace(self.state, **changes)
+        for listener in list(self.listeners):
+            listener(self.state)
+
+    def stop_session(self) -> None:
+        self.publish(running=False)
+
+    def start_evaluation(self, images, label: str) -> float | None:  # noqa: ANN001
+        from app.core.generation import Timings
+        from app.core.session import PracticeEvent, SessionState, apply
+
+        self.started = [name for name, _ in images]
+        self.publish(running=True, session_id="s1", session=SessionState())
+        session = SessionState()
+        for i, (name, _) in enumerate(images):
+            observation = self.answers[name]
+            timings = Timings(0, 0, 0, 0, 0, 0, 250.0, 0, 0)
+            event = PracticeEvent(
+                f"e{i}",
+                i * 3.0,
+                0.0,
+                f"kf-{i + 1:05d}",
+                "s",
+                observation,
+                "valid",
+                "ok",
+                "{}",
+                timings,
+                "m",
+                "r",
+                "cpu",
+            )
+            session = apply(session, event)
+        return 3.0 if self._finish(session) else None
+
+    def _finish(self, session) -> bool:  # noqa: ANN001
+        # Answers arrive on the worker's thread after the method returned (here: at once, then the end).
+        import threading
+
+        threading.Timer(0.05, lambda: (self.publish(session=session), self.publish(running=False))).start()
+        return True
+
+
+def _wait(controller, phases=("done", "stopped"), timeout: float = 10.0) -> None:  # noqa: ANN001
+    import time
+
+    deadline = time.monotonic() + timeout
+    while controller.state.phase not in phases and time.monotonic() < deadline:
+        time.sleep(0.02)
+    assert controller.state.phase in phases, controller.state.phase
+
+
+def _scene_files() -> list[tuple[str, bytes, str]]:
+    from tests.integration.conftest import held_out_scenes
+
+    return [(f"{i:02d}-{kind}.jpg", data, expected) for i, (kind, data, expected) in enumerate(held_out_scenes(1))]
+
+
+def test_the_controller_matches_answers_to_images_and_reports_like_the_cli() -> None:
+    from app.ui.testers_controller import TestersController
+
+    files = _scene_files()
+    answers = {name: expected for name, _, expected in files}
+    answers[files[0][0]] = "unknown"  # one wrong answer
+    practice = FakePractice(answers, ready=False)
+    seen: list = []
+    controller = TestersController(practice, seen.append)
+    controller.attach()
+    chosen = [(name, data) for name, data, _ in files] + [("broken.jpg", b"not a picture"), ("notes.txt", b"hello")]
+    controller.choose_images(list(reversed(chosen)))
+    labels = "file,expected\n" + "".join(f"{name},{e}\n" for name, _, e in files) + "gone.jpg,no\n"
+    controller.choose_labels("labels.csv", labels.encode())
+    assert controller.state.labels_name == "labels.csv" and controller.state.labels_count == 0  # no values yet
+    assert controller.state.skipped == ("notes.txt",) and controller.state.images == len(files) + 1
+    practice.publish(worker_status="ready", answer_values=VALUES)  # the model is loaded: labels are checked
+    assert controller.state.labels_count == len(files) + 1 and controller.state.missing == ("gone.jpg",)
+    controller.run()
+    _wait(controller)
+    state = controller.state
+    assert state.phase == "done" and state.done == len(state.rows) == len(files) + 1
+    assert practice.started == sorted(name for name, _, _ in files)  # the broken file got no keyframe
+    rows = {r.name: r for r in state.rows}
+    assert rows["broken.jpg"].parse_status == ERROR and rows["broken.jpg"].thumb is None
+    assert all(rows[name].observed == answers[name] and rows[name].thumb for name, _, _ in files)
+    expected_report = evaluate(
+        [Prediction(name, e, answers[name], VALID, 0.25, "ok") for name, _, e in files]
+        + [Prediction("broken.jpg", None, None, ERROR)],
+        VALUES,
+    )
+    assert state.report is not None
+    assert state.report.matrix == expected_report.matrix and state.report.scores == expected_report.scores
+    assert state.report.yes_bias == expected_report.yes_bias
+    name, data = controller.export() or ("", b"")
+    assert name.endswith(".csv") and data.decode().count("\n") == len(state.rows) + 1
+    assert seen and seen[-1] is state
+
+
+def test_another_session_stops_the_run() -> None:
+    from app.ui.testers_controller import TestersController
+
+    files = _scene_files()
+    practice = FakePractice({name: e for name, _, e in files})
+    practice._finish = lambda session: True  # the worker never answers  # type: ignore[method-assign]
+    controller = TestersController(practice)
+    controller.attach()
+    controller.choose_images([(name, data) for name, data, _ in files])
+    controller.run()
+    _wait(controller, ("running",))
+    practice.publish(session_id="someone-else")  # practice started in another tab
+    _wait(controller)
+    assert controller.state.phase == "stopped"
+    assert {r.detail for r in controller.state.rows} == {"stopped"}
+
+
+def test_the_view_renders_the_report_in_both_languages() -> None:
+    import flet as ft
+
+    from app.ui.strings_testers import TABLES
+    from app.ui.testers_controller import TestersController
+    from app.ui.testers_view import TestersView
+
+    files = _scene_files()
+    practice = FakePractice({name: e for name, _, e in files})
+    views: list[TestersView] = []
+    controller = TestersController(practice, lambda state: [v.render(state) for v in views])
+    views += [TestersView(controller, strings=table) for table in TABLES.values()]
+    controller.attach()
+    controller.choose_images([(name, data) for name, data, _ in files])
+    controller.choose_labels("labels.csv", "".join(f"{n},{e}\n" for n, _, e in files).encode())
+    controller.run()
+    _wait(controller)
+    for view in views:
+        view.render(controller.state)
+        assert view.summary_box.visible and view.labelled_box.visible
+        cells = {}
+        for row in view.matrix.controls[1:-1]:
+            assert isinstance(row, ft.Row)
+            for cell in row.controls:
+                if isinstance(cell, ft.Semantics):
+                    cells[cell.identifier] = cell.content.content.value
+        assert cells["testers-cell-yes-yes"] == "1" and cells["testers-cell-no-no"] == str(len(files) - 1)
+        assert len(view.table.controls) == len(files) + 1  # header + one row per image
