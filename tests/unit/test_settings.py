@@ -290,3 +290,10 @@ def test_the_chinese_table_has_no_english_words_left() -> None:
     for key, value in ZH.items():
         words = set(re.findall(r"[A-Za-z]+", re.sub(r"\{[a-z_]+\}", "", value)))
         assert words <= NAMES, (key, words - NAMES)
+
+
+def test_the_settings_offer_the_languages_the_ui_has() -> None:
+    from app.core.settings import LANGUAGES as SETTINGS_LANGUAGES
+    from app.ui.i18n import LANGUAGES as UI_LANGUAGES
+
+    assert set(SETTINGS_LANGUAGES) == set(UI_LANGUAGES)
