@@ -102,6 +102,7 @@ class Shell:
             camera,
             t,
             words,
+            self.language,
         )
         self.sessions_controller = SessionsController(data_dir() / "sessions", self._on_sessions)
         self.sessions = SessionsView(self.sessions_controller, file_picker_saver(picker), words)
@@ -212,8 +213,10 @@ class Shell:
         self.practice.render(state)
         self.demo_box.visible = state.demo_model
         self.privacy_text.value = self.t["privacy_chip"].format(n=state.blocked)
-        if state.title:
-            self.purpose.value = state.title
+        labels = dict(state.labels).get(self.language)
+        title = (labels.title if labels else "") or state.title
+        if title:
+            self.purpose.value = title
         self.page.update()
 
     def _on_sessions(self, state: SessionsState) -> None:
