@@ -9,9 +9,10 @@ and every method returns at once: the UI thread never waits for the network
 or for hashing. `refresh()` reads the store's status (a marker check, and a
 hash of the few MB of the bundled demo), cheap enough for a click.
 
-Every change produces a new immutable `ModelsState` handed to `on_change`,
-called outside the controller's lock on whichever thread made the change
-(the caller's, a download's or a verify's); the view only renders it.
+Every change produces a new immutable `ModelsState` handed to `on_change` and
+to every subscriber (one controller serves all tabs of the app), called outside
+the controller's lock on whichever thread made the change (the caller's, a
+download's or a verify's); the view only renders it.
 """
 
 from __future__ import annotations
@@ -189,7 +190,7 @@ class ModelsController:
     def __init__(
         self,
         store: ModelStore,
-        on_change: Callable[[ModelsState], None],
+        on_change: Callable[[ModelsState], None] | None = None,
         *,
         on_choose: Callable[[str], None] | None = None,
         active: str | None = None,
@@ -202,7 +203,7 @@ class ModelsController:
         `active` is the one in use now (None: the bundled demo). `guard` is the privacy
         guard downloads run under (by default the app's, installed if it is not yet)."""
         self._store = store
-        self._on_change = on_change
+        self._listeners: list[Callable[[ModelsState], None]] = [on_change] if on_change is not None else []
         self._on_choose = on_choose
         self._active = active or DEFAULT_MODEL_ID
         self._folders = tuple(Path(f) for f in folders)
@@ -720,6 +721,11 @@ class ModelsController:
         elif manifest.bundled:
             left = 0
         activity = record.activity
+        on_disk = record.on_disk
+        if activity is not None and activity.kind == "download":  # the status is read again when it ends
+            on_disk = max(on_disk, activity.done)
+            if activity.total is not None:
+                left = max(0, activity.total - activity.done)
         fraction: float | None = None
         failed = record.failed_files
         if activity is not None:
@@ -749,7 +755,7 @@ class ModelsController:
             licence=_licence(manifest.licence),
             state=state,
             folder=status.folder,
-            size_on_disk=record.on_disk,
+            size_on_disk=on_disk,
             size_to_download=left,
             total_size=total,
             size_is_estimate=estimate,
@@ -761,5 +767,21 @@ class ModelsController:
             active=model_id == self._active,
         )
 
+    def subscribe(self, listener: Callable[[ModelsState], None]) -> None:
+        """One controller serves every tab of the app: each page listens while it is open
+        (a download goes on when the tab that started it closes). The listener gets the state at once."""
+        with self._lock:
+            self._listeners.append(listener)
+            state = self._state
+        listener(state)
+
+    def unsubscribe(self, listener: Callable[[ModelsState], None]) -> None:
+        with self._lock:
+            if listener in self._listeners:
+                self._listeners.remove(listener)
+
     def _emit(self) -> None:
-        self._on_change(self._state)
+        with self._lock:
+            listeners, state = list(self._listeners), self._state
+        for listener in listeners:
+            listener(state)

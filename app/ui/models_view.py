@@ -4,11 +4,11 @@ then where models are stored, the free space there, the mirror URL and the proxy
 The view renders a `ModelsState` and forwards clicks to the controller; it keeps no
 state beyond its controls. Each card's controls are made once and updated in place,
 so a progress update several times a second never replaces a button under a click.
-Identifiers for tests: `model-card-<id>`, `model-state-<id>`, `model-progress-<id>`
-(its label is the percent), `model-progress-text-<id>`, `model-failed-<id>`,
-`model-<action>-<id>`, `model-confirm-<id>`, `model-confirm-yes-<id>`,
+Identifiers for tests: `model-card-<id>`, `model-kind-<id>`, `model-facts-<id>`, `model-state-<id>`,
+`model-progress-<id>` (its label is the percent), `model-progress-text-<id>`, `model-failed-<id>`,
+`model-<action>-<id>`, `model-confirm-<id>`, `model-confirm-text-<id>`, `model-confirm-yes-<id>`,
 `model-confirm-no-<id>`, and `mirror-url`, `mirror-save`, `mirror-clear`,
-`use-system-proxy`, `storage-folder`, `storage-free`, `models-notice`.
+`use-system-proxy`, `storage-folder`, `storage-free`, `models-notice`, `models-notice-text`.
 """
 
 from __future__ import annotations
@@ -135,14 +135,14 @@ class _CardView:
             border_radius=10,
         )
         self.kind = ft.Text("", size=12, color=ft.Colors.GREY_800)
-        self.facts = ft.Text("", size=12, color=ft.Colors.GREY_800, selectable=True)
+        self.facts = ft.Text("", size=12, color=ft.Colors.GREY_800)
         self.state_icon = ft.Icon(ft.Icons.INFO_OUTLINE, size=18)
         self.state_text = ft.Text("", weight=ft.FontWeight.W_500)
         self.bar = ft.ProgressBar(value=0, bar_height=8, border_radius=4)
         self.bar_box = tagged(self.bar, f"model-progress-{model_id}", "0 %")
         self.detail = ft.Text("", size=12, color=ft.Colors.GREY_800)
         self.detail_box = tagged(self.detail, f"model-progress-text-{model_id}")
-        self.failed = ft.Text("", size=12, color=ft.Colors.RED_900, selectable=True)
+        self.failed = ft.Text("", size=12, color=ft.Colors.RED_900)
         self.failed_box = tagged(self.failed, f"model-failed-{model_id}")
         self.confirm_text = ft.Text("", weight=ft.FontWeight.W_500)
         self.confirm_yes = ft.FilledButton(
@@ -156,7 +156,7 @@ class _CardView:
             ft.Container(
                 ft.Column(
                     [
-                        self.confirm_text,
+                        tagged(self.confirm_text, f"model-confirm-text-{model_id}"),
                         ft.Row(
                             [self.confirm_yes_box, tagged(self.confirm_no, f"model-confirm-no-{model_id}")],
                             wrap=True,
@@ -202,8 +202,8 @@ class _CardView:
         body = ft.Column(
             [
                 ft.Row([self.name, self.demo_badge, self.active_badge], wrap=True, spacing=8),
-                self.kind,
-                self.facts,
+                tagged(self.kind, f"model-kind-{model_id}"),
+                tagged(self.facts, f"model-facts-{model_id}"),
                 self.state_box,
                 self.bar_box,
                 self.detail_box,
@@ -333,14 +333,16 @@ class ModelsView:
 
         self.title = ft.Text(text(s, "models_title"), size=22, weight=ft.FontWeight.BOLD)
         self.intro = ft.Text(text(s, "models_intro"), size=13, color=ft.Colors.GREY_800)
-        self.notice_text = ft.Text("", expand=True)
+        self.notice_text = ft.Text("")
+        notice_text_box = tagged(self.notice_text, "models-notice-text")
+        notice_text_box.expand = True  # the wrapper takes the Row's room, so a long notice wraps
         self.notice_icon = ft.Icon(ft.Icons.INFO_OUTLINE)
         self.notice_box = tagged(
             ft.Container(
                 ft.Row(
                     [
                         self.notice_icon,
-                        self.notice_text,
+                        notice_text_box,
                         ft.IconButton(
                             ft.Icons.CLOSE, tooltip=text(s, "dismiss"), on_click=lambda _: controller.dismiss_notice()
                         ),
@@ -356,7 +358,7 @@ class ModelsView:
         self.cards = ft.ResponsiveRow(spacing=12, run_spacing=12)
 
         # Storage
-        self.storage_folder = ft.Text("", size=12, selectable=True)
+        self.storage_folder = ft.Text("", size=12)
         self.storage_free = ft.Text("", size=12)
         storage = ft.Column(
             [
@@ -372,7 +374,7 @@ class ModelsView:
             label=text(s, "mirror_label"),
             hint_text=text(s, "mirror_hint"),
             dense=True,
-            expand=True,
+            border=ft.InputBorder.OUTLINE,
             on_submit=lambda _: self._save_mirror(),
         )
         self.mirror_save = ft.FilledButton(
@@ -384,7 +386,7 @@ class ModelsView:
             text(s, "mirror_clear"), icon=ft.Icons.CLEAR, on_click=lambda _: self._clear_mirror()
         )
         self.mirror_now = ft.Text("", size=12)
-        self.mirror_broken = ft.Text("", size=12, color=ft.Colors.RED_900, selectable=True)
+        self.mirror_broken = ft.Text("", size=12, color=ft.Colors.RED_900)
         self.mirror_broken_box = tagged(
             ft.Container(self.mirror_broken, bgcolor=ft.Colors.RED_50, padding=8, border_radius=8), "mirror-broken"
         )
@@ -397,7 +399,7 @@ class ModelsView:
             [
                 ft.Text(text(s, "mirror_title"), weight=ft.FontWeight.BOLD, size=16),
                 ft.Text(text(s, "mirror_help"), size=12, color=ft.Colors.GREY_800),
-                ft.Row([tagged(self.mirror_field, "mirror-url", text(s, "mirror_label"))], spacing=8),
+                tagged(self.mirror_field, "mirror-url", text(s, "mirror_label")),
                 ft.Row(
                     [
                         tagged(self.mirror_save, "mirror-save", text(s, "mirror_save")),

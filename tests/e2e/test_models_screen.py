@@ -1,0 +1,264 @@
+"""The Models screen in headless Chromium against the served app and a real nginx on 127.0.0.1.
+
+The app reads its manifests from KEYFRAME_MANIFESTS_DIR (the store's own switch for tests and
+testers): the app's manifests plus a small test model that nginx serves, rate-limited so the
+progress bar has time to move. Through the screen: set the mirror URL, start the download
+and watch the percent grow, cancel (after a yes), download again, pause, resume, end
+"verified"; flip a byte of an installed file, press Verify and see that file named.
+Screenshots at 1280x800 and 390x844 go to docs/screenshots/models-*.png.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+import shutil
+import time
+from collections.abc import Callable, Iterator
+from pathlib import Path
+
+import pytest
+from playwright.sync_api import Error as PlaywrightError
+
+from app.paths import MANIFESTS
+from tests.e2e.conftest import ROOT, AppServer, open_app_page
+from tests.models.conftest import Model, make_model
+from tests.servers.nginx import Nginx, nginx_binary
+
+pytestmark = [pytest.mark.browser, pytest.mark.nginx]
+SHOTS = ROOT / "docs" / "screenshots"
+PHONE = {"width": 390, "height": 844}
+WIDE = {"width": 1280, "height": 800}
+WIRED = "ModelsView" in (ROOT / "app" / "ui" / "app_main.py").read_text(encoding="utf-8")
+needs_wiring = pytest.mark.skipif(
+    not WIRED, reason="the Models screen is not in app_main.py's navigation yet (the lead wires it)"
+)
+MODEL_ID = "e2e-vlm"
+FLIPPED = "visual/visual.mnn"
+
+
+def node(page, identifier: str):  # noqa: ANN001, ANN201 - playwright types
+    return page.locator(f"[flt-semantics-identifier='{identifier}']")
+
+
+def text_of(page, identifier: str) -> str:  # noqa: ANN001
+    """The node's text, or "" while it is absent (Flutter rebuilds semantics nodes as the screen updates)."""
+    loc = node(page, identifier)
+    try:
+        return loc.first.inner_text(timeout=2000) if loc.count() else ""
+    except PlaywrightError:
+        return ""
+
+
+def wait_text(page, identifier: str, expected: str, timeout: float = 60) -> str:  # noqa: ANN001
+    deadline = time.monotonic() + timeout
+    seen = ""
+    while time.monotonic() < deadline:
+        seen = text_of(page, identifier)
+        if expected in seen:
+            return seen
+        time.sleep(0.2)
+    raise AssertionError(f"{identifier!r} never showed {expected!r}; last: {seen!r}")
+
+
+def click(page, identifier: str) -> None:  # noqa: ANN001
+    node(page, identifier).first.click()
+
+
+def shot(page, name: str) -> None:  # noqa: ANN001
+    SHOTS.mkdir(parents=True, exist_ok=True)
+    phone = page.viewport_size["width"] < 720
+    if phone:  # on a phone the test model's card is below the demo's: scroll to it, and back after
+        page.mouse.move(195, 400)
+        page.mouse.wheel(0, 420)
+        time.sleep(1)
+    page.screenshot(path=str(SHOTS / f"models-{name}-{page.viewport_size['width']}.png"))
+    if phone:
+        page.mouse.wheel(0, -2000)
+        time.sleep(0.5)
+
+
+def open_models(page) -> None:  # noqa: ANN001
+    """Through the rail, as a person taps again when the first tap landed while the page was still settling."""
+    card = node(page, f"model-card-{MODEL_ID}")
+    deadline = time.monotonic() + 60
+    while time.monotonic() < deadline:
+        target = page.get_by_role("button", name="Models")
+        if target.count():
+            target.last.click()
+        elif page.viewport_size["width"] < 720:  # the phone's bottom bar: its third destination
+            page.mouse.click(page.viewport_size["width"] * 5 / 6, page.viewport_size["height"] - 40)
+        try:
+            card.wait_for(timeout=5_000)
+            return
+        except PlaywrightError:
+            continue
+    raise AssertionError("no 'Models' in the navigation, or it never showed the screen")
+
+
+def percents_while_downloading(page, until: int, timeout: float = 60) -> list[int]:  # noqa: ANN001
+    """The percent the card showed, each new value once, until it reaches `until` (or the download ends)."""
+    seen: list[int] = []
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        match = re.search(r"Downloading: (\d+) %", text_of(page, f"model-state-{MODEL_ID}"))
+        if match:
+            value = int(match.group(1))
+            if not seen or seen[-1] != value:
+                seen.append(value)
+            if value >= until:
+                return seen
+        elif seen:
+            return seen
+        time.sleep(0.1)
+    return seen
+
+
+def type_into(page, identifier: str, value: str) -> None:  # noqa: ANN001
+    node(page, identifier).locator("input").focus()
+    time.sleep(0.5)  # Flutter moves the focus to its own editing element first
+    page.keyboard.press("Control+A")
+    page.keyboard.type(value)
+
+
+@pytest.fixture
+def nginx(tmp_path: Path) -> Iterator[Nginx]:
+    binary = nginx_binary()
+    if binary is None:
+        pytest.skip("nginx is not installed (Debian: apt-get install nginx)")
+    (tmp_path / "docroot").mkdir()
+    with Nginx(binary, tmp_path / "docroot", tmp_path / "nginx") as server:
+        yield server
+
+
+@pytest.fixture
+def served_model(nginx: Nginx) -> tuple[Model, Nginx]:
+    model = make_model(MODEL_ID, {"config.json": 700, "llm.mnn.weight": 6_000_000, FLIPPED: 400_000}, seed=7)
+    for path, content in model.files.items():
+        target = nginx.docroot / "m" / path
+        target.parent.mkdir(parents=True, exist_ok=True)
+        target.write_bytes(content)
+    return model, nginx
+
+
+@pytest.fixture
+def start_app(tmp_path: Path, served_model: tuple[Model, Nginx]) -> Iterator[Callable[[], AppServer]]:
+    """Starts the app (again: a restart keeps the data folder) with the app's manifests plus the test model's."""
+    model, _ = served_model
+    manifests = tmp_path / "manifests"
+    manifests.mkdir()
+    for path in MANIFESTS.glob("*.json"):
+        shutil.copy(path, manifests / path.name)  # the demo stays the model in use
+    model.write_manifest(manifests)
+    servers: list[AppServer] = []
+
+    def start() -> AppServer:
+        while servers:
+            servers.pop().__exit__(None, None, None)
+        with pytest.MonkeyPatch.context() as mp:
+            mp.setenv("KEYFRAME_MANIFESTS_DIR", str(manifests))  # AppServer passes its environment on
+            server = AppServer(tmp_path / "data")
+            server.__enter__()
+        servers.append(server)
+        return server
+
+    yield start
+    while servers:
+        servers.pop().__exit__(None, None, None)
+
+
+@needs_wiring
+def test_download_cancel_pause_resume_verify_and_a_flipped_byte_named(
+    browser,  # noqa: ANN001
+    start_app: Callable[[], AppServer],
+    served_model: tuple[Model, Nginx],
+) -> None:
+    model, nginx = served_model
+    models_app = start_app()
+    page = open_app_page(browser, models_app.url, viewport=WIDE)
+    try:
+        open_models(page)
+        wait_text(page, f"model-state-{MODEL_ID}", "Not installed")
+        assert "Licence: not stated" in text_of(page, f"model-facts-{MODEL_ID}")
+        assert "To download: 6.4 MB" in text_of(page, f"model-facts-{MODEL_ID}")
+        assert "synthetic drawings only" in text_of(page, "model-kind-keyframe-demo-cpr")
+        assert "Free space there" in text_of(page, "storage-free")
+
+        # The mirror, typed into the screen.
+        type_into(page, "mirror-url", nginx.url + "/slow/m")
+        click(page, "mirror-save")
+        wait_text(page, "mirror-current", f"Downloads come from {nginx.url}/slow/m")
+
+        # Download, see it move, cancel after a yes: the partial files go.
+        click(page, f"model-download-{MODEL_ID}")
+        moving = percents_while_downloading(page, until=15)
+        assert len(moving) >= 3 and moving == sorted(moving), moving
+        assert "of" in text_of(page, f"model-progress-text-{MODEL_ID}")
+        shot(page, "downloading")
+        click(page, f"model-cancel-{MODEL_ID}")
+        wait_text(page, f"model-confirm-text-{MODEL_ID}", "delete what was downloaded")
+        shot(page, "confirm-cancel")
+        click(page, f"model-confirm-yes-{MODEL_ID}")
+        wait_text(page, f"model-state-{MODEL_ID}", "Not installed")
+        folder = models_app.data / "models" / MODEL_ID
+        assert not folder.exists()
+
+        # Download again, pause (the .part stays), resume, end verified.
+        click(page, f"model-download-{MODEL_ID}")
+        moving = percents_while_downloading(page, until=20)
+        assert moving and moving[-1] < 100
+        click(page, f"model-pause-{MODEL_ID}")
+        paused = wait_text(page, f"model-state-{MODEL_ID}", "Partly downloaded")
+        assert list(folder.rglob("*.part")), "pause keeps the partial file"
+        shot(page, "paused")
+        page.context.close()
+
+        # The app restarts: nothing in memory, the .part files on disk; the screen shows the part and resumes it.
+        models_app = start_app()
+        page = open_app_page(browser, models_app.url, viewport=WIDE)
+        open_models(page)
+        wait_text(page, f"model-state-{MODEL_ID}", "Partly downloaded")
+        phone = open_app_page(browser, models_app.url, viewport=PHONE)
+        try:
+            open_models(phone)
+            wait_text(phone, f"model-state-{MODEL_ID}", "Partly downloaded")
+            shot(phone, "paused")
+        finally:
+            phone.context.close()
+        before = len(nginx.log())
+        click(page, f"model-resume-{MODEL_ID}")
+        wait_text(page, f"model-state-{MODEL_ID}", "Verified", timeout=90)
+        resumed = [e for e in nginx.log()[before:] if e.range]
+        assert resumed and all(e.status == 206 for e in resumed), (paused, nginx.log()[before:])
+        for path, content in model.files.items():
+            assert (folder / path).read_bytes() == content
+        shot(page, "verified")
+
+        # One flipped byte, same size and time: only a full re-hash sees it, and names the file.
+        target = folder / FLIPPED
+        data = bytearray(target.read_bytes())
+        data[4321] ^= 0x10
+        st = target.stat()
+        target.write_bytes(bytes(data))
+        os.utime(target, ns=(st.st_atime_ns, st.st_mtime_ns))
+        click(page, f"model-verify-{MODEL_ID}")
+        wait_text(page, f"model-state-{MODEL_ID}", "Failed")
+        assert FLIPPED in text_of(page, f"model-failed-{MODEL_ID}")
+        assert FLIPPED in text_of(page, "models-notice-text")
+        shot(page, "failed")
+        page.request_log.assert_local()  # the page itself talked only to the app; nginx is the app's business
+
+        # A phone in a second tab: the same controller, the same failed file, in the narrow layout.
+        phone = open_app_page(browser, models_app.url, viewport=PHONE)
+        try:
+            open_models(phone)
+            assert FLIPPED in text_of(phone, f"model-failed-{MODEL_ID}")
+            shot(phone, "failed")
+            phone.request_log.assert_local()
+        finally:
+            phone.context.close()
+    except BaseException:
+        page.screenshot(path=str(models_app.data / "failure.png"))  # what the screen showed, for the report
+        raise
+    finally:
+        page.context.close()
