@@ -312,7 +312,6 @@ class ModelsController:
         try:
             settings = load_download_settings(self._env)
             mirrors = choose_mirrors(manifest, [settings.mirror] if settings.mirror else [])
-            proxies = system_proxies(mirrors) if settings.use_system_proxy else {}
         except MirrorError as exc:
             with self._lock:
                 self._state = replace(self._state, mirror_error=str(exc))
@@ -320,6 +319,11 @@ class ModelsController:
             return False
         if not mirrors:
             self._notify(Notice("notice_no_mirror", (("name", manifest.display_name),), error=True))
+            return False
+        try:
+            proxies = system_proxies(mirrors) if settings.use_system_proxy else {}
+        except MirrorError as exc:  # e.g. a SOCKS proxy: said, never a silent direct connection instead
+            self._notify(Notice("notice_proxy_unusable", (("detail", str(exc)),), error=True))
             return False
         with self._lock:
             if self._closed:

@@ -88,8 +88,7 @@ EN: dict[str, str] = {
     "mirror_current": "Downloads come from {url}",
     "mirror_public": "Downloads come from each model's own sources (Hugging Face, then ModelScope)",
     "mirror_broken": (
-        "The saved mirror setting cannot be used: {detail}. Nothing is downloaded until you save a mirror "
-        "or clear it."
+        "The saved mirror setting cannot be used: {detail}. Nothing is downloaded until you save a mirror or clear it."
     ),
     "proxy_label": "Use the system's proxy settings",
     "proxy_help": (
@@ -118,6 +117,9 @@ EN: dict[str, str] = {
     "notice_mirror_cleared": "Mirror cleared: downloads come from each model's own sources",
     "notice_proxy_on": "Downloads now use the system's proxy settings",
     "notice_proxy_off": "Downloads now connect directly",
+    "notice_proxy_unusable": (
+        "The system's proxy cannot be used: {detail}. Turn the proxy option off to connect directly."
+    ),
     "dismiss": "Dismiss",
 }
 
@@ -220,6 +222,7 @@ ZH: dict[str, str] = {
     "notice_mirror_cleared": "镜像已清除：从各模型自身的来源下载",
     "notice_proxy_on": "下载现在使用系统的代理设置",
     "notice_proxy_off": "下载现在直接连接",
+    "notice_proxy_unusable": "无法使用系统的代理：{detail}。关闭代理选项即可直接连接。",
     "dismiss": "关闭",
 }
 

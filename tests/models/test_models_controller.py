@@ -298,3 +298,85 @@ def test_the_system_proxy_is_used_only_when_opted_in(
     finally:
         server.shutdown()
         server.server_close()
+
+
+@pytest.mark.nginx  # a real nginx; a skip fails under CI=true (tests/conftest.py)
+def test_cancelling_a_repair_keeps_the_files_verified_before_it(screen: Screen, nginx: Nginx) -> None:
+    publish(nginx)
+    screen.controller.set_mirror(nginx.url + "/m")
+    screen.controller.download(MODEL.id)
+    screen.wait(lambda: screen.card().state is CardState.VERIFIED)
+    big = screen.store.folder(MODEL.id) / BIG
+    big.write_bytes(b"x" * len(MODEL.files[BIG]))  # damaged: the repair fetches it again
+    screen.controller.verify(MODEL.id)
+    screen.wait(lambda: screen.card().state is CardState.FAILED)
+    assert screen.card().failed_files == (BIG,)
+    screen.controller.set_mirror(nginx.url + "/slow/m")
+    screen.controller.download(MODEL.id)
+    screen.wait(lambda: (a := screen.card().activity) is not None and a.file == BIG and a.done > 100_000)
+    screen.controller.request_cancel(MODEL.id)
+    screen.controller.confirm(MODEL.id)
+    screen.wait(lambda: screen.card().activity is None and screen.card().state is CardState.PARTIAL)
+    folder = screen.store.folder(MODEL.id)
+    assert not part_path(folder / BIG).exists()  # the repair's partial file is gone
+    for path in ("config.json", "visual/visual.mnn"):
+        assert (folder / path).read_bytes() == MODEL.files[path]  # what was verified before stays
+
+
+def test_the_proxy_choice_is_saved_with_the_mirror_and_a_broken_file_is_an_error(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from app.models.mirrors import (
+        DownloadSettings,
+        MirrorError,
+        base_mirror,
+        save_mirror_setting,
+        save_proxy_setting,
+        system_proxies,
+    )
+
+    env = {"FLET_APP_STORAGE_DATA": str(tmp_path)}
+    setting = tmp_path / SETTINGS_FILE
+    assert load_download_settings(env) == DownloadSettings()
+    save_proxy_setting(True, env)
+    assert load_download_settings(env) == DownloadSettings(None, True)
+    save_mirror_setting("http://127.0.0.1:9/m", env)
+    assert load_download_settings(env) == DownloadSettings("http://127.0.0.1:9/m", True)
+    save_mirror_setting(None, env)  # clearing the mirror keeps the proxy choice
+    assert load_download_settings(env) == DownloadSettings(None, True)
+    save_proxy_setting(False, env)
+    assert not setting.exists()  # the defaults leave no file
+    for broken in ('{"use_system_proxy": "yes"}', "{}", "[]", '{"mirror_base_url": null}'):
+        setting.write_text(broken)
+        with pytest.raises(MirrorError):
+            load_download_settings(env)
+        with pytest.raises(MirrorError):
+            save_proxy_setting(True, env)  # never silently rewrites a file it cannot read
+    save_mirror_setting(None, env)  # clearing works on a broken file: that is how it is fixed
+    assert not setting.exists()
+
+    mirror = base_mirror("https://models.example.com/m")
+    for name in ("no_proxy", "NO_PROXY", "all_proxy", "ALL_PROXY", "http_proxy", "HTTP_PROXY"):
+        monkeypatch.delenv(name, raising=False)
+    monkeypatch.setenv("https_proxy", "http://proxy.corp:3128")
+    assert system_proxies([mirror]) == {"https": "http://proxy.corp:3128"}
+    monkeypatch.setenv("no_proxy", "models.example.com")
+    assert system_proxies([mirror]) == {}  # the mirror is exempt
+    monkeypatch.delenv("no_proxy")
+    monkeypatch.setenv("https_proxy", "socks5://proxy.corp:1080")
+    with pytest.raises(MirrorError, match="not an http:// proxy"):
+        system_proxies([mirror])  # never a silent direct connection instead
+
+
+def test_a_proxy_that_cannot_be_used_is_said_and_nothing_is_fetched(
+    screen: Screen, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    for name in ("no_proxy", "NO_PROXY", "all_proxy", "ALL_PROXY", "https_proxy", "HTTPS_PROXY"):
+        monkeypatch.delenv(name, raising=False)
+    monkeypatch.setenv("http_proxy", "socks5://127.0.0.1:1080")
+    screen.controller.set_mirror("http://127.0.0.1:9/m")
+    screen.controller.set_use_system_proxy(True)
+    assert not screen.controller.download(MODEL.id)
+    notice = screen.controller.state.notice
+    assert notice and notice.error and notice.key == "notice_proxy_unusable"
+    assert screen.controller.state.mirror_error == "" and not screen.controller.busy()
