@@ -18,6 +18,7 @@ download's or a verify's); the view only renders it.
 from __future__ import annotations
 
 import contextlib
+import logging
 import os
 import shutil
 import threading
@@ -48,6 +49,7 @@ from app.models.store import ModelState, ModelStatus, ModelStore
 if TYPE_CHECKING:
     from app.privacy.guard import NetworkGuard
 
+logger = logging.getLogger(__name__)
 _EMIT_EVERY_S = 0.2  # verify progress is published this often at most
 _MIB = 1 << 20
 
@@ -788,4 +790,8 @@ class ModelsController:
         with self._lock:
             listeners, state = list(self._listeners), self._state
         for listener in listeners:
-            listener(state)
+            try:
+                listener(state)
+            except Exception:  # one tab's failure (a closed socket) must not stop a download or the others
+                logger.warning("a Models screen listener failed; it is dropped", exc_info=True)
+                self.unsubscribe(listener)

@@ -380,3 +380,20 @@ def test_a_proxy_that_cannot_be_used_is_said_and_nothing_is_fetched(
     notice = screen.controller.state.notice
     assert notice and notice.error and notice.key == "notice_proxy_unusable"
     assert screen.controller.state.mirror_error == "" and not screen.controller.busy()
+
+
+@pytest.mark.nginx  # a real nginx; a skip fails under CI=true (tests/conftest.py)
+def test_a_tab_that_fails_to_render_is_dropped_and_the_download_goes_on(screen: Screen, nginx: Nginx) -> None:
+    publish(nginx)
+    screen.controller.set_mirror(nginx.url + "/m")
+    calls: list[int] = []
+
+    def closed_tab(_: ModelsState) -> None:
+        calls.append(1)
+        raise RuntimeError("the page's socket is closed")
+
+    with pytest.raises(RuntimeError):
+        screen.controller.subscribe(closed_tab)  # subscribe shows the state at once: the failure surfaces here
+    screen.controller.download(MODEL.id)
+    screen.wait(lambda: screen.card().state is CardState.VERIFIED)
+    assert len(calls) == 2  # at subscribe, then once more before it was dropped
