@@ -21,16 +21,22 @@ import flet_camera as fc
 from app.frames.intake import MAX_FILE_BYTES
 from app.models.storage import data_dir
 from app.privacy.guard import GuardCounts, GuardWatcher, ensure_installed
-from app.ui import strings, strings_sessions
-from app.ui.i18n import language_or_default
+from app.ui import strings, strings_sessions, strings_settings, strings_testers
+from app.ui.i18n import fonts_for, language_or_default
 from app.ui.practice_controller import PracticeController, PracticeState
 from app.ui.practice_view import PracticeActions, PracticeView
 from app.ui.sessions_controller import SessionsController, SessionsState
 from app.ui.sessions_view import SessionsView, file_picker_saver
+from app.ui.settings_controller import SettingsController, SettingsState, connect_practice, worker_spec
+from app.ui.settings_view import SettingsView
+from app.ui.testers_controller import TestersController, TestersState
+from app.ui.testers_view import TestersView
 from app.ui.web_shell import upload_dir
 from app.ui.widgets import tagged
 from app.worker.messages import WorkerSpec
 
+# The screens, in navigation order.
+PRACTICE, SESSIONS, TESTERS, SETTINGS = range(4)
 WIDE = 720  # px: a navigation rail from here on, a bottom bar below
 CAMERA_PERIOD_S = 0.4  # one picture from the camera this often: enough for 2–5 s keyframes
 # Checked on the size the picker reports, before a byte is sent: the upload is the boundary that owns it.
@@ -39,17 +45,21 @@ UPLOAD_TIMEOUT_S = 600  # a 500 MB video over loopback takes seconds; a stuck up
 
 
 class SharedPractice:
-    """The one practice controller of this app, made on the first page and kept for its life."""
+    """The app's one practice controller and its settings, made on the first page and kept for its life."""
 
     def __init__(self, spec: WorkerSpec) -> None:
         self._spec = spec
         self._lock = threading.Lock()
         self._controller: PracticeController | None = None
+        # settings.json, read once per app; a damaged one is kept as settings.json.bad and said on screen.
+        self.settings = SettingsController()
 
     def get(self) -> PracticeController:
         with self._lock:
             if self._controller is None:
-                self._controller = PracticeController(self._spec, data_dir() / "sessions")
+                spec = worker_spec(self.settings.settings, self._spec)  # the first worker follows the settings
+                self._controller = PracticeController(spec, data_dir() / "sessions")
+                connect_practice(self.settings, self._controller, self._spec)
                 self._controller.start()
             return self._controller
 
@@ -67,7 +77,7 @@ def build_main(model_ref: str | None = None, profile_path: Path | None = None):
         controller = shared.get()
         picker = ft.FilePicker()
         camera = fc.Camera(preview_enabled=True)
-        Shell(page, controller, picker, camera).mount()
+        Shell(page, controller, picker, camera, shared.settings).mount()
 
     return main
 
@@ -82,9 +92,9 @@ class Shell:
         controller: PracticeController,
         picker: ft.FilePicker,
         camera: fc.Camera,
-        language: str | None = None,
+        settings: SettingsController,
     ) -> None:
-        self.language = language_or_default(language)
+        self.language = language_or_default(settings.settings.language)
         t = self.t = strings.TABLES[self.language]
         words = strings_sessions.TABLES[self.language]
         self.page = page
@@ -106,6 +116,19 @@ class Shell:
         )
         self.sessions_controller = SessionsController(data_dir() / "sessions", self._on_sessions)
         self.sessions = SessionsView(self.sessions_controller, file_picker_saver(picker), words)
+        testers_words = strings_testers.TABLES[self.language]
+        self.testers_controller = TestersController(controller, self._on_testers)
+        self.testers = TestersView(
+            self.testers_controller,
+            pick=lambda file_type, many, limit, done: page.run_task(
+                self._pick_and_start, file_type, many, limit, done, self._testers_error
+            ),
+            save_file=file_picker_saver(picker),
+            strings=testers_words,
+        )
+        settings_words = strings_settings.TABLES[self.language]
+        self.settings_controller = settings
+        self.settings = SettingsView(settings, settings_words)
         self.demo = ft.Container(
             ft.Row(
                 [
@@ -141,7 +164,12 @@ class Shell:
             padding=ft.Padding.symmetric(horizontal=16, vertical=10),
             bgcolor=ft.Colors.TEAL_50,
         )
-        destinations = [(ft.Icons.PLAY_CIRCLE_OUTLINE, t["nav_practice"]), (ft.Icons.HISTORY, t["nav_sessions"])]
+        destinations = [  # in the order of PRACTICE, SESSIONS, TESTERS, SETTINGS
+            (ft.Icons.PLAY_CIRCLE_OUTLINE, t["nav_practice"]),
+            (ft.Icons.HISTORY, t["nav_sessions"]),
+            (ft.Icons.FACT_CHECK_OUTLINED, testers_words["nav_testers"]),
+            (ft.Icons.SETTINGS_OUTLINED, settings_words["settings_title"]),
+        ]
         self.rail = ft.NavigationRail(
             selected_index=0,
             destinations=[ft.NavigationRailDestination(icon=i, label=label) for i, label in destinations],
@@ -173,6 +201,8 @@ class Shell:
 
     def mount(self) -> None:
         page = self.page
+        page.fonts, family = fonts_for(self.language)
+        page.theme = ft.Theme(color_scheme_seed=ft.Colors.TEAL, font_family=family)
         page.services.append(self.picker)
         page.on_resize = lambda _: self._layout()
         page.on_close = page.on_disconnect = lambda _: self.unmount()
@@ -181,8 +211,12 @@ class Shell:
         # The watcher's thread brings the guard's counts (at once, then on each change) outside the audit hook.
         self._guard_watcher = GuardWatcher(ensure_installed(), self._on_guard).start()
         self.controller.subscribe(self._on_practice)
+        self.settings_controller.subscribe(self._on_settings)
+        self.testers_controller.attach()
 
     def unmount(self) -> None:
+        self.testers_controller.detach()
+        self.settings_controller.unsubscribe(self._on_settings)
         self.controller.unsubscribe(self._on_practice)
         if self._pumping_camera:  # this tab's camera fed the session: without it the session is over
             self._pumping_camera = False
@@ -199,11 +233,10 @@ class Shell:
 
     def _go(self, index: int) -> None:
         self.rail.selected_index = self.bar.selected_index = index
-        if index == 1:
+        if index == SESSIONS:
             self.sessions_controller.refresh()
-            self.body.content = self.sessions.root
-        else:
-            self.body.content = self.practice.root
+        screens = {SESSIONS: self.sessions.root, TESTERS: self.testers.root, SETTINGS: self.settings.root}
+        self.body.content = screens.get(index, self.practice.root)
         self.page.update()
 
     # --- state from the controllers ----------------------------------------------------------
@@ -218,6 +251,25 @@ class Shell:
         if title:
             self.purpose.value = title
         self.page.update()
+
+    def _on_settings(self, state: SettingsState) -> None:
+        if state.settings.language != self.language:  # this page again, all in the new language
+            self.unmount()
+            self.page.controls.clear()
+            self.page.services.clear()
+            shell = Shell(self.page, self.controller, self.picker, self.camera, self.settings_controller)
+            shell.mount()
+            shell._go(SETTINGS)
+            return
+        self.settings.render(state)
+        self.page.update()
+
+    def _on_testers(self, state: TestersState) -> None:
+        self.testers.render(state)
+        self.page.update()
+
+    def _testers_error(self, message: str) -> None:
+        self.testers_controller.report_error("notice_upload_failed", detail=message)
 
     def _on_sessions(self, state: SessionsState) -> None:
         self.sessions.render(state)
@@ -274,7 +326,11 @@ class Shell:
         many: bool,
         limit: int,
         start: Callable[[list[tuple[str, Path]]], None],
+        report: Callable[[str], None] | None = None,
     ) -> None:
+        """Files the user picks, checked against `limit` before upload; problems go to `report`
+        (the screen that asked), the practice screen's error line by default."""
+        report = report or self.controller.report_error
         # No data with the pick: sizes are checked before a single byte is sent or decoded.
         files = await self.picker.pick_files(file_type=file_type, allow_multiple=many)
         if not files:
@@ -282,15 +338,13 @@ class Shell:
         fitting = [f for f in files if f.size <= limit]
         if len(fitting) < len(files):
             big = next(f for f in files if f.size > limit)
-            self.controller.report_error(
-                self.t["file_too_large"].format(name=big.name, mb=big.size // 2**20, limit=limit // 2**20)
-            )
+            report(self.t["file_too_large"].format(name=big.name, mb=big.size // 2**20, limit=limit // 2**20))
         if not fitting:
             return
         try:
             paths = await self._fetch(fitting)
         except (OSError, RuntimeError) as exc:
-            self.controller.report_error(self.t["upload_failed"].format(reason=exc))
+            report(self.t["upload_failed"].format(reason=exc))
             return
         start(paths)
 

@@ -8,5 +8,19 @@ LANGUAGES: dict[str, str] = {"en": "English", "zh": "简体中文"}  # code -> i
 DEFAULT_LANGUAGE = "en"
 
 
+# The bundled faces (assets/fonts, made by tools/fonts/subset_cjk.py). Flutter's web client would
+# fetch Chinese glyphs from Google's CDN, which the page refuses: Chinese screens use the full face;
+# other screens need only the language names, from a face of a few characters.
+CJK_FONT, CJK_FONT_FILE = "Keyframe SC", "fonts/KeyframeSC-Regular.otf"
+NAMES_FONT, NAMES_FONT_FILE = "Keyframe SC names", "fonts/KeyframeSC-Names.otf"
+
+
+def fonts_for(language: str) -> tuple[dict[str, str], str | None]:
+    """(the page's font files by family, the theme's family: None = Flutter's own) for a language."""
+    if language == "zh":
+        return {CJK_FONT: CJK_FONT_FILE, NAMES_FONT: NAMES_FONT_FILE}, CJK_FONT
+    return {NAMES_FONT: NAMES_FONT_FILE}, None
+
+
 def language_or_default(code: str | None) -> str:
     return code if code in LANGUAGES else DEFAULT_LANGUAGE

@@ -15,7 +15,7 @@ import flet as ft
 
 from app.core.settings import BACKENDS, MAX_INTERVAL_S, MAX_THREADS, MIN_INTERVAL_S, MIN_THREADS
 from app.core.vision_size import MAX_USER_SIDE, MIN_USER_SIDE
-from app.ui.i18n import LANGUAGES
+from app.ui.i18n import LANGUAGES, NAMES_FONT
 from app.ui.settings_controller import SettingsController, SettingsState, WorkerReport, backend_name
 from app.ui.strings_settings import EN, text
 from app.ui.widgets import tagged
@@ -114,7 +114,10 @@ class SettingsView:
         )
         self.language = ft.SegmentedButton(
             selected=["en"],
-            segments=[ft.Segment(value=k, label=ft.Text(name)) for k, name in LANGUAGES.items()],
+            # Each language's own name, in a face that has its characters whatever the screen's language.
+            segments=[
+                ft.Segment(value=k, label=ft.Text(name, font_family=NAMES_FONT)) for k, name in LANGUAGES.items()
+            ],
             show_selected_icon=False,
             on_change=lambda e: controller.update(language=e.control.selected[0]),
         )
