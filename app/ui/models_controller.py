@@ -295,6 +295,8 @@ class ModelsController:
     def set_active(self, model_id: str | None) -> None:
         """The shell says which model is in use (e.g. after the settings changed)."""
         with self._lock:
+            if self._active == (model_id or DEFAULT_MODEL_ID):
+                return
             self._active = model_id or DEFAULT_MODEL_ID
             self._rebuild()
         self._emit()
