@@ -374,7 +374,7 @@ class ModelsView:
             label=text(s, "mirror_label"),
             hint_text=text(s, "mirror_hint"),
             dense=True,
-            border=ft.InputBorder.OUTLINE,
+            border=ft.OutlineInputBorder(),
             on_submit=lambda _: self._save_mirror(),
         )
         self.mirror_save = ft.FilledButton(

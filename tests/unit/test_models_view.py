@@ -149,3 +149,29 @@ def test_sizes_durations_and_buttons_per_state() -> None:
     assert duration_text(strings_models.EN, 75) == "1 min 15 s"
     assert duration_text(strings_models.ZH, 3725) == "1 小时 02 分"
     assert callable(buttons_for)
+
+
+def test_a_folder_in_use_is_listed_as_the_users_own(tmp_path: Path) -> None:
+    mine = tmp_path / "my-qwen"
+    mine.mkdir()
+    (mine / "config.json").write_text("{}")
+    store = ModelStore({DEFAULT_MODEL_ID: load_manifest(MANIFESTS / "keyframe-demo.json")}, tmp_path / "m")
+    chosen: list[str] = []
+    controller = ModelsController(
+        store,
+        None,
+        on_choose=chosen.append,
+        active=str(mine),
+        folders=[mine],
+        env={"FLET_APP_STORAGE_DATA": str(tmp_path / "d")},
+        guard=None,
+    )
+    view = ModelsView(controller)
+    controller.subscribe(view.render)
+    controller.refresh()
+    card = controller.state.card(str(mine))
+    assert card is not None and card.kind.value == "folder" and card.active and card.licence is None
+    assert not controller.state.card(DEFAULT_MODEL_ID).active  # type: ignore[union-attr]
+    assert "Your own folder" in (view._cards[str(mine)].kind.value or "")
+    controller.choose(DEFAULT_MODEL_ID)
+    assert chosen == [DEFAULT_MODEL_ID] and controller.state.card(DEFAULT_MODEL_ID).active  # type: ignore[union-attr]
