@@ -19,10 +19,14 @@ import flet as ft
 import flet_camera as fc
 
 from app.frames.intake import MAX_FILE_BYTES
+from app.models.catalog import DEFAULT_MODEL_ID
 from app.models.storage import data_dir
+from app.models.store import ModelStore
 from app.privacy.guard import GuardCounts, GuardWatcher, ensure_installed
-from app.ui import strings, strings_sessions, strings_settings, strings_testers
+from app.ui import strings, strings_models, strings_sessions, strings_settings, strings_testers
 from app.ui.i18n import fonts_for, language_or_default
+from app.ui.models_controller import ModelsController, ModelsState
+from app.ui.models_view import ModelsView
 from app.ui.practice_controller import PracticeController, PracticeState
 from app.ui.practice_view import PracticeActions, PracticeView
 from app.ui.sessions_controller import SessionsController, SessionsState
@@ -36,7 +40,7 @@ from app.ui.widgets import tagged
 from app.worker.messages import WorkerSpec
 
 # The screens, in navigation order.
-PRACTICE, SESSIONS, TESTERS, SETTINGS = range(4)
+PRACTICE, SESSIONS, TESTERS, MODELS, SETTINGS = range(5)
 WIDE = 720  # px: a navigation rail from here on, a bottom bar below
 CAMERA_PERIOD_S = 0.4  # one picture from the camera this often: enough for 2–5 s keyframes
 # Checked on the size the picker reports, before a byte is sent: the upload is the boundary that owns it.
@@ -51,6 +55,7 @@ class SharedPractice:
         self._spec = spec
         self._lock = threading.Lock()
         self._controller: PracticeController | None = None
+        self._models: ModelsController | None = None
         # settings.json, read once per app; a damaged one is kept as settings.json.bad and said on screen.
         self.settings = SettingsController()
 
@@ -62,6 +67,26 @@ class SharedPractice:
                 connect_practice(self.settings, self._controller, self._spec)
                 self._controller.start()
             return self._controller
+
+    def models(self) -> ModelsController:
+        """The one Models controller of this app: a download goes on when the tab that started it closes."""
+        with self._lock:
+            if self._models is None:
+                active = self.settings.settings.model or self._spec.model
+                chosen = Path(active) if active and active != DEFAULT_MODEL_ID else None
+                folders = [chosen] if chosen is not None and chosen.is_dir() else []  # a folder in use
+                settings = self.settings
+
+                def choose(ref: str) -> None:  # "use this model": the settings restart the worker on it
+                    settings.update(model=None if ref == DEFAULT_MODEL_ID else ref)
+
+                self._models = ModelsController(
+                    ModelStore.from_env(),
+                    on_choose=choose,
+                    active=str(chosen) if folders else active,
+                    folders=folders,
+                )
+            return self._models
 
 
 def build_main(model_ref: str | None = None, profile_path: Path | None = None):
@@ -77,7 +102,7 @@ def build_main(model_ref: str | None = None, profile_path: Path | None = None):
         controller = shared.get()
         picker = ft.FilePicker()
         camera = fc.Camera(preview_enabled=True)
-        Shell(page, controller, picker, camera, shared.settings).mount()
+        Shell(page, controller, picker, camera, shared.settings, shared.models()).mount()
 
     return main
 
@@ -93,6 +118,7 @@ class Shell:
         picker: ft.FilePicker,
         camera: fc.Camera,
         settings: SettingsController,
+        models: ModelsController,
     ) -> None:
         self.language = language_or_default(settings.settings.language)
         t = self.t = strings.TABLES[self.language]
@@ -126,6 +152,9 @@ class Shell:
             save_file=file_picker_saver(picker),
             strings=testers_words,
         )
+        models_words = strings_models.TABLES[self.language]
+        self.models_controller = models
+        self.models = ModelsView(models, models_words)
         settings_words = strings_settings.TABLES[self.language]
         self.settings_controller = settings
         self.settings = SettingsView(settings, settings_words)
@@ -164,10 +193,11 @@ class Shell:
             padding=ft.Padding.symmetric(horizontal=16, vertical=10),
             bgcolor=ft.Colors.TEAL_50,
         )
-        destinations = [  # in the order of PRACTICE, SESSIONS, TESTERS, SETTINGS
+        destinations = [  # in the order of PRACTICE, SESSIONS, TESTERS, MODELS, SETTINGS
             (ft.Icons.PLAY_CIRCLE_OUTLINE, t["nav_practice"]),
             (ft.Icons.HISTORY, t["nav_sessions"]),
             (ft.Icons.FACT_CHECK_OUTLINED, testers_words["nav_testers"]),
+            (ft.Icons.DOWNLOAD_FOR_OFFLINE_OUTLINED, models_words["models_title"]),
             (ft.Icons.SETTINGS_OUTLINED, settings_words["settings_title"]),
         ]
         self.rail = ft.NavigationRail(
@@ -212,10 +242,12 @@ class Shell:
         self._guard_watcher = GuardWatcher(ensure_installed(), self._on_guard).start()
         self.controller.subscribe(self._on_practice)
         self.settings_controller.subscribe(self._on_settings)
+        self.models_controller.subscribe(self._on_models)
         self.testers_controller.attach()
 
     def unmount(self) -> None:
         self.testers_controller.detach()
+        self.models_controller.unsubscribe(self._on_models)
         self.settings_controller.unsubscribe(self._on_settings)
         self.controller.unsubscribe(self._on_practice)
         if self._pumping_camera:  # this tab's camera fed the session: without it the session is over
@@ -235,7 +267,14 @@ class Shell:
         self.rail.selected_index = self.bar.selected_index = index
         if index == SESSIONS:
             self.sessions_controller.refresh()
-        screens = {SESSIONS: self.sessions.root, TESTERS: self.testers.root, SETTINGS: self.settings.root}
+        if index == MODELS:
+            self.page.run_thread(self.models_controller.refresh)  # every model's status, off the UI thread
+        screens = {
+            SESSIONS: self.sessions.root,
+            TESTERS: self.testers.root,
+            SETTINGS: self.settings.root,
+            MODELS: self.models.root,
+        }
         self.body.content = screens.get(index, self.practice.root)
         self.page.update()
 
@@ -257,11 +296,18 @@ class Shell:
             self.unmount()
             self.page.controls.clear()
             self.page.services.clear()
-            shell = Shell(self.page, self.controller, self.picker, self.camera, self.settings_controller)
+            shell = Shell(
+                self.page, self.controller, self.picker, self.camera, self.settings_controller, self.models_controller
+            )
             shell.mount()
             shell._go(SETTINGS)
             return
         self.settings.render(state)
+        self.page.update()
+        self.models_controller.set_active(state.settings.model)  # the model in use, wherever it was chosen
+
+    def _on_models(self, state: ModelsState) -> None:
+        self.models.render(state)
         self.page.update()
 
     def _on_testers(self, state: TestersState) -> None:

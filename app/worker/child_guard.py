@@ -1,4 +1,4 @@
-"""A worker child never outlives the app that started it, and leaves Ctrl-C to it.
+"""A worker child never outlives the app that started it, and leaves Ctrl-C and SIGTERM to it.
 
 After the app is killed (kill -9, a crash, SIGTERM without cleanup) a worker
 with a model loaded would otherwise keep running, holding memory and the
@@ -39,5 +39,10 @@ def die_with_parent() -> None:
     threading.Thread(target=watch, name="keyframe-parent-watch", daemon=True).start()
 
 
-def ignore_terminal_interrupts() -> None:
+def leave_group_signals_to_parent() -> None:
+    """Ctrl-C (SIGINT) and a SIGTERM sent to the whole process group (a terminal, a service manager,
+    `kill -- -PGID`) reach the worker too; the parent decides and stops it. Otherwise the worker died
+    first and the parent, still shutting down, started a new one. The host itself ends a worker with
+    SIGKILL, and the kernel kills it when the parent dies (die_with_parent)."""
     signal.signal(signal.SIGINT, signal.SIG_IGN)
+    signal.signal(signal.SIGTERM, signal.SIG_IGN)

@@ -89,12 +89,12 @@ def _child_main(
     isolation = _isolate_first()
     from app.engine.stdio import claim_stdout
     from app.logs import setup_child
-    from app.worker.child_guard import die_with_parent, ignore_terminal_interrupts
+    from app.worker.child_guard import die_with_parent, leave_group_signals_to_parent
     from app.worker.serve import serve
 
     setup_child(log_settings)  # first: fd 2 may become the log file, and claim_stdout sends fd 1 there too
     die_with_parent()
-    ignore_terminal_interrupts()  # Ctrl-C reaches the whole process group; the parent decides
+    leave_group_signals_to_parent()  # Ctrl-C and a group SIGTERM reach it too; the parent decides
     claim_stdout()  # fd 1 -> stderr for MNN's chatter; this process prints nothing itself
 
     def poll() -> Command | None:
