@@ -256,3 +256,30 @@ def open_app_page(browser, url: str, viewport: dict | None = None, permissions: 
     wait_until_loaded(pg)
     pg.request_log = log
     return pg
+
+
+def node(page, identifier: str):  # noqa: ANN001, ANN201 - playwright types
+    """The semantics node tagged `identifier` (app.ui.widgets.tagged)."""
+    return page.locator(f"[flt-semantics-identifier='{identifier}']")
+
+
+def text_of(page, identifier: str) -> str:  # noqa: ANN001
+    """The node's text, or "" while it is absent (Flutter rebuilds semantics nodes as the screen updates)."""
+    from playwright.sync_api import Error as PlaywrightError
+
+    loc = node(page, identifier)
+    try:
+        return loc.first.inner_text(timeout=2000).strip() if loc.count() else ""
+    except PlaywrightError:
+        return ""
+
+
+def wait_text(page, identifier: str, expected: str, timeout: float = 60) -> str:  # noqa: ANN001
+    deadline = time.monotonic() + timeout
+    seen = ""
+    while time.monotonic() < deadline:
+        seen = text_of(page, identifier)
+        if expected in seen:
+            return seen
+        time.sleep(0.2)
+    raise AssertionError(f"{identifier!r} never showed {expected!r}; last: {seen!r}")

@@ -21,7 +21,7 @@ import pytest
 from playwright.sync_api import Error as PlaywrightError
 
 from app.paths import MANIFESTS
-from tests.e2e.conftest import ROOT, AppServer, open_app_page
+from tests.e2e.conftest import ROOT, AppServer, node, open_app_page, text_of, wait_text
 from tests.models.conftest import Model, make_model
 from tests.servers.nginx import Nginx, nginx_binary
 
@@ -29,36 +29,8 @@ pytestmark = [pytest.mark.browser, pytest.mark.nginx]
 SHOTS = ROOT / "docs" / "screenshots"
 PHONE = {"width": 390, "height": 844}
 WIDE = {"width": 1280, "height": 800}
-WIRED = "ModelsView" in (ROOT / "app" / "ui" / "app_main.py").read_text(encoding="utf-8")
-needs_wiring = pytest.mark.skipif(
-    not WIRED, reason="the Models screen is not in app_main.py's navigation yet (the lead wires it)"
-)
 MODEL_ID = "e2e-vlm"
 FLIPPED = "visual/visual.mnn"
-
-
-def node(page, identifier: str):  # noqa: ANN001, ANN201 - playwright types
-    return page.locator(f"[flt-semantics-identifier='{identifier}']")
-
-
-def text_of(page, identifier: str) -> str:  # noqa: ANN001
-    """The node's text, or "" while it is absent (Flutter rebuilds semantics nodes as the screen updates)."""
-    loc = node(page, identifier)
-    try:
-        return loc.first.inner_text(timeout=2000) if loc.count() else ""
-    except PlaywrightError:
-        return ""
-
-
-def wait_text(page, identifier: str, expected: str, timeout: float = 60) -> str:  # noqa: ANN001
-    deadline = time.monotonic() + timeout
-    seen = ""
-    while time.monotonic() < deadline:
-        seen = text_of(page, identifier)
-        if expected in seen:
-            return seen
-        time.sleep(0.2)
-    raise AssertionError(f"{identifier!r} never showed {expected!r}; last: {seen!r}")
 
 
 def click(page, identifier: str) -> None:  # noqa: ANN001
@@ -174,7 +146,6 @@ def start_app(tmp_path: Path, served_model: tuple[Model, Nginx]) -> Iterator[Cal
         servers.pop().__exit__(None, None, None)
 
 
-@needs_wiring
 def test_download_cancel_pause_resume_verify_and_a_flipped_byte_named(
     browser,  # noqa: ANN001
     start_app: Callable[[], AppServer],

@@ -16,30 +16,13 @@ from pathlib import Path
 import pytest
 
 from app.session.store import load_session
-from tests.e2e.conftest import CHROMIUM, CHROMIUM_ARGS, ROOT, AppServer, open_app_page
+from tests.e2e.conftest import CHROMIUM, CHROMIUM_ARGS, ROOT, AppServer, open_app_page, text_of, wait_text
 from tests.integration.conftest import held_out_scenes
 from tests.integration.video import write_hands_video, write_hands_y4m
 
 pytestmark = pytest.mark.browser
 SHOTS = ROOT / "docs" / "screenshots"
 PHONE = {"width": 390, "height": 844}
-
-
-def text_of(page, identifier: str) -> str:  # noqa: ANN001
-    return page.locator(f"[flt-semantics-identifier='{identifier}']").inner_text()
-
-
-def wait_text(page, identifier: str, expected: str, timeout: float = 60) -> str:  # noqa: ANN001
-    deadline = time.monotonic() + timeout
-    seen = ""
-    while time.monotonic() < deadline:
-        loc = page.locator(f"[flt-semantics-identifier='{identifier}']")
-        if loc.count():
-            seen = loc.first.inner_text()
-            if expected in seen:
-                return seen
-        time.sleep(0.2)
-    raise AssertionError(f"{identifier!r} never showed {expected!r}; last: {seen!r}")
 
 
 def shot(page, name: str) -> None:  # noqa: ANN001

@@ -11,32 +11,11 @@ from pathlib import Path
 import pytest
 
 from app.ui.i18n import LANGUAGES
-from tests.e2e.conftest import ROOT, AppServer, open_app_page
+from tests.e2e.conftest import ROOT, AppServer, node, open_app_page, wait_text
 
 pytestmark = pytest.mark.browser
 SHOTS = ROOT / "docs" / "screenshots"
 PHONE = {"width": 390, "height": 844}
-WIRED = "SettingsView" in (ROOT / "app" / "ui" / "app_main.py").read_text(encoding="utf-8")
-needs_wiring = pytest.mark.skipif(
-    not WIRED, reason="the Settings screen is not in app_main.py's navigation yet (the lead wires it)"
-)
-
-
-def node(page, identifier: str):  # noqa: ANN001, ANN201 - playwright types
-    return page.locator(f"[flt-semantics-identifier='{identifier}']")
-
-
-def wait_text(page, identifier: str, expected: str, timeout: float = 60) -> str:  # noqa: ANN001
-    deadline = time.monotonic() + timeout
-    seen = ""
-    while time.monotonic() < deadline:
-        loc = node(page, identifier)
-        if loc.count():
-            seen = loc.first.inner_text()
-            if expected in seen:
-                return seen
-        time.sleep(0.2)
-    raise AssertionError(f"{identifier!r} never showed {expected!r}; last: {seen!r}")
 
 
 def wait_file(path: Path, done, timeout: float = 20) -> dict:  # noqa: ANN001
@@ -86,7 +65,6 @@ def pick(page, identifier: str, option: str) -> None:  # noqa: ANN001
     node(page, identifier).get_by_role("button", name=option, exact=True).click()
 
 
-@needs_wiring
 def test_settings_survive_a_restart_and_switch_the_language(browser, tmp_path: Path) -> None:  # noqa: ANN001
     data = tmp_path / "data"
     settings_file = data / "settings.json"
@@ -144,7 +122,6 @@ def scroll_to(page, identifier: str) -> None:  # noqa: ANN001
     raise AssertionError(f"{identifier!r} never scrolled into view")
 
 
-@needs_wiring
 @pytest.mark.parametrize("viewport", [None, PHONE], ids=["wide", "phone"])
 def test_a_damaged_settings_file_is_said_on_screen_and_kept(browser, tmp_path: Path, viewport) -> None:  # noqa: ANN001
     data = tmp_path / "data"

@@ -14,37 +14,12 @@ from pathlib import Path
 import pytest
 
 from app.core.evaluation import shown
-from tests.e2e.conftest import ROOT, AppServer, open_app_page
+from tests.e2e.conftest import ROOT, AppServer, node, open_app_page, text_of, wait_text
 from tests.integration.conftest import held_out_scenes, write_scenes
 
 pytestmark = pytest.mark.browser
 SHOTS = ROOT / "docs" / "screenshots"
 PHONE = {"width": 390, "height": 844}
-WIRED = "TestersView" in (ROOT / "app" / "ui" / "app_main.py").read_text(encoding="utf-8")
-needs_wiring = pytest.mark.skipif(
-    not WIRED, reason="the Testers' screen is not in app_main.py's navigation yet (the lead wires it)"
-)
-
-
-def node(page, identifier: str):  # noqa: ANN001, ANN201 - playwright types
-    return page.locator(f"[flt-semantics-identifier='{identifier}']")
-
-
-def text_of(page, identifier: str) -> str:  # noqa: ANN001
-    return node(page, identifier).first.inner_text().strip()
-
-
-def wait_text(page, identifier: str, expected: str, timeout: float = 120) -> str:  # noqa: ANN001
-    deadline = time.monotonic() + timeout
-    seen = ""
-    while time.monotonic() < deadline:
-        loc = node(page, identifier)
-        if loc.count():
-            seen = loc.first.inner_text()
-            if expected in seen:
-                return seen
-        time.sleep(0.2)
-    raise AssertionError(f"{identifier!r} never showed {expected!r}; last: {seen!r}")
 
 
 def shot(page, name: str) -> None:  # noqa: ANN001
@@ -105,14 +80,13 @@ def run_folder(page, images: list[Path], labels: Path, total: int) -> None:  # n
     wait_text(page, "testers-chosen", "Labels: labels.csv")
     node(page, "testers-run").click()
     try:
-        wait_text(page, "testers-phase", f"Done: {total} of {total} images")
+        wait_text(page, "testers-phase", f"Done: {total} of {total} images", timeout=120)
     except AssertionError:
         shot(page, "testers-failed")
         raise
     time.sleep(0.6)  # the buttons' enable animation, for the screenshots
 
 
-@needs_wiring
 def test_the_screen_shows_the_same_matrix_as_the_cli(browser, app_server: AppServer, labelled) -> None:  # noqa: ANN001
     folder, images, labels = labelled
     expected = cli_report(folder)
@@ -149,7 +123,6 @@ def test_the_screen_shows_the_same_matrix_as_the_cli(browser, app_server: AppSer
     page.request_log.assert_local()
 
 
-@needs_wiring
 def test_phone_layout(browser, app_server: AppServer, labelled) -> None:  # noqa: ANN001
     folder, images, labels = labelled
     page = open_app_page(browser, app_server.url, viewport=PHONE)

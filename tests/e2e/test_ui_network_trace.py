@@ -12,8 +12,8 @@ from pathlib import Path
 
 import pytest
 
-from tests.e2e.conftest import AppServer, open_app_page
-from tests.e2e.test_practice import choose, start_with_files, wait_text
+from tests.e2e.conftest import AppServer, open_app_page, wait_text
+from tests.e2e.test_practice import choose, start_with_files
 from tests.integration.conftest import held_out_scenes
 from tests.integration.network_trace import addressed_calls, isolation_probes, strace_prefix
 
