@@ -46,6 +46,10 @@ class Manifest:
     repo: str | None = None
     # Sizes are not always pinned; this estimate lets the free-space check run anyway.
     approx_total_size: int | None = None
+    display_names: tuple[tuple[str, str], ...] = ()  # (UI language code, the name in it)
+
+    def name_in(self, language: str) -> str:
+        return dict(self.display_names).get(language, self.display_name)
 
     @property
     def total_size(self) -> int | None:
@@ -88,6 +92,16 @@ def _text(data: dict[str, Any], key: str, default: str | None = None) -> str:
     return value
 
 
+def _display_names(data: Any) -> tuple[tuple[str, str], ...]:
+    """The model's name in other UI languages: {"zh": "…"}."""
+    if not isinstance(data, dict) or not all(
+        isinstance(code, str) and code.isalpha() and isinstance(name, str) and name.strip()
+        for code, name in data.items()
+    ):
+        raise ManifestError("'display_names' must map language codes to non-empty names")
+    return tuple(sorted(data.items()))
+
+
 def manifest_from_dict(data: Any) -> Manifest:
     if not isinstance(data, dict):
         raise ManifestError("a manifest must be a JSON object")
@@ -128,6 +142,7 @@ def manifest_from_dict(data: Any) -> Manifest:
     return Manifest(
         id=model_id,
         display_name=_text(data, "display_name", model_id),
+        display_names=_display_names(data.get("display_names", {})),
         licence=_text(data, "licence", "unknown"),
         architecture=_text(data, "architecture", "unknown"),
         revision=_text(data, "revision"),

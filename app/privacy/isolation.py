@@ -40,7 +40,10 @@ MACOS_PROFILE = "(version 1)\n(allow default)\n(deny network*)\n"
 @dataclass(frozen=True)
 class Isolation:
     level: str  # OS_ISOLATED | GUARDED
-    how: str  # one sentence for people: what enforces it, or why the OS cannot here
+    how: str  # one sentence for people: what enforces it, or why the OS cannot here (with the OS's errors)
+    # What, as a code screens translate: linux-userns | linux-netns | macos-sandbox | process when isolated;
+    # platform (none on this OS) | refused (the OS said no) | unverified (set up, did not hold) | thread.
+    kind: str = ""
 
     @property
     def isolated(self) -> bool:
@@ -50,24 +53,24 @@ class Isolation:
 HOOK_ONLY = "Python's audit hook blocks every non-loopback socket call made through Python; native code is not covered"
 
 
-def guarded(why: str) -> Isolation:
-    return Isolation(GUARDED, f"{why}; {HOOK_ONLY}")
+def guarded(why: str, kind: str) -> Isolation:
+    return Isolation(GUARDED, f"{why}; {HOOK_ONLY}", kind)
 
 
 def isolate_this_process() -> Isolation:
     """Cuts this process off the network where the OS allows it; says which level is in force."""
     if sys.platform.startswith("linux"):
-        done, how = _linux_namespace()
+        kind, how = _linux_namespace()
     elif sys.platform == "darwin":
-        done, how = _macos_sandbox()
+        kind, how = _macos_sandbox()
     else:
-        return guarded(f"no OS network isolation on {sys.platform}")
-    if not done:
-        return guarded(how)
+        return guarded(f"no OS network isolation on {sys.platform}", "platform")
+    if kind is None:
+        return guarded(how, "refused")
     failure = _loopback_send_fails()
     if failure is None:
-        return guarded(f"{how} was set up, but a datagram to loopback still went out")
-    return Isolation(OS_ISOLATED, f"{how}; a send to 127.0.0.1 fails: {failure}")
+        return guarded(f"{how} was set up, but a datagram to loopback still went out", "unverified")
+    return Isolation(OS_ISOLATED, f"{how}; a send to 127.0.0.1 fails: {failure}", kind)
 
 
 def current_isolation(otherwise: str) -> Isolation:
@@ -75,15 +78,18 @@ def current_isolation(otherwise: str) -> Isolation:
     is isolated too); `otherwise` says why it is only guarded."""
     failure = _loopback_send_fails()
     if failure is None:
-        return guarded(otherwise)
-    return Isolation(OS_ISOLATED, f"this whole process has no network; a send to 127.0.0.1 fails: {failure}")
+        return guarded(otherwise, "thread")
+    return Isolation(
+        OS_ISOLATED, f"this whole process has no network; a send to 127.0.0.1 fails: {failure}", "process"
+    )
 
 
-def _linux_namespace() -> tuple[bool, str]:
+def _linux_namespace() -> tuple[str | None, str]:
+    """(kind, how) when the process is in a new network namespace now; (None, why not) otherwise."""
     try:
         unshare = ctypes.CDLL(None, use_errno=True).unshare
     except (OSError, AttributeError) as exc:
-        return False, f"no unshare() in this libc ({exc})"
+        return None, f"no unshare() in this libc ({exc})"
     uid, gid = os.getuid(), os.getgid()
     refused = []
     # Root may have CAP_SYS_ADMIN (a plain new network namespace); everyone else, and root in a
@@ -94,13 +100,14 @@ def _linux_namespace() -> tuple[bool, str]:
                 _map_ids(uid, gid)
             names = [name for _, name in socket.if_nameindex()]
             if names != ["lo"]:
-                return False, f"the new network namespace has interfaces {names}"
-            kind = "user + network namespace" if flags & _CLONE_NEWUSER else "network namespace"
-            return True, f"Linux {kind} with no network interface up"
+                return None, f"the new network namespace has interfaces {names}"
+            if flags & _CLONE_NEWUSER:
+                return "linux-userns", "Linux user + network namespace with no network interface up"
+            return "linux-netns", "Linux network namespace with no network interface up"
         code = ctypes.get_errno()
         why = os.strerror(code)
         refused.append(why + (" (this process already runs threads)" if code == errno.EINVAL else ""))
-    return False, f"the kernel refused a new network namespace: {'; '.join(refused)}"
+    return None, f"the kernel refused a new network namespace: {'; '.join(refused)}"
 
 
 def _map_ids(uid: int, gid: int) -> None:
@@ -113,15 +120,15 @@ def _map_ids(uid: int, gid: int) -> None:
             return  # unmapped ids read as "nobody"; file access still uses the real ones
 
 
-def _macos_sandbox() -> tuple[bool, str]:
+def _macos_sandbox() -> tuple[str | None, str]:
     try:
         lib = ctypes.CDLL("/usr/lib/libsandbox.1.dylib")
     except OSError as exc:
-        return False, f"no libsandbox ({exc})"
+        return None, f"no libsandbox ({exc})"
     error = ctypes.c_char_p()
     if lib.sandbox_init(MACOS_PROFILE.encode(), 0, ctypes.byref(error)) != 0:
-        return False, f"sandbox_init refused the profile: {(error.value or b'').decode(errors='replace')}"
-    return True, "macOS sandbox profile denying all network use"
+        return None, f"sandbox_init refused the profile: {(error.value or b'').decode(errors='replace')}"
+    return "macos-sandbox", "macOS sandbox profile denying all network use"
 
 
 def _loopback_send_fails() -> str | None:

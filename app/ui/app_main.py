@@ -24,7 +24,7 @@ from app.models.storage import data_dir
 from app.models.store import ModelStore
 from app.privacy.guard import GuardCounts, GuardWatcher, ensure_installed
 from app.ui import strings, strings_models, strings_sessions, strings_settings, strings_testers
-from app.ui.i18n import fonts_for, language_or_default
+from app.ui.i18n import LOCALES, fonts_for, language_or_default
 from app.ui.models_controller import ModelsController, ModelsState
 from app.ui.models_view import ModelsView
 from app.ui.practice_controller import PracticeController, PracticeState
@@ -154,7 +154,7 @@ class Shell:
         )
         models_words = strings_models.TABLES[self.language]
         self.models_controller = models
-        self.models = ModelsView(models, models_words)
+        self.models = ModelsView(models, models_words, self.language)
         settings_words = strings_settings.TABLES[self.language]
         self.settings_controller = settings
         self.settings = SettingsView(settings, settings_words)
@@ -233,6 +233,8 @@ class Shell:
         page = self.page
         page.fonts, family = fonts_for(self.language)
         page.theme = ft.Theme(color_scheme_seed=ft.Colors.TEAL, font_family=family)
+        locales = {code: ft.Locale(*parts) for code, parts in LOCALES.items()}
+        page.locale_configuration = ft.LocaleConfiguration(list(locales.values()), locales[self.language])
         page.services.append(self.picker)
         page.on_resize = lambda _: self._layout()
         page.on_close = page.on_disconnect = lambda _: self.unmount()
@@ -341,7 +343,8 @@ class Shell:
         state = self._state
         worker = self.t["privacy_worker_pending"]
         if state.isolation:
-            worker = self.t[f"privacy_worker_{state.isolation}"].format(how=state.isolation_how)
+            how = self.t.get(f"isolation_{state.isolation_kind}", state.isolation_how)  # the OS's own words in logs
+            worker = self.t[f"privacy_worker_{state.isolation}"].format(how=how)
         paragraphs = [self.t["privacy_sheet"], worker, self.t["privacy_app"], self.t["privacy_check"]]
         sheet = ft.AlertDialog(
             title=ft.Text(self.t["privacy_sheet_title"]),

@@ -5,6 +5,8 @@ checks it); a screen gets its module's table for the language chosen in settings
 from __future__ import annotations
 
 LANGUAGES: dict[str, str] = {"en": "English", "zh": "简体中文"}  # code -> its own name, as the chooser shows it
+# Flutter's own words (a tab's "Tab 1 of 5", a date picker) follow the page's locale.
+LOCALES: dict[str, tuple[str, str, str]] = {"en": ("en", "US", ""), "zh": ("zh", "CN", "Hans")}
 DEFAULT_LANGUAGE = "en"
 
 

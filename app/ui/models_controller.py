@@ -107,6 +107,7 @@ class ModelCard:
     total_size: int | None
     size_is_estimate: bool
     fraction: float | None = None  # how far: a partial download, a download or a verify running
+    names: tuple[tuple[str, str], ...] = ()  # the name in other UI languages (the manifest's display_names)
     failed_files: tuple[str, ...] = ()
     error: str = ""  # the failure as a sentence (download error, unreadable file…)
     activity: Activity | None = None
@@ -759,6 +760,7 @@ class ModelsController:
         return ModelCard(
             model_id=model_id,
             name=manifest.display_name,
+            names=manifest.display_names,
             kind=kind,
             licence=_licence(manifest.licence),
             state=state,

@@ -117,8 +117,9 @@ _PRIMARY = ("download", "resume", "retry", "repair", "use")
 class _CardView:
     """The controls of one model's card, made once and updated by `render`."""
 
-    def __init__(self, model_id: str, controller: ModelsController, strings: Mapping[str, str]) -> None:
+    def __init__(self, model_id: str, controller: ModelsController, strings: Mapping[str, str], language: str) -> None:
         self.model_id = model_id
+        self._language = language
         s = strings
         self._s = s
         self.name = ft.Text("", size=16, weight=ft.FontWeight.BOLD)
@@ -225,7 +226,7 @@ class _CardView:
 
     def render(self, card: ModelCard) -> None:
         s = self._s
-        self.name.value = card.name
+        self.name.value = dict(card.names).get(self._language, card.name)
         self.demo_badge.visible = card.kind is ModelKind.DEMO
         self.active_badge.visible = card.active
         self.container.border = ft.Border.all(
@@ -255,10 +256,10 @@ class _CardView:
         self.failed_box.visible = bool(failed)
         self.confirm_box.visible = bool(card.confirm)
         if card.confirm == "delete":
-            self.confirm_text.value = text(s, "confirm_delete", name=card.name, size=size_text(card.size_on_disk))
+            self.confirm_text.value = text(s, "confirm_delete", name=self.name.value, size=size_text(card.size_on_disk))
             self.confirm_yes.content = text(s, "confirm_yes_delete")
         elif card.confirm == "cancel":
-            self.confirm_text.value = text(s, "confirm_cancel", name=card.name)
+            self.confirm_text.value = text(s, "confirm_cancel", name=self.name.value)
             self.confirm_yes.content = text(s, "confirm_yes_cancel")
         self.confirm_yes_box.label = self.confirm_yes.content if isinstance(self.confirm_yes.content, str) else None
         shown = buttons_for(card)
@@ -325,9 +326,10 @@ class _CardView:
 
 
 class ModelsView:
-    def __init__(self, controller: ModelsController, strings: Mapping[str, str] = EN) -> None:
+    def __init__(self, controller: ModelsController, strings: Mapping[str, str] = EN, language: str = "en") -> None:
         self._controller = controller
         self._s = s = strings
+        self._language = language
         self._cards: dict[str, _CardView] = {}
         self._shown_mirror: str | None = None
 
@@ -455,7 +457,7 @@ class ModelsView:
         for card in state.cards:
             view = self._cards.get(card.model_id)
             if view is None:
-                view = self._cards[card.model_id] = _CardView(card.model_id, self._controller, s)
+                view = self._cards[card.model_id] = _CardView(card.model_id, self._controller, s, self._language)
             view.render(card)
             order.append(view.column)
         if [id(c) for c in self.cards.controls] != [id(c) for c in order]:

@@ -65,6 +65,7 @@ class PracticeState:
     blocked: int = 0  # outbound connections stopped by the guards (app + worker)
     isolation: str = ""  # the model worker's network isolation: os-isolated | guarded ("" before it is ready)
     isolation_how: str = ""  # what enforces it, in one sentence
+    isolation_kind: str = ""  # the same as a code the screens translate
     labels: tuple[tuple[str, ProfileLabels], ...] = ()  # the profile's title/question/answers per language
     backend_asked: str = ""  # the backend the worker was asked for (its spec)
     backend: str = ""  # the backend the worker uses after its self-check ("" before it is ready)
@@ -368,6 +369,7 @@ class PracticeController:
                     answer_values=model.answer_values,
                     isolation=model.isolation,
                     isolation_how=model.isolation_how,
+                    isolation_kind=model.isolation_kind,
                     labels=model.labels,
                     backend_asked=self._spec.backend,
                     backend=model.backend,

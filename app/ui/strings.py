@@ -16,7 +16,18 @@ EN: dict[str, str] = {
         "when you start that download."
     ),
     "privacy_worker_os-isolated": "Model worker: OS-isolated. The operating system gives it no network at all ({how}).",
-    "privacy_worker_guarded": "Model worker: guarded only. {how}.",
+    "privacy_worker_guarded": (
+        "Model worker: guarded only ({how}). A hook blocks every connection made through Python except to "
+        "this device; native code is not covered."
+    ),
+    "isolation_linux-userns": "a Linux user + network namespace with no network interface up",
+    "isolation_linux-netns": "a Linux network namespace with no network interface up",
+    "isolation_macos-sandbox": "a macOS sandbox profile that denies all network use",
+    "isolation_process": "the whole process has no network",
+    "isolation_platform": "this operating system offers the app no network isolation",
+    "isolation_refused": "the operating system refused to isolate it",
+    "isolation_unverified": "its isolation was set up but did not hold",
+    "isolation_thread": "the model runs in a thread of this app's own process",
     "privacy_worker_pending": "Model worker: not ready yet.",
     "privacy_app": (
         "This app's own process: guarded. It keeps a socket on 127.0.0.1 to serve this page; a hook "
@@ -90,7 +101,18 @@ ZH: dict[str, str] = {
         "本应用唯一会下载的是模型，而且只在你开始下载时才下载。"
     ),
     "privacy_worker_os-isolated": "模型工作进程：由操作系统隔离。操作系统不给它任何网络（{how}）。",
-    "privacy_worker_guarded": "模型工作进程：仅受钩子保护。{how}。",
+    "privacy_worker_guarded": (
+        "模型工作进程：仅受钩子保护（{how}）。一个钩子拦截经由 Python 发起的、"
+        "目标不是本设备的所有连接；原生代码不在其中。"
+    ),
+    "isolation_linux-userns": "Linux 用户与网络命名空间，没有启用任何网络接口",
+    "isolation_linux-netns": "Linux 网络命名空间，没有启用任何网络接口",
+    "isolation_macos-sandbox": "macOS 沙盒配置，拒绝一切网络访问",
+    "isolation_process": "整个进程都没有网络",
+    "isolation_platform": "此操作系统不为应用提供网络隔离",
+    "isolation_refused": "操作系统拒绝隔离它",
+    "isolation_unverified": "隔离已设置，但没有生效",
+    "isolation_thread": "模型在本应用自身进程的一个线程中运行",
     "privacy_worker_pending": "模型工作进程：尚未就绪。",
     "privacy_app": (
         "本应用自身的进程：受钩子保护。它在 127.0.0.1 上保留一个套接字来提供本页面；"

@@ -57,13 +57,15 @@ class TestersView:
             text(s, "pick_labels"), icon=ft.Icons.LABEL_OUTLINE, on_click=lambda _: self._pick_labels()
         )
         self.clear_labels = ft.TextButton(text(s, "clear_labels"), on_click=lambda _: controller.clear_labels())
+        # Hidden by its wrapper: a Semantics node's content must stay visible (app.ui.widgets.tagged).
+        self.clear_labels_box = tagged(self.clear_labels, "testers-clear-labels", text(s, "clear_labels"))
         self.run = ft.FilledButton(text(s, "run"), icon=ft.Icons.PLAY_ARROW, on_click=lambda _: self._run_or_stop())
         self.export = ft.OutlinedButton(text(s, "export_csv"), icon=ft.Icons.DOWNLOAD, on_click=self._export_handler())
         buttons = ft.Row(
             [
                 tagged(self.pick_images, "testers-pick-images", text(s, "pick_images")),
                 tagged(self.pick_labels, "testers-pick-labels", text(s, "pick_labels")),
-                tagged(self.clear_labels, "testers-clear-labels", text(s, "clear_labels")),
+                self.clear_labels_box,
                 tagged(self.run, "testers-run", text(s, "run")),
                 tagged(self.export, "testers-export", text(s, "export_csv")),
             ],
@@ -209,7 +211,7 @@ class TestersView:
         self.run.icon = ft.Icons.STOP if running else ft.Icons.PLAY_ARROW
         self.run.disabled = not running and not state.images
         self.pick_images.disabled = self.pick_labels.disabled = running
-        self.clear_labels.visible = bool(state.labels_name)
+        self.clear_labels_box.visible = bool(state.labels_name)
         self.export.disabled = running or state.report is None
         chosen = text(s, "images_chosen", n=state.images) if state.images else text(s, "images_none")
         if state.skipped:

@@ -69,6 +69,7 @@ class Ready:
     demo: bool = False  # the bundled demo model: trained on synthetic drawings only
     isolation: str = "guarded"  # app.privacy.isolation level of the process running the model
     isolation_how: str = ""  # what enforces it there, in one sentence
+    isolation_kind: str = ""  # the same as a code screens translate (app.privacy.isolation.Isolation.kind)
     labels: tuple[tuple[str, ProfileLabels], ...] = ()  # the profile's words for people, per language
 
 

@@ -158,6 +158,7 @@ def serve(spec: WorkerSpec, wait: Wait, poll: Poll, emit: Callable[[Event], None
             analyzer.model.id == DEFAULT_MODEL_ID,
             isolation.level,
             isolation.how,
+            isolation.kind,
             analyzer.profile.labels,
         )
     )

@@ -1,0 +1,118 @@
+"""Switched to 简体中文 at run time, no screen says an English word, and the choice survives a restart.
+
+Every screen is read off the semantics tree (what a screen reader says), after a still image was
+answered and reviewed so the result card, the timeline and the session have content. Names
+(Keyframe, MNN, CPU…), commands and data (model ids, file names, numbers) are allowed
+(tests/e2e/language.py). Screenshots of every screen in Chinese at 1280 and 390 px go to
+docs/screenshots/zh-*.png for the README.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+import time
+from pathlib import Path
+
+import pytest
+
+from app.ui.i18n import LANGUAGES
+from tests.e2e.conftest import ROOT, AppServer, node, open_app_page, wait_text
+from tests.e2e.language import english_words, screen_text
+from tests.e2e.test_practice import choose, start_with_files
+from tests.integration.conftest import held_out_scenes
+
+pytestmark = pytest.mark.browser
+SHOTS = ROOT / "docs" / "screenshots"
+# Navigation label -> a node that is on that screen only.
+SCREENS = {
+    "练习": "start-stop",
+    "记录": "sessions-refresh",
+    "测试": "testers-pick-images",
+    "模型": "storage-folder",
+    "设置": "settings-threads",
+}
+
+
+def go(page, label: str, target: str) -> None:  # noqa: ANN001
+    """Through the rail (the window is wide while navigating; the phone bar has no semantics node)."""
+    deadline = time.monotonic() + 30
+    while time.monotonic() < deadline:
+        for role in ("button", "tab"):
+            entry = page.get_by_role(role, name=re.compile(f"^{re.escape(label)}( |$)"))  # "设置 第 5 个标签，共 5 个"
+            if entry.count():
+                try:
+                    entry.last.click(timeout=2_000)
+                except Exception:  # noqa: BLE001 - the rail moved under the tap: look again
+                    continue
+                time.sleep(0.5)
+                if node(page, target).count():
+                    return
+        time.sleep(0.3)
+    raise AssertionError(f"{label!r} never opened its screen")
+
+
+def english_on_screen(page) -> list[str]:  # noqa: ANN001
+    time.sleep(0.8)  # the screen's last update
+    return english_words(screen_text(page), allowed=set(LANGUAGES.values()))  # "English" in the chooser
+
+
+def test_switching_to_chinese_leaves_no_english_word_on_any_screen(browser, tmp_path: Path) -> None:  # noqa: ANN001
+    scenes = held_out_scenes(count_per_kind=1, seed=61)
+    image = tmp_path / "yes.jpg"
+    image.write_bytes(next(data for _, data, expected in scenes if expected == "yes"))
+    data = tmp_path / "data"
+    with AppServer(data) as server:
+        page = open_app_page(browser, server.url)
+        try:
+            wait_text(page, "model-status", "Model ready")
+            choose(page, "Image")
+            start_with_files(page, [image])
+            wait_text(page, "observation", "YES")
+            go(page, "Settings", "settings-threads")
+            node(page, "settings-language").get_by_role("button", name=LANGUAGES["zh"], exact=True).click()
+            wait_text(page, "settings-backend-status", "正在使用的后端", timeout=30)
+            found: dict[str, list[str]] = {}
+            for label, target in SCREENS.items():
+                go(page, label, target)
+                if label == "练习":
+                    wait_text(page, "observation", "是")  # the answer, in words, from the profile's labels
+                    wait_text(page, "question", "手的位置正确吗")
+                if label == "记录":
+                    node(page, "sessions-refresh").click()
+                    time.sleep(0.5)
+                found[label] = english_on_screen(page)
+                for width, height in ((1280, 800), (390, 844)):
+                    page.set_viewport_size({"width": width, "height": height})
+                    time.sleep(0.8)
+                    page.screenshot(path=str(SHOTS / f"zh-{target}-{width}.png"))
+                page.set_viewport_size({"width": 1280, "height": 800})
+                time.sleep(0.5)
+            node(page, "privacy-notice").click()
+            node(page, "privacy-sheet").wait_for(timeout=10_000)
+            found["privacy"] = english_on_screen(page)
+            assert "哪些内容留在本设备" in screen_text(page)
+            page.request_log.assert_local()
+        finally:
+            page.context.close()
+    left = {screen: words for screen, words in found.items() if words}
+    assert left == {}, json.dumps(left, ensure_ascii=False)
+
+    with AppServer(data) as server:  # a restart: the app opens in Chinese
+        page = open_app_page(browser, server.url)
+        try:
+            wait_text(page, "model-status", "模型已就绪")
+            assert english_on_screen(page) == []
+        finally:
+            page.context.close()
+
+
+def test_the_checker_sees_english_when_there_is_some(browser, app_url: str) -> None:  # noqa: ANN001
+    """The same reading of the English app finds the English words, so an empty list above means something."""
+    page = open_app_page(browser, app_url)
+    try:
+        wait_text(page, "model-status", "Model ready")
+        words = english_on_screen(page)
+        assert {"Practice", "Sessions", "Start", "Source"} <= set(words), words
+    finally:
+        page.context.close()
