@@ -16,6 +16,7 @@ from pathlib import Path
 import pytest
 
 from app.session.store import load_session
+from app.ui.app_main import SESSIONS, SETTINGS
 from tests.e2e.conftest import CHROMIUM, CHROMIUM_ARGS, ROOT, AppServer, open_app_page, text_of, wait_text
 from tests.integration.conftest import held_out_scenes
 from tests.integration.video import write_hands_video, write_hands_y4m
@@ -23,6 +24,7 @@ from tests.integration.video import write_hands_video, write_hands_y4m
 pytestmark = pytest.mark.browser
 SHOTS = ROOT / "docs" / "screenshots"
 PHONE = {"width": 390, "height": 844}
+DESTINATIONS = SETTINGS + 1  # Settings is the last of the navigation's destinations
 
 
 def shot(page, name: str) -> None:  # noqa: ANN001
@@ -218,8 +220,9 @@ def test_phone_layout_puts_the_answer_under_the_preview(browser, app_server: App
         start_with_files(page, [image])
         wait_text(page, "observation", "YES")
         shot(page, "practice-answer")
-        # A tap on the navigation bar's second destination (the bar exposes no semantics node here).
-        page.mouse.click(PHONE["width"] * 3 / 4, PHONE["height"] - 40)
+        # A tap on the navigation bar's Sessions destination (the bar exposes no semantics node here).
+        page.mouse.click(PHONE["width"] * (SESSIONS + 0.5) / DESTINATIONS, PHONE["height"] - 40)
+        page.locator("[flt-semantics-identifier='sessions-refresh']").wait_for(timeout=10_000)
         time.sleep(1)
         shot(page, "sessions")
     finally:
