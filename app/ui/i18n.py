@@ -4,6 +4,8 @@ checks it); a screen gets its module's table for the language chosen in settings
 
 from __future__ import annotations
 
+from collections.abc import Mapping
+
 LANGUAGES: dict[str, str] = {"en": "English", "zh": "简体中文"}  # code -> its own name, as the chooser shows it
 # Flutter's own words (a tab's "Tab 1 of 5", a date picker) follow the page's locale.
 LOCALES: dict[str, tuple[str, str, str]] = {"en": ("en", "US", ""), "zh": ("zh", "CN", "Hans")}
@@ -26,3 +28,10 @@ def fonts_for(language: str) -> tuple[dict[str, str], str | None]:
 
 def language_or_default(code: str | None) -> str:
     return code if code in LANGUAGES else DEFAULT_LANGUAGE
+
+
+def text(strings: Mapping[str, str], key: str, **values: object) -> str:
+    """The string for `key` in a screen's table, formatted; an unknown key shows itself rather than
+    crashing a render (tests/unit/test_strings.py keeps every language's keys the same)."""
+    template = strings.get(key, key)
+    return template.format(**values) if values else template

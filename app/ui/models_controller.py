@@ -45,6 +45,7 @@ from app.models.mirrors import (
 )
 from app.models.progress import Phase, Progress
 from app.models.store import ModelState, ModelStatus, ModelStore
+from app.ui.notice import Notice
 
 if TYPE_CHECKING:
     from app.privacy.guard import NetworkGuard
@@ -117,15 +118,6 @@ class ModelCard:
     @property
     def usable(self) -> bool:
         return self.state in (CardState.INSTALLED, CardState.VERIFIED)
-
-
-@dataclass(frozen=True)
-class Notice:
-    """Something to tell the user; `key` names a string, `values` fill it in."""
-
-    key: str
-    values: tuple[tuple[str, str], ...] = ()
-    error: bool = False
 
 
 @dataclass(frozen=True)
@@ -582,15 +574,13 @@ class ModelsController:
     def set_mirror(self, url: str) -> bool:
         """Saves the mirror base URL ("" clears it: the manifests' mirrors). True when saved."""
         url = url.strip()
-        try:
+
+        def save() -> None:
             if url:
                 base_mirror(url)
             save_mirror_setting(url or None, self._env)
-        except MirrorError as exc:
-            self._notify(Notice("notice_mirror_invalid", (("detail", str(exc)),), error=True))
-            return False
-        except OSError as exc:
-            self._notify(Notice("notice_failed", (("detail", exc.strerror or str(exc)),), error=True))
+
+        if not self._saved(save, "notice_mirror_invalid"):
             return False
         with self._lock:
             self._state = replace(
@@ -604,13 +594,7 @@ class ModelsController:
 
     def set_use_system_proxy(self, on: bool) -> bool:
         """Downloads go through the system's proxy settings (on) or connect directly (off, the default)."""
-        try:
-            save_proxy_setting(on, self._env)
-        except MirrorError as exc:
-            self._notify(Notice("notice_mirror_broken", (("detail", str(exc)),), error=True))
-            return False
-        except OSError as exc:
-            self._notify(Notice("notice_failed", (("detail", exc.strerror or str(exc)),), error=True))
+        if not self._saved(lambda: save_proxy_setting(on, self._env), "notice_mirror_broken"):
             return False
         with self._lock:
             self._state = replace(
@@ -619,6 +603,18 @@ class ModelsController:
                 notice=Notice("notice_proxy_on" if on else "notice_proxy_off"),
             )
         self._emit()
+        return True
+
+    def _saved(self, save: Callable[[], None], refused_key: str) -> bool:
+        """Runs a save of the download settings; a refusal or a disk error becomes a notice (False)."""
+        try:
+            save()
+        except MirrorError as exc:
+            self._notify(Notice(refused_key, (("detail", str(exc)),), error=True))
+            return False
+        except OSError as exc:
+            self._notify(Notice("notice_failed", (("detail", exc.strerror or str(exc)),), error=True))
+            return False
         return True
 
     def dismiss_notice(self) -> None:

@@ -17,9 +17,11 @@ from collections.abc import Callable, Mapping
 
 import flet as ft
 
-from app.ui.models_controller import CardState, ModelCard, ModelKind, ModelsController, ModelsState, Notice
-from app.ui.strings_models import EN, text
-from app.ui.widgets import tagged
+from app.ui.i18n import text
+from app.ui.models_controller import CardState, ModelCard, ModelKind, ModelsController, ModelsState
+from app.ui.notice import Notice
+from app.ui.strings_models import EN
+from app.ui.widgets import NoticeBar, tagged
 
 ACTIONS: tuple[str, ...] = (
     "download",
@@ -335,28 +337,7 @@ class ModelsView:
 
         self.title = ft.Text(text(s, "models_title"), size=22, weight=ft.FontWeight.BOLD)
         self.intro = ft.Text(text(s, "models_intro"), size=13, color=ft.Colors.GREY_800)
-        self.notice_text = ft.Text("")
-        notice_text_box = tagged(self.notice_text, "models-notice-text")
-        notice_text_box.expand = True  # the wrapper takes the Row's room, so a long notice wraps
-        self.notice_icon = ft.Icon(ft.Icons.INFO_OUTLINE)
-        self.notice_box = tagged(
-            ft.Container(
-                ft.Row(
-                    [
-                        self.notice_icon,
-                        notice_text_box,
-                        ft.IconButton(
-                            ft.Icons.CLOSE, tooltip=text(s, "dismiss"), on_click=lambda _: controller.dismiss_notice()
-                        ),
-                    ],
-                    vertical_alignment=ft.CrossAxisAlignment.CENTER,
-                ),
-                padding=ft.Padding.symmetric(horizontal=12, vertical=4),
-                border_radius=8,
-                bgcolor=ft.Colors.BLUE_GREY_50,
-            ),
-            "models-notice",
-        )
+        self.notice = NoticeBar("models-notice", text(s, "dismiss"), controller.dismiss_notice)
         self.cards = ft.ResponsiveRow(spacing=12, run_spacing=12)
 
         # Storage
@@ -432,7 +413,7 @@ class ModelsView:
             spacing=16,
         )
         self.root = ft.Container(
-            content=ft.Column([self.title, self.intro, self.notice_box, body], expand=True, spacing=8),
+            content=ft.Column([self.title, self.intro, self.notice.root, body], expand=True, spacing=8),
             padding=16,
             expand=True,
         )
@@ -479,11 +460,7 @@ class ModelsView:
         self.proxy.value = state.use_system_proxy
 
     def _render_notice(self, notice: Notice | None) -> None:
-        self.notice_box.visible = notice is not None
         if notice is None:
-            self.notice_text.value = ""
-            return
-        self.notice_text.value = text(self._s, notice.key, **dict(notice.values))
-        self.notice_icon.icon = ft.Icons.ERROR_OUTLINE if notice.error else ft.Icons.INFO_OUTLINE
-        self.notice_icon.color = ft.Colors.RED_800 if notice.error else ft.Colors.BLUE_GREY_700
-        self.notice_text.color = ft.Colors.RED_900 if notice.error else None
+            self.notice.show(None)
+        else:
+            self.notice.show(text(self._s, notice.key, **dict(notice.values)), notice.error)

@@ -20,7 +20,8 @@ from dataclasses import dataclass
 import flet as ft
 
 from app.core.session import ReviewRecord, TimelineEntry
-from app.ui.strings_sessions import EN, answer_word, reason_words, signal_words, text
+from app.ui.i18n import text
+from app.ui.strings_sessions import EN, answer_word, reason_words, signal_words
 from app.ui.timeline import mark_style
 from app.ui.widgets import clock, tagged
 

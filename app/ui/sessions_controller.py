@@ -29,6 +29,7 @@ from app.core.session import (
 from app.paths import PROFILES
 from app.session.review import ReviewError, allowed_answers, make_review
 from app.session.store import LoadedSession, SessionLog, export_csv, export_jsonl, load_session
+from app.ui.notice import Notice
 
 EXPORT_FORMATS: tuple[str, ...] = ("csv", "jsonl")
 
@@ -109,15 +110,6 @@ class OpenedSession:
     @property
     def skipped_events(self) -> tuple[KeyframeSkipped, ...]:
         return tuple(e for e in self.loaded.events if isinstance(e, KeyframeSkipped))
-
-
-@dataclass(frozen=True)
-class Notice:
-    """Something to tell the user; `key` names a string, `values` fill it in."""
-
-    key: str
-    values: tuple[tuple[str, str], ...] = ()
-    error: bool = False
 
 
 @dataclass(frozen=True)

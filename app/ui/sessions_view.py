@@ -13,19 +13,20 @@ from collections.abc import Awaitable, Callable, Mapping
 
 import flet as ft
 
+from app.ui.i18n import text
+from app.ui.notice import Notice
 from app.ui.review_list import ReviewList
 from app.ui.sessions_controller import (
     EXPORT_FORMATS,
-    Notice,
     OpenedSession,
     SessionRow,
     SessionsController,
     SessionsState,
     SessionSummary,
 )
-from app.ui.strings_sessions import EN, answer_word, text
+from app.ui.strings_sessions import EN, answer_word
 from app.ui.timeline import TimelineChart, ordered_counts
-from app.ui.widgets import tagged
+from app.ui.widgets import NoticeBar, tagged
 
 # (file name, contents) -> where it was saved (a path, or the name the browser downloads), None if cancelled.
 SaveFile = Callable[[str, bytes], Awaitable[str | None]]
@@ -72,25 +73,7 @@ class SessionsView:
             [self.back_box, self.title, tagged(self.refresh, "sessions-refresh", text(s, "sessions_refresh"))]
         )
 
-        self.notice_icon = ft.Icon(ft.Icons.INFO_OUTLINE, size=20)
-        self.notice_text = ft.Text("", expand=True)
-        self.notice_box = tagged(
-            ft.Container(
-                content=ft.Row(
-                    [
-                        self.notice_icon,
-                        self.notice_text,
-                        ft.IconButton(
-                            ft.Icons.CLOSE, tooltip=text(s, "dismiss"), on_click=lambda _: controller.dismiss_notice()
-                        ),
-                    ]
-                ),
-                padding=ft.Padding.symmetric(horizontal=12, vertical=4),
-                border_radius=8,
-                bgcolor=ft.Colors.BLUE_GREY_50,
-            ),
-            "sessions-notice",
-        )
+        self.notice = NoticeBar("sessions-notice", text(s, "dismiss"), controller.dismiss_notice)
 
         # The list
         self.rows = ft.Column(spacing=4)
@@ -128,7 +111,7 @@ class SessionsView:
 
         body = ft.Column([self.list_box, self.detail_box], scroll=ft.ScrollMode.AUTO, expand=True)
         self.root = ft.Container(
-            content=ft.Column([header, self.notice_box, body], expand=True, spacing=8),
+            content=ft.Column([header, self.notice.root, body], expand=True, spacing=8),
             padding=16,
             expand=True,
         )
@@ -151,14 +134,10 @@ class SessionsView:
             self._render_session(opened)
 
     def _render_notice(self, notice: Notice | None) -> None:
-        self.notice_box.visible = notice is not None
         if notice is None:
-            self.notice_text.value = ""
-            return
-        self.notice_text.value = text(self._s, notice.key, **self._notice_values(notice))
-        self.notice_icon.icon = ft.Icons.ERROR_OUTLINE if notice.error else ft.Icons.INFO_OUTLINE
-        self.notice_icon.color = ft.Colors.RED_800 if notice.error else ft.Colors.BLUE_GREY_700
-        self.notice_text.color = ft.Colors.RED_900 if notice.error else None
+            self.notice.show(None)
+        else:
+            self.notice.show(text(self._s, notice.key, **self._notice_values(notice)), notice.error)
 
     def _notice_values(self, notice: Notice) -> dict[str, str]:
         values = dict(notice.values)

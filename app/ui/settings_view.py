@@ -15,9 +15,9 @@ import flet as ft
 
 from app.core.settings import BACKENDS, MAX_INTERVAL_S, MAX_THREADS, MIN_INTERVAL_S, MIN_THREADS
 from app.core.vision_size import MAX_USER_SIDE, MIN_USER_SIDE
-from app.ui.i18n import LANGUAGES, NAMES_FONT
+from app.ui.i18n import LANGUAGES, NAMES_FONT, text
 from app.ui.settings_controller import SettingsController, SettingsState, WorkerReport, backend_name
-from app.ui.strings_settings import EN, text
+from app.ui.strings_settings import EN
 from app.ui.widgets import tagged
 
 AUTO = "auto"

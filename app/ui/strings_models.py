@@ -8,8 +8,6 @@ network error); a {size} or {rate} comes formatted with its unit (MB, GB).
 
 from __future__ import annotations
 
-from collections.abc import Mapping
-
 EN: dict[str, str] = {
     "models_title": "Models",
     "models_intro": (
@@ -227,9 +225,3 @@ ZH: dict[str, str] = {
 }
 
 TABLES: dict[str, dict[str, str]] = {"en": EN, "zh": ZH}
-
-
-def text(strings: Mapping[str, str], key: str, **values: object) -> str:
-    """The string for `key`, formatted; an unknown key shows itself rather than crashing a render."""
-    template = strings.get(key, EN.get(key, key))
-    return template.format(**values) if values else template

@@ -202,12 +202,6 @@ ZH: dict[str, str] = {
 TABLES: dict[str, dict[str, str]] = {"en": EN, "zh": ZH}
 
 
-def text(strings: Mapping[str, str], key: str, **values: object) -> str:
-    """The string for `key`, formatted; an unknown key shows itself rather than crashing a render."""
-    template = strings.get(key, EN.get(key, key))
-    return template.format(**values) if values else template
-
-
 def answer_word(strings: Mapping[str, str], value: str) -> str:
     """An answer as a person reads it: "YES", or the value itself in capitals for other profiles."""
     return strings.get(f"answer_{value}", value.upper())

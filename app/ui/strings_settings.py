@@ -9,8 +9,6 @@ is the program's own sentence (a file error, the worker's self-check).
 
 from __future__ import annotations
 
-from collections.abc import Mapping
-
 EN: dict[str, str] = {
     "settings_title": "Settings",
     "section_model": "Model and speed",
@@ -120,9 +118,3 @@ ZH: dict[str, str] = {
 }
 
 TABLES: dict[str, dict[str, str]] = {"en": EN, "zh": ZH}
-
-
-def text(strings: Mapping[str, str], key: str, **values: object) -> str:
-    """The string for `key`, formatted; an unknown key shows itself rather than crashing a render."""
-    template = strings.get(key, EN.get(key, key))
-    return template.format(**values) if values else template

@@ -6,8 +6,6 @@ the view takes its table as a parameter.
 
 from __future__ import annotations
 
-from collections.abc import Mapping
-
 EN: dict[str, str] = {
     "nav_testers": "Testers",
     "testers_title": "Testers' mode",
@@ -161,13 +159,3 @@ ZH: dict[str, str] = {
 }
 
 TABLES: dict[str, dict[str, str]] = {"en": EN, "zh": ZH}
-
-
-def text(strings: Mapping[str, str], key: str, **values: object) -> str:
-    """The string for `key`, formatted; an unknown key shows itself rather than crashing a render."""
-    template = strings.get(key, EN.get(key, key))
-    return template.format(**values) if values else template
-
-
-def answer_word(strings: Mapping[str, str], value: str) -> str:
-    return strings.get(f"answer_{value}", value.upper())

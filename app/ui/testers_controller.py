@@ -29,6 +29,7 @@ from app.core.evaluation import ERROR, Prediction, Report, csv_text, evaluate, m
 from app.evaluation_labels import Labels, LabelsFileError, decode_labels, normalise_name
 from app.frames.intake import ImageRejected, decode_image_bytes
 from app.frames.listing import FOREIGN_IMAGE_SUFFIXES, IMAGE_SUFFIXES, looks_like_image
+from app.ui.notice import Notice
 from app.ui.practice_controller import PracticeState, jpeg
 
 THUMB_SIDE = 96
@@ -57,15 +58,6 @@ class Practice(Protocol):
     def unsubscribe(self, listener: Callable[[PracticeState], None]) -> None: ...
     def start_evaluation(self, images: Sequence[tuple[str, bytes]], label: str) -> float | None: ...
     def stop_session(self) -> None: ...
-
-
-@dataclass(frozen=True)
-class Notice:
-    """Something to tell the user; `key` names a string of `strings_testers`, `values` fill it in."""
-
-    key: str
-    values: tuple[tuple[str, str], ...] = ()
-    error: bool = False
 
 
 @dataclass(frozen=True)

@@ -16,9 +16,12 @@ import flet as ft
 from app.core.evaluation import Report, shown, signed
 from app.evaluation_labels import MAX_LABELS_BYTES
 from app.frames.intake import MAX_FILE_BYTES
-from app.ui.strings_testers import EN, answer_word, text
-from app.ui.testers_controller import Notice, TesterRow, TestersController, TestersState
-from app.ui.widgets import tagged
+from app.ui.i18n import text
+from app.ui.notice import Notice
+from app.ui.strings_sessions import answer_word
+from app.ui.strings_testers import EN
+from app.ui.testers_controller import TesterRow, TestersController, TestersState
+from app.ui.widgets import NoticeBar, tagged
 
 # (file name, contents) -> where it was saved, None if cancelled (see sessions_view.file_picker_saver).
 SaveFile = Callable[[str, bytes], Awaitable[str | None]]
@@ -83,25 +86,7 @@ class TestersView:
             "testers-chosen",
         )
 
-        self.notice_icon = ft.Icon(ft.Icons.INFO_OUTLINE, size=20)
-        self.notice_text = ft.Text("", expand=True)
-        self.notice_box = tagged(
-            ft.Container(
-                content=ft.Row(
-                    [
-                        self.notice_icon,
-                        self.notice_text,
-                        ft.IconButton(
-                            ft.Icons.CLOSE, tooltip=text(s, "dismiss"), on_click=lambda _: controller.dismiss_notice()
-                        ),
-                    ]
-                ),
-                padding=ft.Padding.symmetric(horizontal=12, vertical=4),
-                border_radius=8,
-                bgcolor=ft.Colors.BLUE_GREY_50,
-            ),
-            "testers-notice",
-        )
+        self.notice = NoticeBar("testers-notice", text(s, "dismiss"), controller.dismiss_notice)
 
         self.progress_bar = ft.ProgressBar(value=0, bar_height=8, border_radius=4)
         self.progress_text = ft.Text(text(s, "progress_idle"))
@@ -194,7 +179,7 @@ class TestersView:
             expand=True,
         )
         self.root = ft.Container(
-            content=ft.Column([title, self.notice_box, body], expand=True, spacing=8),
+            content=ft.Column([title, self.notice.root, body], expand=True, spacing=8),
             padding=16,
             expand=True,
         )
@@ -233,14 +218,10 @@ class TestersView:
         self._render_rows(state.rows)
 
     def _render_notice(self, notice: Notice | None) -> None:
-        self.notice_box.visible = notice is not None
         if notice is None:
-            self.notice_text.value = ""
-            return
-        self.notice_text.value = text(self._s, notice.key, **dict(notice.values))
-        self.notice_icon.icon = ft.Icons.ERROR_OUTLINE if notice.error else ft.Icons.INFO_OUTLINE
-        self.notice_icon.color = ft.Colors.RED_800 if notice.error else ft.Colors.BLUE_GREY_700
-        self.notice_text.color = ft.Colors.RED_900 if notice.error else None
+            self.notice.show(None)
+        else:
+            self.notice.show(text(self._s, notice.key, **dict(notice.values)), notice.error)
 
     def _render_labels(self, state: TestersState) -> None:
         s = self._s

@@ -20,7 +20,8 @@ import flet_charts as fch
 
 from app.core.parser import UNKNOWN
 from app.core.session import KeyframeSkipped, SessionState
-from app.ui.strings_sessions import EN, answer_word, text
+from app.ui.i18n import text
+from app.ui.strings_sessions import EN, answer_word
 
 SKIPPED = "skipped"
 FAILED = "failed"

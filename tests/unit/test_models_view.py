@@ -124,7 +124,7 @@ def test_a_broken_mirror_setting_is_shown_and_the_field_saves_and_clears(tmp_pat
     assert not visible(view, "mirror-broken") and view.mirror_now.value == "Downloads come from http://127.0.0.1:9/m"
     view.mirror_field.value = "not a url"
     view.mirror_save.on_click(None)  # type: ignore[misc,call-arg]
-    assert "was not saved" in (view.notice_text.value or "") and controller.state.mirror_url == "http://127.0.0.1:9/m"
+    assert "was not saved" in (view.notice.text.value or "") and controller.state.mirror_url == "http://127.0.0.1:9/m"
     view.proxy.value = True
     view.proxy.on_change(None)  # type: ignore[misc,call-arg]
     assert controller.state.use_system_proxy and view.proxy.value
