@@ -21,9 +21,17 @@ class BackendDecision:
         return self.requested != self.used
 
 
-def judge_backend(requested: str, cpu_text: str, other_text: str) -> BackendDecision:
+def judge_backend(
+    requested: str, cpu_text: str, other_text: str, *, missing: bool = False, error: str = ""
+) -> BackendDecision:
+    """`missing`: MNN said it has no such backend here (it then runs CPU under the other name);
+    `error`: the backend raised on the reference image."""
     if requested == "cpu":
         return BackendDecision("cpu", "cpu", "CPU requested")
+    if missing:
+        return BackendDecision(requested, "cpu", f"{requested} is not available on this device; using CPU")
+    if error:
+        return BackendDecision(requested, "cpu", f"{requested} failed on the reference image ({error}); using CPU")
     if not other_text.strip():
         return BackendDecision(
             requested, "cpu", f"{requested} returned an empty answer on the reference image; using CPU"

@@ -78,3 +78,37 @@ def claim_stdout() -> TextIO:
     os.dup2(2, 1)
     sys.stdout = sys.stderr
     return out
+
+
+class CapturedOutput:
+    text = ""  # what native code and Python wrote to fd 1 and fd 2 inside the block
+
+
+@contextlib.contextmanager
+def capture_native_output() -> Iterator[CapturedOutput]:
+    """While active, fd 1 and fd 2 go to a temporary file; afterwards its text is in the result and is
+    written on to fd 2 as well, so nothing is hidden from the log. For reading what MNN says about
+    itself (a backend it does not have) in a process where nothing else writes meanwhile."""
+    import tempfile
+
+    captured = CapturedOutput()
+    sys.stdout.flush()
+    sys.stderr.flush()
+    saved = (os.dup(1), os.dup(2))
+    with tempfile.TemporaryFile() as sink:
+        os.dup2(sink.fileno(), 1)
+        os.dup2(sink.fileno(), 2)
+        try:
+            yield captured
+        finally:
+            sys.stdout.flush()
+            sys.stderr.flush()
+            os.dup2(saved[0], 1)
+            os.dup2(saved[1], 2)
+            for fd in saved:
+                os.close(fd)
+            sink.seek(0)
+            data = sink.read()
+            captured.text = data.decode("utf-8", "replace")
+            if data:
+                os.write(2, data)

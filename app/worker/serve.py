@@ -14,6 +14,7 @@ from dataclasses import replace
 
 from app.analyzer import Analyzer, AnalyzerSettings, default_profile_path
 from app.core.backend_policy import BackendDecision, judge_backend
+from app.engine.stdio import capture_native_output
 from app.frames.intake import read_image_file
 from app.models.catalog import DEFAULT_MODEL_ID, resolve_model
 from app.paths import REFERENCE_IMAGE
@@ -60,14 +61,29 @@ def checked_analyzer(spec: WorkerSpec) -> tuple[Analyzer, BackendDecision]:
         return build_analyzer(spec), judge_backend("cpu", "", "")
     reference = read_image_file(REFERENCE_IMAGE)
     answers = {}
+    error = ""
     for backend in ("cpu", spec.backend):
-        probe = build_analyzer(replace(spec, constrained=False), backend)
-        try:
-            answers[backend] = probe.analyze(reference, "reference").answer.raw
-        finally:
-            probe.close()
-    decision = judge_backend(spec.backend, answers["cpu"], answers[spec.backend])
+        # MNN says in its own output, and nowhere else, that it lacks a backend and runs CPU instead.
+        with capture_native_output() as said:
+            try:
+                probe = build_analyzer(replace(spec, constrained=False), backend)
+                try:
+                    answers[backend] = probe.analyze(reference, "reference").answer.raw
+                finally:
+                    probe.close()
+            except Exception as exc:  # a GPU backend that raises costs the check, not the model
+                if backend == "cpu":
+                    raise
+                log.exception("the %s backend failed on the reference image", backend)
+                error = f"{type(exc).__name__}: {exc}"
+    missing = backend_missing(said.text)  # `said`: what MNN printed while loading and running the other backend
+    decision = judge_backend(spec.backend, answers["cpu"], answers.get(spec.backend, ""), missing=missing, error=error)
     return build_analyzer(spec, decision.used), decision
+
+
+def backend_missing(mnn_output: str) -> bool:
+    """MNN's words when it has no such backend: "Can't Find type=3 backend, use 0 instead"."""
+    return "Can't Find type=" in mnn_output and "backend, use 0 instead" in mnn_output
 
 
 class _CommandsDuringJob:
