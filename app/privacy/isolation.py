@@ -79,9 +79,7 @@ def current_isolation(otherwise: str) -> Isolation:
     failure = _loopback_send_fails()
     if failure is None:
         return guarded(otherwise, "thread")
-    return Isolation(
-        OS_ISOLATED, f"this whole process has no network; a send to 127.0.0.1 fails: {failure}", "process"
-    )
+    return Isolation(OS_ISOLATED, f"this whole process has no network; a send to 127.0.0.1 fails: {failure}", "process")
 
 
 def _linux_namespace() -> tuple[str | None, str]:
