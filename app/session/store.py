@@ -191,7 +191,8 @@ def review_history(entry: TimelineEntry) -> str:
 def export_csv(session: LoadedSession) -> str:
     """One row per analysed keyframe, with the examiner's reviews folded in (the last one counts)."""
     buf = io.StringIO()
-    writer = csv.DictWriter(buf, fieldnames=CSV_COLUMNS, lineterminator="\n")
+    # RFC 4180 line ends: the writer then quotes a CR or LF inside a field (a file name); with "\n" a CR was bare.
+    writer = csv.DictWriter(buf, fieldnames=CSV_COLUMNS, lineterminator="\r\n")
     writer.writeheader()
     for entry in session.state.timeline:
         e: PracticeEvent = entry.event

@@ -155,3 +155,12 @@ def test_exports(tmp_path: Path) -> None:
     assert len(export_jsonl(loaded).splitlines()) == 3
     summary = summary_text(loaded)
     assert "Keyframes analysed: 2" in summary and "Pending examiner confirmation: 1" in summary
+
+
+def test_a_csv_export_keeps_a_carriage_return_inside_its_field(tmp_path: Path) -> None:
+    """Found by the testers' property test on the same writer: with "\\n" line ends a bare CR split the row."""
+    log = SessionLog(tmp_path / "s.jsonl")
+    log.append(replace(practice(1, "yes"), raw='no\ranswer'))
+    log.close()
+    rows = list(csv.DictReader(io.StringIO(export_csv(load_session(tmp_path / "s.jsonl")), newline="")))
+    assert [r["raw"] for r in rows] == ['no\ranswer']
