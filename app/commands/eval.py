@@ -50,6 +50,9 @@ def add_parser(sub: Subparsers) -> None:
     add_model_options(parser)
     parser.add_argument("--csv", type=Path, default=None, metavar="OUT", help="write one row per image to OUT")
     parser.add_argument("--json", action="store_true", help="print the report as one JSON object")
+    parser.add_argument(
+        "--plot", type=Path, default=None, metavar="PNG", help="draw the confusion matrix and latencies to PNG"
+    )
 
 
 def run(args: argparse.Namespace, out: TextIO) -> int:
@@ -177,6 +180,15 @@ def run(args: argparse.Namespace, out: TextIO) -> int:
             error(f"{display_name(args.csv)}: the CSV cannot be written ({exc.strerror or exc})")
             return EXIT_FAILED
         note(f"per-image CSV written to {display_name(args.csv)}")
+    if args.plot is not None:
+        from app.evaluation_plot import write_report_png
+
+        try:
+            write_report_png(report, f"{ready.model_id} · {display_name(folder)}", args.plot)
+        except OSError as exc:
+            error(f"{display_name(args.plot)}: the plot cannot be written ({exc.strerror or exc})")
+            return EXIT_FAILED
+        note(f"plot written to {display_name(args.plot)}")
     return status
 
 

@@ -120,3 +120,21 @@ def test_without_labels_answers_and_unknown_rate_only(tmp_path: Path) -> None:
     assert report["accuracy"] is None and report["yes_bias"] is None
     assert report["unknown_rate"] is not None and report["counts"]["unlabelled"] == 2
     assert "no labels file" in proc.stderr
+
+
+def test_plot_writes_the_matrix_and_latencies_as_png(
+    folder: tuple[Path, list[tuple[Path, str]]], tmp_path: Path
+) -> None:
+    from PIL import Image
+
+    root, _ = folder
+    plot = tmp_path / "report.png"
+    proc = run_app("eval", str(root), "--plot", str(plot))
+    assert proc.returncode == 0, proc.stderr
+    assert f"plot written to {plot}" in proc.stderr
+    with Image.open(plot) as image:
+        assert image.format == "PNG" and image.width > 400 and image.height > 200
+    refused = run_app("eval", str(root), "--plot", str(tmp_path / "no-such-folder" / "r.png"))
+    assert (
+        refused.returncode == 1 and "the plot cannot be written" in refused.stderr and "Traceback" not in refused.stderr
+    )
