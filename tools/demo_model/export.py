@@ -24,7 +24,14 @@ from pathlib import Path
 RUNTIME_KEYS = ("llm_model", "llm_weight", "visual_model", "tokenizer_file", "embedding_file")
 
 
-def _child_main(hf_dir: str, dst: str, quant_bit: int, visual_quant_bit: int | None, quant_block: int) -> None:
+def _child_main(
+    hf_dir: str,
+    dst: str,
+    quant_bit: int,
+    visual_quant_bit: int | None,
+    quant_block: int,
+    lm_quant_bit: int | None = None,
+) -> None:
     # Order matters: block the telemetry module before llmexport can pull in MNN.tools.
     sys.modules["MNN.tools.utils.log"] = None  # type: ignore[assignment]
     import importlib.util
@@ -43,6 +50,8 @@ def _child_main(hf_dir: str, dst: str, quant_bit: int, visual_quant_bit: int | N
     kwargs = dict(export="mnn", dst_path=dst, quant_bit=quant_bit, quant_block=quant_block)
     if visual_quant_bit is not None:
         kwargs["visual_quant_bit"] = visual_quant_bit
+    if lm_quant_bit is not None:  # llmexport's default: the lm_head gets quant_bit too
+        kwargs["lm_quant_bit"] = lm_quant_bit
     le.export(hf_dir, **kwargs)
 
 
@@ -53,6 +62,7 @@ def run_llmexport(
     visual_quant_bit: int | None = None,
     log_file: Path | None = None,
     quant_block: int = 64,
+    lm_quant_bit: int | None = None,
 ) -> None:
     """Export ``hf_dir`` into ``dst`` (raw llmexport output) in a child process."""
     dst.mkdir(parents=True, exist_ok=True)
@@ -64,6 +74,7 @@ def run_llmexport(
         str(quant_bit),
         str(visual_quant_bit if visual_quant_bit is not None else ""),
         str(quant_block),
+        str(lm_quant_bit if lm_quant_bit is not None else ""),
     ]
     with open(log_file or dst / "export.log", "w") as fh:
         res = subprocess.run(cmd, stdout=fh, stderr=subprocess.STDOUT, cwd=str(dst))
@@ -120,13 +131,29 @@ def export_model(
     visual_quant_bit: int | None = None,
     image_size: int | None = 128,
     quant_block: int = 64,
+    lm_quant_bit: int | None = None,
 ) -> list[str]:
     """HF folder -> finished MNN folder (raw export and its log stay in ``work``)."""
     raw = work / "raw_export"
     shutil.rmtree(raw, ignore_errors=True)
-    run_llmexport(hf_dir, raw, quant_bit, visual_quant_bit, log_file=work / "export.log", quant_block=quant_block)
+    run_llmexport(
+        hf_dir,
+        raw,
+        quant_bit,
+        visual_quant_bit,
+        log_file=work / "export.log",
+        quant_block=quant_block,
+        lm_quant_bit=lm_quant_bit,
+    )
     return finish_export(raw, out, image_size=image_size)
 
 
 if __name__ == "__main__":
-    _child_main(sys.argv[1], sys.argv[2], int(sys.argv[3]), int(sys.argv[4]) if sys.argv[4] else None, int(sys.argv[5]))
+    _child_main(
+        sys.argv[1],
+        sys.argv[2],
+        int(sys.argv[3]),
+        int(sys.argv[4]) if sys.argv[4] else None,
+        int(sys.argv[5]),
+        int(sys.argv[6]) if len(sys.argv) > 6 and sys.argv[6] else None,
+    )
