@@ -1,5 +1,6 @@
 from __future__ import annotations
 
+import time
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -36,3 +37,13 @@ def write_scenes(folder: Path, scenes: list[tuple[str, bytes, str]]) -> list[tup
         path.write_bytes(data)
         out.append((path, expected))
     return out
+
+
+def wait(controller, done, timeout: float = 90):  # noqa: ANN001, ANN201 - a PracticeController and its state
+    """The controller's state once `done(state)` holds; fails after `timeout` seconds."""
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        if done(controller.state):
+            return controller.state
+        time.sleep(0.05)
+    raise AssertionError(f"not reached: {controller.state}")

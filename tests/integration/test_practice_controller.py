@@ -2,23 +2,14 @@
 
 from __future__ import annotations
 
-import time
 from pathlib import Path
 
 from app.paths import EXAMPLES
 from app.session.store import load_session
 from app.ui.practice_controller import PracticeController, PracticeState
 from app.worker.messages import WorkerSpec
+from tests.integration.conftest import wait
 from tests.integration.video import write_hands_video
-
-
-def wait(controller: PracticeController, done, timeout: float = 60) -> PracticeState:  # noqa: ANN001
-    deadline = time.monotonic() + timeout
-    while time.monotonic() < deadline:
-        if done(controller.state):
-            return controller.state
-        time.sleep(0.05)
-    raise AssertionError(f"not reached: {controller.state}")
 
 
 def test_video_stills_and_reviews_on_one_worker(tmp_path: Path) -> None:

@@ -5,16 +5,16 @@ from __future__ import annotations
 
 import json
 import os
-import time
 from pathlib import Path
 
 import pytest
 
 from app.core.settings import Settings, settings_to_dict
 from app.settings_file import load_settings, save_settings, settings_path
-from app.ui.practice_controller import PracticeController, PracticeState
+from app.ui.practice_controller import PracticeController
 from app.ui.settings_controller import SettingsController, worker_spec
 from app.worker.messages import WorkerSpec
+from tests.integration.conftest import wait
 
 
 def test_where_the_file_lives(tmp_path: Path) -> None:
@@ -125,15 +125,6 @@ def test_the_controller_shows_a_corrupt_file_and_keeps_it(tmp_path: Path) -> Non
 
 
 # --- applied to the real worker ------------------------------------------------------------------
-
-
-def wait(controller: PracticeController, done, timeout: float = 90) -> PracticeState:  # noqa: ANN001
-    deadline = time.monotonic() + timeout
-    while time.monotonic() < deadline:
-        if done(controller.state):
-            return controller.state
-        time.sleep(0.05)
-    raise AssertionError(f"not reached: {controller.state}")
 
 
 def test_settings_restart_the_worker_only_when_its_spec_changes(tmp_path: Path) -> None:
