@@ -185,8 +185,16 @@ def test_download_cancel_pause_resume_verify_and_a_flipped_byte_named(
         click(page, f"model-download-{MODEL_ID}")
         moving = percents_while_downloading(page, until=20)
         assert moving and moving[-1] < 100
-        click(page, f"model-pause-{MODEL_ID}")
-        paused = wait_text(page, f"model-state-{MODEL_ID}", "Partly downloaded")
+        # A tap while the card re-renders can miss (seen once in CI): tap again until the state says so.
+        for _ in range(3):
+            click(page, f"model-pause-{MODEL_ID}")
+            try:
+                paused = wait_text(page, f"model-state-{MODEL_ID}", "Partly downloaded", timeout=15)
+                break
+            except AssertionError:
+                continue
+        else:
+            raise AssertionError("the pause button never paused the download")
         assert list(folder.rglob("*.part")), "pause keeps the partial file"
         shot(page, "paused")
         page.context.close()
