@@ -206,6 +206,7 @@ class ModelsController:
         self._guard = guard
         self._free_bytes = free_bytes or (lambda p: shutil.disk_usage(p).free)
         self._lock = threading.RLock()
+        self._emit_lock = threading.RLock()  # re-entrant: a listener may act on the controller
         self._records: dict[str, _Record] = {}
         self._state = ModelsState(store.root)
         self._closed = False
@@ -787,11 +788,14 @@ class ModelsController:
                 self._listeners.remove(listener)
 
     def _emit(self) -> None:
-        with self._lock:
-            listeners, state = list(self._listeners), self._state
-        for listener in listeners:
-            try:
-                listener(state)
-            except Exception:  # one tab's failure (a closed socket) must not stop a download or the others
-                logger.warning("a Models screen listener failed; it is dropped", exc_info=True)
-                self.unsubscribe(listener)
+        # Emits are serial (the download thread and a tab's click both emit): a tab never sees an older
+        # state after a newer one, and a listener dropped by one emit is not called again by another.
+        with self._emit_lock:
+            with self._lock:
+                listeners, state = list(self._listeners), self._state
+            for listener in listeners:
+                try:
+                    listener(state)
+                except Exception:  # one tab's failure (a closed socket) must not stop a download or the others
+                    logger.warning("a Models screen listener failed; it is dropped", exc_info=True)
+                    self.unsubscribe(listener)
