@@ -50,7 +50,7 @@ def _memory_kib(pid: int | None) -> dict[str, int] | None:
         return None
 
 
-def _cpu() -> str:
+def cpu_name() -> str:
     try:
         with open("/proc/cpuinfo") as fh:
             names = [line.split(":", 1)[1].strip() for line in fh if line.startswith("model name")]
@@ -178,7 +178,7 @@ def _receipt(
         "memory_kib": {"after_load": after_load, "at_end": at_end},
         "mnn": _version("MNN"),
         "python": platform.python_version(),
-        "machine": f"{platform.system()} {platform.release()}, {_cpu()}",
+        "machine": f"{platform.system()} {platform.release()}, {cpu_name()}",
         "measured_at": time.strftime("%Y-%m-%dT%H:%M:%S%z"),
     }
 
