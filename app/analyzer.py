@@ -78,13 +78,14 @@ class Analyzer:
         rgb = self.prepare(image)
         preprocess_ms = (time.perf_counter() - start) * 1000.0
         score = None
+        prompt, system = self.profile.ask(self.settings.constrained)
         if self.settings.constrained:
             answers = [self.profile.answer_text(v) for v in self.profile.values]
             choice = self.engine.choose(
                 rgb,
-                self.profile.prompt,
+                prompt,
                 answers,
-                system=self.profile.system,
+                system=system,
                 on_token=on_token,
                 on_phase=on_phase,
                 cancel=cancel,
@@ -94,8 +95,8 @@ class Analyzer:
         else:
             generation = self.engine.generate(
                 rgb,
-                self.profile.prompt,
-                system=self.profile.system,
+                prompt,
+                system=system,
                 max_new_tokens=self.profile.max_new_tokens,
                 on_token=on_token,
                 on_phase=on_phase,

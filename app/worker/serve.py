@@ -166,7 +166,7 @@ def serve(spec: WorkerSpec, wait: Wait, poll: Poll, emit: Callable[[Event], None
             analyzer.model.revision,
             decision.used,
             load_ms,
-            analyzer.profile.prompt,
+            analyzer.profile.ask(analyzer.settings.constrained)[0],
             decision.reason,
             tuple(analyzer.profile.values),
             analyzer.folder.image_size_note or "",

@@ -115,3 +115,32 @@ def test_every_token_decodes_without_raising(demo_analyzer: Analyzer) -> None:
     # Byte-level BPE: single bytes 0x80-0xFF are not UTF-8 on their own; MNN raises on them.
     assert "\ufffd" in pieces
     assert all(isinstance(p, str) for p in pieces)
+
+
+def test_constrained_decoding_reads_the_profiles_short_question() -> None:
+    """The instruct profile's format instruction is for free generation only: constrained, the
+    model reads the short question, and the prefill is that much shorter."""
+    from dataclasses import replace
+
+    from app.analyzer import AnalyzerSettings
+    from app.models.catalog import DEFAULT_MODEL_ID, resolve_model
+    from app.paths import PROFILES
+    from app.profile_file import load_profile
+
+    profile = load_profile(PROFILES / "hand_position_instruct.json")
+    assert profile.constrained_prompt and profile.constrained_prompt in profile.prompt
+    model = resolve_model(DEFAULT_MODEL_ID)
+    image = decode_image_bytes(held_out_scenes(count_per_kind=1, seed=13)[0][1])
+    tokens = {}
+    for name, p, constrained in (
+        ("short", profile, True),
+        ("long", replace(profile, constrained_prompt=None), True),
+        ("free", profile, False),
+    ):
+        analyzer = Analyzer(model, p, AnalyzerSettings(constrained=constrained))
+        try:
+            tokens[name] = analyzer.analyze(image, "scene").timings.prompt_tokens
+        finally:
+            analyzer.close()
+    assert tokens["short"] < tokens["long"], tokens
+    assert tokens["long"] >= tokens["free"], tokens  # the long path reads the free prompt (+ the answers' prefix)

@@ -39,11 +39,26 @@ def test_answer_text_is_compact_json() -> None:
         ({"max_new_tokens": 0}, "max_new_tokens"),
         ({"max_new_tokens": True}, "max_new_tokens"),
         ({"colour": "red"}, "unknown keys"),
+        ({"constrained": "Q?"}, "'constrained' must be an object"),
+        ({"constrained": {"prompt": "Q?", "colour": "red"}}, "'constrained' must be an object"),
+        ({"constrained": {"system": "Be brief."}}, "'constrained.prompt' must be a non-empty string"),
+        ({"constrained": {"prompt": "Q?", "system": 3}}, "'constrained.system' must be a string or null"),
     ],
 )
 def test_bad_profiles_are_refused_with_a_reason(change: dict, message: str) -> None:
     with pytest.raises(ProfileError, match=message):
         profile_from_dict({**BASE, **change})
+
+
+def test_constrained_decoding_reads_its_own_prompt_and_free_generation_the_full_one() -> None:
+    long = {**BASE, "prompt": "Q? Answer with only this JSON: …", "system": "Reply with JSON."}
+    profile = profile_from_dict({**long, "constrained": {"prompt": "Q?"}})
+    assert profile.ask(constrained=True) == ("Q?", None)  # no system unless the profile gives one
+    assert profile.ask(constrained=False) == ("Q? Answer with only this JSON: …", "Reply with JSON.")
+    same = profile_from_dict(long)  # without `constrained`, both read the same
+    assert same.ask(constrained=True) == same.ask(constrained=False) == (long["prompt"], long["system"])
+    both = profile_from_dict({**long, "constrained": {"prompt": "Q?", "system": "Look closely."}})
+    assert both.ask(constrained=True) == ("Q?", "Look closely.")
 
 
 def test_unreadable_and_invalid_files(tmp_path: Path) -> None:
