@@ -8,18 +8,32 @@ import numpy as np
 from app.core.sampler import FrameStats
 
 THUMB_SIDE = 64
+MID_SIDE = 256  # longest side of the copy sharpness is measured on
+
+
+def _halve(grey: np.ndarray) -> np.ndarray:
+    """Exact 2x box averaging while both small copies can still be made from the result.
+
+    OpenCV's area resize has a fast path for exactly 2x; a non-integer factor straight from
+    1080p costs ~3 ms a resize on a 2-core CPU (the goal for the whole sampler is 3 ms a frame).
+    Averaging 2x2 blocks first gives nearly the same pixels as one area resize.
+    """
+    while max(grey.shape) >= 2 * MID_SIDE and min(grey.shape) >= 2 * THUMB_SIDE:
+        h, w = grey.shape
+        grey = cv2.resize(grey, (w // 2, h // 2), interpolation=cv2.INTER_AREA)
+    return grey
 
 
 def frame_stats(rgb: np.ndarray) -> FrameStats:
     """Sharpness = variance of the Laplacian on a small grey copy (blurred frames score low)."""
-    grey = cv2.cvtColor(rgb, cv2.COLOR_RGB2GRAY)
-    small = cv2.resize(grey, (THUMB_SIDE, THUMB_SIDE), interpolation=cv2.INTER_AREA)
+    grey = _halve(cv2.cvtColor(rgb, cv2.COLOR_RGB2GRAY))
     h, w = grey.shape
-    scale = 256 / max(h, w)
+    scale = MID_SIDE / max(h, w)
     mid = (
         cv2.resize(grey, (max(1, round(w * scale)), max(1, round(h * scale))), interpolation=cv2.INTER_AREA)
         if scale < 1
         else grey
     )
+    small = cv2.resize(grey, (THUMB_SIDE, THUMB_SIDE), interpolation=cv2.INTER_AREA)
     sharpness = float(cv2.Laplacian(mid, cv2.CV_64F).var())
     return FrameStats(sharpness=sharpness, thumb=small)
