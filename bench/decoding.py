@@ -1,34 +1,41 @@
-"""Constrained vs free decoding: time to a parsed result and validity, same images, one run."""
+"""Constrained vs free decoding: time to a parsed result and validity, same images, one run.
+
+Both analyzers see every image in turn (interleaved, so both see the same machine load). No
+goal: the figures say what constrained decoding costs or saves on this model.
+
+    .venv/bin/python -m bench.decoding [--model DIR_OR_ID] [--profile F] [--per-kind 10] [--rounds 3]
+"""
 
 from __future__ import annotations
 
 import argparse
-import statistics
 import sys
 from pathlib import Path
 
 from app.analyzer import Analyzer, AnalyzerSettings, default_profile_path
+from app.core.figures import spread
 from app.engine.stdio import claim_stdout
 from app.frames.intake import decode_image_bytes
 from app.models.catalog import resolve_model
 from app.profile_file import load_profile
+from bench._report import Row, add_receipt_option, report, spread_text
 from bench._scenes import scenes
 
+MODES = ("constrained", "free")
 
-def main() -> None:
+
+def main() -> int:
     parser = argparse.ArgumentParser()
     parser.add_argument("--model", default=None)
     parser.add_argument("--profile", type=Path, default=None)
     parser.add_argument("--per-kind", type=int, default=10)
     parser.add_argument("--rounds", type=int, default=3)
+    add_receipt_option(parser)
     args = parser.parse_args()
     out = claim_stdout()
     model = resolve_model(args.model)
     profile = load_profile(args.profile or default_profile_path(model))
-    analyzers = {
-        mode: Analyzer(model, profile, AnalyzerSettings(constrained=mode == "constrained"))
-        for mode in ("constrained", "free")
-    }
+    analyzers = {mode: Analyzer(model, profile, AnalyzerSettings(constrained=mode == "constrained")) for mode in MODES}
     for a in analyzers.values():
         a.load()
     images = [(decode_image_bytes(data), expected) for _, data, expected in scenes(args.per_kind)]
@@ -43,15 +50,14 @@ def main() -> None:
                 valid[mode] += result.answer.valid
                 right[mode] += result.observation == expected
     n = len(images) * args.rounds
-    out.write(f"model {model.id}, {len(images)} images x {args.rounds} rounds\n")
-    for mode in analyzers:
-        t = sorted(times[mode])
-        out.write(
-            f"{mode:12s} median {statistics.median(t):7.2f} ms  p95 {t[int(0.95 * (len(t) - 1))]:7.2f} ms  "
-            f"valid {valid[mode]}/{n}  right {right[mode]}/{n}\n"
-        )
-    ratio = statistics.median(times["free"]) / statistics.median(times["constrained"])
-    out.write(f"free / constrained median time to a parsed result: {ratio:.2f}x\n")
+    # Each figure for both modes on neighbouring lines, so they read side by side.
+    rows = [Row(f"time to a parsed result, {m}", spread_text(spread(times[m]))) for m in MODES]
+    rows += [Row(f"valid answers, {m}", f"{valid[m]}/{n} ({100 * valid[m] / n:.0f} %)") for m in MODES]
+    rows += [Row(f"right answers, {m}", f"{right[m]}/{n}") for m in MODES]
+    ratio = spread(times["free"]).median / spread(times["constrained"]).median
+    rows.append(Row("free / constrained, median time", f"{ratio:.2f}x"))
+    title = f"Constrained vs free decoding: {model.id}, {len(images)} images x {args.rounds} rounds"
+    return report(out, title, rows, args.receipt)
 
 
 if __name__ == "__main__":
