@@ -1,4 +1,4 @@
-"""`python -m app models ...`: list, download, verify, remove, import, path, mirror.
+"""`python -m app models ...`: list, download, verify, remove, import, path, mirror, proxy.
 
 Results go to `out` (a table or, with --json, JSON); progress bars, notes and
 errors go to stderr. With --json a failure also prints one JSON object
@@ -46,6 +46,13 @@ def add_models_parser(subparsers: Subparsers) -> argparse.ArgumentParser:
         "fallbacks. Replaces the public mirrors. Default: the saved mirror setting, "
         "else the manifest's mirrors (Hugging Face, then ModelScope)",
     )
+    download.add_argument(
+        "--system-proxy",
+        action=argparse.BooleanOptionalAction,
+        default=None,
+        help="connect through the system's proxy settings (HTTPS_PROXY, …) or directly; "
+        "default: the saved choice (`models proxy`), else directly",
+    )
     download.add_argument("--json", action="store_true", help="print the final status as JSON")
 
     verify = sub.add_parser("verify", help="re-hash every file of a model and name any that fail")
@@ -65,6 +72,11 @@ def add_models_parser(subparsers: Subparsers) -> argparse.ArgumentParser:
     mirror = sub.add_parser("mirror", help="show, set or clear the saved mirror base URL")
     mirror.add_argument("url", nargs="?")
     mirror.add_argument("--clear", action="store_true")
+
+    proxy = sub.add_parser(
+        "proxy", help="show or set whether downloads use the system's proxy settings (saved; off by default)"
+    )
+    proxy.add_argument("choice", nargs="?", choices=("on", "off"))
     return models
 
 
@@ -98,6 +110,8 @@ def run_models(args: argparse.Namespace, out: TextIO) -> int:
     try:
         if args.models_command == "mirror":
             return _mirror(args, out)
+        if args.models_command == "proxy":
+            return _proxy(args, out)
         store = ModelStore.from_env()
         command = args.models_command
         if command == "list":
@@ -161,7 +175,7 @@ def _download(store: ModelStore, args: argparse.Namespace, out: TextIO) -> int:
     from app.models.download_job import DownloadJob
     from app.models.errors import StoreError
     from app.models.locks import ModelBusy
-    from app.models.mirrors import choose_mirrors, load_mirror_setting
+    from app.models.mirrors import DownloadSettings, choose_mirrors, load_download_settings, system_proxies
     from app.models.progress import TerminalProgress
     from app.privacy.guard import ensure_installed
 
@@ -171,10 +185,15 @@ def _download(store: ModelStore, args: argparse.Namespace, out: TextIO) -> int:
 
         raise BundledModel(f"{manifest.id} is bundled with the app and always installed; nothing to download")
     # A saved setting that cannot be read raises MirrorError (exit 2): never a silent public fallback.
-    saved = None if args.mirror else load_mirror_setting()
-    mirrors = choose_mirrors(manifest, args.mirror or ([saved] if saved else []))
-    _err(f"downloading {manifest.id} from {', '.join(m.name + ' (' + m.host + ')' for m in mirrors)}")
-    job = DownloadJob(store, manifest.id, mirrors, guard=ensure_installed())
+    # It is not needed when the command line gives both the mirror and the proxy choice.
+    given = args.mirror and args.system_proxy is not None
+    saved = DownloadSettings() if given else load_download_settings()
+    mirrors = choose_mirrors(manifest, args.mirror or ([saved.mirror] if saved.mirror else []))
+    use_proxy = saved.use_system_proxy if args.system_proxy is None else args.system_proxy
+    proxies = system_proxies(mirrors) if use_proxy else {}  # MirrorError for a proxy it cannot use
+    via = f" through the proxy {', '.join(sorted(set(proxies.values())))}" if proxies else ""
+    _err(f"downloading {manifest.id} from {', '.join(m.name + ' (' + m.host + ')' for m in mirrors)}{via}")
+    job = DownloadJob(store, manifest.id, mirrors, guard=ensure_installed(), proxies=proxies)
     bar = TerminalProgress(sys.stderr)
     job.start()
     try:
@@ -256,4 +275,17 @@ def _mirror(args: argparse.Namespace, out: TextIO) -> int:
         out.write(f"{current}\n" if current else "")
         if not current:
             _err("no mirror set: downloads use the manifests' mirrors")
+    return EXIT_OK
+
+
+def _proxy(args: argparse.Namespace, out: TextIO) -> int:
+    from app.models.mirrors import load_download_settings, save_proxy_setting
+
+    if args.choice:
+        save_proxy_setting(args.choice == "on")  # MirrorError (exit 2) when the saved file is broken
+        out.write(f"system proxy {args.choice}\n")
+    else:
+        on = load_download_settings().use_system_proxy
+        out.write(f"{'on' if on else 'off'}\n")
+        _err("downloads use the system's proxy settings" if on else "downloads connect directly (no proxy)")
     return EXIT_OK

@@ -18,6 +18,7 @@ from app.models.download import part_path
 from app.models.storage import downloaded_models_dir
 from tests.models.conftest import CLI, ROOT, Model, cli_env, make_model, run_cli
 from tests.servers.faulty import Faults, FaultyServer, wait_until
+from tests.servers.forward_proxy import ForwardProxy
 
 BIG = "llm.mnn.weight"
 
@@ -207,3 +208,32 @@ def test_python_m_app_models_is_wired(tmp_path: Path, model: Model) -> None:
     )
     assert proc.returncode == 0, proc.stderr
     assert proc.stdout == f"{downloaded_models_dir(env)}\n"
+
+
+def test_download_uses_the_system_proxy_only_when_chosen(
+    env: dict[str, str], model: Model, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    for name in ("no_proxy", "NO_PROXY", "all_proxy", "ALL_PROXY", "https_proxy", "HTTPS_PROXY"):
+        monkeypatch.delenv(name, raising=False)
+    with FaultyServer(model.served()) as server, ForwardProxy() as proxy:
+        monkeypatch.setenv("http_proxy", proxy.url)
+        assert models("proxy") == (0, "off\n")  # off by default: a direct connection
+        assert models("download", model.id, "--mirror", server.url + "/m")[0] == 0
+        assert proxy.seen == []
+        assert models("remove", model.id)[0] == 0
+
+        assert models("proxy", "on") == (0, "system proxy on\n")
+        assert models("proxy") == (0, "on\n")
+        assert models("download", model.id, "--mirror", server.url + "/m")[0] == 0
+        assert sorted(proxy.seen) == sorted(f"{server.url}/m/{p}" for p in model.files)
+        assert models("remove", model.id)[0] == 0
+
+        proxy.seen.clear()
+        assert models("download", model.id, "--mirror", server.url + "/m", "--no-system-proxy")[0] == 0
+        assert proxy.seen == []  # the command line overrides the saved choice for this run
+        assert models("remove", model.id)[0] == 0
+
+        monkeypatch.setenv("http_proxy", "socks5://127.0.0.1:1080")
+        code, _ = models("download", model.id, "--mirror", server.url + "/m")
+        assert code == 2  # a proxy Keyframe cannot use is an error, never a silent direct connection
+        assert not listing()[model.id]["usable"]

@@ -3,13 +3,9 @@ pause and resume (across a restart), cancel, verify naming a flipped file, delet
 
 from __future__ import annotations
 
-import http.client
-import http.server
 import os
-import threading
 from collections.abc import Callable, Iterator
 from pathlib import Path
-from urllib.parse import urlsplit
 
 import pytest
 
@@ -22,6 +18,7 @@ from app.paths import MANIFESTS
 from app.ui.models_controller import CardState, ModelKind, ModelsController, ModelsState
 from tests.models.conftest import FAST, RecordingGuard, make_model
 from tests.servers.faulty import wait_until
+from tests.servers.forward_proxy import ForwardProxy
 from tests.servers.nginx import Nginx
 
 BIG = "llm.mnn.weight"
@@ -242,48 +239,19 @@ def test_no_mirror_at_all_is_said_not_attempted(screen: Screen) -> None:
     assert screen.controller.state.notice and screen.controller.state.notice.key == "notice_bundled"
 
 
-class _Proxy(http.server.BaseHTTPRequestHandler):
-    """A forward HTTP proxy on loopback that records the absolute URLs it was asked for."""
-
-    seen: list[str] = []
-
-    def do_GET(self) -> None:  # noqa: N802 - the http.server name
-        self.seen.append(self.path)
-        target = urlsplit(self.path)
-        conn = http.client.HTTPConnection(target.hostname or "", target.port or 80, timeout=10)
-        headers = {k: v for k, v in self.headers.items() if k.lower() in ("range", "user-agent")}
-        conn.request("GET", target.path, headers=headers)
-        reply = conn.getresponse()
-        body = reply.read()
-        self.send_response(reply.status)
-        for key in ("Content-Range", "Content-Type"):
-            if reply.getheader(key):
-                self.send_header(key, reply.getheader(key) or "")
-        self.send_header("Content-Length", str(len(body)))
-        self.end_headers()
-        self.wfile.write(body)
-        conn.close()
-
-    def log_message(self, *args: object) -> None:
-        pass
-
-
 @pytest.mark.nginx  # a real nginx; a skip fails under CI=true (tests/conftest.py)
 def test_the_system_proxy_is_used_only_when_opted_in(
     screen: Screen, nginx: Nginx, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     publish(nginx)
-    _Proxy.seen = []
-    server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), _Proxy)
-    threading.Thread(target=server.serve_forever, daemon=True).start()
-    try:
-        for name in ("no_proxy", "NO_PROXY", "all_proxy", "ALL_PROXY", "https_proxy", "HTTPS_PROXY"):
-            monkeypatch.delenv(name, raising=False)
-        monkeypatch.setenv("http_proxy", f"http://127.0.0.1:{server.server_address[1]}")
+    for name in ("no_proxy", "NO_PROXY", "all_proxy", "ALL_PROXY", "https_proxy", "HTTPS_PROXY"):
+        monkeypatch.delenv(name, raising=False)
+    with ForwardProxy() as proxy:
+        monkeypatch.setenv("http_proxy", proxy.url)
         screen.controller.set_mirror(nginx.url + "/m")
         assert screen.controller.download(MODEL.id)  # off by default: direct
         screen.wait(lambda: screen.card().state is CardState.VERIFIED)
-        assert _Proxy.seen == []
+        assert proxy.seen == []
         screen.controller.request_delete(MODEL.id)
         screen.controller.confirm(MODEL.id)
         screen.wait(lambda: screen.card().state is CardState.NOT_INSTALLED)
@@ -293,11 +261,8 @@ def test_the_system_proxy_is_used_only_when_opted_in(
         assert load_download_settings(screen.env).mirror == nginx.url + "/m"
         assert screen.controller.download(MODEL.id)
         screen.wait(lambda: screen.card().state is CardState.VERIFIED)
-        assert sorted(_Proxy.seen) == sorted(f"{nginx.url}/m/{p}" for p in MODEL.files)
+        assert sorted(proxy.seen) == sorted(f"{nginx.url}/m/{p}" for p in MODEL.files)
         assert frozenset({"127.0.0.1"}) in screen.guard.allowed  # the proxy's host is allowed with the mirror's
-    finally:
-        server.shutdown()
-        server.server_close()
 
 
 @pytest.mark.nginx  # a real nginx; a skip fails under CI=true (tests/conftest.py)
