@@ -40,7 +40,7 @@ def add_parser(sub: Subparsers) -> None:
     parser.add_argument("--json", action="store_true", help="print the receipt as JSON instead of a table")
 
 
-def _memory_kib(pid: int | None) -> dict[str, int] | None:
+def memory_kib(pid: int | None) -> dict[str, int] | None:
     """Resident and peak resident memory of `pid` (Linux /proc; None elsewhere)."""
     try:
         with open(f"/proc/{pid}/status") as fh:
@@ -105,7 +105,7 @@ def run(args: argparse.Namespace, out: TextIO) -> int:
             print(f"error: the model could not be loaded: {exc}", file=sys.stderr)
             return EXIT_SETUP
         load_s = time.perf_counter() - started
-        after_load = _memory_kib(worker.pid)
+        after_load = memory_kib(worker.pid)
         for i in range(args.runs + 1):  # run 0 warms up caches and is not counted
             name, image = images[i % len(images)]
             handed = time.perf_counter()
@@ -123,7 +123,7 @@ def run(args: argparse.Namespace, out: TextIO) -> int:
                 assert outcome.failed is not None
                 failures.append(f"{name}: {outcome.failed.message}")
             _progress(i, args.runs)
-        at_end = _memory_kib(worker.pid)
+        at_end = memory_kib(worker.pid)
     receipt = _receipt(args, ready, load_s, results, walls, failures, after_load, at_end, images)
     if args.receipt is not None:
         args.receipt.write_text(json.dumps(receipt, indent=2, ensure_ascii=False) + "\n", encoding="utf-8")
