@@ -126,14 +126,38 @@ class ModelRef:
             raise ModelNotVerified(report)
 
 
-def load_manifests(folder: Path = MANIFESTS) -> dict[str, Manifest]:
+@dataclass(frozen=True)
+class ManifestSet:
+    """The manifests of a folder that could be read, and a sentence for each file that could not."""
+
+    manifests: dict[str, Manifest]
+    problems: tuple[str, ...] = ()
+
+
+def read_manifests(folder: Path = MANIFESTS) -> ManifestSet:
+    """Every manifest of `folder`; a broken file (or a second file with a known id) costs only
+    its own model, so one bad manifest does not take the demo model or the app down with it."""
     manifests: dict[str, Manifest] = {}
+    problems: list[str] = []
     for path in sorted(folder.glob("*.json")):
-        manifest = load_manifest(path)
+        try:
+            manifest = load_manifest(path)
+        except ManifestError as exc:
+            problems.append(str(exc))
+            continue
         if manifest.id in manifests:
-            raise ManifestError(f"{path}: duplicate model id {manifest.id!r}")
+            problems.append(f"{path}: duplicate model id {manifest.id!r}; the first one is used")
+            continue
         manifests[manifest.id] = manifest
-    return manifests
+    return ManifestSet(manifests, tuple(problems))
+
+
+def load_manifests(folder: Path = MANIFESTS) -> dict[str, Manifest]:
+    """Strict: ManifestError for the first broken file (the `models` command says it and stops)."""
+    found = read_manifests(folder)
+    if found.problems:
+        raise ManifestError(found.problems[0])
+    return found.manifests
 
 
 def folder_for(manifest: Manifest, env: Mapping[str, str] | None = None) -> Path:
@@ -146,7 +170,7 @@ def resolve_model(ref: str | None, env: Mapping[str, str] | None = None) -> Mode
     A folder that no manifest describes is used as the user's own, unpinned model.
     """
     ref = ref or DEFAULT_MODEL_ID
-    manifests = load_manifests(manifests_dir(env))
+    manifests = read_manifests(manifests_dir(env)).manifests  # another model's broken manifest is not this one's
     if ref in manifests:
         manifest = manifests[ref]
         return ModelRef(manifest.id, folder_for(manifest, env), manifest)

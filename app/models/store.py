@@ -28,7 +28,7 @@ from urllib.parse import urlsplit
 
 import httpx
 
-from app.models.catalog import load_manifests
+from app.models.catalog import load_manifests, read_manifests
 from app.models.download import (
     DEFAULT_POLICY,
     Cancelled,
@@ -128,16 +128,23 @@ class ModelStore:
         bundled_root: Path = MODEL_STORE,
         disk: Disk | None = None,
         policy: RetryPolicy = DEFAULT_POLICY,
+        problems: tuple[str, ...] = (),
     ) -> None:
+        """`problems`: manifests that could not be read (said on the Models screen; their models are not offered)."""
         self._manifests = dict(manifests)
+        self.problems = problems
         self.root = root
         self._bundled_root = bundled_root
         self._disk = disk or Disk()
         self._policy = policy
 
     @classmethod
-    def from_env(cls, env: Mapping[str, str] | None = None) -> ModelStore:
-        return cls(load_manifests(manifests_dir(env)), downloaded_models_dir(env))
+    def from_env(cls, env: Mapping[str, str] | None = None, *, skip_broken: bool = False) -> ModelStore:
+        """Strict by default (ManifestError); `skip_broken`: a broken manifest costs only its own model."""
+        if not skip_broken:
+            return cls(load_manifests(manifests_dir(env)), downloaded_models_dir(env))
+        found = read_manifests(manifests_dir(env))
+        return cls(found.manifests, downloaded_models_dir(env), problems=found.problems)
 
     @property
     def manifests(self) -> Mapping[str, Manifest]:

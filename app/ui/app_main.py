@@ -81,7 +81,7 @@ class SharedPractice:
                     settings.update(model=None if ref == DEFAULT_MODEL_ID else ref)
 
                 self._models = ModelsController(
-                    ModelStore.from_env(),
+                    ModelStore.from_env(skip_broken=True),  # a bad manifest is said on the screen
                     on_choose=choose,
                     active=str(chosen) if folders else active,
                     folders=folders,

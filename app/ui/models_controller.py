@@ -208,7 +208,9 @@ class ModelsController:
         self._lock = threading.RLock()
         self._emit_lock = threading.RLock()  # re-entrant: a listener may act on the controller
         self._records: dict[str, _Record] = {}
-        self._state = ModelsState(store.root)
+        broken = "; ".join(store.problems)
+        notice = Notice("notice_manifests_skipped", (("detail", broken),), error=True) if broken else None
+        self._state = ModelsState(store.root, notice=notice)
         self._closed = False
 
     @property

@@ -362,3 +362,29 @@ def test_a_tab_that_fails_to_render_is_dropped_and_the_download_goes_on(screen: 
     screen.controller.download(MODEL.id)
     screen.wait(lambda: screen.card().state is CardState.VERIFIED)
     assert len(calls) == 2  # at subscribe, then once more before it was dropped
+
+
+def test_a_broken_manifest_costs_only_its_own_model(tmp_path: Path) -> None:
+    """One unreadable model description must not take the app down: the Models screen says which
+    file and lists the others, and the demo model still resolves for the practice screen."""
+    from app.models.catalog import load_manifests, resolve_model
+    from app.models.manifest import ManifestError
+
+    folder = tmp_path / "manifests"
+    folder.mkdir()
+    (folder / "keyframe-demo.json").write_bytes((MANIFESTS / "keyframe-demo.json").read_bytes())
+    (folder / "broken.json").write_text('{"id": 3', encoding="utf-8")
+    env = {"KEYFRAME_MANIFESTS_DIR": str(folder), "FLET_APP_STORAGE_DATA": str(tmp_path / "data")}
+    with pytest.raises(ManifestError, match="broken.json"):
+        load_manifests(folder)  # the `models` command stays strict: it names the file and stops
+    store = ModelStore.from_env(env, skip_broken=True)
+    controller = ModelsController(store, env=env, guard=None)
+    try:
+        controller.refresh()
+        notice = controller.state.notice
+        assert notice and notice.error and notice.key == "notice_manifests_skipped"
+        assert "broken.json" in dict(notice.values)["detail"]
+        assert [c.model_id for c in controller.state.cards] == [DEFAULT_MODEL_ID]
+    finally:
+        assert controller.shutdown()
+    assert resolve_model(None, env).id == DEFAULT_MODEL_ID
