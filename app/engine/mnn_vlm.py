@@ -73,6 +73,28 @@ def _import_mnn_llm() -> Any:
     return MNN
 
 
+def chat_prompt(llm: Any, prompt: str, system: str | None = None, use_template: bool = True) -> str:
+    """The chat-templated text with one image placeholder, as MNN's response() builds it.
+
+    Public so benchmarks give a bare `MNN.llm` the very text the app gives it."""
+    user = f"<img>image_0</img>{prompt}"
+    if not use_template:
+        return user
+    if system:
+        return str(llm.apply_chat_template([{"role": "system", "content": system}, {"role": "user", "content": user}]))
+    # The plain-string form adds the model's own default system prompt, if any.
+    return str(llm.apply_chat_template(user))
+
+
+def image_part(expr: Any, rgb: np.ndarray) -> dict[str, Any]:
+    """An RGB keyframe as MNN's multimodal prompt takes it (`expr` is `MNN.expr`)."""
+    if rgb.dtype != np.uint8 or rgb.ndim != 3 or rgb.shape[2] != 3:
+        raise EngineError("the image must be an HxWx3 uint8 RGB array")
+    bgr = np.ascontiguousarray(rgb[:, :, ::-1])  # MNN's vision preprocessing expects BGR
+    var = expr.const(bgr, list(bgr.shape), expr.NHWC, expr.uint8)
+    return {"data": var, "height": int(bgr.shape[0]), "width": int(bgr.shape[1])}
+
+
 @dataclass(frozen=True)
 class Choice:
     index: int | None  # which answer; None when cancelled
@@ -174,24 +196,11 @@ class MnnVlm:
 
     def build_prompt(self, prompt: str, system: str | None = None) -> str:
         """The chat-templated text with one image placeholder, as MNN's response() builds it."""
-        user = f"<img>image_0</img>{prompt}"
-        if self.folder.config.get("use_template", True) is False:
-            return user
         with native_stdout_to_stderr():
-            if system:
-                return self._llm.apply_chat_template(
-                    [{"role": "system", "content": system}, {"role": "user", "content": user}]
-                )
-            # The plain-string form adds the model's own default system prompt, if any.
-            return self._llm.apply_chat_template(user)
+            return chat_prompt(self._llm, prompt, system, self.folder.config.get("use_template", True) is not False)
 
     def _image_part(self, rgb: np.ndarray) -> dict[str, Any]:
-        if rgb.dtype != np.uint8 or rgb.ndim != 3 or rgb.shape[2] != 3:
-            raise EngineError("the image must be an HxWx3 uint8 RGB array")
-        bgr = np.ascontiguousarray(rgb[:, :, ::-1])  # MNN's vision preprocessing expects BGR
-        expr = self._mnn.expr
-        var = expr.const(bgr, list(bgr.shape), expr.NHWC, expr.uint8)
-        return {"data": var, "height": int(bgr.shape[0]), "width": int(bgr.shape[1])}
+        return image_part(self._mnn.expr, rgb)
 
     def _encode(self, rgb: np.ndarray, prompt: str, system: str | None) -> list[int]:
         """Prompt + image to token ids; runs the vision encoder. Caller holds the fd guard."""
