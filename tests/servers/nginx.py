@@ -11,6 +11,7 @@ import shutil
 import socket
 import subprocess
 import time
+from collections.abc import Mapping
 from dataclasses import dataclass
 from pathlib import Path
 from types import TracebackType
@@ -43,10 +44,12 @@ def _free_port() -> int:
 
 
 class Nginx:
-    def __init__(self, binary: str, docroot: Path, workdir: Path) -> None:
+    def __init__(self, binary: str, docroot: Path, workdir: Path, locations: Mapping[str, str] | None = None) -> None:
         self._binary = binary
         self.docroot = docroot
         self.workdir = workdir
+        # More prefixes serving the docroot, each with its directives, e.g. {"/r50/": "limit_rate 50m;"}.
+        self.locations = dict(locations or {})
         self.port = 0
         self._proc: subprocess.Popen[bytes] | None = None
 
@@ -56,6 +59,10 @@ class Nginx:
 
     def _config(self) -> str:
         w = self.workdir
+        extra = "".join(
+            f"        location {prefix} {{\n            alias {self.docroot}/;\n            {directives}\n        }}\n"
+            for prefix, directives in self.locations.items()
+        )
         # master_process off: one process, so no worker drops to a user that cannot read
         # the test's private temp folder; daemon off: it stays our child until we stop it.
         return f"""
@@ -81,7 +88,7 @@ http {{
             alias {self.docroot}/;
             limit_rate 400k;
         }}
-    }}
+{extra}    }}
 }}
 """
 
