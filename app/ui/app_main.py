@@ -119,7 +119,9 @@ class Shell:
         camera: fc.Camera,
         settings: SettingsController,
         models: ModelsController,
+        testers: TestersController | None = None,
     ) -> None:
+        """`testers`: the previous page's testers' run, kept across a change of language."""
         self.language = language_or_default(settings.settings.language)
         t = self.t = strings.TABLES[self.language]
         words = strings_sessions.TABLES[self.language]
@@ -143,7 +145,7 @@ class Shell:
         self.sessions_controller = SessionsController(data_dir() / "sessions", self._on_sessions)
         self.sessions = SessionsView(self.sessions_controller, file_picker_saver(picker), words)
         testers_words = strings_testers.TABLES[self.language]
-        self.testers_controller = TestersController(controller, self._on_testers)
+        self.testers_controller = testers or TestersController(controller)
         self.testers = TestersView(
             self.testers_controller,
             pick=lambda file_type, many, limit, done: page.run_task(
@@ -246,9 +248,12 @@ class Shell:
         self.settings_controller.subscribe(self._on_settings)
         self.models_controller.subscribe(self._on_models)
         self.testers_controller.attach()
+        self.testers_controller.listen(self._on_testers)
 
-    def unmount(self) -> None:
-        self.testers_controller.detach()
+    def unmount(self, handing_over: bool = False) -> None:
+        """`handing_over`: a new Shell on this page takes the testers' run (it keeps following the worker)."""
+        if not handing_over:
+            self.testers_controller.detach()
         self.models_controller.unsubscribe(self._on_models)
         self.settings_controller.unsubscribe(self._on_settings)
         self.controller.unsubscribe(self._on_practice)
@@ -295,11 +300,17 @@ class Shell:
 
     def _on_settings(self, state: SettingsState) -> None:
         if state.settings.language != self.language:  # this page again, all in the new language
-            self.unmount()
+            self.unmount(handing_over=True)
             self.page.controls.clear()
             self.page.services.clear()
             shell = Shell(
-                self.page, self.controller, self.picker, self.camera, self.settings_controller, self.models_controller
+                self.page,
+                self.controller,
+                self.picker,
+                self.camera,
+                self.settings_controller,
+                self.models_controller,
+                self.testers_controller,
             )
             shell.mount()
             shell._go(SETTINGS)

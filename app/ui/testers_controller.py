@@ -132,6 +132,14 @@ class TestersController:
     def state(self) -> TestersState:
         return self._state
 
+    def listen(self, on_change: Callable[[TestersState], None]) -> None:
+        """The view to render this run, replacing the one before (the page rebuilt in another
+        language keeps its run); it gets the state at once."""
+        with self._deliver_lock:
+            self._on_change = on_change
+            self._delivered = state = self._state
+            on_change(state)
+
     def attach(self) -> None:
         """Follow the practice controller (the worker's answers); call once the screen exists."""
         with self._lock:

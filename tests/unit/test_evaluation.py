@@ -433,3 +433,23 @@ def test_the_view_renders_the_report_in_both_languages() -> None:
                     cells[cell.identifier] = cell.content.content.value
         assert cells["testers-cell-yes-yes"] == "1" and cells["testers-cell-no-no"] == str(len(files) - 1)
         assert len(view.table.controls) == len(files) + 1  # header + one row per image
+
+
+def test_a_new_view_takes_over_the_run_at_once() -> None:
+    """The page rebuilt in another language hands its testers' run to the new view: it sees the
+    state at once, then every change; the old view hears nothing more."""
+    from app.ui.testers_controller import TestersController
+
+    files = _scene_files()
+    practice = FakePractice({name: e for name, _, e in files})
+    old: list = []
+    controller = TestersController(practice, old.append)
+    controller.attach()
+    controller.choose_images([(name, data) for name, data, _ in files])
+    before = len(old)
+    new: list = []
+    controller.listen(new.append)
+    assert new == [controller.state] and new[0].images == len(files)  # at once, with the chosen images
+    controller.run()
+    _wait(controller)
+    assert new[-1].phase == "done" and len(old) == before
