@@ -81,3 +81,13 @@ def test_decoding_reports_constrained_and_free_side_by_side_without_a_goal() -> 
         assert re.search(r"\d+/5 \(\d+ %\)", _line(out, f"valid answers, {mode}"))
     assert "[goal" not in out
     assert re.search(r"free / constrained, median time\s+[\d.]+x", out)
+
+
+def test_live_screen_judges_each_busy_host_against_idle(tmp_path: Path) -> None:
+    receipt = tmp_path / "live.json"
+    out = _bench("live_screen", "--seconds", "2.5", "--pace-ms", "20", "--receipt", str(receipt))
+    assert "frame interval, idle (fast model)" in out
+    for host in ("child process", "thread"):
+        assert f"frame interval, busy {host}" in out
+    assert len(re.findall(r"\[goal <= 1\.2x  (met|MISSED)\]", out)) == 2
+    assert [r["goal"] for r in json.loads(receipt.read_text())["rows"] if r["goal"]] == ["<= 1.2x", "<= 1.2x"]
