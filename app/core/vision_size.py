@@ -76,9 +76,11 @@ def vision_size(height: int, width: int, policy: VisionPolicy) -> tuple[int, int
     the one exception is a side shorter than one grid cell, which becomes one
     cell (MNN cannot take less).
 
-    A square policy is the model's fixed input: MNN squashes any image given to
-    such a model to its `image_size`, so that square is returned whatever the
-    source size (a small image is stretched to it, as MNN itself would).
+    A square policy is the model's fixed input: such a model was trained on squares of
+    its `image_size`, so that square is returned whatever the source size (a small image
+    is stretched to it). MNN squashes an image to `image_size` only when it is given no
+    size; given one (as the app always does) it encodes that size as is, even 1920x1088
+    on a model declaring 128 (bench.defaults), so this function is what holds the line.
     """
     a = policy.align
     top = max(a, policy.max_side // a * a)
