@@ -1,0 +1,118 @@
+"""The benchmarks' main paths on the demo model with tiny parameters: each prints its rows, and each
+goal beside its figure. Timings and memory figures are never asserted (this machine is shared);
+the exit code says whether a goal was met, so it may be 0 or 1 but never a crash."""
+
+from __future__ import annotations
+
+import json
+import re
+import subprocess
+import sys
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[2]
+
+
+def _bench(name: str, *args: str) -> str:
+    proc = subprocess.run(
+        [sys.executable, "-m", f"bench.{name}", *args], cwd=ROOT, capture_output=True, text=True, timeout=60
+    )
+    assert proc.returncode in (0, 1), proc.stderr  # 1: a goal missed; anything else is a failure
+    assert "Traceback" not in proc.stderr, proc.stderr
+    return proc.stdout
+
+
+def _line(out: str, name: str) -> str:
+    found = [line for line in out.splitlines() if line.strip().startswith(name)]
+    assert found, f"no row {name!r} in:\n{out}"
+    return found[0]
+
+
+def _goal(line: str, goal: str) -> None:
+    assert re.search(rf"\[goal {re.escape(goal)}  (met|MISSED)\]", line), line
+
+
+def test_memory_reports_both_processes_growth_the_keyframes_and_the_events(tmp_path: Path) -> None:
+    receipt = tmp_path / "memory.json"
+    out = _bench("memory", "--keyframes", "30", "--warmup", "5", "--receipt", str(receipt))
+    assert out.startswith("Memory over 30 keyframes through the live pipeline (keyframe-demo-cpr)")
+    assert "30 (5 warm-up, then 25 measured)" in _line(out, "keyframes analysed")
+    events = re.search(r"(\d+) in the log \((\d+) answers", _line(out, "session events"))
+    assert events and int(events[1]) >= int(events[2]) == 30
+    _goal(_line(out, "UI process RSS growth after warm-up"), "<= 2 MB")
+    _goal(_line(out, "worker child RSS growth after warm-up"), "<= 2 MB")
+    rows = {row["name"]: row for row in json.loads(receipt.read_text())["rows"]}
+    assert rows["UI process RSS growth after warm-up"]["goal"] == "<= 2 MB"
+    assert isinstance(rows["worker child RSS growth after warm-up"]["met"], bool)
+
+
+def test_memory_can_say_where_python_objects_grew() -> None:
+    out = _bench("memory", "--keyframes", "12", "--warmup", "4", "--trace", "3")
+    assert "note: tracemalloc, warm-up -> end:" in out
+    assert len(re.findall(r"note:\s+[+-][\d.]+ KiB\s+[+-]\d+ blocks  \S+:\d+", out)) == 3
+
+
+def test_sampler_times_the_per_frame_work_on_1080p_frames() -> None:
+    # 70 frames at 30 fps of fake time: one 2 s window closes, so the change test runs too.
+    out = _bench("sampler", "--frames", "70", "--scenes", "2", "--variants", "2")
+    assert "70 of 1920x1080x3 uint8 (4 distinct)" in _line(out, "frames")
+    per_frame = _line(out, "sampler per frame (stats + offer)")
+    assert "n=70, p95" in per_frame
+    _goal(per_frame, "median <= 3 ms")
+    assert "n=70" in _line(out, "of which frame_stats")
+    assert "1 keyframes, 0 unchanged" in _line(out, "windows closed")
+
+
+def test_ui_responsiveness_judges_each_busy_host_against_idle() -> None:
+    out = _bench("ui_responsiveness", "--seconds", "1", "--pace-ms", "20")
+    assert "n=" in _line(out, "frame interval, idle")
+    for host in ("child process", "thread"):
+        assert "p95" in _line(out, f"frame interval, busy {host}")
+    ratios = [line for line in out.splitlines() if line.strip().startswith("p95 / idle")]
+    assert len(ratios) == 2
+    for line in ratios:
+        _goal(line, "<= 1.2x")
+
+
+def test_decoding_reports_constrained_and_free_side_by_side_without_a_goal() -> None:
+    out = _bench("decoding", "--per-kind", "1", "--rounds", "1")
+    for mode in ("constrained", "free"):
+        assert "n=5" in _line(out, f"time to a parsed result, {mode}")
+        assert re.search(r"\d+/5 \(\d+ %\)", _line(out, f"valid answers, {mode}"))
+    assert "[goal" not in out
+    assert re.search(r"free / constrained, median time\s+[\d.]+x", out)
+
+
+def test_live_screen_judges_each_busy_host_against_idle(tmp_path: Path) -> None:
+    receipt = tmp_path / "live.json"
+    out = _bench("live_screen", "--seconds", "2.5", "--pace-ms", "20", "--receipt", str(receipt))
+    assert "frame interval, idle (fast model)" in out
+    for host in ("child process", "thread"):
+        assert f"frame interval, busy {host}" in out
+    assert len(re.findall(r"\[goal <= 1\.2x  (met|MISSED)\]", out)) == 2
+    assert [r["goal"] for r in json.loads(receipt.read_text())["rows"] if r["goal"]] == ["<= 1.2x", "<= 1.2x"]
+
+
+def test_the_runner_runs_each_benchmark_with_its_receipt_and_sums_up(tmp_path: Path) -> None:
+    proc = subprocess.run(
+        [sys.executable, "-m", "bench", "sampler", "--receipts", str(tmp_path)],
+        cwd=ROOT,
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
+    assert proc.returncode in (0, 1), proc.stderr
+    assert "=== bench.sampler" in proc.stdout and "=== summary" in proc.stdout
+    verdict = _line(proc.stdout.split("=== summary")[1], "sampler")
+    assert verdict.split(None, 1)[1] == ("every goal met" if proc.returncode == 0 else "a goal MISSED")
+    assert json.loads((tmp_path / "sampler.json").read_text())["rows"]
+    unknown = subprocess.run([sys.executable, "-m", "bench", "nope"], cwd=ROOT, capture_output=True, text=True)
+    assert unknown.returncode == 2 and "no benchmark named nope" in unknown.stderr
+
+
+def test_prompts_compares_the_short_question_with_the_full_prompt(tmp_path: Path) -> None:
+    out = _bench("prompts", "--per-kind", "1", "--rounds", "1")
+    tokens = re.search(r"(\d+) / (\d+)", _line(out, "prompt tokens, short / full"))
+    assert tokens and int(tokens[1]) < int(tokens[2])  # the short question is shorter: the point of it
+    _goal(_line(out, "short / full, median time"), "< 1")
+    _goal(_line(out, "same answer"), "5 of 5")
