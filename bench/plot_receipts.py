@@ -71,6 +71,12 @@ def draw(bars: list[Bar], title: str, goal_s: float | None = None) -> Image.Imag
         value = top * i / ticks
         d.line((_LEFT, y(value), _W - _RIGHT, y(value)), fill=_GRID)
         d.text((_LEFT - 8, y(value)), f"{value:g} s", fill=_INK, font=small, anchor="rm")
+    if goal_s is not None:
+        for x in range(_LEFT, _W - _RIGHT, 12):  # dashed
+            d.line((x, y(goal_s), x + 6, y(goal_s)), fill=_GOAL, width=2)
+        x = _LEFT + 3 * 110
+        d.line((x, 48, x + 12, 48), fill=_GOAL, width=2)
+        d.text((x + 18, 48), f"goal {goal_s:g} s", fill=_GOAL, font=small, anchor="lm")
     slot = (_W - _LEFT - _RIGHT) / len(bars)
     width = slot * 0.5
     for i, b in enumerate(bars):
@@ -86,14 +92,11 @@ def draw(bars: list[Bar], title: str, goal_s: float | None = None) -> Image.Imag
         d.line((mid, y(b.low_s), mid, y(b.high_s)), fill=_INK, width=1)
         for edge in (b.low_s, b.high_s):
             d.line((mid - 6, y(edge), mid + 6, y(edge)), fill=_INK)
-        d.text((mid, y(b.high_s) - 4), f"{b.answer_s:.2f} s (n={b.n})", fill=_INK, font=small, anchor="ms")
+        label_at, label = (mid, y(b.high_s) - 4), f"{b.answer_s:.2f} s (n={b.n})"
+        left, upper, right, lower = d.textbbox(label_at, label, font=small, anchor="ms")
+        d.rectangle((left - 3, upper - 3, right + 3, lower + 3), fill="white")  # readable over the goal line
+        d.text(label_at, label, fill=_INK, font=small, anchor="ms")
         d.text((mid, _H - _BOTTOM + 8), f"{b.side} x {b.side}", fill=_INK, font=normal, anchor="mt")
-    if goal_s is not None:
-        for x in range(_LEFT, _W - _RIGHT, 12):  # dashed
-            d.line((x, y(goal_s), x + 6, y(goal_s)), fill=_GOAL, width=2)
-        x = _LEFT + 3 * 110
-        d.line((x, 48, x + 12, 48), fill=_GOAL, width=2)
-        d.text((x + 18, 48), f"goal {goal_s:g} s", fill=_GOAL, font=small, anchor="lm")
     d.text(((_W + _LEFT) / 2, _H - 18), "image fed to the model (px)", fill=_INK, font=small, anchor="mm")
     for j, (name, colour) in enumerate((("vision", _VISION), ("prefill", _PREFILL), ("rest of the way", _REST))):
         x = _LEFT + j * 110
