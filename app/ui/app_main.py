@@ -37,6 +37,7 @@ from app.ui.testers_controller import TestersController, TestersState
 from app.ui.testers_view import TestersView
 from app.ui.web_shell import upload_dir
 from app.ui.widgets import tagged
+from app.worker.hosts import pauses_in_background
 from app.worker.messages import WorkerSpec
 
 # The screens, in navigation order.
@@ -240,6 +241,7 @@ class Shell:
         page.services.append(self.picker)
         page.on_resize = lambda _: self._layout()
         page.on_close = page.on_disconnect = lambda _: self.unmount()
+        page.on_app_lifecycle_state_change = self._on_lifecycle
         page.add(self.root)
         self._layout()
         # The watcher's thread brings the guard's counts (at once, then on each change) outside the audit hook.
@@ -445,6 +447,12 @@ class Shell:
     def _start_stills(self, files: list[tuple[str, Path]]) -> None:
         label = files[0][0] if len(files) == 1 else f"{len(files)} images"
         self.controller.start_stills([(name, path.read_bytes()) for name, path in files], label)
+
+    def _on_lifecycle(self, e: ft.AppLifecycleStateChangeEvent) -> None:
+        backgrounded = e.state in (ft.AppLifecycleState.HIDE, ft.AppLifecycleState.PAUSE)
+        platform = self.page.platform.value if self.page.platform else ""
+        if backgrounded and pauses_in_background(platform, self.page.web):
+            self.controller.pause_for_background(self.t["paused_in_background"])
 
     def _owns_camera(self) -> bool:
         """A packaged desktop app opens the camera itself (flet-camera serves browsers and phones)."""

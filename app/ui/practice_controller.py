@@ -299,6 +299,16 @@ class PracticeController:
         if self._state.running:
             self._update(lambda s: replace(s, running=False, analysing=None, streamed="", phase=""))
 
+    def pause_for_background(self, notice: str) -> bool:
+        """The app went to the background on a phone: the session stops (saved, as by Stop) and the
+        keyframe in flight is cancelled, so no model call starts while hidden (MNN's Metal backend
+        crashes in the background, MNN issue #4292). True when a session was running."""
+        if not self._state.running:
+            return False
+        self.stop_session()
+        self._update(lambda s: replace(s, notice=notice))
+        return True
+
     def _source_ended(self, ended: SourceEnded) -> None:
         with self._lock:
             if self._source is None:

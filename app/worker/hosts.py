@@ -31,6 +31,13 @@ def default_host_kind() -> str:
     return "thread" if os.environ.get("FLET_PLATFORM", "") in ("ios", "android") else "process"
 
 
+def pauses_in_background(platform: str, web: bool) -> bool:
+    """Whether a session stops when the app goes to the background: in the iOS and Android apps,
+    where the model runs in the app's own process on the phone (and Metal must not run hidden);
+    not in a browser, whose model runs on the server, nor on desktops."""
+    return not web and platform.lower() in ("ios", "android")
+
+
 def make_host(spec: WorkerSpec, on_event: Callable[[Event], None], kind: str | None = None) -> WorkerHost:
     kind = kind or default_host_kind()
     if kind not in ("process", "thread"):

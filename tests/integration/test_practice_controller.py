@@ -71,3 +71,34 @@ def test_a_computer_without_a_camera_says_so(tmp_path: Path) -> None:
         assert "no camera could be opened" in state.error
     finally:
         controller.shutdown()
+
+
+def test_going_to_the_background_on_a_phone_stops_and_saves_the_session(tmp_path: Path) -> None:
+    from app.worker.hosts import pauses_in_background
+
+    assert pauses_in_background("ios", web=False) and pauses_in_background("android", web=False)
+    assert not pauses_in_background("android", web=True)  # a phone's browser: the model runs on the server
+    assert not pauses_in_background("macos", web=False) and not pauses_in_background("", web=False)
+
+    video = tmp_path / "hands.avi"
+    write_hands_video(video, seconds_per_phase=4)
+    controller = PracticeController(WorkerSpec(), tmp_path / "sessions")
+    controller.start()
+    try:
+        wait(controller, lambda s: s.worker_status == "ready")
+        assert not controller.pause_for_background("paused")  # nothing running: nothing to say
+        controller.set_interval(2)
+        controller.start_video("hands.avi", video)
+        wait(controller, lambda s: s.running and len(s.session.timeline) >= 1)
+        assert controller.pause_for_background("paused")
+        state = controller.state
+        assert not state.running and state.notice == "paused" and state.analysing is None
+        answered = len(state.session.timeline)
+        log = tmp_path / "sessions" / f"{state.session_id}.jsonl"
+        assert len([e for e in load_session(log).events if e.kind == "practice"]) >= answered >= 1  # saved
+        import time
+
+        time.sleep(1.0)  # no keyframe is analysed after the pause
+        assert len(controller.state.session.timeline) == answered
+    finally:
+        controller.shutdown()
