@@ -15,7 +15,7 @@ from pathlib import Path
 from typing import TextIO
 
 from app.commands.bench import cpu_name
-from app.core.figures import Spread
+from app.core.figures import Spread, spread
 
 
 @dataclass(frozen=True)
@@ -34,6 +34,39 @@ def spread_text(s: Spread, unit: str = "ms", digits: int = 2) -> str:
 
 def add_receipt_option(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--receipt", type=Path, default=None, help="also write the figures as JSON to this file")
+
+
+def add_model_options(parser: argparse.ArgumentParser, profile_default: Path | None = None) -> None:
+    parser.add_argument("--model", default=None, help="model id or MNN model folder (default: the bundled demo)")
+    parser.add_argument(
+        "--profile", type=Path, default=profile_default, help="task profile JSON (default: the model's own)"
+    )
+
+
+def add_rounds_options(parser: argparse.ArgumentParser, images: int = 10, rounds: int = 3) -> None:
+    """--images and --rounds (at least 1 each: `check_rounds` after parsing)."""
+    parser.add_argument("--images", type=int, default=images, help=f"held-out scenes (default {images})")
+    parser.add_argument("--rounds", type=int, default=rounds, help=f"passes over the images (default {rounds})")
+
+
+def check_rounds(parser: argparse.ArgumentParser, args: argparse.Namespace) -> None:
+    if args.images < 1 or args.rounds < 1:
+        parser.error("--images and --rounds must be at least 1")
+
+
+FRAME_GOAL = 1.2  # p95 frame interval with a busy worker at most this times the idle one
+THREAD_HOST_NOTE = "the thread host is the phones' path: it meets the goal only where MNN's binding releases the GIL"
+
+
+def frame_interval_rows(idle: Spread, name: str, intervals: Sequence[float], answered: int) -> list[Row]:
+    """A busy host's frame intervals beside the idle ones, judged against FRAME_GOAL."""
+    busy = spread(intervals)
+    ratio = busy.p95 / idle.p95
+    return [
+        Row(f"frame interval, busy {name}", spread_text(busy, digits=1)),
+        Row("  p95 / idle", f"{ratio:.2f}x", f"<= {FRAME_GOAL:g}x", ratio <= FRAME_GOAL),
+        Row("  keyframes answered", str(answered)),
+    ]
 
 
 def machine() -> str:

@@ -10,7 +10,6 @@ from __future__ import annotations
 
 import argparse
 import sys
-from pathlib import Path
 
 from app.analyzer import Analyzer, AnalyzerSettings, default_profile_path
 from app.core.figures import spread
@@ -18,7 +17,7 @@ from app.engine.stdio import claim_stdout
 from app.frames.intake import decode_image_bytes
 from app.models.catalog import resolve_model
 from app.profile_file import load_profile
-from bench._report import Row, add_receipt_option, report, spread_text
+from bench._report import Row, add_model_options, add_receipt_option, report, spread_text
 from bench._scenes import scenes
 
 MODES = ("constrained", "free")
@@ -26,8 +25,7 @@ MODES = ("constrained", "free")
 
 def main() -> int:
     parser = argparse.ArgumentParser()
-    parser.add_argument("--model", default=None)
-    parser.add_argument("--profile", type=Path, default=None)
+    add_model_options(parser)
     parser.add_argument("--per-kind", type=int, default=10)
     parser.add_argument("--rounds", type=int, default=3)
     add_receipt_option(parser)

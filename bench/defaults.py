@@ -16,7 +16,6 @@ import sys
 import time
 from collections.abc import Sequence
 from dataclasses import dataclass
-from pathlib import Path
 
 from app.analyzer import Analyzer
 from app.core.figures import spread
@@ -28,7 +27,15 @@ from app.models.catalog import resolve_model
 from app.worker.messages import WorkerSpec
 from app.worker.serve import build_analyzer
 from bench._bare_mnn import BareMnn
-from bench._report import Row, add_receipt_option, report, spread_text
+from bench._report import (
+    Row,
+    add_model_options,
+    add_receipt_option,
+    add_rounds_options,
+    check_rounds,
+    report,
+    spread_text,
+)
 from bench._scenes import scenes
 
 FRAME_WIDTH, FRAME_HEIGHT = 1920, 1080
@@ -77,14 +84,11 @@ def mnn_run(bare: BareMnn, text: str, profile: TaskProfile, frame: Frame) -> tup
 
 def main(argv: Sequence[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0] if __doc__ else None)
-    parser.add_argument("--model", default=None, help="model id or MNN model folder (default: the bundled demo)")
-    parser.add_argument("--profile", type=Path, default=None, help="task profile JSON (default: the model's own)")
-    parser.add_argument("--images", type=int, default=10, help="held-out scenes (default 10)")
-    parser.add_argument("--rounds", type=int, default=3, help="passes over the frames (default 3)")
+    add_model_options(parser)
+    add_rounds_options(parser)
     add_receipt_option(parser)
     args = parser.parse_args(argv)
-    if args.images < 1 or args.rounds < 1:
-        parser.error("--images and --rounds must be at least 1")
+    check_rounds(parser, args)
     out = claim_stdout()  # MNN prints on fd 1; the table owns stdout
     model = resolve_model(args.model)
     analyzer = build_analyzer(WorkerSpec(model=args.model, profile=args.profile))  # the app's defaults

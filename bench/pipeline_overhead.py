@@ -19,7 +19,6 @@ import sys
 import time
 from collections.abc import Sequence
 from dataclasses import dataclass, replace
-from pathlib import Path
 
 from app.analyzer import Analyzer
 from app.commands.common import image_side
@@ -32,7 +31,15 @@ from app.worker.messages import Analyze, Event, Finished, JobFailed, LoadFailed,
 from app.worker.process_host import ProcessWorkerHost
 from app.worker.serve import build_analyzer
 from bench._bare_mnn import BareMnn
-from bench._report import Row, add_receipt_option, report, spread_text
+from bench._report import (
+    Row,
+    add_model_options,
+    add_receipt_option,
+    add_rounds_options,
+    check_rounds,
+    report,
+    spread_text,
+)
 from bench._scenes import scenes
 
 GOAL_RATIO = 1.05  # the goal: the app adds at most 5 % to what MNN itself takes
@@ -147,15 +154,12 @@ def mode_rows(mode: str, pairs: Sequence[Pair]) -> list[Row]:
 
 def main(argv: Sequence[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0] if __doc__ else None)
-    parser.add_argument("--model", default=None, help="model id or MNN model folder (default: the bundled demo)")
-    parser.add_argument("--profile", type=Path, default=None, help="task profile JSON (default: the model's own)")
+    add_model_options(parser)
     parser.add_argument("--image-max-side", type=image_side, default=None, metavar="N", help="the app's image cap")
-    parser.add_argument("--images", type=int, default=10, help="held-out scenes (default 10)")
-    parser.add_argument("--rounds", type=int, default=3, help="passes over the images (default 3)")
+    add_rounds_options(parser)
     add_receipt_option(parser)
     args = parser.parse_args(argv)
-    if args.images < 1 or args.rounds < 1:
-        parser.error("--images and --rounds must be at least 1")
+    check_rounds(parser, args)
     out = claim_stdout()  # MNN prints on fd 1; the table owns stdout
     model = resolve_model(args.model)
     base = WorkerSpec(model=args.model, profile=args.profile, image_max_side=args.image_max_side)

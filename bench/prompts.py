@@ -12,7 +12,6 @@ from __future__ import annotations
 import argparse
 import sys
 from dataclasses import replace
-from pathlib import Path
 
 from app.analyzer import Analyzer, AnalyzerSettings
 from app.core.figures import spread
@@ -21,14 +20,13 @@ from app.frames.intake import decode_image_bytes
 from app.models.catalog import resolve_model
 from app.paths import PROFILES
 from app.profile_file import load_profile
-from bench._report import Row, add_receipt_option, report, spread_text
+from bench._report import Row, add_model_options, add_receipt_option, report, spread_text
 from bench._scenes import scenes
 
 
 def main() -> int:
     parser = argparse.ArgumentParser()
-    parser.add_argument("--model", default=None)
-    parser.add_argument("--profile", type=Path, default=PROFILES / "hand_position_instruct.json")
+    add_model_options(parser, profile_default=PROFILES / "hand_position_instruct.json")
     parser.add_argument("--image-max-side", type=int, default=None)
     parser.add_argument("--per-kind", type=int, default=2)
     parser.add_argument("--rounds", type=int, default=2)
