@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # Cross-build MNN 3.6.1's Python binding for Android arm64-v8a (API 24) as the wheel
-#   mnn-3.6.1+keyframe1-cp311-cp311-android_24_arm64_v8a.whl
+#   mnn-3.6.1+keyframe1-cp312-cp312-android_24_arm64_v8a.whl   (PY_VERSION=3.11 -> cp311)
 # that `flet build apk|aab` installs when PIP_FIND_LINKS points at $WHEELHOUSE.
 #
 # Host: Linux x86_64 (or macOS) with git, cmake >= 3.18, ninja or make, Python 3 with pip,
@@ -8,8 +8,8 @@
 #
 # Required environment:
 #   ANDROID_NDK_HOME    NDK root (ANDROID_NDK_ROOT is accepted too)
-#   PYTHON_ANDROID_DIR  the Android CPython 3.11 the app embeds, for arm64-v8a: must contain
-#                       include/python3.11/Python.h and lib/libpython3.11.so
+#   PYTHON_ANDROID_DIR  the Android CPython the app embeds ($PY_VERSION, default 3.12), arm64-v8a:
+#                       must contain include/python3.12/Python.h and lib/libpython3.12.so
 #                       (the same build serious-python bundles for your flet version)
 # Optional: see build_configs/common/mnn_common.sh (MNN_REF, LOCAL_VERSION, WORK_DIR,
 #   WHEELHOUSE, JOBS, PYTHON, NUMPY_SPEC e.g. "==2.2.4", FLET_MOBILE_INDEX).

@@ -7,7 +7,7 @@ build_configs/patches/README.md). The build scripts therefore compile
 ``_mnncengine`` themselves and call this script to lay out the wheel::
 
     make_wheel.py --ext build/_mnncengine.so --package pymnn/pip_package/MNN \
-        --name MNN --version 3.6.1+keyframe1 --python-tag cp311 \
+        --name MNN --version 3.6.1+keyframe1 --python-tag cp312 \
         --platform-tag android_24_arm64_v8a -o wheelhouse/
 
 The wheel holds ``_mnncengine.so`` at its root (plain ``.so`` is in
@@ -101,7 +101,7 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--package", type=Path, required=True, help="pymnn/pip_package/MNN (patched)")
     ap.add_argument("--name", default="MNN")
     ap.add_argument("--version", required=True, help="e.g. 3.6.1+keyframe1")
-    ap.add_argument("--python-tag", default="cp311")
+    ap.add_argument("--python-tag", required=True, help="cp312, cp311, ...")
     ap.add_argument("--platform-tag", required=True, help="android_24_arm64_v8a, ios_13_0_arm64_iphoneos, ...")
     ap.add_argument("--requires", action="append", default=None, help="Requires-Dist lines (default: numpy)")
     ap.add_argument("-o", "--out-dir", type=Path, default=Path("wheelhouse"))

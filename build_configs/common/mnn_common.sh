@@ -10,6 +10,7 @@
 #   WHEELHOUSE    where wheels are written   (default $WORK_DIR/wheelhouse; pass it to PIP_FIND_LINKS)
 #   JOBS          parallel compile jobs      (default: CPU count)
 #   PYTHON        host Python >= 3.9 for the helper scripts (default python3)
+#   PY_VERSION    CPython version of the app  (default 3.12 -> cp312 wheels; 3.11 -> cp311)
 
 set -euo pipefail
 
@@ -24,8 +25,10 @@ PYTHON="${PYTHON:-python3}"
 if [[ -z "${JOBS:-}" ]]; then
     JOBS="$(getconf _NPROCESSORS_ONLN 2>/dev/null || echo 4)"
 fi
-PY_TAG="cp311"
-PY_VER="3.11"
+# CPython the app bundles: flet-cli 1.0.5 offers 3.12-3.14 and docs/packaging.md's build
+# configuration passes --python-version 3.12, so the wheels default to cp312.
+PY_VER="${PY_VERSION:-3.12}"
+PY_TAG="cp${PY_VER/./}"
 
 log() { printf '[%s] %s\n' "$(date -u +%H:%M:%S)" "$*" >&2; }
 die() { printf 'error: %s\n' "$*" >&2; exit 1; }

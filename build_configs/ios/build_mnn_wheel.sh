@@ -1,20 +1,21 @@
 #!/usr/bin/env bash
 # Cross-build MNN 3.6.1's Python binding for iOS as the wheels
-#   mnn-3.6.1+keyframe1-cp311-cp311-ios_13_0_arm64_iphoneos.whl
-#   mnn-3.6.1+keyframe1-cp311-cp311-ios_13_0_arm64_iphonesimulator.whl
-#   mnn-3.6.1+keyframe1-cp311-cp311-ios_13_0_x86_64_iphonesimulator.whl   (IOS_SIM_X86_64=0 skips it)
-# that `flet build ipa` installs when PIP_FIND_LINKS points at $WHEELHOUSE (serious-python
-# runs pip once per target: iphoneos arm64, iphonesimulator arm64 and x86_64).
+#   mnn-3.6.1+keyframe1-cp312-cp312-ios_13_0_arm64_iphoneos.whl
+#   mnn-3.6.1+keyframe1-cp312-cp312-ios_13_0_arm64_iphonesimulator.whl
+#   mnn-3.6.1+keyframe1-cp312-cp312-ios_13_0_x86_64_iphonesimulator.whl   (only with IOS_SIM_X86_64=1)
+# (PY_VERSION=3.11 -> cp311) that `flet build ipa` installs when PIP_FIND_LINKS points at
+# $WHEELHOUSE. serious-python runs pip once per target arch; pyproject.toml's
+# [tool.flet.ios] target_arch limits that to iphoneos.arm64 and iphonesimulator.arm64.
 #
 # Host: macOS with Xcode (command line tools and the iOS SDKs), git, cmake >= 3.18,
 # ninja or make, Python 3 with pip. Cannot run on Linux.
 #
 # Required environment:
-#   PYTHON_IOS_INCLUDE_IPHONEOS         folder with Python.h of the iOS CPython 3.11 the app
+#   PYTHON_IOS_INCLUDE_IPHONEOS         folder with Python.h of the iOS CPython ($PY_VERSION) the app
 #                                       embeds, device slice (e.g. .../Python.xcframework/ios-arm64/Headers)
 #   PYTHON_IOS_INCLUDE_IPHONESIMULATOR  the same for the simulator slice
 #                                       (e.g. .../Python.xcframework/ios-arm64_x86_64-simulator/Headers)
-# Optional: see build_configs/common/mnn_common.sh, and IOS_SIM_X86_64 (default 1).
+# Optional: see build_configs/common/mnn_common.sh, and IOS_SIM_X86_64 (default 0).
 #
 # Steps per target: clone MNN at the tag -> apply build_configs/patches -> static libMNN
 # (Metal, no thread pool, LLM + Omni, OpenCV, image codecs; no converter/tools/train)
@@ -103,7 +104,7 @@ build_one() {
 
 build_one iphoneos arm64 ios_13_0_arm64_iphoneos "${PYTHON_IOS_INCLUDE_IPHONEOS}"
 build_one iphonesimulator arm64 ios_13_0_arm64_iphonesimulator "${PYTHON_IOS_INCLUDE_IPHONESIMULATOR}"
-if [[ "${IOS_SIM_X86_64:-1}" == "1" ]]; then
+if [[ "${IOS_SIM_X86_64:-0}" == "1" ]]; then
     build_one iphonesimulator x86_64 ios_13_0_x86_64_iphonesimulator "${PYTHON_IOS_INCLUDE_IPHONESIMULATOR}"
 fi
 log "done in $((SECONDS - start)) s; wheels in ${WHEELHOUSE}"
