@@ -55,8 +55,8 @@ mnn_fetch_and_patch
 BUILD="${WORK_DIR}/build-android-${ABI}"
 
 log "configuring MNN for ${ABI} (API ${API_LEVEL})"
-mapfile -t common_flags < <(mnn_common_cmake_flags)
-cmake -S "${MNN_SRC}" -B "${BUILD}" "${generator[@]}" \
+IFS=$'\n' read -r -d '' -a common_flags < <(mnn_common_cmake_flags) || true
+cmake -S "${MNN_SRC}" -B "${BUILD}" ${generator[@]+"${generator[@]}"} \
     "${common_flags[@]}" \
     -DCMAKE_TOOLCHAIN_FILE="${NDK}/build/cmake/android.toolchain.cmake" \
     -DANDROID_ABI="${ABI}" \
@@ -73,8 +73,8 @@ log "building libMNN (${JOBS} jobs)"
 cmake --build "${BUILD}" --parallel "${JOBS}"
 
 numpy_inc="$(numpy_include_for "${PLATFORM_TAG}")"
-mapfile -t cflags < <(pymnn_compile_args "${MNN_SRC}" "${BUILD}" "${numpy_inc}")
-mapfile -t archives < <(mnn_static_archives "${BUILD}")
+IFS=$'\n' read -r -d '' -a cflags < <(pymnn_compile_args "${MNN_SRC}" "${BUILD}" "${numpy_inc}") || true
+IFS=$'\n' read -r -d '' -a archives < <(mnn_static_archives "${BUILD}") || true
 [[ ${#archives[@]} -gt 0 ]] || die "no libMNN.a under ${BUILD}"
 log "linking archives: ${archives[*]}"
 

@@ -44,7 +44,7 @@ fi
 
 start=${SECONDS}
 mnn_fetch_and_patch
-mapfile -t common_flags < <(mnn_common_cmake_flags)
+IFS=$'\n' read -r -d '' -a common_flags < <(mnn_common_cmake_flags) || true
 
 build_one() {
     local sdk="$1" arch="$2" plat="$3" py_inc="$4"
@@ -57,7 +57,7 @@ build_one() {
     fi
 
     log "configuring MNN for ${sdk}/${arch}"
-    cmake -S "${MNN_SRC}" -B "${build}" "${generator[@]}" \
+    cmake -S "${MNN_SRC}" -B "${build}" ${generator[@]+"${generator[@]}"} \
         "${common_flags[@]}" \
         -DCMAKE_SYSTEM_NAME=iOS \
         -DCMAKE_OSX_SYSROOT="${sdk}" \
@@ -73,8 +73,8 @@ build_one() {
     local numpy_inc
     numpy_inc="$(numpy_include_for "${plat}")"
     local -a cflags archives force_load=()
-    mapfile -t cflags < <(pymnn_compile_args "${MNN_SRC}" "${build}" "${numpy_inc}")
-    mapfile -t archives < <(mnn_static_archives "${build}")
+    IFS=$'\n' read -r -d '' -a cflags < <(pymnn_compile_args "${MNN_SRC}" "${build}" "${numpy_inc}") || true
+    IFS=$'\n' read -r -d '' -a archives < <(mnn_static_archives "${build}") || true
     [[ ${#archives[@]} -gt 0 ]] || die "no libMNN.a under ${build}"
     local a
     for a in "${archives[@]}"; do
