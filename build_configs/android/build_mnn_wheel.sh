@@ -11,6 +11,7 @@
 #   PYTHON_ANDROID_DIR  the Android CPython the app embeds ($PY_VERSION, default 3.12), arm64-v8a:
 #                       must contain include/python3.12/Python.h and lib/libpython3.12.so
 #                       (the same build serious-python bundles for your flet version)
+# Usage: build_mnn_wheel.sh [WHEELHOUSE]   (default $WHEELHOUSE, see mnn_common.sh)
 # Optional: see build_configs/common/mnn_common.sh (MNN_REF, LOCAL_VERSION, WORK_DIR,
 #   WHEELHOUSE, JOBS, PYTHON, NUMPY_SPEC e.g. "==2.2.4", FLET_MOBILE_INDEX).
 #
@@ -22,6 +23,7 @@ set -euo pipefail
 here="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
 # shellcheck source=../common/mnn_common.sh
 source "${here}/../common/mnn_common.sh"
+take_wheelhouse_arg "$@"
 
 ABI="arm64-v8a"
 API_LEVEL="24"

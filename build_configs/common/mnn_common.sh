@@ -10,7 +10,8 @@
 #   WHEELHOUSE    where wheels are written   (default $WORK_DIR/wheelhouse; pass it to PIP_FIND_LINKS)
 #   JOBS          parallel compile jobs      (default: CPU count)
 #   PYTHON        host Python >= 3.9 for the helper scripts (default python3)
-#   PY_VERSION    CPython version of the app  (default 3.12 -> cp312 wheels; 3.11 -> cp311)
+#   PY_VERSION    CPython version of the app  (default $APP_PYTHON, else 3.12 -> cp312 wheels)
+# The build scripts also take the wheelhouse as their only argument: build_mnn_wheel.sh wheelhouse/
 
 set -euo pipefail
 
@@ -27,8 +28,20 @@ if [[ -z "${JOBS:-}" ]]; then
 fi
 # CPython the app bundles: flet-cli 1.0.5 offers 3.12-3.14 and docs/packaging.md's build
 # configuration passes --python-version 3.12, so the wheels default to cp312.
-PY_VER="${PY_VERSION:-3.12}"
+PY_VER="${PY_VERSION:-${APP_PYTHON:-3.12}}"
 PY_TAG="cp${PY_VER/./}"
+
+# `build_mnn_wheel.sh [WHEELHOUSE]`: the argument, if any, wins over $WHEELHOUSE; made absolute.
+take_wheelhouse_arg() {
+    if [[ $# -gt 1 ]]; then
+        die "usage: $(basename "$0") [WHEELHOUSE]"
+    fi
+    if [[ $# -eq 1 ]]; then
+        WHEELHOUSE="$1"
+    fi
+    mkdir -p "${WHEELHOUSE}"
+    WHEELHOUSE="$(cd "${WHEELHOUSE}" && pwd)"
+}
 
 log() { printf '[%s] %s\n' "$(date -u +%H:%M:%S)" "$*" >&2; }
 die() { printf 'error: %s\n' "$*" >&2; exit 1; }

@@ -15,6 +15,7 @@
 #                                       embeds, device slice (e.g. .../Python.xcframework/ios-arm64/Headers)
 #   PYTHON_IOS_INCLUDE_IPHONESIMULATOR  the same for the simulator slice
 #                                       (e.g. .../Python.xcframework/ios-arm64_x86_64-simulator/Headers)
+# Usage: build_mnn_wheel.sh [WHEELHOUSE]   (default $WHEELHOUSE, see mnn_common.sh)
 # Optional: see build_configs/common/mnn_common.sh, and IOS_SIM_X86_64 (default 0).
 #
 # Steps per target: clone MNN at the tag -> apply build_configs/patches -> static libMNN
@@ -26,6 +27,7 @@ set -euo pipefail
 here="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
 # shellcheck source=../common/mnn_common.sh
 source "${here}/../common/mnn_common.sh"
+take_wheelhouse_arg "$@"
 
 [[ "$(uname -s)" == "Darwin" ]] || die "iOS wheels build only on macOS with Xcode"
 need xcrun "the Xcode toolchain"
