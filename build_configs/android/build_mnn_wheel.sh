@@ -6,10 +6,12 @@
 # Host: Linux x86_64 (or macOS) with git, cmake >= 3.18, ninja or make, Python 3 with pip,
 # and the Android NDK (r27 or newer recommended: 16 KB page-size support).
 #
-# Required environment:
-#   ANDROID_NDK_HOME    NDK root (ANDROID_NDK_ROOT is accepted too)
-#   PYTHON_ANDROID_DIR  the Android CPython the app embeds ($PY_VERSION, default 3.12), arm64-v8a:
-#                       must contain include/python3.12/Python.h and lib/libpython3.12.so
+# Environment:
+#   ANDROID_NDK_HOME    NDK root (ANDROID_NDK_ROOT is accepted too); required
+#   PYTHON_ANDROID_DIR  the Android CPython the app embeds ($PY_VERSION, default 3.12), arm64-v8a,
+#                       with Python.h and libpython3.12.so somewhere below it. Unset: flet's own
+#                       python-android-dart-<full>-arm64-v8a.tar.gz of the python-build release the
+#                       installed flet-cli pins is downloaded (stops if it carries no headers).
 #                       (the same build serious-python bundles for your flet version)
 # Usage: build_mnn_wheel.sh [WHEELHOUSE]   (default $WHEELHOUSE, see mnn_common.sh)
 # Optional: see build_configs/common/mnn_common.sh (MNN_REF, LOCAL_VERSION, WORK_DIR,
@@ -31,9 +33,15 @@ PLATFORM_TAG="android_${API_LEVEL}_arm64_v8a"
 NDK="${ANDROID_NDK_HOME:-${ANDROID_NDK_ROOT:-}}"
 [[ -n "${NDK}" && -f "${NDK}/build/cmake/android.toolchain.cmake" ]] \
     || die "set ANDROID_NDK_HOME to an Android NDK (r27+); no toolchain file under '${NDK}'"
+# The Android CPython the app embeds: $PYTHON_ANDROID_DIR, else flet's own distribution.
 PY_DIR="${PYTHON_ANDROID_DIR:-}"
-[[ -f "${PY_DIR}/include/python${PY_VER}/Python.h" && -f "${PY_DIR}/lib/libpython${PY_VER}.so" ]] \
-    || die "set PYTHON_ANDROID_DIR to the Android CPython ${PY_VER} (arm64-v8a) with include/ and lib/"
+if [[ -z "${PY_DIR}" ]]; then
+    PY_DIR="$(python_build_dist "python-android-dart-{full}-${ABI}.tar.gz")"
+fi
+PY_INC="$(find_python_include "${PY_DIR}" "python${PY_VER}")" \
+    || die "no Python.h under ${PY_DIR}: set PYTHON_ANDROID_DIR to an Android CPython ${PY_VER} build with headers"
+PY_LIB="$(find "${PY_DIR}" -name "libpython${PY_VER}.so" -print -quit)"
+[[ -n "${PY_LIB}" ]] || die "no libpython${PY_VER}.so under ${PY_DIR}"
 need cmake "configuring MNN"
 "${PYTHON}" -m pip --version >/dev/null 2>&1 || die "${PYTHON} has no pip (needed for numpy headers)"
 
@@ -83,11 +91,11 @@ log "linking archives: ${archives[*]}"
 out="${BUILD}/pymnn"
 mkdir -p "${out}"
 log "compiling pymnn/src/MNN.cc"
-"${CXX}" "${cflags[@]}" "-I${PY_DIR}/include/python${PY_VER}" \
+"${CXX}" "${cflags[@]}" "-I${PY_INC}" \
     -c "${MNN_SRC}/pymnn/src/MNN.cc" -o "${out}/MNN.o"
 "${CXX}" -shared -o "${out}/_mnncengine.so" "${out}/MNN.o" \
     -Wl,--whole-archive "${archives[@]}" -Wl,--no-whole-archive \
-    "-L${PY_DIR}/lib" "-lpython${PY_VER}" \
+    "-L$(dirname "${PY_LIB}")" "-lpython${PY_VER}" \
     -llog -landroid -ldl -lm -static-libstdc++ \
     -Wl,-z,max-page-size=16384 -Wl,-z,common-page-size=16384 \
     -Wl,--no-undefined -Wl,--exclude-libs,ALL -Wl,--gc-sections -Wl,-s

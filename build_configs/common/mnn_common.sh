@@ -115,6 +115,51 @@ numpy_include_for() {
     dirname "$(dirname "${header}")"
 }
 
+# The CPython distribution flet bundles (flet-dev/python-build), downloaded into $WORK_DIR
+# when the caller did not point at one. $1 = asset name pattern with {full} for the full
+# Python version, e.g. "python-android-dart-{full}-arm64-v8a.tar.gz". Prints the folder.
+# Release date and full version come from the installed flet-cli (its pinned manifest),
+# or from FLET_PYTHON_BUILD_RELEASE_DATE / PYTHON_FULL_VERSION.
+python_build_dist() {
+    local pattern="$1" date full asset dest
+    need curl "downloading flet's Python distribution"
+    date="${FLET_PYTHON_BUILD_RELEASE_DATE:-}"
+    if [[ -z "${date}" ]]; then
+        date="$("${PYTHON}" -c 'from flet_cli.utils.python_versions import _resolve_release_date as d; print(d())' \
+            2>/dev/null)" || die "install flet-cli (pip install flet-cli) or set FLET_PYTHON_BUILD_RELEASE_DATE"
+    fi
+    full="${PYTHON_FULL_VERSION:-}"
+    if [[ -z "${full}" ]]; then
+        full="$("${PYTHON}" -c 'import sys; from flet_cli.utils.python_versions import get_release as g; print(g(sys.argv[1]).standalone)' \
+            "${PY_VER}" 2>/dev/null)" || die "flet-cli cannot name the full version of Python ${PY_VER}; set PYTHON_FULL_VERSION"
+    fi
+    asset="${pattern//\{full\}/${full}}"
+    dest="${WORK_DIR}/python-build/${date}/${asset%.tar.gz}"
+    if [[ ! -d "${dest}" ]]; then
+        log "downloading ${asset} (python-build ${date})"
+        mkdir -p "${dest}.tmp"
+        curl -fL --retry 3 -o "${dest}.tmp/${asset}" \
+            "https://github.com/flet-dev/python-build/releases/download/${date}/${asset}"
+        tar -xzf "${dest}.tmp/${asset}" -C "${dest}.tmp"
+        rm -f "${dest}.tmp/${asset}"
+        mv "${dest}.tmp" "${dest}"
+    fi
+    printf '%s\n' "${dest}"
+}
+
+# Folder holding Python.h for Python $PY_VER under $1 ($2: optional path fragment to prefer).
+find_python_include() {
+    local root="$1" prefer="${2:-}" h
+    if [[ -n "${prefer}" ]]; then
+        h="$(find "${root}" -name Python.h -path "*${prefer}*" -print -quit 2>/dev/null)"
+    fi
+    if [[ -z "${h:-}" ]]; then
+        h="$(find "${root}" -name Python.h -print -quit 2>/dev/null)"
+    fi
+    [[ -n "${h}" ]] || return 1
+    dirname "${h}"
+}
+
 # Preprocessor flags and sources for _mnncengine (what upstream setup.py passes,
 # minus training/audio/tools). Prints one argument per line.
 pymnn_compile_args() {

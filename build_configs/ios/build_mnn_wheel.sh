@@ -10,7 +10,8 @@
 # Host: macOS with Xcode (command line tools and the iOS SDKs), git, cmake >= 3.18,
 # ninja or make, Python 3 with pip. Cannot run on Linux.
 #
-# Required environment:
+# Environment (unset: both are found in flet's own python-ios-dart-<full>.tar.gz of the
+# python-build release the installed flet-cli pins, downloaded into $WORK_DIR):
 #   PYTHON_IOS_INCLUDE_IPHONEOS         folder with Python.h of the iOS CPython ($PY_VERSION) the app
 #                                       embeds, device slice (e.g. .../Python.xcframework/ios-arm64/Headers)
 #   PYTHON_IOS_INCLUDE_IPHONESIMULATOR  the same for the simulator slice
@@ -33,10 +34,18 @@ take_wheelhouse_arg "$@"
 need xcrun "the Xcode toolchain"
 need cmake "configuring MNN"
 "${PYTHON}" -m pip --version >/dev/null 2>&1 || die "${PYTHON} has no pip (needed for numpy headers)"
-[[ -f "${PYTHON_IOS_INCLUDE_IPHONEOS:-}/Python.h" ]] \
-    || die "set PYTHON_IOS_INCLUDE_IPHONEOS to the device Python ${PY_VER} headers (folder with Python.h)"
-[[ -f "${PYTHON_IOS_INCLUDE_IPHONESIMULATOR:-}/Python.h" ]] \
-    || die "set PYTHON_IOS_INCLUDE_IPHONESIMULATOR to the simulator Python ${PY_VER} headers"
+# Python headers of the iOS CPython the app embeds: given, else from flet's own distribution.
+if [[ -z "${PYTHON_IOS_INCLUDE_IPHONEOS:-}" || -z "${PYTHON_IOS_INCLUDE_IPHONESIMULATOR:-}" ]]; then
+    ios_dist="$(python_build_dist "python-ios-dart-{full}.tar.gz")"
+    PYTHON_IOS_INCLUDE_IPHONEOS="${PYTHON_IOS_INCLUDE_IPHONEOS:-$(find_python_include "${ios_dist}" "ios-arm64/")}" \
+        || die "no device Python.h in ${ios_dist}; set PYTHON_IOS_INCLUDE_IPHONEOS"
+    PYTHON_IOS_INCLUDE_IPHONESIMULATOR="${PYTHON_IOS_INCLUDE_IPHONESIMULATOR:-$(find_python_include "${ios_dist}" "simulator")}" \
+        || die "no simulator Python.h in ${ios_dist}; set PYTHON_IOS_INCLUDE_IPHONESIMULATOR"
+fi
+[[ -f "${PYTHON_IOS_INCLUDE_IPHONEOS}/Python.h" ]] \
+    || die "PYTHON_IOS_INCLUDE_IPHONEOS must be the device Python ${PY_VER} headers (folder with Python.h)"
+[[ -f "${PYTHON_IOS_INCLUDE_IPHONESIMULATOR}/Python.h" ]] \
+    || die "PYTHON_IOS_INCLUDE_IPHONESIMULATOR must be the simulator Python ${PY_VER} headers"
 
 IOS_MIN="13.0"
 generator=()
