@@ -195,6 +195,12 @@ def test_wheelhouse_checks_cover_every_target_arch_in_pyproject(workflow: dict[A
         assert f"{cpu}_{sdk}" in ios, arch
 
 
+def test_scripts_it_calls_are_in_the_repository() -> None:
+    text = WORKFLOW.read_text()
+    for script in sorted(set(re.findall(r"build_configs/[\w/.-]+\.(?:sh|py)", text))):
+        assert (ROOT / script).is_file(), f"the workflow calls {script}, which is not in the repository"
+
+
 # --- pins agree with the project ---------------------------------------------------------------------
 
 
