@@ -1,7 +1,7 @@
 # Shared by run-app.sh and test.sh: make .venv and install the project into it — only when
 # .venv is missing or pyproject.toml (or the extras asked for) changed since the last install,
 # so every later start contacts no package index and works with no network at all.
-# Usage: source scripts/_venv.sh "<extras>"   (extras like "[test]" or "")
+# Usage: source scripts/_venv.sh "<extras>"   (extras like "[desktop,test]" or "[desktop]")
 set -euo pipefail
 ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 cd "$ROOT"
@@ -25,7 +25,8 @@ if [ ! -x .venv/bin/python ]; then
   "$python" -m venv .venv
 fi
 # What the installed environment was made from: pyproject.toml and the interpreter. The stamp
-# holds that hash and the extras installed with it ("[test]" covers a plain start too).
+# holds that hash and the extras installed with it; a later call asking for some of those extras
+# ("[desktop]" after "[desktop,test]") installs nothing, so a start after the tests is offline.
 stamp_of() {
   { cat pyproject.toml; .venv/bin/python -c 'import sys; print(sys.version)'; } |
     .venv/bin/python -c 'import hashlib, sys; print(hashlib.sha256(sys.stdin.buffer.read()).hexdigest())'
@@ -34,7 +35,16 @@ STAMP=.venv/.keyframe-install-stamp
 want="$(stamp_of)"
 have="$(sed -n 1p "$STAMP" 2>/dev/null || true)"
 have_extras="$(sed -n 2p "$STAMP" 2>/dev/null || true)"
-if [ "$have" != "$want" ] || { [ -n "${1:-}" ] && [ "$have_extras" != "${1:-}" ]; }; then
+covered() {  # every extra named in $1 ("[a,b]") is among those in $2
+  local wanted extra
+  wanted="${1#[}"; wanted="${wanted%]}"
+  local installed=",${2#[}"; installed="${installed%]},"
+  IFS=, read -r -a wanted <<<"$wanted"
+  for extra in "${wanted[@]+"${wanted[@]}"}"; do
+    [ -z "$extra" ] || [[ "$installed" == *",$extra,"* ]] || return 1
+  done
+}
+if [ "$have" != "$want" ] || ! covered "${1:-}" "$have_extras"; then
   echo "installing Keyframe's dependencies into .venv (only when .venv is new or pyproject.toml changed) ..." >&2
   # Quiet: no progress bars, no setuptools warning boxes; pip's errors still show.
   export PIP_DISABLE_PIP_VERSION_CHECK=1 PIP_NO_INPUT=1

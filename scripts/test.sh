@@ -2,7 +2,7 @@
 # Installs what the tests need (Python packages in .venv; Debian's chromium for the browser
 # tests, nginx as a real download server, strace for the network trace) and runs the whole suite. Extra arguments go to pytest.
 # Under CI=true a missing tool is an error here, and a skipped browser/nginx/ENOSPC/netns/strace test fails.
-source "$(dirname "$0")/_venv.sh" "[test]"
+source "$(dirname "$0")/_venv.sh" "[desktop,test]"
 need=()
 command -v chromium >/dev/null 2>&1 || [ -x /usr/bin/chromium ] || need+=(chromium)
 command -v nginx >/dev/null 2>&1 || [ -x /usr/sbin/nginx ] || need+=(nginx)

@@ -28,6 +28,7 @@ page that lost its policy or no longer loads.
 
 from __future__ import annotations
 
+import importlib.util
 import os
 import secrets
 import sys
@@ -83,6 +84,11 @@ def check(index_html: Path = INDEX_HTML) -> None:
     for hook in (*hooks, 'id="loading"'):
         if hook not in page:
             raise WebShellError(f"{index_html} lacks {hook}")
+    if importlib.util.find_spec("flet_web") is None:
+        raise WebShellError(
+            "Flet's web server is not installed: install the app with its desktop extra "
+            "(scripts/run-app.sh does; by hand: pip install -e '.[desktop]')"
+        )
     if ft.__version__ != FLET_VERSION:
         print(
             f"warning: {index_html.name} was written for Flet {FLET_VERSION}, this is Flet {ft.__version__}; "

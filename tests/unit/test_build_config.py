@@ -61,11 +61,12 @@ MACOS_CAMERA = "Keyframe uses the camera to analyse your practice on this Mac. I
 FLET_DEFAULT_CAMERA = "This app uses the camera to capture photos and videos."
 
 # [project].dependencies as flet-cli passes them: sorted, a space before `<`/`>` (for Windows' cmd).
+# Plain `flet`: flet[all]'s web server and CLI tools have no iOS/Android wheels (the `desktop` extra).
 REQUIREMENTS = [
     "-r", "MNN==3.6.1",
     "-r", "flet-camera==1.0.5",
     "-r", "flet-charts==1.0.5",
-    "-r", "flet[all]==1.0.5",
+    "-r", "flet==1.0.5",
     "-r", "httpx <1, >=0.28",
     "-r", "numpy >=1.26",
     "-r", "opencv-python-headless >=4.10",
