@@ -36,10 +36,6 @@ Usage::
 from __future__ import annotations
 
 import argparse
-import base64
-import csv
-import hashlib
-import io
 import posixpath
 import re
 import struct
@@ -47,6 +43,9 @@ import sys
 import zipfile
 from dataclasses import dataclass, field
 from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "common"))
+from wheel_tools import WHEEL_RE, write_wheel  # noqa: E402  (build_configs/common, shared with rename_wheel.py)
 
 # --- Mach-O ----------------------------------------------------------------------------------
 
@@ -146,15 +145,6 @@ def parse_macho(blob: bytes) -> MachO | None:
 
 
 # --- wheel names --------------------------------------------------------------------------
-
-WHEEL_RE = re.compile(
-    r"^(?P<name>[^-]+)-(?P<version>[^-]+)(?:-(?P<build>\d[^-]*))?-(?P<py>[^-]+)-(?P<abi>[^-]+)-(?P<plat>[^-]+)\.whl$"
-)
-
-
-def record_hash(data: bytes) -> str:
-    digest = hashlib.sha256(data).digest()
-    return "sha256=" + base64.urlsafe_b64encode(digest).rstrip(b"=").decode("ascii")
 
 
 def with_local_version(version: str, local: str) -> str:
@@ -363,27 +353,9 @@ def repack(
     if problems and not force:
         raise RepackError("the repacked layout would not load:\n  " + "\n  ".join(problems))
 
-    record_name = f"{new_dist_info}/RECORD"
-    buf = io.StringIO()
-    writer = csv.writer(buf, lineterminator="\n")
-    order = sorted(n for n in new_files if not n.startswith(new_dist_info + "/"))
-    order += sorted(n for n in new_files if n.startswith(new_dist_info + "/"))
-    for name in order:
-        writer.writerow([name, record_hash(new_files[name]), str(len(new_files[name]))])
-    writer.writerow([record_name, "", ""])
-    new_files[record_name] = buf.getvalue().encode("utf-8")
-    modes[record_name] = 0o644 << 16
-    order.append(record_name)
-
     parts = [dist, new_version] + ([build] if build else []) + [py, abi, plat]
-    out_dir.mkdir(parents=True, exist_ok=True)
     out_path = out_dir / ("-".join(parts) + ".whl")
-    with zipfile.ZipFile(out_path, "w", compression=zipfile.ZIP_DEFLATED) as zf:
-        for name in order:
-            info = zipfile.ZipInfo(name, date_time=(2020, 1, 1, 0, 0, 0))
-            info.compress_type = zipfile.ZIP_DEFLATED
-            info.external_attr = modes.get(name) or (0o644 << 16)
-            zf.writestr(info, new_files[name])
+    write_wheel(out_path, new_files, modes, new_dist_info)
     return RepackResult(out_path, moved, sorted(dropped), problems)
 
 

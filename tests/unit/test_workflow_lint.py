@@ -5,8 +5,9 @@ GitHub's hosted runners and a mistake in it would otherwise show only after a re
   nothing in it, and finds nothing either once each SHA pin is replaced by the major tag in its
   comment: actionlint knows the inputs of popular actions only by tag, so that second run is what
   checks `with:` keys. A broken copy must fail, so these tests can fail.
-- Its triggers, permissions, jobs and commands are the ones the packaging needs, and its version
-  pins agree with pyproject.toml and with the Flutter version the installed flet wants.
+- Its triggers, permissions, jobs and commands are the ones the packaging needs (the mobile jobs
+  rename flet's `opencv-python` wheels to our `opencv-python-headless` before `flet build`), and its
+  version pins agree with pyproject.toml and with the Flutter version the installed flet wants.
 
 Never skipped: a missing actionlint means the test extra is not installed, which fails here.
 """
@@ -182,6 +183,45 @@ def test_the_macos_job_repacks_the_downloaded_arm64_wheel(workflow: dict[Any, An
     assert 'repack_mnn_wheel.py "${wheels[0]}" -o wheelhouse/' in step_running(spec, "repack_mnn_wheel.py")["run"]
     # the x86_64 PyPI wheel carries an arm64-only libMNN.dylib: the app is arm64 only
     assert "--arch arm64" in step_running(spec, "flet build macos")["run"]
+
+
+def mobile_platform_tags(job: str) -> list[str]:
+    """Wheel platform tags of [tool.flet.<platform>] target_arch, as the MNN recipes and mobile-forge spell them."""
+    flet = tomllib.loads((ROOT / "pyproject.toml").read_text())["tool"]["flet"]
+    if job == "android":  # arm64-v8a -> android_24_arm64_v8a (API level 24, as build_mnn_wheel.sh)
+        return [f"android_24_{abi.replace('-', '_')}" for abi in flet["android"]["target_arch"]]
+    return [f"ios_13_0_{cpu}_{sdk}" for sdk, cpu in (a.split(".") for a in flet["ios"]["target_arch"])]
+
+
+@pytest.mark.parametrize("job", ["android", "ios"])
+def test_mobile_jobs_rename_flets_opencv_wheel_before_building(workflow: dict[Any, Any], job: str) -> None:
+    # pypi.flet.dev has the mobile OpenCV as opencv-python; the app requires opencv-python-headless.
+    spec = workflow["jobs"][job]
+    step = step_running(spec, "rename_wheel.py")
+    run = step["run"]
+    assert step["env"]["OPENCV_PLATFORMS"].split() == mobile_platform_tags(job)
+    for part in (
+        'pip download "${MOBILE_OPENCV}" --no-deps --only-binary :all:',
+        '--platform "${plat}" --implementation cp --python-version "${APP_PYTHON}"',
+        '--index-url "${MOBILE_INDEX}"',
+        'build_configs/common/rename_wheel.py "${wheels[0]}" opencv-python-headless -o wheelhouse/',
+    ):
+        assert part in run, part
+    runs = run_steps(spec)
+    check = step_running(spec, "compgen")["run"]
+    assert "opencv_python_headless" in check
+    builds = [i for i, r in enumerate(runs) if "flet build" in r]
+    assert runs.index(run) < runs.index(check) < min(builds)
+
+
+def test_mobile_opencv_follows_pyprojects_headless_requirement(workflow: dict[Any, Any]) -> None:
+    from packaging.requirements import Requirement
+
+    deps = [Requirement(d) for d in tomllib.loads((ROOT / "pyproject.toml").read_text())["project"]["dependencies"]]
+    (headless,) = [r for r in deps if r.name == "opencv-python-headless"]
+    mobile = Requirement(workflow["env"]["MOBILE_OPENCV"])
+    assert mobile.name == "opencv-python" and mobile.specifier == headless.specifier
+    assert workflow["env"]["MOBILE_INDEX"] == "https://pypi.flet.dev/"
 
 
 def test_wheelhouse_checks_cover_every_target_arch_in_pyproject(workflow: dict[Any, Any]) -> None:
