@@ -19,20 +19,14 @@ METADATA requiring numpy, WHEEL, top_level.txt and a RECORD with sha256 and size
 from __future__ import annotations
 
 import argparse
-import base64
-import csv
-import hashlib
-import io
 import re
 import sys
-import zipfile
 from pathlib import Path
 
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+from wheel_tools import write_wheel  # noqa: E402
+
 EXCLUDE_DIRS = {"tools", "__pycache__"}
-
-
-def record_hash(data: bytes) -> str:
-    return "sha256=" + base64.urlsafe_b64encode(hashlib.sha256(data).digest()).rstrip(b"=").decode("ascii")
 
 
 def collect_package(package: Path) -> dict[str, bytes]:
@@ -77,21 +71,9 @@ def make_wheel(
         f"Wheel-Version: 1.0\nGenerator: keyframe-make_wheel\nRoot-Is-Purelib: false\nTag: {tag}\n"
     ).encode()
     files[f"{di}/top_level.txt"] = f"{package.name}\n_mnncengine\n".encode()
-    buf = io.StringIO()
-    writer = csv.writer(buf, lineterminator="\n")
-    for fname, data in files.items():
-        writer.writerow([fname, record_hash(data), str(len(data))])
-    writer.writerow([f"{di}/RECORD", "", ""])
-    files[f"{di}/RECORD"] = buf.getvalue().encode()
-
-    out_dir.mkdir(parents=True, exist_ok=True)
     out = out_dir / f"{dist}-{version}-{tag}.whl"
-    with zipfile.ZipFile(out, "w", compression=zipfile.ZIP_DEFLATED) as zf:
-        for fname, data in files.items():
-            info = zipfile.ZipInfo(fname, date_time=(2020, 1, 1, 0, 0, 0))
-            info.compress_type = zipfile.ZIP_DEFLATED
-            info.external_attr = (0o755 if fname.endswith(".so") else 0o644) << 16
-            zf.writestr(info, data)
+    modes = {fname: 0o755 << 16 for fname in files if fname.endswith(".so")}
+    write_wheel(out, files, modes, di)
     return out
 
 
