@@ -24,6 +24,7 @@ child watches the parent's sentinel.
 
 from __future__ import annotations
 
+import atexit
 import logging
 import multiprocessing as mp
 import threading
@@ -144,6 +145,10 @@ class ProcessWorkerHost(HostLedger):
         return child.process.pid if child is not None else None
 
     def start(self) -> None:
+        # At exit multiprocessing ends daemon children with SIGTERM, which the worker leaves to its
+        # parent (leave_group_signals_to_parent), and then waits for them: an app that exits without
+        # stop() (the web server after SIGTERM) would wait forever. Stopped here first instead.
+        atexit.register(self.stop)
         # Children are spawned from the reader thread, which lives as long as the host:
         # Linux's parent-death signal fires when the *thread* that forked the child ends.
         self._reader = threading.Thread(target=self._read_loop, name="keyframe-worker-reader", daemon=True)
@@ -191,6 +196,7 @@ class ProcessWorkerHost(HostLedger):
                 self._child.commands.put(Cancel(job_id))
 
     def stop(self, timeout: float = 5.0) -> None:
+        atexit.unregister(self.stop)
         with self._lock:
             self._stopping = True  # from here on no child is spawned
             child = self._child

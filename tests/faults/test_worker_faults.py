@@ -304,3 +304,29 @@ def collect(events: queue.Queue[Event], kind: type | tuple[type, ...], timeout: 
             continue
         if isinstance(event, kind):
             return event
+
+
+def test_an_app_that_exits_without_stopping_its_worker_still_exits() -> None:
+    """The web server, stopped by SIGTERM after a page was open, never ran the pages' cleanup; the
+    interpreter's exit then asked the worker to end with SIGTERM, which the worker leaves to its
+    parent, and waited for it forever. The host stops its child at exit itself."""
+    import subprocess
+    import sys
+    import textwrap
+
+    script = textwrap.dedent(
+        """
+        import threading
+        from app.worker.messages import Ready, WorkerSpec
+        from app.worker.process_host import ProcessWorkerHost
+        ready = threading.Event()
+        host = ProcessWorkerHost(WorkerSpec(), lambda e: ready.set() if isinstance(e, Ready) else None)
+        host.start()
+        assert ready.wait(60)
+        print(host.pid, flush=True)
+        """
+    )  # exits with the host still running
+    done = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, timeout=30)
+    assert done.returncode == 0, done.stderr
+    pid = int(done.stdout.split()[-1])
+    assert not wait_gone({pid}, 10), "the worker outlived the app"
