@@ -63,6 +63,18 @@ class ListingReport:
         return [f"skipped {len(self.skipped)} file(s) that are not images: {names}{more}"]
 
 
+def named_image(name: str) -> bool:
+    """An image by its name: the suffixes the app reads, and HEIF (so it is reported, not skipped)."""
+    suffix = os.path.splitext(name)[1].lower()
+    return suffix in IMAGE_SUFFIXES or suffix in FOREIGN_IMAGE_SUFFIXES
+
+
+def is_image(name: str, data: bytes) -> bool:
+    """The rule for a folder's files: an image by its name or by its first bytes. A damaged .jpg is
+    kept (it becomes that file's error); a notes.txt is left out."""
+    return named_image(name) or looks_like_image(data[:_SNIFF_BYTES])
+
+
 def looks_like_image(head: bytes | None) -> bool:
     """Magic numbers of the still-image formats (and HEIF, so it is reported, not skipped)."""
     if not head:
@@ -106,12 +118,11 @@ def _list_folder(folder: Path, shown: str, report: ListingReport) -> None:
     found = 0
     for name, path in entries:
         item_shown = display_name(path)
-        suffix = os.path.splitext(name)[1].lower()
-        named_image = suffix in IMAGE_SUFFIXES or suffix in FOREIGN_IMAGE_SUFFIXES
+        by_name = named_image(name)
         try:
             mode = os.stat(path).st_mode
         except (OSError, ValueError) as exc:
-            if named_image:  # e.g. a dangling link or a link loop named .jpg: reported as its own error
+            if by_name:  # e.g. a dangling link or a link loop named .jpg: reported as its own error
                 report.items.append(InputItem(path, item_shown))
                 found += 1
             else:
@@ -120,14 +131,14 @@ def _list_folder(folder: Path, shown: str, report: ListingReport) -> None:
         if stat.S_ISDIR(mode):
             report.skipped.append(SkippedFile(item_shown, "a folder; folders inside are not searched"))
         elif not stat.S_ISREG(mode):
-            if named_image:
+            if by_name:
                 report.items.append(InputItem(path, item_shown))
                 found += 1
             else:
                 report.skipped.append(SkippedFile(item_shown, "not a regular file"))
         else:
-            head = b"" if named_image else _head(path)
-            if named_image or looks_like_image(head):
+            head = b"" if by_name else _head(path)
+            if by_name or looks_like_image(head):
                 report.items.append(InputItem(path, item_shown))
                 found += 1
             else:

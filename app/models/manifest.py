@@ -48,9 +48,6 @@ class Manifest:
     approx_total_size: int | None = None
     display_names: tuple[tuple[str, str], ...] = ()  # (UI language code, the name in it)
 
-    def name_in(self, language: str) -> str:
-        return dict(self.display_names).get(language, self.display_name)
-
     @property
     def total_size(self) -> int | None:
         sizes = [f.size for f in self.files]

@@ -18,6 +18,7 @@ from pathlib import Path
 import flet as ft
 import flet_camera as fc
 
+from app.core.settings import Settings
 from app.frames.intake import MAX_FILE_BYTES
 from app.models.catalog import DEFAULT_MODEL_ID
 from app.models.storage import data_dir
@@ -70,24 +71,32 @@ class SharedPractice:
             return self._controller
 
     def models(self) -> ModelsController:
-        """The one Models controller of this app: a download goes on when the tab that started it closes."""
+        """The one Models controller of this app: a download goes on when the tab that started it closes.
+        It follows the model the worker runs (the settings' choice, else the command line's)."""
         with self._lock:
             if self._models is None:
-                active = self.settings.settings.model or self._spec.model
-                chosen = Path(active) if active and active != DEFAULT_MODEL_ID else None
-                folders = [chosen] if chosen is not None and chosen.is_dir() else []  # a folder in use
+                active = self._in_use(self.settings.settings)
                 settings = self.settings
 
                 def choose(ref: str) -> None:  # "use this model": the settings restart the worker on it
                     settings.update(model=None if ref == DEFAULT_MODEL_ID else ref)
 
-                self._models = ModelsController(
+                folder = Path(active) if active and Path(active).is_dir() else None
+                self._models = models = ModelsController(
                     ModelStore.from_env(skip_broken=True),  # a bad manifest is said on the screen
                     on_choose=choose,
-                    active=str(chosen) if folders else active,
-                    folders=folders,
+                    active=active,
+                    folders=[folder] if folder is not None else [],  # a folder in use
                 )
+                settings.subscribe(lambda state: models.set_active(self._in_use(state.settings)))
             return self._models
+
+    def _in_use(self, settings: Settings) -> str | None:
+        """The model the worker runs, a folder written as the Models screen lists it."""
+        ref = worker_spec(settings, self._spec).model
+        if ref and ref != DEFAULT_MODEL_ID and Path(ref).is_dir():
+            return str(Path(ref))
+        return ref
 
 
 def build_main(model_ref: str | None = None, profile_path: Path | None = None):
@@ -98,7 +107,6 @@ def build_main(model_ref: str | None = None, profile_path: Path | None = None):
         page.title = strings.EN["title"]
         page.padding = 0
         page.theme_mode = ft.ThemeMode.LIGHT
-        page.theme = ft.Theme(color_scheme_seed=ft.Colors.TEAL)
         page.bgcolor = ft.Colors.WHITE  # opaque: the loading screen's copy behind the canvas must not show through
         controller = shared.get()
         picker = ft.FilePicker()
@@ -319,7 +327,6 @@ class Shell:
             return
         self.settings.render(state)
         self.page.update()
-        self.models_controller.set_active(state.settings.model)  # the model in use, wherever it was chosen
 
     def _on_models(self, state: ModelsState) -> None:
         self.models.render(state)

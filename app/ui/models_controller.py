@@ -115,6 +115,9 @@ class ModelCard:
     confirm: str = ""  # "" | "delete" | "cancel": the action waiting for the user's yes
     active: bool = False
 
+    def name_in(self, language: str) -> str:
+        return dict(self.names).get(language, self.name)
+
     @property
     def usable(self) -> bool:
         return self.state in (CardState.INSTALLED, CardState.VERIFIED)
@@ -779,10 +782,11 @@ class ModelsController:
     def subscribe(self, listener: Callable[[ModelsState], None]) -> None:
         """One controller serves every tab of the app: each page listens while it is open
         (a download goes on when the tab that started it closes). The listener gets the state at once."""
-        with self._lock:
-            self._listeners.append(listener)
-            state = self._state
-        listener(state)
+        with self._emit_lock:  # in order with the emits: never an older state after a newer one
+            with self._lock:
+                self._listeners.append(listener)
+                state = self._state
+            listener(state)
 
     def unsubscribe(self, listener: Callable[[ModelsState], None]) -> None:
         with self._lock:

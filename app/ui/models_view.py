@@ -228,7 +228,7 @@ class _CardView:
 
     def render(self, card: ModelCard) -> None:
         s = self._s
-        self.name.value = dict(card.names).get(self._language, card.name)
+        self.name.value = card.name_in(self._language)
         self.demo_badge.visible = card.kind is ModelKind.DEMO
         self.active_badge.visible = card.active
         self.container.border = ft.Border.all(

@@ -28,7 +28,7 @@ from typing import Any, Protocol, TypeVar, cast
 from app.core.evaluation import ERROR, Prediction, Report, csv_text, evaluate, match_labels
 from app.evaluation_labels import Labels, LabelsFileError, decode_labels, normalise_name
 from app.frames.intake import ImageRejected, decode_image_bytes
-from app.frames.listing import FOREIGN_IMAGE_SUFFIXES, IMAGE_SUFFIXES, looks_like_image
+from app.frames.listing import is_image
 from app.ui.notice import Notice
 from app.ui.practice_controller import PracticeState, jpeg
 
@@ -162,8 +162,14 @@ class TestersController:
             if self._state.running:
                 return
             ordered = sorted(((normalise_name(name), data) for name, data in images), key=lambda item: item[0])
-            self._images = [(name, data) for name, data in ordered if is_image_file(name, data)]
-            skipped = tuple(name for name, data in ordered if not is_image_file(name, data))
+            kept: list[tuple[str, bytes]] = []
+            left_out: list[str] = []
+            for name, data in ordered:
+                if is_image(name, data):
+                    kept.append((name, data))
+                else:
+                    left_out.append(name)
+            self._images, skipped = kept, tuple(left_out)
             self._rows = [TesterRow(name) for name, _ in self._images]
             self._run = None
             phase = "ready" if self._images else "empty"
@@ -391,13 +397,6 @@ class TestersController:
             report=report,
         )
         self._state = state
-
-
-def is_image_file(name: str, data: bytes) -> bool:
-    """The rule `eval` applies to a folder (app.frames.listing): an image by its suffix or its content.
-    A damaged .jpg is kept (it becomes that row's error); a notes.txt is left out and named."""
-    suffix = ("." + name.rsplit(".", 1)[-1].lower()) if "." in name else ""
-    return suffix in IMAGE_SUFFIXES or suffix in FOREIGN_IMAGE_SUFFIXES or looks_like_image(data[:32])
 
 
 def _prediction(row: TesterRow) -> Prediction:

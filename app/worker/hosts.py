@@ -23,19 +23,22 @@ class WorkerHost(Protocol):
     def stop(self, timeout: float = 5.0) -> None: ...
 
 
+PHONES = ("ios", "android")  # FLET_PLATFORM / page.platform values where the app runs on a phone
+
+
 def default_host_kind() -> str:
     """Where the thread worker is used: the one statement of it (README and docstrings refer here).
 
     Child processes everywhere but iOS and Android, where an embedded Python cannot spawn.
     """
-    return "thread" if os.environ.get("FLET_PLATFORM", "") in ("ios", "android") else "process"
+    return "thread" if os.environ.get("FLET_PLATFORM", "") in PHONES else "process"
 
 
 def pauses_in_background(platform: str, web: bool) -> bool:
     """Whether a session stops when the app goes to the background: in the iOS and Android apps,
     where the model runs in the app's own process on the phone (and Metal must not run hidden);
     not in a browser, whose model runs on the server, nor on desktops."""
-    return not web and platform.lower() in ("ios", "android")
+    return not web and platform.lower() in PHONES
 
 
 def make_host(spec: WorkerSpec, on_event: Callable[[Event], None], kind: str | None = None) -> WorkerHost:
