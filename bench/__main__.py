@@ -14,6 +14,8 @@ import subprocess
 import sys
 from pathlib import Path
 
+from bench._report import run_benchmark
+
 BENCHES = (  # the fast ones first
     "sampler",
     "decoding",
@@ -48,4 +50,4 @@ def main() -> int:
 
 
 if __name__ == "__main__":
-    sys.exit(main())
+    run_benchmark(main)

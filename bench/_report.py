@@ -8,14 +8,16 @@ import json
 import platform
 import sys
 import time
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import asdict, dataclass
 from importlib import metadata
 from pathlib import Path
-from typing import TextIO
+from typing import NoReturn, TextIO
 
 from app.commands.bench import cpu_name
 from app.core.figures import Spread, spread
+from app.engine.mnn_vlm import EngineError
+from app.models.catalog import ModelUnusable
 
 
 @dataclass(frozen=True)
@@ -101,3 +103,21 @@ def report(out: TextIO, title: str, rows: Sequence[Row], receipt: Path | None = 
         }
         receipt.write_text(json.dumps(data, indent=2, ensure_ascii=False) + "\n", encoding="utf-8")
     return 0 if all(r.met is not False for r in rows) else 1
+
+
+# What a benchmark's user can get wrong: a model, profile or file that cannot be found, read or used.
+USER_ERRORS = (OSError, ValueError, LookupError, ModelUnusable, EngineError)
+
+
+def run_benchmark(main: Callable[[], int]) -> NoReturn:
+    """A benchmark's entry point: a bad model, profile or file is one sentence and exit 2, Ctrl-C is
+    exit 130; neither is a traceback."""
+    try:
+        code = main()
+    except KeyboardInterrupt:
+        print("interrupted", file=sys.stderr)
+        sys.exit(130)
+    except USER_ERRORS as exc:
+        print(f"error: {exc}", file=sys.stderr)
+        sys.exit(2)
+    sys.exit(code)

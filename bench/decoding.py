@@ -9,7 +9,6 @@ goal: the figures say what constrained decoding costs or saves on this model.
 from __future__ import annotations
 
 import argparse
-import sys
 
 from app.analyzer import Analyzer, AnalyzerSettings, default_profile_path
 from app.core.figures import spread
@@ -17,7 +16,7 @@ from app.engine.stdio import claim_stdout
 from app.frames.intake import decode_image_bytes
 from app.models.catalog import resolve_model
 from app.profile_file import load_profile
-from bench._report import Row, add_model_options, add_receipt_option, report, spread_text
+from bench._report import Row, add_model_options, add_receipt_option, report, run_benchmark, spread_text
 from bench._scenes import scenes
 
 MODES = ("constrained", "free")
@@ -59,4 +58,4 @@ def main() -> int:
 
 
 if __name__ == "__main__":
-    sys.exit(main())
+    run_benchmark(main)

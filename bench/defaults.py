@@ -12,7 +12,6 @@ frame by frame so they see the same machine load. Both answers go through the st
 from __future__ import annotations
 
 import argparse
-import sys
 import time
 from collections.abc import Sequence
 from dataclasses import dataclass
@@ -34,6 +33,7 @@ from bench._report import (
     add_rounds_options,
     check_rounds,
     report,
+    run_benchmark,
     spread_text,
 )
 from bench._scenes import scenes
@@ -144,4 +144,4 @@ def main(argv: Sequence[str] | None = None) -> int:
 
 
 if __name__ == "__main__":
-    sys.exit(main())
+    run_benchmark(main)

@@ -37,7 +37,7 @@ from app.models.download import DEFAULT_POLICY, Cancelled, RetryPolicy, part_pat
 from app.models.download_job import DownloadJob
 from app.models.mirrors import base_mirror
 from app.privacy.guard import NetworkGuard, ensure_installed
-from bench._report import Row, add_receipt_option, report, spread_text
+from bench._report import Row, add_receipt_option, report, run_benchmark, spread_text
 from tests.models.conftest import Model, make_model, make_store
 from tests.models.test_download_nginx import publish
 from tests.servers.faulty import wait_until
@@ -255,4 +255,4 @@ def main(argv: Sequence[str] | None = None) -> int:
 
 
 if __name__ == "__main__":
-    sys.exit(main())
+    run_benchmark(main)

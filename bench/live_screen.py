@@ -15,7 +15,6 @@ from __future__ import annotations
 
 import argparse
 import os
-import sys
 import tempfile
 import threading
 import time
@@ -33,7 +32,15 @@ from app.pipeline.live import LivePipeline
 from app.ui.practice_controller import PipelineSink, jpeg
 from app.worker.messages import WorkerSpec
 from app.worker.serve import TEST_PACE_ENV
-from bench._report import THREAD_HOST_NOTE, Row, add_receipt_option, frame_interval_rows, report, spread_text
+from bench._report import (
+    THREAD_HOST_NOTE,
+    Row,
+    add_receipt_option,
+    frame_interval_rows,
+    report,
+    run_benchmark,
+    spread_text,
+)
 from bench._scenes import scenes
 
 FPS = 30
@@ -104,4 +111,4 @@ def main() -> int:
 
 
 if __name__ == "__main__":
-    sys.exit(main())
+    run_benchmark(main)

@@ -41,7 +41,7 @@ from app.pipeline.live import LivePipeline, PipelineUpdate
 from app.session.store import SessionLog
 from app.worker.messages import WorkerSpec
 from bench._frames import camera_frames
-from bench._report import Row, add_receipt_option, report
+from bench._report import Row, add_receipt_option, report, run_benchmark
 
 INTERVAL_S = 2.0  # the sampler's shortest interval: the most keyframes per frame fed
 FRAMES_PER_WINDOW = 4
@@ -205,4 +205,4 @@ def main() -> int:
 
 
 if __name__ == "__main__":
-    sys.exit(main())
+    run_benchmark(main)

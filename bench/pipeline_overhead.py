@@ -15,7 +15,6 @@ from __future__ import annotations
 
 import argparse
 import queue
-import sys
 import time
 from collections.abc import Sequence
 from dataclasses import dataclass, replace
@@ -38,6 +37,7 @@ from bench._report import (
     add_rounds_options,
     check_rounds,
     report,
+    run_benchmark,
     spread_text,
 )
 from bench._scenes import scenes
@@ -183,4 +183,4 @@ def main(argv: Sequence[str] | None = None) -> int:
 
 
 if __name__ == "__main__":
-    sys.exit(main())
+    run_benchmark(main)

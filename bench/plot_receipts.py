@@ -18,6 +18,8 @@ from typing import Any
 
 from PIL import Image, ImageDraw, ImageFont
 
+from bench._report import run_benchmark
+
 _W, _H = 760, 420
 _LEFT, _RIGHT, _TOP, _BOTTOM = 64, 24, 72, 56
 _INK, _GRID, _GOAL = (33, 33, 33), (215, 215, 215), (198, 40, 40)
@@ -36,6 +38,8 @@ class Bar:
 
 
 def bar_from_receipt(data: dict[str, Any]) -> Bar:
+    if not isinstance(data, dict) or not isinstance(data.get("answer_ms"), dict) or not data.get("image_max_side"):
+        raise ValueError("not a receipt of `python -m app bench --image-max-side N --receipt F`")
     answer = data["answer_ms"]
     return Bar(
         side=int(data["image_max_side"]),
@@ -105,18 +109,26 @@ def draw(bars: list[Bar], title: str, goal_s: float | None = None) -> Image.Imag
     return image
 
 
-def main() -> None:
+def main() -> int:
     parser = argparse.ArgumentParser(description="Plot keyframe-to-answer latency against image size.")
     parser.add_argument("receipts", nargs="+", type=Path)
     parser.add_argument("--out", type=Path, required=True)
     parser.add_argument("--goal-s", type=float, default=None, help="draw a goal line at this many seconds")
     parser.add_argument("--title", default="Keyframe to parsed answer (median; whisker: min to max)")
     args = parser.parse_args()
-    bars = [bar_from_receipt(json.loads(p.read_text(encoding="utf-8"))) for p in args.receipts]
+    bars = [_read(p) for p in args.receipts]
     args.out.parent.mkdir(parents=True, exist_ok=True)
     draw(bars, args.title, args.goal_s).save(args.out)
     print(f"wrote {args.out}")
+    return 0
+
+
+def _read(path: Path) -> Bar:
+    try:
+        return bar_from_receipt(json.loads(path.read_text(encoding="utf-8")))
+    except ValueError as exc:  # not JSON, or not a receipt: name the file
+        raise ValueError(f"{path}: {exc}") from None
 
 
 if __name__ == "__main__":
-    main()
+    run_benchmark(main)

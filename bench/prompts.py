@@ -10,7 +10,6 @@ The short question is kept only if it is faster and the answers agree (issue 13,
 from __future__ import annotations
 
 import argparse
-import sys
 from dataclasses import replace
 
 from app.analyzer import Analyzer, AnalyzerSettings
@@ -20,7 +19,7 @@ from app.frames.intake import decode_image_bytes
 from app.models.catalog import resolve_model
 from app.paths import PROFILES
 from app.profile_file import load_profile
-from bench._report import Row, add_model_options, add_receipt_option, report, spread_text
+from bench._report import Row, add_model_options, add_receipt_option, report, run_benchmark, spread_text
 from bench._scenes import scenes
 
 
@@ -80,4 +79,4 @@ def main() -> int:
 
 
 if __name__ == "__main__":
-    sys.exit(main())
+    run_benchmark(main)

@@ -15,7 +15,6 @@ answered at once, as a fast model would.
 from __future__ import annotations
 
 import argparse
-import sys
 import time
 
 from app.core.figures import spread
@@ -24,7 +23,7 @@ from app.engine.stdio import claim_stdout
 from app.frames.intake import DecodedImage
 from app.frames.metrics import frame_stats
 from bench._frames import HD, camera_frames
-from bench._report import Row, add_receipt_option, report, spread_text
+from bench._report import Row, add_receipt_option, report, run_benchmark, spread_text
 
 FPS = 30
 GOAL_MS = 3.0
@@ -81,4 +80,4 @@ def main() -> int:
 
 
 if __name__ == "__main__":
-    sys.exit(main())
+    run_benchmark(main)

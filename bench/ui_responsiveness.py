@@ -15,7 +15,6 @@ from __future__ import annotations
 
 import argparse
 import os
-import sys
 import threading
 import time
 
@@ -26,7 +25,15 @@ from app.worker.messages import Analyze, Event, Finished, JobFailed, Ready, Work
 from app.worker.process_host import ProcessWorkerHost
 from app.worker.serve import TEST_PACE_ENV
 from app.worker.thread_host import ThreadWorkerHost
-from bench._report import THREAD_HOST_NOTE, Row, add_receipt_option, frame_interval_rows, report, spread_text
+from bench._report import (
+    THREAD_HOST_NOTE,
+    Row,
+    add_receipt_option,
+    frame_interval_rows,
+    report,
+    run_benchmark,
+    spread_text,
+)
 from bench._scenes import scenes
 
 TICK_S = 1 / 30
@@ -101,4 +108,4 @@ def main() -> int:
 
 
 if __name__ == "__main__":
-    sys.exit(main())
+    run_benchmark(main)

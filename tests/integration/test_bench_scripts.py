@@ -116,3 +116,18 @@ def test_prompts_compares_the_short_question_with_the_full_prompt(tmp_path: Path
     assert tokens and int(tokens[1]) < int(tokens[2])  # the short question is shorter: the point of it
     _goal(_line(out, "short / full, median time"), "< 1")
     _goal(_line(out, "same answer"), "5 of 5")
+
+
+def test_a_bad_model_or_receipt_is_one_sentence_not_a_traceback(tmp_path: Path) -> None:
+    proc = subprocess.run(
+        [sys.executable, "-m", "bench.decoding", "--model", str(tmp_path / "nope")],
+        cwd=ROOT, capture_output=True, text=True, timeout=60,
+    )  # fmt: skip
+    assert proc.returncode == 2 and proc.stderr.strip().startswith("error: no model")
+    assert "Traceback" not in proc.stderr
+    (tmp_path / "other.json").write_text('{"a": 1}')
+    proc = subprocess.run(
+        [sys.executable, "-m", "bench.plot_receipts", str(tmp_path / "other.json"), "--out", str(tmp_path / "p.png")],
+        cwd=ROOT, capture_output=True, text=True, timeout=60,
+    )  # fmt: skip
+    assert proc.returncode == 2 and "other.json: not a receipt" in proc.stderr and "Traceback" not in proc.stderr
