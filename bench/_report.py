@@ -10,11 +10,10 @@ import sys
 import time
 from collections.abc import Callable, Sequence
 from dataclasses import asdict, dataclass
-from importlib import metadata
 from pathlib import Path
 from typing import NoReturn, TextIO
 
-from app.commands.bench import cpu_name
+from app.commands.bench import cpu_name, package_version
 from app.core.figures import Spread, spread
 from app.engine.mnn_vlm import EngineError
 from app.models.catalog import ModelUnusable
@@ -72,18 +71,18 @@ def frame_interval_rows(idle: Spread, name: str, intervals: Sequence[float], ans
 
 
 def machine() -> str:
-    try:
-        mnn = metadata.version("MNN")
-    except metadata.PackageNotFoundError:
-        mnn = "not installed"
-    return f"{platform.system()} {platform.release()}, {cpu_name()}, Python {platform.python_version()}, MNN {mnn}"
+    return (
+        f"{platform.system()} {platform.release()}, {cpu_name()}, "
+        f"Python {platform.python_version()}, MNN {package_version('MNN')}"
+    )
 
 
 def report(out: TextIO, title: str, rows: Sequence[Row], receipt: Path | None = None, notes: Sequence[str] = ()) -> int:
     """Print the table; write the receipt if asked. Returns 0 when every goal with a verdict was met, else 1."""
     width = max(len(r.name) for r in rows)
     fig_width = max(len(r.figure) for r in rows)
-    out.write(f"{title}\n{machine()}\n")
+    where = machine()
+    out.write(f"{title}\n{where}\n")
     for r in rows:
         verdict = "" if r.met is None else ("  met" if r.met else "  MISSED")
         goal = f"   [goal {r.goal}{verdict}]" if r.goal else ""
@@ -95,7 +94,7 @@ def report(out: TextIO, title: str, rows: Sequence[Row], receipt: Path | None = 
         receipt.parent.mkdir(parents=True, exist_ok=True)
         data = {
             "bench": title,
-            "machine": machine(),
+            "machine": where,
             "when": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime()),
             "command": " ".join(["python -m bench." + Path(sys.argv[0]).stem, *sys.argv[1:]]),
             "rows": [asdict(r) for r in rows],

@@ -22,7 +22,6 @@ from app.core.parser import parse_answer
 from app.core.profiles import TaskProfile
 from app.engine.stdio import claim_stdout
 from app.frames.intake import DecodedImage, decode_image_bytes, resize_exact
-from app.models.catalog import resolve_model
 from app.worker.messages import WorkerSpec
 from app.worker.serve import build_analyzer
 from bench._bare_mnn import BareMnn
@@ -90,13 +89,12 @@ def main(argv: Sequence[str] | None = None) -> int:
     args = parser.parse_args(argv)
     check_rounds(parser, args)
     out = claim_stdout()  # MNN prints on fd 1; the table owns stdout
-    model = resolve_model(args.model)
     analyzer = build_analyzer(WorkerSpec(model=args.model, profile=args.profile))  # the app's defaults
     analyzer.load()
     profile = analyzer.profile
     bare = BareMnn(analyzer.folder.config_path)  # MNN's defaults: the model's config.json as is
     prompt, system = profile.ask(False)
-    text = bare.text(prompt, system, analyzer.folder.config.get("use_template", True) is not False)
+    text = bare.text(prompt, system, analyzer.folder.use_template)
     shots = frames(args.images)
     keyframe_run(analyzer, shots[0])  # warm-up, not counted
     mnn_run(bare, text, profile, shots[0])
@@ -132,7 +130,8 @@ def main(argv: Sequence[str] | None = None) -> int:
         Row("expected answer, Keyframe / MNN", f"{sum(a.right for a in ours)} / {sum(b.right for b in theirs)} of {n}"),
     ]
     notes = [
-        f"model {model.id}, profile {profile.id}, {len(shots)} frames x {args.rounds} rounds, one warm-up not counted",
+        f"model {analyzer.model.id}, profile {profile.id}, {len(shots)} frames x {args.rounds} rounds, "
+        "one warm-up not counted",
         "ratio: median of the per-frame ratios (each pair ran back to back, so it shares the machine's load)",
         f"MNN's vision encoder saw {spread(pixels).median:.3f} MP of each 2.074 MP frame"
         + (f" (the model declares image_size {analyzer.folder.image_size})" if analyzer.folder.image_size else ""),

@@ -25,7 +25,6 @@ from app.core.figures import spread
 from app.core.results import AnalysisResult
 from app.engine.stdio import claim_stdout
 from app.frames.intake import DecodedImage, decode_image_bytes
-from app.models.catalog import resolve_model
 from app.worker.messages import Analyze, Event, Finished, JobFailed, LoadFailed, Ready, WorkerSpec
 from app.worker.process_host import ProcessWorkerHost
 from app.worker.serve import build_analyzer
@@ -109,7 +108,7 @@ def measure_mode(
 ) -> list[Pair]:
     """Both paths on every image, interleaved, after a warm-up that is not counted."""
     prompt, system = analyzer.profile.ask(spec.constrained)
-    text = bare.text(prompt, system, analyzer.folder.config.get("use_template", True) is not False)
+    text = bare.text(prompt, system, analyzer.folder.use_template)
     parts = [bare.image(analyzer.prepare(image)) for image in images]  # the size the app feeds, by the app's code
     app = AppPath(spec)
     app.start()
@@ -161,7 +160,6 @@ def main(argv: Sequence[str] | None = None) -> int:
     args = parser.parse_args(argv)
     check_rounds(parser, args)
     out = claim_stdout()  # MNN prints on fd 1; the table owns stdout
-    model = resolve_model(args.model)
     base = WorkerSpec(model=args.model, profile=args.profile, image_max_side=args.image_max_side)
     analyzer = build_analyzer(base)  # never loaded: the app's own resize, prompt and MNN config, in this process
     bare = BareMnn(analyzer.folder.config_path, analyzer.engine.options.mnn_config())
@@ -172,7 +170,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         rows += mode_rows(mode, pairs)
     height, width = analyzer.prepare(images[0]).shape[:2]
     notes = [
-        f"model {model.id}, profile {analyzer.profile.id}, {len(images)} images x {args.rounds} rounds, "
+        f"model {analyzer.model.id}, profile {analyzer.profile.id}, {len(images)} images x {args.rounds} rounds, "
         f"fed at {width}x{height}, one warm-up pass not counted",
         "ratio: median of the per-image ratios (each pair ran back to back, so it shares the machine's load)",
         "overhead: app minus bare per image; on a tiny model IPC and pickling dominate a few-ms model call, "

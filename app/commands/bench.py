@@ -177,14 +177,14 @@ def _receipt(
         "strict_valid": sum(r.answer.valid for r in results),
         "failures": failures,
         "memory_kib": {"after_load": after_load, "at_end": at_end},
-        "mnn": _version("MNN"),
+        "mnn": package_version("MNN"),
         "python": platform.python_version(),
         "machine": f"{platform.system()} {platform.release()}, {cpu_name()}",
         "measured_at": time.strftime("%Y-%m-%dT%H:%M:%S%z"),
     }
 
 
-def _version(package: str) -> str:
+def package_version(package: str) -> str:
     try:
         return metadata.version(package)
     except metadata.PackageNotFoundError:

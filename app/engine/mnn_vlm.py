@@ -197,7 +197,7 @@ class MnnVlm:
     def build_prompt(self, prompt: str, system: str | None = None) -> str:
         """The chat-templated text with one image placeholder, as MNN's response() builds it."""
         with native_stdout_to_stderr():
-            return chat_prompt(self._llm, prompt, system, self.folder.config.get("use_template", True) is not False)
+            return chat_prompt(self._llm, prompt, system, self.folder.use_template)
 
     def _image_part(self, rgb: np.ndarray) -> dict[str, Any]:
         return image_part(self._mnn.expr, rgb)

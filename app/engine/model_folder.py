@@ -76,6 +76,11 @@ class ModelFolder:
         return self.path / "config.json"
 
     @property
+    def use_template(self) -> bool:
+        """Whether MNN applies the model's chat template (config `use_template`, on unless false)."""
+        return self.config.get("use_template", True) is not False
+
+    @property
     def image_size(self) -> int | None:
         """Fixed square input side if the model declares one (MNN squashes to it); validated on open."""
         return self.declared_image_size

@@ -24,7 +24,7 @@ import sys
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-from wheel_tools import write_wheel  # noqa: E402
+from wheel_tools import escaped, write_wheel  # noqa: E402
 
 EXCLUDE_DIRS = {"tools", "__pycache__"}
 
@@ -53,7 +53,7 @@ def make_wheel(
 ) -> Path:
     if not re.fullmatch(r"[A-Za-z0-9._+]+", version):
         raise SystemExit(f"bad version {version!r}")
-    dist = re.sub(r"[-_.]+", "_", name).lower()
+    dist = escaped(name)
     tag = f"{python_tag}-{python_tag}-{platform_tag}"
     di = f"{dist}-{version}.dist-info"
     files: dict[str, bytes] = {"_mnncengine.so": ext.read_bytes()}

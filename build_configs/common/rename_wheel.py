@@ -25,7 +25,7 @@ import zipfile
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-from wheel_tools import WHEEL_RE, is_signature, record_problems, write_wheel  # noqa: E402
+from wheel_tools import WHEEL_RE, escaped, is_signature, record_problems, write_wheel  # noqa: E402
 
 # PEP 508 names; wheel file names and .dist-info folders use the normalised form with "_".
 NAME_RE = re.compile(r"^([A-Z0-9]|[A-Z0-9][A-Z0-9._-]*[A-Z0-9])$", re.IGNORECASE)
@@ -33,11 +33,6 @@ NAME_RE = re.compile(r"^([A-Z0-9]|[A-Z0-9][A-Z0-9._-]*[A-Z0-9])$", re.IGNORECASE
 
 class RenameError(Exception):
     """The input is not a wheel this script can rename faithfully."""
-
-
-def escaped(name: str) -> str:
-    """The name as a wheel file name and .dist-info folder spell it (``opencv-python`` -> ``opencv_python``)."""
-    return re.sub(r"[-_.]+", "_", name).lower()
 
 
 def rename(wheel: Path, new_name: str, out_dir: Path) -> Path:

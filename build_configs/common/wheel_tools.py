@@ -1,6 +1,6 @@
 """Wheel file helpers shared by the build_configs scripts (standard library only).
 
-Used by ``macos/repack_mnn_wheel.py`` and ``common/rename_wheel.py``: the wheel file name
+Used by ``macos/repack_mnn_wheel.py``, ``common/rename_wheel.py`` and ``common/make_wheel.py``: the wheel file name
 pattern, RECORD hashes, checking a wheel's RECORD against its files, and writing a wheel with a
 fresh RECORD (binary distribution format, https://packaging.python.org/specifications/).
 """
@@ -22,6 +22,11 @@ WHEEL_RE = re.compile(
 
 # RECORD may use any hashlib algorithm except these (binary distribution format, "The .dist-info directory").
 WEAK_HASHES = {"md5", "sha1"}
+
+
+def escaped(name: str) -> str:
+    """The name as a wheel file name and .dist-info folder spell it (``opencv-python`` -> ``opencv_python``)."""
+    return re.sub(r"[-_.]+", "_", name).lower()
 
 
 def record_hash(data: bytes) -> str:

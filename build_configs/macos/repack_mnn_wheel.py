@@ -45,7 +45,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "common"))
-from wheel_tools import WHEEL_RE, write_wheel  # noqa: E402  (build_configs/common, shared with rename_wheel.py)
+from wheel_tools import WHEEL_RE, is_signature, write_wheel  # noqa: E402  (build_configs/common, shared with rename_wheel.py)
 
 # --- Mach-O ----------------------------------------------------------------------------------
 
@@ -305,7 +305,7 @@ def repack(
     moved: dict[str, str] = {}
     dropped: list[str] = []
     for name, data in files.items():
-        if name == f"{dist_info}/RECORD" or name.startswith(f"{dist_info}/RECORD."):
+        if name == f"{dist_info}/RECORD" or is_signature(name, dist_info):
             continue  # rewritten below; signatures (RECORD.jws/.p7s) no longer match
         if drop_tools and any(p.search(name) for p in TOOLS_PATTERNS):
             dropped.append(name)
