@@ -10,6 +10,8 @@ from pathlib import Path
 
 import pytest
 
+from tests.servers.nginx import Nginx, nginx_binary
+
 ROOT = Path(__file__).resolve().parents[1]
 # tools/ is not part of the installed app; tests use its scene generator for held-out images.
 sys.path.insert(0, str(ROOT / "tools"))
@@ -21,6 +23,17 @@ def _isolated_storage(tmp_path_factory: pytest.TempPathFactory, monkeypatch: pyt
     base = tmp_path_factory.getbasetemp() / "storage"
     monkeypatch.setenv("FLET_APP_STORAGE_DATA", str(base / "data"))
     monkeypatch.setenv("FLET_APP_STORAGE_CACHE", str(base / "cache"))
+
+
+@pytest.fixture
+def nginx(tmp_path: Path) -> Iterator[Nginx]:
+    """A real nginx on 127.0.0.1 serving tmp_path/docroot (the download and Models-screen tests)."""
+    binary = nginx_binary()
+    if binary is None:
+        pytest.skip("nginx is not installed (Debian: apt-get install nginx); the nginx download tests need it")
+    (tmp_path / "docroot").mkdir()
+    with Nginx(binary, tmp_path / "docroot", tmp_path / "nginx") as server:
+        yield server
 
 
 def pytest_sessionstart(session: pytest.Session) -> None:

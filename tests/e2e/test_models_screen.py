@@ -23,7 +23,7 @@ from playwright.sync_api import Error as PlaywrightError
 from app.paths import MANIFESTS
 from tests.e2e.conftest import ROOT, AppServer, node, open_app_page, text_of, wait_text
 from tests.models.conftest import Model, make_model
-from tests.servers.nginx import Nginx, nginx_binary
+from tests.servers.nginx import Nginx
 
 pytestmark = [pytest.mark.browser, pytest.mark.nginx]
 SHOTS = ROOT / "docs" / "screenshots"
@@ -98,16 +98,6 @@ def type_into(page, identifier: str, value: str) -> None:  # noqa: ANN001
     time.sleep(0.5)  # Flutter moves the focus to its own editing element first
     page.keyboard.press("Control+A")
     page.keyboard.type(value)
-
-
-@pytest.fixture
-def nginx(tmp_path: Path) -> Iterator[Nginx]:
-    binary = nginx_binary()
-    if binary is None:
-        pytest.skip("nginx is not installed (Debian: apt-get install nginx)")
-    (tmp_path / "docroot").mkdir()
-    with Nginx(binary, tmp_path / "docroot", tmp_path / "nginx") as server:
-        yield server
 
 
 @pytest.fixture

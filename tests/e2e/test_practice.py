@@ -17,7 +17,7 @@ import pytest
 
 from app.session.store import load_session
 from app.ui.app_main import SESSIONS, SETTINGS
-from tests.e2e.conftest import CHROMIUM, CHROMIUM_ARGS, ROOT, AppServer, open_app_page, text_of, wait_text
+from tests.e2e.conftest import CHROMIUM, CHROMIUM_ARGS, ROOT, AppServer, node, open_app_page, text_of, wait_text
 from tests.integration.conftest import held_out_scenes
 from tests.integration.video import write_hands_video, write_hands_y4m
 
@@ -106,6 +106,7 @@ def test_a_still_image_gets_an_answer_in_words(page, tmp_path: Path) -> None:  #
     assert "Waiting for examiner confirmation" in text_of(page, "review-state")
     assert "Keyframe at 0.0 s" in text_of(page, "taken-at")
     # Technical details exist but are closed: the raw JSON is not on the card.
+    node(page, "result-card").wait_for(timeout=30_000)  # text_of reads "" for a missing card
     assert "hand_position_correct" not in text_of(page, "result-card")
     shot(page, "practice-answer")
 

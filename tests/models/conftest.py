@@ -18,7 +18,6 @@ import pytest
 from app.models.download import RetryPolicy
 from app.models.manifest import Manifest, manifest_from_dict
 from app.models.store import ModelStore
-from tests.servers.nginx import Nginx, nginx_binary
 
 ROOT = Path(__file__).resolve().parents[2]
 # Short timeouts and backoffs keep fault tests fast; the algorithm is the same as the defaults'.
@@ -106,17 +105,6 @@ def model() -> Model:
     return make_model()
 
 
-@pytest.fixture
-def nginx(tmp_path: Path) -> Iterator[Nginx]:
-    binary = nginx_binary()
-    if binary is None:
-        pytest.skip("nginx is not installed (Debian: apt-get install nginx); the nginx download tests need it")
-    server = Nginx(binary, tmp_path / "docroot", tmp_path / "nginx")
-    (tmp_path / "docroot").mkdir()
-    with server:
-        yield server
-
-
 def cli_env(tmp_path: Path, manifests: Path) -> dict[str, str]:
     env = dict(os.environ)
     env.update(
@@ -149,3 +137,12 @@ class RecordingGuard:
     def allow_download(self, hosts: frozenset[str]) -> Iterator[None]:
         self.allowed.append(frozenset(hosts))
         yield
+
+
+@pytest.fixture
+def no_system_proxy(monkeypatch: pytest.MonkeyPatch) -> pytest.MonkeyPatch:
+    """No proxy from the environment: each test sets the one it means."""
+    for name in ("no_proxy", "all_proxy", "http_proxy", "https_proxy"):
+        monkeypatch.delenv(name, raising=False)
+        monkeypatch.delenv(name.upper(), raising=False)
+    return monkeypatch

@@ -210,11 +210,10 @@ def test_python_m_app_models_is_wired(tmp_path: Path, model: Model) -> None:
     assert proc.stdout == f"{downloaded_models_dir(env)}\n"
 
 
+@pytest.mark.usefixtures("no_system_proxy")
 def test_download_uses_the_system_proxy_only_when_chosen(
     env: dict[str, str], model: Model, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    for name in ("no_proxy", "NO_PROXY", "all_proxy", "ALL_PROXY", "https_proxy", "HTTPS_PROXY"):
-        monkeypatch.delenv(name, raising=False)
     with FaultyServer(model.served()) as server, ForwardProxy() as proxy:
         monkeypatch.setenv("http_proxy", proxy.url)
         assert models("proxy") == (0, "off\n")  # off by default: a direct connection

@@ -240,12 +240,11 @@ def test_no_mirror_at_all_is_said_not_attempted(screen: Screen) -> None:
 
 
 @pytest.mark.nginx  # a real nginx; a skip fails under CI=true (tests/conftest.py)
+@pytest.mark.usefixtures("no_system_proxy")
 def test_the_system_proxy_is_used_only_when_opted_in(
     screen: Screen, nginx: Nginx, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     publish(nginx)
-    for name in ("no_proxy", "NO_PROXY", "all_proxy", "ALL_PROXY", "https_proxy", "HTTPS_PROXY"):
-        monkeypatch.delenv(name, raising=False)
     with ForwardProxy() as proxy:
         monkeypatch.setenv("http_proxy", proxy.url)
         screen.controller.set_mirror(nginx.url + "/m")
@@ -288,6 +287,7 @@ def test_cancelling_a_repair_keeps_the_files_verified_before_it(screen: Screen, 
         assert (folder / path).read_bytes() == MODEL.files[path]  # what was verified before stays
 
 
+@pytest.mark.usefixtures("no_system_proxy")
 def test_the_proxy_choice_is_saved_with_the_mirror_and_a_broken_file_is_an_error(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
@@ -321,8 +321,6 @@ def test_the_proxy_choice_is_saved_with_the_mirror_and_a_broken_file_is_an_error
     assert not setting.exists()
 
     mirror = base_mirror("https://models.example.com/m")
-    for name in ("no_proxy", "NO_PROXY", "all_proxy", "ALL_PROXY", "http_proxy", "HTTP_PROXY"):
-        monkeypatch.delenv(name, raising=False)
     monkeypatch.setenv("https_proxy", "http://proxy.corp:3128")
     assert system_proxies([mirror]) == {"https": "http://proxy.corp:3128"}
     monkeypatch.setenv("no_proxy", "models.example.com")
@@ -333,11 +331,10 @@ def test_the_proxy_choice_is_saved_with_the_mirror_and_a_broken_file_is_an_error
         system_proxies([mirror])  # never a silent direct connection instead
 
 
+@pytest.mark.usefixtures("no_system_proxy")
 def test_a_proxy_that_cannot_be_used_is_said_and_nothing_is_fetched(
     screen: Screen, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    for name in ("no_proxy", "NO_PROXY", "all_proxy", "ALL_PROXY", "https_proxy", "HTTPS_PROXY"):
-        monkeypatch.delenv(name, raising=False)
     monkeypatch.setenv("http_proxy", "socks5://127.0.0.1:1080")
     screen.controller.set_mirror("http://127.0.0.1:9/m")
     screen.controller.set_use_system_proxy(True)

@@ -335,11 +335,9 @@ class FakePractice:
 
 
 def _wait(controller, phases=("done", "stopped"), timeout: float = 10.0) -> None:  # noqa: ANN001
-    import time
+    from tests.servers.faulty import wait_until
 
-    deadline = time.monotonic() + timeout
-    while controller.state.phase not in phases and time.monotonic() < deadline:
-        time.sleep(0.02)
+    wait_until(lambda: controller.state.phase in phases, timeout=timeout)
     assert controller.state.phase in phases, controller.state.phase
 
 
