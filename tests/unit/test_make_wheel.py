@@ -13,6 +13,8 @@ SCRIPT = ROOT / "build_configs" / "common" / "make_wheel.py"
 sys.path.insert(0, str(SCRIPT.parent))
 from wheel_tools import record_problems  # noqa: E402
 
+from tests.unit.wheels import pip_install_target  # noqa: E402
+
 TAG = "android_24_arm64_v8a"
 
 
@@ -35,7 +37,5 @@ def test_the_wheel_installs_for_the_phone_and_leaves_out_the_tools(tmp_path: Pat
     assert record_problems(files, "mnn-3.6.1+keyframe1.dist-info") == []  # every file's sha256 and size
     assert not any("tools" in n for n in names) and "MNN/__init__.py" in names
     target = tmp_path / "site"
-    pip = [sys.executable, "-m", "pip", "install", "-q", "--no-deps", "--no-index", "--target", str(target)]
-    pip += ["--platform", TAG, "--python-version", "3.12", "--only-binary", ":all:", str(wheel)]
-    subprocess.run(pip, check=True, capture_output=True)
+    assert pip_install_target(wheel, target, TAG, "3.12").returncode == 0
     assert (target / "_mnncengine.so").read_bytes() == ext.read_bytes()

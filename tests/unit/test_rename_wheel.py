@@ -23,6 +23,8 @@ from types import ModuleType
 
 import pytest
 
+from tests.unit.wheels import pip_install_target
+
 ROOT = Path(__file__).resolve().parents[2]
 SCRIPT = ROOT / "build_configs" / "common" / "rename_wheel.py"
 
@@ -124,29 +126,7 @@ def test_rename_moves_the_metadata_and_keeps_every_file(tmp_path: Path) -> None:
 def test_pip_installs_it_as_opencv_python_headless(tmp_path: Path) -> None:
     out = rw.rename(make_wheel(tmp_path), "opencv-python-headless", tmp_path / "wh")
     target = tmp_path / "site"
-    run = subprocess.run(
-        [
-            sys.executable,
-            "-m",
-            "pip",
-            "install",
-            "--no-deps",
-            "--no-index",
-            "--disable-pip-version-check",
-            "--only-binary",
-            ":all:",
-            "--platform",
-            "android_24_arm64_v8a",
-            "--python-version",
-            "3.12",
-            "--target",
-            str(target),
-            str(out),
-        ],
-        capture_output=True,
-        text=True,
-        timeout=120,
-    )
+    run = pip_install_target(out, target, "android_24_arm64_v8a", "3.12")
     assert run.returncode == 0, run.stdout + run.stderr
     assert (target / SO).is_file() and (target / "cv2" / "config-3.12.py").is_file()
     (dist,) = importlib.metadata.distributions(path=[str(target)])

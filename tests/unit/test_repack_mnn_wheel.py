@@ -23,6 +23,8 @@ from types import ModuleType
 
 import pytest
 
+from tests.unit.wheels import pip_install_target
+
 ROOT = Path(__file__).resolve().parents[2]
 SCRIPT = ROOT / "build_configs" / "macos" / "repack_mnn_wheel.py"
 
@@ -204,29 +206,7 @@ def test_dylibs_move_next_to_the_extension_and_record_is_valid(tmp_path: Path) -
 def test_pip_install_target_keeps_the_dylib_where_the_rpath_points(tmp_path: Path) -> None:
     res = rp.repack(make_wheel(tmp_path), tmp_path / "out")
     target = tmp_path / "site"
-    run = subprocess.run(
-        [
-            sys.executable,
-            "-m",
-            "pip",
-            "install",
-            "--no-deps",
-            "--no-index",
-            "--disable-pip-version-check",
-            "--platform",
-            "macosx_11_0_arm64",
-            "--python-version",
-            "3.11",
-            "--only-binary",
-            ":all:",
-            "--target",
-            str(target),
-            str(res.path),
-        ],
-        capture_output=True,
-        text=True,
-        timeout=120,
-    )
+    run = pip_install_target(res.path, target, "macosx_11_0_arm64", "3.11")
     assert run.returncode == 0, run.stdout + run.stderr
     so = target / "_mnncengine.cpython-311-darwin.so"
     assert so.is_file()
