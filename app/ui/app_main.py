@@ -14,6 +14,7 @@ import threading
 import uuid
 from collections.abc import Callable
 from pathlib import Path
+from typing import TypeVar
 
 import flet as ft
 import flet_camera as fc
@@ -28,6 +29,7 @@ from app.ui import strings, strings_models, strings_sessions, strings_settings, 
 from app.ui.i18n import LOCALES, fonts_for, language_or_default
 from app.ui.models_controller import ModelsController, ModelsState
 from app.ui.models_view import ModelsView
+from app.ui.page_loop import on_page_loop
 from app.ui.practice_controller import PracticeController, PracticeState
 from app.ui.practice_view import PracticeActions, PracticeView
 from app.ui.sessions_controller import SessionsController, SessionsState
@@ -40,6 +42,8 @@ from app.ui.web_shell import upload_dir
 from app.ui.widgets import tagged
 from app.worker.hosts import pauses_in_background
 from app.worker.messages import WorkerSpec
+
+T = TypeVar("T")
 
 # The screens, in navigation order.
 PRACTICE, SESSIONS, TESTERS, MODELS, SETTINGS = range(5)
@@ -151,7 +155,13 @@ class Shell:
             words,
             self.language,
         )
-        self.sessions_controller = SessionsController(data_dir() / "sessions", self._on_sessions)
+        self._live = False  # between mount and unmount: a render queued before unmount is dropped
+        # Every listener renders on the page's loop, whichever thread the controller emits on.
+        self._practice_listener = self._on_loop(self._on_practice)
+        self._settings_listener = self._on_loop(self._on_settings)
+        self._models_listener = self._on_loop(self._on_models)
+        self._testers_listener = self._on_loop(self._on_testers)
+        self.sessions_controller = SessionsController(data_dir() / "sessions", self._on_loop(self._on_sessions))
         self.sessions = SessionsView(self.sessions_controller, file_picker_saver(picker), words)
         testers_words = strings_testers.TABLES[self.language]
         self.testers_controller = testers or TestersController(controller)
@@ -254,19 +264,21 @@ class Shell:
         self._layout()
         # The watcher's thread brings the guard's counts (at once, then on each change) outside the audit hook.
         self._guard_watcher = GuardWatcher(ensure_installed(), self._on_guard).start()
-        self.controller.subscribe(self._on_practice)
-        self.settings_controller.subscribe(self._on_settings)
-        self.models_controller.subscribe(self._on_models)
+        self._live = True
+        self.controller.subscribe(self._practice_listener)
+        self.settings_controller.subscribe(self._settings_listener)
+        self.models_controller.subscribe(self._models_listener)
         self.testers_controller.attach()
-        self.testers_controller.listen(self._on_testers)
+        self.testers_controller.listen(self._testers_listener)
 
     def unmount(self, handing_over: bool = False) -> None:
         """`handing_over`: a new Shell on this page takes the testers' run (it keeps following the worker)."""
+        self._live = False
         if not handing_over:
             self.testers_controller.detach()
-        self.models_controller.unsubscribe(self._on_models)
-        self.settings_controller.unsubscribe(self._on_settings)
-        self.controller.unsubscribe(self._on_practice)
+        self.models_controller.unsubscribe(self._models_listener)
+        self.settings_controller.unsubscribe(self._settings_listener)
+        self.controller.unsubscribe(self._practice_listener)
         if self._pumping_camera:  # this tab's camera fed the session: without it the session is over
             self._pumping_camera = False
             self.controller.stop_session()
@@ -296,6 +308,13 @@ class Shell:
         self.page.update()
 
     # --- state from the controllers ----------------------------------------------------------
+
+    def _on_loop(self, render: Callable[[T], None]) -> Callable[[T], None]:
+        def live_only(state: T) -> None:
+            if self._live:
+                render(state)
+
+        return on_page_loop(self.page, live_only)
 
     def _on_practice(self, state: PracticeState) -> None:
         self._state = state
