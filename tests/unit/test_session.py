@@ -160,7 +160,7 @@ def test_exports(tmp_path: Path) -> None:
 def test_a_csv_export_keeps_a_carriage_return_inside_its_field(tmp_path: Path) -> None:
     """Found by the testers' property test on the same writer: with "\\n" line ends a bare CR split the row."""
     log = SessionLog(tmp_path / "s.jsonl")
-    log.append(replace(practice(1, "yes"), raw='no\ranswer'))
+    log.append(replace(practice(1, "yes"), raw="no\ranswer"))
     log.close()
     rows = list(csv.DictReader(io.StringIO(export_csv(load_session(tmp_path / "s.jsonl")), newline="")))
-    assert [r["raw"] for r in rows] == ['no\ranswer']
+    assert [r["raw"] for r in rows] == ["no\ranswer"]
