@@ -281,11 +281,12 @@ class ModelsController:
         """Use this model from now on (only an installed or verified one); the shell saves it."""
         card = self._state.card(model_id)
         if card is None or not card.usable:
-            self._notify(Notice("notice_not_usable", (("name", card.name if card else model_id),), error=True))
+            about = self._about(model_id, card.name if card else model_id)
+            self._notify(Notice("notice_not_usable", about, error=True))
             return
         with self._lock:
             self._active = model_id
-            self._state = replace(self._state, notice=Notice("notice_chosen", (("name", card.name),)))
+            self._state = replace(self._state, notice=Notice("notice_chosen", self._about(model_id, card.name)))
             self._rebuild()
         self._emit()
         if self._on_choose is not None:
@@ -310,7 +311,7 @@ class ModelsController:
             self._notify(Notice("notice_failed", (("detail", str(exc)),), error=True))
             return False
         if manifest.bundled:
-            self._notify(Notice("notice_bundled", (("name", manifest.display_name),)))
+            self._notify(Notice("notice_bundled", self._about(model_id)))
             return False
         try:
             settings = load_download_settings(self._env)
@@ -321,7 +322,7 @@ class ModelsController:
             self._notify(Notice("notice_mirror_broken", (("detail", str(exc)),), error=True))
             return False
         if not mirrors:
-            self._notify(Notice("notice_no_mirror", (("name", manifest.display_name),), error=True))
+            self._notify(Notice("notice_no_mirror", self._about(model_id), error=True))
             return False
         try:
             proxies = system_proxies(mirrors) if settings.use_system_proxy else {}
@@ -428,7 +429,7 @@ class ModelsController:
             if stopping == "cancel":
                 self._discard(model_id, "cancel")
                 return
-            self._finish(model_id, Notice("notice_paused", (("name", self._name(model_id)),)))
+            self._finish(model_id, Notice("notice_paused", self._about(model_id)))
             return
         if error is not None:
             failed: tuple[str, ...] = ()
@@ -473,11 +474,11 @@ class ModelsController:
         self._emit()
 
     def _discard(self, model_id: str, action: str) -> None:
-        name = self._name(model_id)
+        about = self._about(model_id)
         try:
             if action == "delete":
                 removed = self._store.remove(model_id)
-                notice = Notice("notice_deleted" if removed else "notice_nothing_deleted", (("name", name),))
+                notice = Notice("notice_deleted" if removed else "notice_nothing_deleted", about)
             else:
                 # A fresh download goes entirely; a repair keeps the files that were verified before it.
                 with self._lock:
@@ -486,7 +487,7 @@ class ModelsController:
                     self._store.discard_partial(model_id)
                 else:
                     self._store.remove(model_id)
-                notice = Notice("notice_cancelled", (("name", name),))
+                notice = Notice("notice_cancelled", about)
         except (OSError, StoreError, ModelBusy) as exc:
             notice = Notice("notice_failed", (("detail", str(exc)),), error=True)
         else:
@@ -551,11 +552,11 @@ class ModelsController:
                     self._rebuild()
             self._emit()
 
-        name = self._name(model_id)
+        about = self._about(model_id)
         try:
             report = self._store.verify(model_id, before_chunk)
         except Cancelled:
-            self._finish(model_id, Notice("notice_verify_stopped", (("name", name),)))
+            self._finish(model_id, Notice("notice_verify_stopped", about))
             return
         except (OSError, StoreError) as exc:
             with self._lock:
@@ -568,11 +569,9 @@ class ModelsController:
             record.error = "" if report.ok else report.describe()
         if report.ok:
             key = "notice_downloaded" if after_download else "notice_verified"
-            notice = Notice(key, (("name", name), ("n", str(len(report.checks)))))
+            notice = Notice(key, (*about, ("n", str(len(report.checks)))))
         else:
-            notice = Notice(
-                "notice_verify_failed", (("name", name), ("files", ", ".join(record.failed_files))), error=True
-            )
+            notice = Notice("notice_verify_failed", (*about, ("files", ", ".join(record.failed_files))), error=True)
         self._finish(model_id, notice)
 
     # --- settings ---------------------------------------------------------------------
@@ -679,10 +678,14 @@ class ModelsController:
                 self._state = replace(self._state, notice=notice)
         self.refresh()
 
-    def _name(self, model_id: str) -> str:
-        with contextlib.suppress(StoreError):
-            return self._store.manifest(model_id).display_name
-        return model_id
+    def _about(self, model_id: str, name: str = "") -> tuple[tuple[str, str], ...]:
+        """A notice's values for one model: its name, and its id so that the view names it in the
+        screen's language."""
+        if not name:
+            name = model_id
+            with contextlib.suppress(StoreError):
+                name = self._store.manifest(model_id).display_name
+        return (("name", name), ("model", model_id))
 
     def _notify(self, notice: Notice) -> None:
         with self._lock:

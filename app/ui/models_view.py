@@ -19,7 +19,6 @@ import flet as ft
 
 from app.ui.i18n import text
 from app.ui.models_controller import CardState, ModelCard, ModelKind, ModelsController, ModelsState
-from app.ui.notice import Notice
 from app.ui.strings_models import EN
 from app.ui.widgets import NoticeBar, tagged
 
@@ -433,7 +432,7 @@ class ModelsView:
     def render(self, state: ModelsState) -> None:
         """Show `state`; the caller then calls `page.update()`."""
         s = self._s
-        self._render_notice(state.notice)
+        self._render_notice(state)
         order: list[ft.Control] = []
         for card in state.cards:
             view = self._cards.get(card.model_id)
@@ -459,8 +458,13 @@ class ModelsView:
         self.mirror_broken.value = text(s, "mirror_broken", detail=state.mirror_error) if state.mirror_error else ""
         self.proxy.value = state.use_system_proxy
 
-    def _render_notice(self, notice: Notice | None) -> None:
+    def _render_notice(self, state: ModelsState) -> None:
+        notice = state.notice
         if notice is None:
             self.notice.show(None)
-        else:
-            self.notice.show(text(self._s, notice.key, **dict(notice.values)), notice.error)
+            return
+        values = dict(notice.values)
+        card = state.card(values.pop("model", ""))
+        if card is not None:  # the model's name in the screen's language
+            values["name"] = card.name_in(self._language)
+        self.notice.show(text(self._s, notice.key, **values), notice.error)

@@ -32,7 +32,9 @@ def manifest(model_id: str = "tiny-vlm"):  # noqa: ANN201
     )
 
 
-def build(tmp_path: Path, strings: dict[str, str] = strings_models.EN) -> tuple[ModelsController, ModelsView, list]:
+def build(
+    tmp_path: Path, strings: dict[str, str] = strings_models.EN, language: str = "en"
+) -> tuple[ModelsController, ModelsView, list]:
     store = ModelStore(
         {"tiny-vlm": manifest(), DEFAULT_MODEL_ID: load_manifest(MANIFESTS / "keyframe-demo.json")}, tmp_path / "m"
     )
@@ -48,7 +50,7 @@ def build(tmp_path: Path, strings: dict[str, str] = strings_models.EN) -> tuple[
     controller = ModelsController(
         store, on_change, on_choose=chosen.append, env={"FLET_APP_STORAGE_DATA": str(tmp_path / "d")}, guard=None
     )
-    view = holder["view"] = ModelsView(controller, strings)
+    view = holder["view"] = ModelsView(controller, strings, language)
     controller.refresh()
     return controller, view, chosen
 
@@ -133,8 +135,11 @@ def test_a_broken_mirror_setting_is_shown_and_the_field_saves_and_clears(tmp_pat
 
 
 def test_every_state_renders_in_chinese(tmp_path: Path) -> None:
-    controller, view, _ = build(tmp_path, strings_models.ZH)
+    controller, view, _ = build(tmp_path, strings_models.ZH, "zh")
     assert view._cards["tiny-vlm"].state_text.value == "未安装"
+    controller.verify(DEFAULT_MODEL_ID)  # a notice names the model as its card does, in Chinese
+    assert wait_until(lambda: "Keyframe 演示模型（心肺复苏手位小模型）" in (view.notice.text.value or ""), timeout=20)
+    assert "Keyframe demo" not in (view.notice.text.value or "")
     install(controller)
     controller.refresh()
     controller.verify("tiny-vlm")
