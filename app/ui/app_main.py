@@ -356,7 +356,7 @@ class Shell:
         self.page.update()
 
     def _testers_error(self, message: str) -> None:
-        self.testers_controller.report_error("notice_upload_failed", detail=message)
+        self.testers_controller.report_error("notice_files_refused", detail=message)  # a whole sentence already
 
     def _on_sessions(self, state: SessionsState) -> None:
         self.sessions.render(state)

@@ -76,6 +76,7 @@ EN: dict[str, str] = {
     "notice_no_images": "Choose the images first.",
     "notice_labels_unreadable": "The labels file cannot be used: {detail}",
     "notice_upload_failed": "The files could not be received: {detail}",
+    "notice_files_refused": "{detail}",  # the shell's own sentence (too large, upload failed)
     "dismiss": "Dismiss",
     "answer_yes": "YES",
     "answer_no": "NO",
@@ -151,6 +152,7 @@ ZH: dict[str, str] = {
     "notice_no_images": "请先选择图片。",
     "notice_labels_unreadable": "无法使用标注文件：{detail}",
     "notice_upload_failed": "无法接收文件：{detail}",
+    "notice_files_refused": "{detail}",
     "dismiss": "知道了",
     "answer_yes": "是",
     "answer_no": "否",
