@@ -10,6 +10,7 @@ from types import SimpleNamespace
 import pytest
 
 from app.ui.page_loop import on_page_loop
+from tests.unit.test_sessions_view import run_async
 
 
 def _page(loop: asyncio.AbstractEventLoop) -> SimpleNamespace:
@@ -43,7 +44,7 @@ def test_states_from_another_thread_run_on_an_idle_loop_at_once_and_in_order() -
         await all_seen
         return threading.get_ident(), time.monotonic() - started
 
-    loop_thread, took = asyncio.run(idle())
+    loop_thread, took = run_async(idle(), timeout=60)
     assert [v for v, _ in seen] == [1, 2, 3]
     assert {t for _, t in seen} == {loop_thread}, "rendered on the loop's thread"
     assert took < 5, f"the states waited {took:.1f} s for something else to wake the loop"

@@ -26,22 +26,25 @@ from app.ui.timeline import FAILED, SKIPPED, TimelineChart, lanes_for, mark_styl
 from tests.unit.test_sessions_controller import demo_events, recorded, write_session
 
 
-def run_async(coro) -> None:  # noqa: ANN001
-    """Runs a handler's coroutine on a loop of its own thread: the browser tests' Playwright may
-    already run a loop in this one when the whole suite runs in one process."""
+def run_async(coro, timeout: float = 30):  # noqa: ANN001, ANN201
+    """Runs a coroutine on a loop of its own thread and returns its result: the browser tests'
+    Playwright may already run a loop in this one when the whole suite runs in one process."""
     errors: list[BaseException] = []
+    results: list[object] = []
 
     def run() -> None:
         try:
-            asyncio.run(coro)
+            results.append(asyncio.run(coro))
         except BaseException as exc:  # re-raised in the test's thread
             errors.append(exc)
 
     thread = threading.Thread(target=run)
     thread.start()
-    thread.join(30)
+    thread.join(timeout)
     if errors:
         raise errors[0]
+    assert results, f"the coroutine did not end within {timeout} s"
+    return results[0]
 
 
 def walk(control: object) -> Iterator[ft.BaseControl]:
