@@ -29,8 +29,10 @@ from app.frames.video import VideoError
 from app.pipeline.live import LivePipeline, PipelineUpdate
 from app.session.review import ReviewError, make_review
 from app.session.store import SessionLog, new_session_id
+from app.ui.latest_only import LatestOnly
 from app.worker.messages import WorkerSpec
 
+RESTART_QUIET_S = 0.4  # settings clicks closer than this restart the worker once
 PREVIEW_SIDE = 480  # longest side of the preview sent to the page
 PREVIEW_PERIOD_S = 0.25  # at most 4 preview frames a second: enough to see, cheap to send
 
@@ -89,7 +91,9 @@ class PracticeController:
         self._spec = spec
         self._host_kind = host_kind
         self._generation = 0  # which pipeline is current: updates of a replaced one are dropped
-        self._apply_lock = threading.Lock()  # one worker swap at a time
+        self._wanted = spec  # the newest settings' worker; `_spec` is the one running
+        self._closed = False
+        self._restarter: LatestOnly[WorkerSpec] = LatestOnly(self._swap_worker, RESTART_QUIET_S, "worker-restart")
         self._pipeline = LivePipeline(spec, self._listener(0), host_kind=host_kind)
         self._log: SessionLog | None = None
         self._source: FrameSource | None = None
@@ -113,8 +117,15 @@ class PracticeController:
         self._pipeline.start()
 
     def shutdown(self) -> None:
+        with self._lock:
+            self._closed = True
+        self._restarter.stop()
         self.stop_session()
         self._pipeline.stop()
+
+    def wait_settled(self, timeout: float | None = None) -> bool:
+        """True once the newest settings' worker has replaced the old one (it may still be loading)."""
+        return self._restarter.wait_idle(timeout)
 
     def subscribe(self, listener: Callable[[PracticeState], None]) -> None:
         with self._lock:
@@ -146,38 +157,50 @@ class PracticeController:
     def apply_settings(self, spec: WorkerSpec, interval_s: float) -> None:
         """New settings: a new worker only when `spec` differs from the current one, and the default interval.
 
-        A running session is stopped first (its keyframes belong to the old model); it stays on
-        screen and can still be reviewed, and the next session starts on the new worker. The old
-        worker is stopped before the new one starts, so two models are never in memory at once.
-        The interval applies to the next session; a running one keeps the interval it began with.
+        A running session is stopped at once (its keyframes belong to the old model); it stays on
+        screen and can still be reviewed, and the next session starts on the new worker. The worker
+        is replaced on the restarter's thread once the settings are quiet for RESTART_QUIET_S: the
+        caller (a click on the page's loop) never waits for a worker to stop, and three clicks on
+        "more threads" restart it once. The old worker is stopped before the new one starts, so two
+        models are never in memory at once. The interval applies to the next session; a running one
+        keeps the interval it began with.
         """
         SamplerConfig(interval_s=interval_s)  # validates 2–5 s before anything is stopped
-        with self._apply_lock:
-            if spec != self._spec:
-                self.stop_session()
-                with self._lock:
-                    old = self._pipeline
-                    self._generation += 1
-                    self._spec = spec
-                    self._pipeline = LivePipeline(spec, self._listener(self._generation), host_kind=self._host_kind)
-                    started = self._started
-                old.stop()
-                self._update(
-                    lambda s: replace(
-                        s,
-                        worker_status="starting",
-                        worker_message="",
-                        model_id="",
-                        demo_model=False,
-                        backend_asked=spec.backend,
-                        backend="",
-                        backend_note="",
-                    )
-                )
-                if started:
-                    self._pipeline.start()
+        with self._lock:
+            wanted, self._wanted = self._wanted, spec
+        if spec != wanted:
+            self.stop_session()
+            self._restarter.submit(spec)  # back to the running worker's spec: nothing is restarted
         if not self._state.running:
             self.set_interval(interval_s)
+
+    def _swap_worker(self, spec: WorkerSpec) -> None:
+        """On the restarter's thread: the newest settings' worker replaces the current one."""
+        with self._lock:
+            if spec == self._spec or self._closed:
+                return
+        self.stop_session()  # a session begun while the settings were settling ran on the old worker
+        with self._lock:
+            old = self._pipeline
+            self._generation += 1
+            self._spec = spec
+            self._pipeline = LivePipeline(spec, self._listener(self._generation), host_kind=self._host_kind)
+            started = self._started
+        old.stop()
+        self._update(
+            lambda s: replace(
+                s,
+                worker_status="starting",
+                worker_message="",
+                model_id="",
+                demo_model=False,
+                backend_asked=spec.backend,
+                backend="",
+                backend_note="",
+            )
+        )
+        if started:
+            self._pipeline.start()
 
     def _listener(self, generation: int) -> Callable[[PipelineUpdate], None]:
         def on_update(update: PipelineUpdate) -> None:

@@ -149,10 +149,13 @@ def test_settings_restart_the_worker_only_when_its_spec_changes(tmp_path: Path) 
 
         practice.start_camera()  # a running session is stopped before the worker is replaced
         assert practice.state.running
-        settings.update(threads=1, image_max_side=224)
+        for threads in (3, 4, 1):  # a burst of clicks: one restart, on the newest settings
+            settings.update(threads=threads, image_max_side=224)
         assert not practice.state.running
+        assert practice.wait_settled(30)
         ready = wait(practice, lambda s: s.worker_status == "ready")
         assert practice._pipeline.worker_pid not in (None, first_pid)
+        assert practice._generation == 1 and practice._spec.threads == 1
         assert settings.state.worker.status == "ready"
 
         # Sessions keep working on the new worker.
@@ -161,5 +164,12 @@ def test_settings_restart_the_worker_only_when_its_spec_changes(tmp_path: Path) 
         practice.start_stills([(p.name, p.read_bytes()) for p in stills], "stills")
         done = wait(practice, lambda s: not s.running and len(s.session.timeline) == 1)
         assert done.session.timeline[0].event.observation in ("yes", "no", "unknown")
+
+        # More threads, then fewer again before the settings are quiet: the worker is not restarted.
+        pid = practice._pipeline.worker_pid
+        settings.update(threads=2)
+        settings.update(threads=1)
+        assert practice.wait_settled(30)
+        assert practice._pipeline.worker_pid == pid and practice._generation == 1
     finally:
         practice.shutdown()
