@@ -180,7 +180,10 @@ def test_the_macos_job_repacks_the_downloaded_arm64_wheel(workflow: dict[Any, An
     spec = workflow["jobs"]["macos"]
     download = step_running(spec, "pip download")["run"]
     assert '"MNN==${MNN_VERSION}"' in download and "macosx_11_0_arm64" in download
-    assert 'repack_mnn_wheel.py "${wheels[0]}" -o wheelhouse/' in step_running(spec, "repack_mnn_wheel.py")["run"]
+    assert (
+        'repack_mnn_wheel.py "${wheels[0]}" -o wheelhouse/ --drop-tools'
+        in step_running(spec, "repack_mnn_wheel.py")["run"]
+    )
     # the x86_64 PyPI wheel carries an arm64-only libMNN.dylib: the app is arm64 only
     assert "--arch arm64" in step_running(spec, "flet build macos")["run"]
 
