@@ -10,6 +10,7 @@ covers the page too.
 from __future__ import annotations
 
 import os
+import re
 import shutil
 import signal
 import socket
@@ -283,3 +284,27 @@ def wait_text(page, identifier: str, expected: str, timeout: float = 60) -> str:
             return seen
         time.sleep(0.2)
     raise AssertionError(f"{identifier!r} never showed {expected!r}; last: {seen!r}")
+
+
+def go_to(page, label: str, target: str, timeout: float = 60) -> None:  # noqa: ANN001
+    """Through the navigation, to the screen showing the node `target`: the rail's buttons on a wide
+    window, the bottom bar's tabs on a phone (whose names go on after the label: "设置 第 5 个标签，共 5 个").
+    A tap that lands while the page still lays itself out, or on a rail just hidden, misses: a person
+    taps again, and so does this until `target` is on screen."""
+    from playwright.sync_api import Error as PlaywrightError
+
+    name = re.compile(f"^{re.escape(label)}( |$)")
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        for role in ("button", "tab"):
+            entry = page.get_by_role(role, name=name)
+            if not entry.count():
+                continue
+            try:
+                entry.last.click(timeout=2_000)
+                node(page, target).first.wait_for(timeout=5_000)
+                return
+            except PlaywrightError:  # it moved under the tap, or the screen is not up yet: look again
+                continue
+        time.sleep(0.3)
+    raise AssertionError(f"{label!r} in the navigation never showed {target!r}")

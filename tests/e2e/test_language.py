@@ -10,14 +10,13 @@ docs/screenshots/zh-*.png for the README.
 from __future__ import annotations
 
 import json
-import re
 import time
 from pathlib import Path
 
 import pytest
 
 from app.ui.i18n import LANGUAGES
-from tests.e2e.conftest import ROOT, AppServer, node, open_app_page, wait_text
+from tests.e2e.conftest import ROOT, AppServer, go_to, node, open_app_page, wait_text
 from tests.e2e.language import english_words, screen_text
 from tests.e2e.test_practice import choose, start_with_files
 from tests.integration.conftest import held_out_scenes
@@ -32,24 +31,6 @@ SCREENS = {
     "模型": "storage-folder",
     "设置": "settings-threads",
 }
-
-
-def go(page, label: str, target: str) -> None:  # noqa: ANN001
-    """Through the rail (the window is wide while navigating; the phone bar has no semantics node)."""
-    deadline = time.monotonic() + 30
-    while time.monotonic() < deadline:
-        for role in ("button", "tab"):
-            entry = page.get_by_role(role, name=re.compile(f"^{re.escape(label)}( |$)"))  # "设置 第 5 个标签，共 5 个"
-            if entry.count():
-                try:
-                    entry.last.click(timeout=2_000)
-                except Exception:  # noqa: BLE001 - the rail moved under the tap: look again
-                    continue
-                time.sleep(0.5)
-                if node(page, target).count():
-                    return
-        time.sleep(0.3)
-    raise AssertionError(f"{label!r} never opened its screen")
 
 
 def english_on_screen(page) -> list[str]:  # noqa: ANN001
@@ -69,12 +50,12 @@ def test_switching_to_chinese_leaves_no_english_word_on_any_screen(browser, tmp_
             choose(page, "Image")
             start_with_files(page, [image])
             wait_text(page, "observation", "YES")
-            go(page, "Settings", "settings-threads")
+            go_to(page, "Settings", "settings-threads")
             node(page, "settings-language").get_by_role("button", name=LANGUAGES["zh"], exact=True).click()
             wait_text(page, "settings-backend-status", "正在使用的后端", timeout=30)
             found: dict[str, list[str]] = {}
             for label, target in SCREENS.items():
-                go(page, label, target)
+                go_to(page, label, target)
                 if label == "练习":
                     wait_text(page, "observation", "是")  # the answer, in words, from the profile's labels
                     wait_text(page, "question", "手的位置正确吗")

@@ -18,10 +18,9 @@ from collections.abc import Callable, Iterator
 from pathlib import Path
 
 import pytest
-from playwright.sync_api import Error as PlaywrightError
 
 from app.paths import MANIFESTS
-from tests.e2e.conftest import ROOT, AppServer, node, open_app_page, text_of, wait_text
+from tests.e2e.conftest import ROOT, AppServer, go_to, node, open_app_page, text_of, wait_text
 from tests.models.conftest import Model, make_model
 from tests.servers.nginx import Nginx
 
@@ -50,26 +49,9 @@ def shot(page, name: str) -> None:  # noqa: ANN001
         time.sleep(0.5)
 
 
-def open_models(page) -> None:  # noqa: ANN001
-    """Through the rail, as a person taps again when the first tap landed while the page was still settling.
-    (A phone's bottom bar exposes no semantics node: a phone tab opens the screen wide, then narrows.)"""
-    card = node(page, f"model-card-{MODEL_ID}")
-    deadline = time.monotonic() + 60
-    while time.monotonic() < deadline:
-        target = page.get_by_role("button", name="Models")
-        if target.count():
-            target.last.click()
-        try:
-            card.wait_for(timeout=5_000)
-            return
-        except PlaywrightError:
-            continue
-    raise AssertionError("no 'Models' in the navigation, or it never showed the screen")
-
-
 def open_phone(browser, url: str):  # noqa: ANN001, ANN201
     page = open_app_page(browser, url, viewport=WIDE)
-    open_models(page)
+    go_to(page, "Models", f"model-card-{MODEL_ID}")
     page.set_viewport_size(PHONE)
     time.sleep(1.5)  # the rail gives way to the bottom bar
     return page
@@ -145,7 +127,7 @@ def test_download_cancel_pause_resume_verify_and_a_flipped_byte_named(
     models_app = start_app()
     page = open_app_page(browser, models_app.url, viewport=WIDE)
     try:
-        open_models(page)
+        go_to(page, "Models", f"model-card-{MODEL_ID}")
         wait_text(page, f"model-state-{MODEL_ID}", "Not installed")
         assert "Licence: not stated" in text_of(page, f"model-facts-{MODEL_ID}")
         assert "To download: 6.4 MB" in text_of(page, f"model-facts-{MODEL_ID}")
@@ -192,7 +174,7 @@ def test_download_cancel_pause_resume_verify_and_a_flipped_byte_named(
         # The app restarts: nothing in memory, the .part files on disk; the screen shows the part and resumes it.
         models_app = start_app()
         page = open_app_page(browser, models_app.url, viewport=WIDE)
-        open_models(page)
+        go_to(page, "Models", f"model-card-{MODEL_ID}")
         wait_text(page, f"model-state-{MODEL_ID}", "Partly downloaded")
         phone = open_phone(browser, models_app.url)
         try:

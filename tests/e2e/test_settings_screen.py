@@ -11,7 +11,7 @@ from pathlib import Path
 import pytest
 
 from app.ui.i18n import LANGUAGES
-from tests.e2e.conftest import ROOT, AppServer, node, open_app_page, wait_text
+from tests.e2e.conftest import ROOT, AppServer, go_to, node, open_app_page, wait_text
 
 pytestmark = pytest.mark.browser
 SHOTS = ROOT / "docs" / "screenshots"
@@ -37,30 +37,6 @@ def shot(page, name: str) -> None:  # noqa: ANN001
     page.screenshot(path=str(SHOTS / f"{name}-{page.viewport_size['width']}.png"))
 
 
-def open_settings(page, label: str) -> None:  # noqa: ANN001
-    """Through the navigation: the rail (buttons) on a wide window, the bottom bar (tabs) on a phone.
-
-    The page first lays itself out for a wide window and then for its real width, so the
-    navigation is looked for once the practice screen is up, and the tap is retried until the
-    settings are what is on screen (a tap on a rail that was just hidden lands nowhere).
-    """
-    node(page, "start-stop").wait_for(timeout=30_000)
-    deadline = time.monotonic() + 30
-    while time.monotonic() < deadline:
-        for role in ("button", "tab"):
-            target = page.get_by_role(role, name=label)
-            if target.count():
-                try:
-                    target.last.click(timeout=2_000)
-                except Exception:  # noqa: BLE001 - it went away under the tap: look again
-                    continue
-                time.sleep(0.5)
-                if node(page, "settings-threads").count() and not node(page, "start-stop").count():
-                    return
-        time.sleep(0.3)
-    raise AssertionError(f"{label!r} in the navigation never opened the settings")
-
-
 def pick(page, identifier: str, option: str) -> None:  # noqa: ANN001
     node(page, identifier).get_by_role("button", name=option, exact=True).click()
 
@@ -72,7 +48,7 @@ def test_settings_survive_a_restart_and_switch_the_language(browser, tmp_path: P
         page = open_app_page(browser, server.url)
         try:
             wait_text(page, "model-status", "Model ready")
-            open_settings(page, "Settings")
+            go_to(page, "Settings", "settings-threads")
             wait_text(page, "settings-backend-status", "Backend in use: CPU")
             assert node(page, "settings-problem").count() == 0 or not node(page, "settings-problem").is_visible()
             node(page, "settings-threads-more").click()
@@ -95,7 +71,7 @@ def test_settings_survive_a_restart_and_switch_the_language(browser, tmp_path: P
     with AppServer(data) as server:  # the same data folder: a restart of the app
         page = open_app_page(browser, server.url, viewport=PHONE)
         try:
-            open_settings(page, "设置")
+            go_to(page, "设置", "settings-threads")
             wait_text(page, "settings-threads", "4")
             wait_text(page, "settings-backend-status", "正在使用的后端：CPU", timeout=90)
             shot(page, "settings-zh")
@@ -131,7 +107,7 @@ def test_a_damaged_settings_file_is_said_on_screen_and_kept(browser, tmp_path: P
     with AppServer(data) as server:
         page = open_app_page(browser, server.url, viewport=viewport)
         try:
-            open_settings(page, "Settings")
+            go_to(page, "Settings", "settings-threads")
             said = wait_text(page, "settings-problem", "could not be used")
             assert "interval_s must be a whole number of seconds from 2 to 5" in said
             assert "settings.json.bad" in said

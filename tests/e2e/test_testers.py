@@ -14,7 +14,7 @@ from pathlib import Path
 import pytest
 
 from app.core.evaluation import shown
-from tests.e2e.conftest import ROOT, AppServer, node, open_app_page, text_of, wait_text
+from tests.e2e.conftest import ROOT, AppServer, go_to, node, open_app_page, text_of, wait_text
 from tests.integration.conftest import held_out_scenes, write_scenes
 
 pytestmark = pytest.mark.browser
@@ -25,20 +25,6 @@ PHONE = {"width": 390, "height": 844}
 def shot(page, name: str) -> None:  # noqa: ANN001
     SHOTS.mkdir(parents=True, exist_ok=True)
     page.screenshot(path=str(SHOTS / f"{name}-{page.viewport_size['width']}.png"))
-
-
-def open_testers(page) -> None:  # noqa: ANN001
-    """Through the navigation (the rail on a wide window, the bottom bar on a phone)."""
-    deadline = time.monotonic() + 30
-    while time.monotonic() < deadline:
-        for role in ("button", "tab"):
-            target = page.get_by_role(role, name="Testers")
-            if target.count():
-                target.last.click()
-                node(page, "testers-pick-images").wait_for(timeout=20_000)
-                return
-        time.sleep(0.2)
-    raise AssertionError("no 'Testers' in the navigation")
 
 
 def upload(page, identifier: str, paths: list[Path]) -> None:  # noqa: ANN001
@@ -73,7 +59,7 @@ def cli_report(folder: Path) -> dict:
 
 
 def run_folder(page, images: list[Path], labels: Path, total: int) -> None:  # noqa: ANN001
-    open_testers(page)
+    go_to(page, "Testers", "testers-pick-images")
     upload(page, "testers-pick-images", images)
     wait_text(page, "testers-chosen", f"{total} images chosen")
     upload(page, "testers-pick-labels", [labels])
