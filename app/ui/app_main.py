@@ -156,6 +156,7 @@ class Shell:
             self.language,
         )
         self._live = False  # between mount and unmount: a render queued before unmount is dropped
+        self._screen = PRACTICE
         # Every listener renders on the page's loop, whichever thread the controller emits on.
         self._practice_listener = self._on_loop(self._on_practice)
         self._settings_listener = self._on_loop(self._on_settings)
@@ -225,12 +226,12 @@ class Shell:
             selected_index=0,
             destinations=[ft.NavigationRailDestination(icon=i, label=label) for i, label in destinations],
             label_type=ft.NavigationRailLabelType.ALL,
-            on_change=lambda e: self._go(e.control.selected_index),
+            on_change=lambda e: self.go(e.control.selected_index),
         )
         self.bar = ft.NavigationBar(
             selected_index=0,
             destinations=[ft.NavigationBarDestination(icon=i, label=label) for i, label in destinations],
-            on_change=lambda e: self._go(e.control.selected_index),
+            on_change=lambda e: self.go(e.control.selected_index),
         )
         self.body = ft.Container(self.practice.root, expand=True)
         self.root = ft.Column(
@@ -258,24 +259,38 @@ class Shell:
         page.locale_configuration = ft.LocaleConfiguration(list(locales.values()), locales[self.language])
         page.services.append(self.picker)
         page.on_resize = lambda _: self._layout()
-        page.on_close = page.on_disconnect = lambda _: self.unmount()
+        # A dropped connection (a phone's browser locked, a network change) resumes the same page
+        # when the browser comes back within Flet's session timeout: the page listens again then.
+        page.on_disconnect = lambda _: self._detach()
+        page.on_connect = lambda _: self._reattach()
+        page.on_close = lambda _: self.unmount()
         page.on_app_lifecycle_state_change = self._on_lifecycle
         page.add(self.root)
         self._layout()
-        # The watcher's thread brings the guard's counts (at once, then on each change) outside the audit hook.
-        self._guard_watcher = GuardWatcher(ensure_installed(), self._on_guard).start()
-        self._live = True
-        self.controller.subscribe(self._practice_listener)
-        self.settings_controller.subscribe(self._settings_listener)
-        self.models_controller.subscribe(self._models_listener)
         self.testers_controller.attach()
-        self.testers_controller.listen(self._testers_listener)
+        self._attach()
 
     def unmount(self, handing_over: bool = False) -> None:
         """`handing_over`: a new Shell on this page takes the testers' run (it keeps following the worker)."""
-        self._live = False
+        self._detach()
         if not handing_over:
             self.testers_controller.detach()
+
+    def _attach(self) -> None:
+        """Listen to the controllers; each gives its state at once, so the page shows what is now."""
+        if self._live:
+            return
+        self._live = True
+        # The watcher's thread brings the guard's counts (at once, then on each change) outside the audit hook.
+        self._guard_watcher = GuardWatcher(ensure_installed(), self._on_guard).start()
+        self.controller.subscribe(self._practice_listener)
+        self.settings_controller.subscribe(self._settings_listener)
+        self.models_controller.subscribe(self._models_listener)
+        self.testers_controller.listen(self._testers_listener)
+
+    def _detach(self) -> None:
+        """Stop listening (a testers' run goes on: it follows the worker, not the page)."""
+        self._live = False
         self.models_controller.unsubscribe(self._models_listener)
         self.settings_controller.unsubscribe(self._settings_listener)
         self.controller.unsubscribe(self._practice_listener)
@@ -286,13 +301,41 @@ class Shell:
             self._guard_watcher.stop()
             self._guard_watcher = None
 
+    def _reattach(self) -> None:
+        """The browser is back on this page after a dropped connection. Flet 1.0.5 resumes the
+        session, but the browser's copy of the page no longer takes updates, and its file picker
+        is gone (seen: taps answered on the server, never shown). A new page with new controls and
+        a new picker is sent instead; the controllers keep the state, so nothing is lost."""
+        self._rebuild(fresh=True).go(self._screen)
+
+    def _rebuild(self, fresh: bool = False) -> Shell:
+        """This page built again by a new Shell (in the settings' language); `fresh`: with a new
+        file picker and camera, for a browser that lost its copies of them."""
+        self.unmount(handing_over=True)
+        self.page.controls.clear()
+        self.page.services.clear()
+        picker = ft.FilePicker() if fresh else self.picker
+        camera = fc.Camera(preview_enabled=True) if fresh else self.camera
+        shell = Shell(
+            self.page,
+            self.controller,
+            picker,
+            camera,
+            self.settings_controller,
+            self.models_controller,
+            self.testers_controller,
+        )
+        shell.mount()
+        return shell
+
     def _layout(self) -> None:
         wide = (self.page.width or WIDE) >= WIDE
         self.rail.visible = wide
         self.page.navigation_bar = None if wide else self.bar
         self.page.update()
 
-    def _go(self, index: int) -> None:
+    def go(self, index: int) -> None:
+        self._screen = index
         self.rail.selected_index = self.bar.selected_index = index
         if index == SESSIONS:
             self.sessions_controller.refresh()
@@ -329,20 +372,7 @@ class Shell:
 
     def _on_settings(self, state: SettingsState) -> None:
         if state.settings.language != self.language:  # this page again, all in the new language
-            self.unmount(handing_over=True)
-            self.page.controls.clear()
-            self.page.services.clear()
-            shell = Shell(
-                self.page,
-                self.controller,
-                self.picker,
-                self.camera,
-                self.settings_controller,
-                self.models_controller,
-                self.testers_controller,
-            )
-            shell.mount()
-            shell._go(SETTINGS)
+            self._rebuild().go(SETTINGS)
             return
         self.settings.render(state)
         self.page.update()
@@ -420,7 +450,11 @@ class Shell:
         (the screen that asked), the practice screen's error line by default."""
         report = report or self.controller.report_error
         # No data with the pick: sizes are checked before a single byte is sent or decoded.
-        files = await self.picker.pick_files(file_type=file_type, allow_multiple=many)
+        try:
+            files = await self.picker.pick_files(file_type=file_type, allow_multiple=many)
+        except (RuntimeError, TimeoutError) as exc:  # the browser never answered (Flet raises RuntimeError)
+            report(self.t["picker_failed"].format(reason=exc))
+            return
         if not files:
             return
         fitting = [f for f in files if f.size <= limit]

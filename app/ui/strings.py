@@ -86,6 +86,7 @@ EN: dict[str, str] = {
     "log_error": "The session cannot be saved ({reason}); answers are kept on screen only.",
     "file_too_large": "{name} is {mb} MB; the limit is {limit} MB.",
     "upload_failed": "The file could not be read into the app ({reason}).",
+    "picker_failed": "The file chooser did not open ({reason}). Reload the page and try again.",
     "camera_denied": ("The camera is not available (absent, or permission denied). Choose a video or images instead."),
     "paused_in_background": "The session stopped when the app went to the background; it is saved. Start again.",
 }
@@ -171,6 +172,7 @@ ZH: dict[str, str] = {
     "log_error": "无法保存本次记录（{reason}）；回答只保留在屏幕上。",
     "file_too_large": "{name} 有 {mb} MB；上限是 {limit} MB。",
     "upload_failed": "无法把文件读入本应用（{reason}）。",
+    "picker_failed": "文件选择器没有打开（{reason}）。请重新加载页面后再试。",
     "camera_denied": "摄像头不可用（没有摄像头，或权限被拒绝）。请改为选择视频或图片。",
     "paused_in_background": "应用转到后台时练习已停止并已保存。请重新开始以继续。",
 }

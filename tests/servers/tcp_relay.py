@@ -1,0 +1,69 @@
+"""A loopback TCP relay whose open connections a test can cut, as a dropped Wi-Fi or a locked
+phone cuts a browser's WebSocket; new connections go through as before."""
+
+from __future__ import annotations
+
+import contextlib
+import socket
+import threading
+
+
+class TcpRelay:
+    def __init__(self, target_port: int) -> None:
+        self._target = ("127.0.0.1", target_port)
+        self._listener = socket.create_server(("127.0.0.1", 0))
+        self.port = self._listener.getsockname()[1]
+        self._lock = threading.Lock()
+        self._open: list[socket.socket] = []
+        self._threads: list[threading.Thread] = []
+        self._closed = False
+
+    @property
+    def url(self) -> str:
+        return f"http://127.0.0.1:{self.port}"
+
+    def __enter__(self) -> TcpRelay:
+        self._spawn(self._accept)
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self._closed = True
+        self._listener.close()
+        self.cut()
+        for thread in self._threads:
+            thread.join(5)
+
+    def cut(self) -> int:
+        """Closes every connection open now; returns how many there were."""
+        with self._lock:
+            sockets, self._open = self._open, []
+        for sock in sockets:
+            with contextlib.suppress(OSError):
+                sock.shutdown(socket.SHUT_RDWR)
+            sock.close()
+        return len(sockets) // 2
+
+    def _spawn(self, target: object, *args: object) -> None:
+        thread = threading.Thread(target=target, args=args, daemon=True)  # type: ignore[arg-type]
+        thread.start()
+        self._threads.append(thread)
+
+    def _accept(self) -> None:
+        while not self._closed:
+            try:
+                client, _ = self._listener.accept()
+                upstream = socket.create_connection(self._target)
+            except OSError:
+                continue
+            with self._lock:
+                self._open += [client, upstream]
+            self._spawn(self._pump, client, upstream)
+            self._spawn(self._pump, upstream, client)
+
+    @staticmethod
+    def _pump(source: socket.socket, sink: socket.socket) -> None:
+        with contextlib.suppress(OSError):
+            while data := source.recv(65536):
+                sink.sendall(data)
+        with contextlib.suppress(OSError):
+            sink.shutdown(socket.SHUT_WR)
