@@ -15,6 +15,7 @@ class TcpRelay:
         self.port = self._listener.getsockname()[1]
         self._lock = threading.Lock()
         self._open: list[socket.socket] = []
+        self.accepted = 0  # connections relayed so far
         self._threads: list[threading.Thread] = []
         self._closed = False
 
@@ -57,6 +58,7 @@ class TcpRelay:
                 continue
             with self._lock:
                 self._open += [client, upstream]
+                self.accepted += 1
             self._spawn(self._pump, client, upstream)
             self._spawn(self._pump, upstream, client)
 
