@@ -163,7 +163,7 @@ class Shell:
         self._models_listener = self._on_loop(self._on_models)
         self._testers_listener = self._on_loop(self._on_testers)
         self.sessions_controller = SessionsController(data_dir() / "sessions", self._on_loop(self._on_sessions))
-        self.sessions = SessionsView(self.sessions_controller, file_picker_saver(picker), words)
+        self.sessions = SessionsView(self.sessions_controller, file_picker_saver(picker), words, page.run_thread)
         testers_words = strings_testers.TABLES[self.language]
         self.testers_controller = testers or TestersController(controller)
         self.testers = TestersView(
@@ -338,7 +338,7 @@ class Shell:
         self._screen = index
         self.rail.selected_index = self.bar.selected_index = index
         if index == SESSIONS:
-            self.sessions_controller.refresh()
+            self.page.run_thread(self.sessions_controller.refresh)  # many session files: off the UI thread
         if index == MODELS:
             self.page.run_thread(self.models_controller.refresh)  # every model's status, off the UI thread
         screens = {

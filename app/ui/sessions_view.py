@@ -56,8 +56,14 @@ def _date(seconds: float) -> str:
 
 class SessionsView:
     def __init__(
-        self, controller: SessionsController, save_file: SaveFile | None = None, strings: Mapping[str, str] = EN
+        self,
+        controller: SessionsController,
+        save_file: SaveFile | None = None,
+        strings: Mapping[str, str] = EN,
+        background: Callable[[Callable[[], None]], object] = lambda work: work(),
     ) -> None:
+        """`background` runs a refresh off the page's loop (the shell gives `page.run_thread`):
+        reading many session files must not freeze every tab."""
         self._controller = controller
         self._save_file = save_file
         self._s = s = strings
@@ -67,7 +73,7 @@ class SessionsView:
         self.back = ft.IconButton(ft.Icons.ARROW_BACK, tooltip=text(s, "back"), on_click=lambda _: controller.close())
         self.back_box = tagged(self.back, "sessions-back", text(s, "back"))
         self.refresh = ft.IconButton(
-            ft.Icons.REFRESH, tooltip=text(s, "sessions_refresh"), on_click=lambda _: controller.refresh()
+            ft.Icons.REFRESH, tooltip=text(s, "sessions_refresh"), on_click=lambda _: background(controller.refresh)
         )
         header = ft.Row(
             [self.back_box, self.title, tagged(self.refresh, "sessions-refresh", text(s, "sessions_refresh"))]

@@ -112,6 +112,37 @@ def test_an_unreadable_file_is_a_row_that_says_why(folder: Path) -> None:
     assert controller.state.opened is None and controller.state.notice.key == "notice_open_failed"
 
 
+def test_a_refresh_reads_only_new_or_changed_files(folder: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    import app.ui.sessions_controller as module
+
+    read: list[str] = []
+
+    def counting(path: Path):  # noqa: ANN202
+        read.append(path.stem)
+        return load_session(path)
+
+    monkeypatch.setattr(module, "load_session", counting)
+    for name, mtime in (("a", 1000.0), ("b", 2000.0), ("c", 3000.0)):
+        write_session(folder, name, demo_events(), mtime)
+    (folder / "bad.jsonl").symlink_to("/proc/self/mem")  # unreadable: tried again each time
+    controller = SessionsController(folder, Recorder())
+    controller.refresh()
+    assert sorted(read) == ["a", "b", "bad", "c"]
+    read.clear()
+    controller.refresh()
+    assert read == ["bad"] and [r.session_id for r in controller.state.rows] == ["bad", "c", "b", "a"]
+
+    read.clear()
+    with SessionLog(folder / "a.jsonl") as log:  # an examiner's review appends: the file changed
+        log.append(recorded(9, "no"))
+    (folder / "b.jsonl").unlink()
+    controller.refresh()
+    assert sorted(read) == ["a", "bad"]
+    rows = {r.session_id: r for r in controller.state.rows}
+    assert set(rows) == {"a", "c", "bad"}
+    assert rows["a"].summary.analysed == rows["c"].summary.analysed + 1  # type: ignore[union-attr]
+
+
 def test_opening_a_session_gives_summary_allowed_answers_and_skips(folder: Path) -> None:
     write_session(folder, "s", demo_events() + [practice(5, "no")])  # e5: an old log line, no recorded answers
     controller = SessionsController(folder, Recorder())
