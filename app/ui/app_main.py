@@ -505,8 +505,18 @@ class Shell:
         self.controller.start_video(name, path)
 
     def _start_stills(self, files: list[tuple[str, Path]]) -> None:
+        """The files are read on Flet's thread pool: a folder of photos must not freeze every tab."""
         label = files[0][0] if len(files) == 1 else f"{len(files)} images"
-        self.controller.start_stills([(name, path.read_bytes()) for name, path in files], label)
+
+        def read_and_start() -> None:
+            try:
+                images = [(name, path.read_bytes()) for name, path in files]
+            except OSError as exc:
+                self.controller.report_error(self.t["upload_failed"].format(reason=exc.strerror or exc))
+                return
+            self.controller.start_stills(images, label)
+
+        self.page.run_thread(read_and_start)
 
     def _on_lifecycle(self, e: ft.AppLifecycleStateChangeEvent) -> None:
         backgrounded = e.state in (ft.AppLifecycleState.HIDE, ft.AppLifecycleState.PAUSE)
