@@ -290,19 +290,29 @@ def go_to(page, label: str, target: str, timeout: float = 60) -> None:  # noqa: 
     """Through the navigation, to the screen showing the node `target`: the rail's buttons on a wide
     window, the bottom bar's tabs on a phone (whose names go on after the label: "设置 第 5 个标签，共 5 个").
     A tap that lands while the page still lays itself out, or on a rail just hidden, misses: a person
-    taps again, and so does this until `target` is on screen."""
+    taps again, and so does this until `target` is on screen. After three taps that showed nothing the
+    page is reloaded, as a person would, and what the page showed is printed for the log."""
     from playwright.sync_api import Error as PlaywrightError
 
     name = re.compile(f"^{re.escape(label)}( |$)")
     deadline = time.monotonic() + timeout
+    taps = 0
     while time.monotonic() < deadline:
+        if node(page, target).count():
+            return
+        if taps == 3:
+            names = [page.get_by_role("button").nth(i).inner_text() for i in range(page.get_by_role("button").count())]
+            print(f"go_to({label!r}): three taps showed no {target!r}; buttons {names[:8]}; reloading the page")
+            page.reload()
+            wait_until_loaded(page)
         for role in ("button", "tab"):
             entry = page.get_by_role(role, name=name)
             if not entry.count():
                 continue
             try:
                 entry.last.click(timeout=2_000)
-                node(page, target).first.wait_for(timeout=5_000)
+                taps += 1
+                node(page, target).first.wait_for(state="attached", timeout=5_000)
                 return
             except PlaywrightError:  # it moved under the tap, or the screen is not up yet: look again
                 continue
