@@ -28,7 +28,7 @@ from urllib.parse import urlsplit
 
 import httpx
 
-from app.models.catalog import read_manifests
+from app.models.catalog import load_manifests, read_manifests
 from app.models.download import (
     DEFAULT_POLICY,
     Cancelled,
@@ -41,7 +41,7 @@ from app.models.download import (
 from app.models.errors import StoreError
 from app.models.importer import ImportRejected, copy_verified, import_size
 from app.models.locks import ModelBusy, ModelLock
-from app.models.manifest import Manifest, ManifestError, ManifestFile, model_folder
+from app.models.manifest import Manifest, ManifestFile, model_folder
 from app.models.marker import VerifiedFile, quick_ok, read_marker, record_for, write_marker
 from app.models.mirrors import Mirror
 from app.models.progress import Phase, Progress, ProgressTracker
@@ -141,9 +141,9 @@ class ModelStore:
     @classmethod
     def from_env(cls, env: Mapping[str, str] | None = None, *, skip_broken: bool = False) -> ModelStore:
         """Strict by default (ManifestError); `skip_broken`: a broken manifest costs only its own model."""
+        if not skip_broken:
+            return cls(load_manifests(manifests_dir(env)), downloaded_models_dir(env))
         found = read_manifests(manifests_dir(env))
-        if found.problems and not skip_broken:
-            raise ManifestError(found.problems[0])
         return cls(found.manifests, downloaded_models_dir(env), problems=found.problems)
 
     @property

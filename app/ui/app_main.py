@@ -156,7 +156,6 @@ class Shell:
             self.language,
         )
         self._live = False  # between mount and unmount: a render queued before unmount is dropped
-        self._screen = PRACTICE
         # Every listener renders on the page's loop, whichever thread the controller emits on.
         self._practice_listener = self._on_loop(self._on_practice)
         self._settings_listener = self._on_loop(self._on_settings)
@@ -278,8 +277,6 @@ class Shell:
 
     def _attach(self) -> None:
         """Listen to the controllers; each gives its state at once, so the page shows what is now."""
-        if self._live:
-            return
         self._live = True
         # The watcher's thread brings the guard's counts (at once, then on each change) outside the audit hook.
         self._guard_watcher = GuardWatcher(ensure_installed(), self._on_guard).start()
@@ -306,7 +303,7 @@ class Shell:
         session, but the browser's copy of the page no longer takes updates, and its file picker
         is gone (seen: taps answered on the server, never shown). A new page with new controls and
         a new picker is sent instead; the controllers keep the state, so nothing is lost."""
-        self._rebuild(fresh=True).go(self._screen)
+        self._rebuild(fresh=True).go(self.rail.selected_index or PRACTICE)
 
     def _rebuild(self, fresh: bool = False) -> Shell:
         """This page built again by a new Shell (in the settings' language); `fresh`: with a new
@@ -335,10 +332,9 @@ class Shell:
         self.page.update()
 
     def go(self, index: int) -> None:
-        self._screen = index
         self.rail.selected_index = self.bar.selected_index = index
         if index == SESSIONS:
-            self.page.run_thread(self.sessions_controller.refresh)  # many session files: off the UI thread
+            self.sessions.reload()
         if index == MODELS:
             self.page.run_thread(self.models_controller.refresh)  # every model's status, off the UI thread
         screens = {

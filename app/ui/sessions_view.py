@@ -65,6 +65,7 @@ class SessionsView:
         """`background` runs a refresh off the page's loop (the shell gives `page.run_thread`):
         reading many session files must not freeze every tab."""
         self._controller = controller
+        self._background = background
         self._save_file = save_file
         self._s = s = strings
         self._shown_session: str | None = None
@@ -73,7 +74,7 @@ class SessionsView:
         self.back = ft.IconButton(ft.Icons.ARROW_BACK, tooltip=text(s, "back"), on_click=lambda _: controller.close())
         self.back_box = tagged(self.back, "sessions-back", text(s, "back"))
         self.refresh = ft.IconButton(
-            ft.Icons.REFRESH, tooltip=text(s, "sessions_refresh"), on_click=lambda _: background(controller.refresh)
+            ft.Icons.REFRESH, tooltip=text(s, "sessions_refresh"), on_click=lambda _: self.reload()
         )
         header = ft.Row(
             [self.back_box, self.title, tagged(self.refresh, "sessions-refresh", text(s, "sessions_refresh"))]
@@ -124,6 +125,10 @@ class SessionsView:
         self.render(controller.state)
 
     # --- rendering ------------------------------------------------------------------
+
+    def reload(self) -> None:
+        """The folder listed again, off the page's loop."""
+        self._background(self._controller.refresh)
 
     def render(self, state: SessionsState) -> None:
         """Show `state`; the caller then calls `page.update()`."""

@@ -296,15 +296,16 @@ def go_to(page, label: str, target: str, timeout: float = 60) -> None:  # noqa: 
 
     name = re.compile(f"^{re.escape(label)}( |$)")
     deadline = time.monotonic() + timeout
-    taps = 0
+    taps, reloaded = 0, False
     while time.monotonic() < deadline:
         if node(page, target).count():
             return
-        if taps == 3:
-            names = [page.get_by_role("button").nth(i).inner_text() for i in range(page.get_by_role("button").count())]
-            print(f"go_to({label!r}): three taps showed no {target!r}; buttons {names[:8]}; reloading the page")
+        if taps >= 3 and not reloaded:
+            names = page.get_by_role("button").all_inner_texts()[:8]
+            print(f"go_to({label!r}): three taps showed no {target!r}; buttons {names}; reloading the page")
             page.reload()
             wait_until_loaded(page)
+            reloaded = True
         for role in ("button", "tab"):
             entry = page.get_by_role(role, name=name)
             if not entry.count():

@@ -59,8 +59,20 @@ class TcpRelay:
             with self._lock:
                 self._open += [client, upstream]
                 self.accepted += 1
-            self._spawn(self._pump, client, upstream)
-            self._spawn(self._pump, upstream, client)
+            self._spawn(self._relay, client, upstream)
+
+    def _relay(self, client: socket.socket, upstream: socket.socket) -> None:
+        """Both directions; once they end the pair is no longer open (cut counts open connections only)."""
+        back = threading.Thread(target=self._pump, args=(upstream, client), daemon=True)
+        back.start()
+        self._pump(client, upstream)
+        back.join()
+        with self._lock:
+            if client in self._open:
+                self._open.remove(client)
+                self._open.remove(upstream)
+        for sock in (client, upstream):
+            sock.close()
 
     @staticmethod
     def _pump(source: socket.socket, sink: socket.socket) -> None:

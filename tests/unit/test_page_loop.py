@@ -10,7 +10,7 @@ from types import SimpleNamespace
 import pytest
 
 from app.ui.page_loop import on_page_loop
-from tests.unit.test_sessions_view import run_async
+from tests.unit.asyncrun import run_async
 
 
 def _page(loop: asyncio.AbstractEventLoop) -> SimpleNamespace:

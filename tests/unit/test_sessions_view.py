@@ -7,9 +7,7 @@ must then show them.
 
 from __future__ import annotations
 
-import asyncio
 import dataclasses
-import threading
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -23,28 +21,8 @@ from app.ui.review_list import ReviewList
 from app.ui.sessions_controller import SessionsController, SessionsState
 from app.ui.sessions_view import SessionsView
 from app.ui.timeline import FAILED, SKIPPED, TimelineChart, lanes_for, mark_style, timeline_points
+from tests.unit.asyncrun import run_async
 from tests.unit.test_sessions_controller import demo_events, recorded, write_session
-
-
-def run_async(coro, timeout: float = 30):  # noqa: ANN001, ANN201
-    """Runs a coroutine on a loop of its own thread and returns its result: the browser tests'
-    Playwright may already run a loop in this one when the whole suite runs in one process."""
-    errors: list[BaseException] = []
-    results: list[object] = []
-
-    def run() -> None:
-        try:
-            results.append(asyncio.run(coro))
-        except BaseException as exc:  # re-raised in the test's thread
-            errors.append(exc)
-
-    thread = threading.Thread(target=run)
-    thread.start()
-    thread.join(timeout)
-    if errors:
-        raise errors[0]
-    assert results, f"the coroutine did not end within {timeout} s"
-    return results[0]
 
 
 def walk(control: object) -> Iterator[ft.BaseControl]:

@@ -9,7 +9,7 @@ import flet as ft
 
 from app.ui import strings
 from app.ui.app_main import Shell
-from tests.unit.test_sessions_view import run_async
+from tests.unit.asyncrun import run_async
 
 
 class _DeadPicker:
