@@ -93,6 +93,9 @@ class SettingsController:
         self._apply = apply
         self._lock = threading.Lock()  # the state and the listener list, held only briefly
         self._changing = threading.Lock()  # one change (save + apply) at a time
+        # Emits are serial: the worker's reports (its reader thread) and a change on the page's loop
+        # both emit, and a page must never get an older state (the old language) after a newer one.
+        self._emit_lock = threading.RLock()
         self._listeners: list[Callable[[SettingsState], None]] = []
         self._state = SettingsState(
             settings=loaded.settings,
@@ -119,9 +122,10 @@ class SettingsController:
     # --- listeners -------------------------------------------------------------------------
 
     def subscribe(self, listener: Callable[[SettingsState], None]) -> None:
-        with self._lock:
-            self._listeners.append(listener)
-        listener(self._state)
+        with self._emit_lock:
+            with self._lock:
+                self._listeners.append(listener)
+            listener(self._state)
 
     def unsubscribe(self, listener: Callable[[SettingsState], None]) -> None:
         with self._lock:
@@ -129,17 +133,18 @@ class SettingsController:
                 self._listeners.remove(listener)
 
     def _set(self, change: Callable[[SettingsState], SettingsState]) -> SettingsState:
-        with self._lock:
-            before = self._state
-            self._state = change(before)
-            state, listeners = self._state, list(self._listeners)
-        if state != before:
-            for listener in listeners:
-                try:
-                    listener(state)
-                except Exception:  # one tab's failure (a closed socket) must not stop the others
-                    self.unsubscribe(listener)
-        return state
+        with self._emit_lock:
+            with self._lock:
+                before = self._state
+                self._state = change(before)
+                state, listeners = self._state, list(self._listeners)
+            if state != before:
+                for listener in listeners:
+                    try:
+                        listener(state)
+                    except Exception:  # one tab's failure (a closed socket) must not stop the others
+                        self.unsubscribe(listener)
+            return state
 
     # --- changes ---------------------------------------------------------------------------
 

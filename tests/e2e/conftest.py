@@ -154,7 +154,7 @@ class AppServer:
             "FLET_APP_STORAGE_CACHE": str(self.data / "cache"),
         }
         env.pop("DISPLAY", None)
-        with open(self.data / "app.log", "wb") as fh:
+        with open(self.data / "app.log", "ab") as fh:  # appended: a restart keeps the first run's log
             # A new process group: the Flet server can outlive its parent, so the whole group is killed.
             self._proc = subprocess.Popen(
                 [*self._wrap, sys.executable, "-m", "app", "ui", "--port", str(self.port), *self._args],
