@@ -8,6 +8,7 @@ process opens on 127.0.0.1. The listener's accept count is the verdict.
 
 from __future__ import annotations
 
+import asyncio
 import multiprocessing as mp
 import select
 import socket
@@ -27,6 +28,10 @@ UI_PROCESS = (
     f"guarded: it serves the page on 127.0.0.1 and so keeps a network; {HOOK_ONLY}. Videos are opened only "
     "as local files with FFmpeg limited to its file protocol, and the page may load nothing but its own origin"
 )
+WEB_SERVER = (
+    "answers only its own page: a request must name 127.0.0.1 or localhost on its port, a websocket must come "
+    "from that page's origin; anything else gets 403, so no other web page can drive or watch the app"
+)
 PHONES = "iOS and Android: the model runs in a thread of the app (no child processes there), guarded by the hook only"
 DOWNLOADS = (
     "only when you start one; only to the model's mirror hosts and the redirect hosts its manifest names; "
@@ -44,6 +49,24 @@ class WorkerCheck:
     @property
     def holds(self) -> bool:
         return self.level == "os-isolated" and self.listener_accepted == 0
+
+
+@dataclass(frozen=True)
+class WebServerCheck:
+    """The UI's web server, assembled as `ui` serves it and asked in this process (no socket)."""
+
+    own_page: int  # HTTP status of the app's own page
+    wildcard_cors: bool  # the own page carried Access-Control-Allow-Origin: *
+    foreign_host: int  # status for a request naming another host (DNS rebinding)
+    foreign_origin_websocket: int  # status for a websocket opened by a page of another origin
+
+    @property
+    def holds(self) -> bool:
+        return (
+            self.own_page == 200
+            and not self.wildcard_cors
+            and self.foreign_host == self.foreign_origin_websocket == 403
+        )
 
 
 def add_parser(sub: Subparsers) -> None:
@@ -82,15 +105,39 @@ def check_worker(timeout_s: float = 30.0) -> WorkerCheck:
     return WorkerCheck(isolation.level, isolation.how, str(outcome), accepted)
 
 
+def check_web_server(port: int = 8550) -> WebServerCheck:
+    from app.privacy.origin_guard import ask
+    from app.ui.web_shell import asgi_app
+
+    app = asgi_app(lambda page: None, port)
+    own = {"host": f"127.0.0.1:{port}"}
+
+    async def answers() -> WebServerCheck:
+        page = await ask(app, "http", own)
+        rebound = await ask(app, "http", {"host": "evil.example"})
+        socket_ = await ask(app, "websocket", {**own, "origin": "http://evil.example"}, "/ws")
+        wildcard = page.headers.get("access-control-allow-origin") == "*"
+        return WebServerCheck(page.status, wildcard, rebound.status, socket_.status)
+
+    return asyncio.run(answers())
+
+
 def run(args: object, out: TextIO) -> int:
     try:
         worker = check_worker()
     except (OSError, RuntimeError) as exc:
         print(f"error: the isolation check could not run: {exc}", file=sys.stderr)
         return EXIT_FAILED
+    try:
+        server = check_web_server()
+    except (ImportError, RuntimeError, OSError) as exc:
+        print(f"error: the web server check could not run: {exc}", file=sys.stderr)
+        return EXIT_FAILED
+    holds = worker.holds and server.holds
     if getattr(args, "json", False):
-        emit(out, {"worker": asdict(worker), "ui": UI_PROCESS, "phones": PHONES, "downloads": DOWNLOADS}, False)
-        return EXIT_OK if worker.holds else EXIT_FAILED
+        record = {"worker": asdict(worker), "web_server": {**asdict(server), "holds": server.holds}}
+        emit(out, {**record, "ui": UI_PROCESS, "phones": PHONES, "downloads": DOWNLOADS}, False)
+        return EXIT_OK if holds else EXIT_FAILED
     reached = "reached" if worker.listener_accepted else "did not reach"
     same = "the same, set up when the command starts" if worker.holds else worker.level
     lines = [
@@ -103,9 +150,14 @@ def run(args: object, out: TextIO) -> int:
         f"  {same}",
         "App window and web UI (this process receives camera frames and serves the page)",
         f"  {UI_PROCESS}",
+        "The app's web server (127.0.0.1 only)",
+        f"  {WEB_SERVER}",
+        f"  checked now: its own page {server.own_page}"
+        f"{', with a wildcard CORS header' if server.wildcard_cors else ', no wildcard CORS header'}; "
+        f"another Host {server.foreign_host}; a websocket from another origin {server.foreign_origin_websocket}",
         "Model downloads",
         f"  {DOWNLOADS}",
         PHONES,
     ]
     out.write("\n".join(lines) + "\n")
-    return EXIT_OK if worker.holds else EXIT_FAILED
+    return EXIT_OK if holds else EXIT_FAILED

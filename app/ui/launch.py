@@ -16,6 +16,9 @@ import socket
 import sys
 from pathlib import Path
 
+from flet.utils import is_linux_server, open_in_browser
+
+from app.commands.interrupts import run_interruptible
 from app.ui import web_shell
 from app.ui.app_main import build_main
 
@@ -43,7 +46,20 @@ def launch(port: int | None = None, model: str | None = None, profile: Path | No
     except web_shell.WebShellError as exc:
         print(f"error: {exc}", file=sys.stderr)
         return 2
-    print(f"open http://127.0.0.1:{port} in your browser · Ctrl+C to stop", file=sys.stderr, flush=True)
-    # WEB_BROWSER opens a tab where there is a display; without one Flet only serves.
-    web_shell.serve(build_main(model, profile), port)
-    return 0
+    url = f"http://127.0.0.1:{port}"
+    print(f"open {url} in your browser · Ctrl+C to stop", file=sys.stderr, flush=True)
+
+    def open_tab() -> None:  # where there is a display, as Flet's own web mode does; without one, only serve
+        if not is_linux_server():
+            open_in_browser(url)
+
+    def serve() -> int:
+        try:
+            web_shell.serve(build_main(model, profile), port, open_tab)
+        except web_shell.WebShellError as exc:
+            print(f"error: {exc}", file=sys.stderr)
+            return 2
+        return 0
+
+    # Ctrl-C and SIGTERM end the server cleanly, then the command with 130 / 143 and one line.
+    return run_interruptible(serve)

@@ -28,7 +28,9 @@ page that lost its policy or no longer loads.
 
 from __future__ import annotations
 
+import asyncio
 import importlib.util
+import logging
 import os
 import secrets
 import sys
@@ -39,6 +41,7 @@ import flet as ft
 
 from app.models.storage import cache_dir
 from app.paths import ASSETS
+from app.privacy.origin_guard import LOOPBACK, OriginGuard
 
 APP_NAME = "Keyframe"
 PURPOSE = "On-device practice feedback — images stay on this device"
@@ -97,25 +100,81 @@ def check(index_html: Path = INDEX_HTML) -> None:
         )
 
 
-def serve(main: Callable, port: int) -> None:
-    """Serves `main` on 127.0.0.1:port in Keyframe's page; opens a browser tab where there is a display."""
-    check()
-    # Upload URLs are signed; a key per run is enough (they live for minutes).
-    os.environ.setdefault("FLET_SECRET_KEY", secrets.token_hex(32))
-    upload_dir().mkdir(parents=True, exist_ok=True)
-    ft.run(
+def asgi_app(main: Callable, port: int, on_startup: Callable[[], None] | None = None) -> OriginGuard:
+    """Flet's web app for `main` in Keyframe's page, answering only requests from that page on `port`."""
+    import flet_web.fastapi as flet_fastapi  # type: ignore[import-untyped]  # desktop extra only (no web server in packaged apps)
+
+    flet_app = flet_fastapi.app(
         main,
-        view=ft.AppView.WEB_BROWSER,
-        host="127.0.0.1",
-        port=port,
-        # The web client, fonts and CanvasKit come from the installed wheel, never a CDN.
-        no_cdn=True,
         # index.html, manifest.json and the icons here replace Flet's.
         assets_dir=str(ASSETS),
+        # The web client, fonts and CanvasKit come from the installed wheel, never a CDN.
+        no_cdn=True,
         # Picked files travel from the page to this folder over HTTP on 127.0.0.1 (signed URLs),
         # not through the websocket: a 500 MB video must not be held in one message.
         upload_dir=str(upload_dir()),
     )
+    # Flet's FastAPI starts and stops its session manager with the server, then runs `on_startup`.
+    root = flet_fastapi.FastAPI(
+        on_startup=[on_startup] if on_startup else None, docs_url=None, redoc_url=None, openapi_url=None
+    )
+    root.mount("/", flet_app)
+    return OriginGuard(root, port)
+
+
+def serve(main: Callable, port: int, on_startup: Callable[[], None] | None = None) -> None:
+    """Serves `main` on 127.0.0.1:port until SIGINT or SIGTERM, which uvicorn raises again once it has
+    shut down, so the caller's interrupt handling ends the command.
+
+    Flet's `ft.run` serves the same app, but to any Host and Origin (see app.privacy.origin_guard):
+    here the server is put together from Flet's FastAPI app and uvicorn, as `flet_web` does itself.
+    """
+    import uvicorn
+
+    check()
+    # Upload URLs are signed; a key per run is enough (they live for minutes).
+    os.environ.setdefault("FLET_SECRET_KEY", secrets.token_hex(32))
+    upload_dir().mkdir(parents=True, exist_ok=True)
+    guarded = asgi_app(main, port, on_startup)
+
+    async def app(scope: dict, receive: Callable, send: Callable) -> None:
+        try:
+            await guarded(scope, receive, send)
+        except asyncio.CancelledError:
+            # uvicorn cancels the pages still connected once its graceful shutdown has waited 3 s:
+            # that is the end of the app, not an error to print as a traceback.
+            if scope["type"] != "websocket":
+                raise
+
+    # A tab still open, or a client gone without closing its websocket, must not hold the exit up.
+    config = uvicorn.Config(
+        app, host=LOOPBACK, port=port, ws="websockets-sansio", timeout_graceful_shutdown=3, log_config=_LOG_CONFIG
+    )
+    server = uvicorn.Server(config)
+    try:
+        server.run()
+    except SystemExit:  # uvicorn's answer to a failed start (it logged why)
+        pass
+    if not server.started:
+        raise WebShellError(f"the web server could not start on {LOOPBACK}:{port} (the log says why)")
+
+
+class _ToAppLog(logging.Handler):
+    """uvicorn's lines go to the app's log (keyframe.log), not the terminal: no tracebacks for the user."""
+
+    def emit(self, record: logging.LogRecord) -> None:
+        logging.getLogger("keyframe.web").handle(record)
+
+
+_LOG_CONFIG = {
+    "version": 1,
+    "disable_existing_loggers": False,
+    "handlers": {"app": {"()": _ToAppLog}},
+    "loggers": {
+        "uvicorn": {"handlers": ["app"], "level": "INFO", "propagate": False},
+        "uvicorn.access": {"handlers": [], "level": "WARNING", "propagate": False},
+    },
+}
 
 
 def upload_dir() -> Path:

@@ -1,5 +1,9 @@
 """A loopback TCP relay whose open connections a test can cut, as a dropped Wi-Fi or a locked
-phone cuts a browser's WebSocket; new connections go through as before."""
+phone cuts a browser's WebSocket; new connections go through as before.
+
+The browser talks to the relay's port, so its requests name that port in `Host` and `Origin`;
+the app answers only requests naming its own (app.privacy.origin_guard). The relay rewrites
+the one into the other in what the browser sends, as a transparent network path would leave them."""
 
 from __future__ import annotations
 
@@ -13,6 +17,8 @@ class TcpRelay:
         self._target = ("127.0.0.1", target_port)
         self._listener = socket.create_server(("127.0.0.1", 0))
         self.port = self._listener.getsockname()[1]
+        self._ours = f"127.0.0.1:{self.port}".encode()
+        self._theirs = f"127.0.0.1:{target_port}".encode()
         self._lock = threading.Lock()
         self._open: list[socket.socket] = []
         self.accepted = 0  # connections relayed so far
@@ -65,7 +71,7 @@ class TcpRelay:
         """Both directions; once they end the pair is no longer open (cut counts open connections only)."""
         back = threading.Thread(target=self._pump, args=(upstream, client), daemon=True)
         back.start()
-        self._pump(client, upstream)
+        self._pump(client, upstream, (self._ours, self._theirs))
         back.join()
         with self._lock:
             if client in self._open:
@@ -75,9 +81,11 @@ class TcpRelay:
             sock.close()
 
     @staticmethod
-    def _pump(source: socket.socket, sink: socket.socket) -> None:
+    def _pump(source: socket.socket, sink: socket.socket, rewrite: tuple[bytes, bytes] | None = None) -> None:
+        """`rewrite`: (old, new) replaced in the request headers (a websocket's frames are masked, so
+        their bytes never spell the address; headers arrive whole in one read on loopback)."""
         with contextlib.suppress(OSError):
             while data := source.recv(65536):
-                sink.sendall(data)
+                sink.sendall(data.replace(*rewrite) if rewrite else data)
         with contextlib.suppress(OSError):
             sink.shutdown(socket.SHUT_WR)
