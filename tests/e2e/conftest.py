@@ -16,6 +16,7 @@ import signal
 import socket
 import subprocess
 import sys
+import tempfile
 import threading
 import time
 from collections.abc import Iterator, Sequence
@@ -26,6 +27,9 @@ from urllib.parse import urlsplit
 import pytest
 
 ROOT = Path(__file__).resolve().parents[2]
+# Screenshots of every state: to $KEYFRAME_SCREENSHOTS when set (`KEYFRAME_SCREENSHOTS=docs/screenshots`
+# refreshes the README's), else a temporary folder, so a test run leaves the tracked tree unchanged.
+SHOTS = Path(os.environ.get("KEYFRAME_SCREENSHOTS") or Path(tempfile.gettempdir()) / "keyframe-screenshots")
 CHROMIUM = shutil.which("chromium") or "/usr/bin/chromium"
 CHROMIUM_ARGS = [
     "--no-sandbox",
@@ -257,6 +261,14 @@ def open_app_page(browser, url: str, viewport: dict | None = None, permissions: 
     wait_until_loaded(pg)
     pg.request_log = log
     return pg
+
+
+def shot(page, name: str) -> Path:  # noqa: ANN001
+    """Saves the page as SHOTS/<name>-<width>.png and returns the path."""
+    SHOTS.mkdir(parents=True, exist_ok=True)
+    path = SHOTS / f"{name}-{page.viewport_size['width']}.png"
+    page.screenshot(path=str(path))
+    return path
 
 
 def node(page, identifier: str):  # noqa: ANN001, ANN201 - playwright types

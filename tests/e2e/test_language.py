@@ -16,13 +16,12 @@ from pathlib import Path
 import pytest
 
 from app.ui.i18n import LANGUAGES
-from tests.e2e.conftest import ROOT, AppServer, go_to, node, open_app_page, wait_text
+from tests.e2e.conftest import AppServer, go_to, node, open_app_page, shot, wait_text
 from tests.e2e.language import english_words, screen_text
 from tests.e2e.test_practice import choose, start_with_files
 from tests.integration.conftest import held_out_scenes
 
 pytestmark = pytest.mark.browser
-SHOTS = ROOT / "docs" / "screenshots"
 # Navigation label -> a node that is on that screen only.
 SCREENS = {
     "练习": "start-stop",
@@ -66,7 +65,7 @@ def test_switching_to_chinese_leaves_no_english_word_on_any_screen(browser, tmp_
                 for width, height in ((1280, 800), (390, 844)):
                     page.set_viewport_size({"width": width, "height": height})
                     time.sleep(0.8)
-                    page.screenshot(path=str(SHOTS / f"zh-{target}-{width}.png"))
+                    shot(page, f"zh-{target}")
                 page.set_viewport_size({"width": 1280, "height": 800})
                 time.sleep(0.5)
             node(page, "privacy-notice").click()

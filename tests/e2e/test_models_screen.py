@@ -20,12 +20,11 @@ from pathlib import Path
 import pytest
 
 from app.paths import MANIFESTS
-from tests.e2e.conftest import ROOT, AppServer, go_to, node, open_app_page, text_of, wait_text
+from tests.e2e.conftest import AppServer, go_to, node, open_app_page, shot, text_of, wait_text
 from tests.models.conftest import Model, make_model
 from tests.servers.nginx import Nginx
 
 pytestmark = [pytest.mark.browser, pytest.mark.nginx]
-SHOTS = ROOT / "docs" / "screenshots"
 PHONE = {"width": 390, "height": 844}
 WIDE = {"width": 1280, "height": 800}
 MODEL_ID = "e2e-vlm"
@@ -36,14 +35,13 @@ def click(page, identifier: str) -> None:  # noqa: ANN001
     node(page, identifier).first.click()
 
 
-def shot(page, name: str) -> None:  # noqa: ANN001
-    SHOTS.mkdir(parents=True, exist_ok=True)
+def models_shot(page, name: str) -> None:  # noqa: ANN001
     phone = page.viewport_size["width"] < 720
     if phone:  # on a phone the test model's card is below the demo's: scroll to it, and back after
         page.mouse.move(195, 400)
         page.mouse.wheel(0, 420)
         time.sleep(1)
-    page.screenshot(path=str(SHOTS / f"models-{name}-{page.viewport_size['width']}.png"))
+    shot(page, f"models-{name}")
     if phone:
         page.mouse.wheel(0, -2000)
         time.sleep(0.5)
@@ -144,10 +142,10 @@ def test_download_cancel_pause_resume_verify_and_a_flipped_byte_named(
         moving = percents_while_downloading(page, until=15)
         assert len(moving) >= 3 and moving == sorted(moving), moving
         assert "of" in text_of(page, f"model-progress-text-{MODEL_ID}")
-        shot(page, "downloading")
+        models_shot(page, "downloading")
         click(page, f"model-cancel-{MODEL_ID}")
         wait_text(page, f"model-confirm-text-{MODEL_ID}", "delete what was downloaded")
-        shot(page, "confirm-cancel")
+        models_shot(page, "confirm-cancel")
         click(page, f"model-confirm-yes-{MODEL_ID}")
         wait_text(page, f"model-state-{MODEL_ID}", "Not installed")
         folder = models_app.data / "models" / MODEL_ID
@@ -168,7 +166,7 @@ def test_download_cancel_pause_resume_verify_and_a_flipped_byte_named(
         else:
             raise AssertionError("the pause button never paused the download")
         assert list(folder.rglob("*.part")), "pause keeps the partial file"
-        shot(page, "paused")
+        models_shot(page, "paused")
         page.context.close()
 
         # The app restarts: nothing in memory, the .part files on disk; the screen shows the part and resumes it.
@@ -179,7 +177,7 @@ def test_download_cancel_pause_resume_verify_and_a_flipped_byte_named(
         phone = open_phone(browser, models_app.url)
         try:
             wait_text(phone, f"model-state-{MODEL_ID}", "Partly downloaded")
-            shot(phone, "paused")
+            models_shot(phone, "paused")
         finally:
             phone.context.close()
         before = len(nginx.log())
@@ -189,7 +187,7 @@ def test_download_cancel_pause_resume_verify_and_a_flipped_byte_named(
         assert resumed and all(e.status == 206 for e in resumed), (paused, nginx.log()[before:])
         for path, content in model.files.items():
             assert (folder / path).read_bytes() == content
-        shot(page, "verified")
+        models_shot(page, "verified")
 
         # One flipped byte, same size and time: only a full re-hash sees it, and names the file.
         target = folder / FLIPPED
@@ -202,14 +200,14 @@ def test_download_cancel_pause_resume_verify_and_a_flipped_byte_named(
         wait_text(page, f"model-state-{MODEL_ID}", "Failed")
         assert FLIPPED in text_of(page, f"model-failed-{MODEL_ID}")
         assert FLIPPED in text_of(page, "models-notice-text")
-        shot(page, "failed")
+        models_shot(page, "failed")
         page.request_log.assert_local()  # the page itself talked only to the app; nginx is the app's business
 
         # A phone in a second tab: the same controller, the same failed file, in the narrow layout.
         phone = open_phone(browser, models_app.url)
         try:
             assert FLIPPED in text_of(phone, f"model-failed-{MODEL_ID}")
-            shot(phone, "failed")
+            models_shot(phone, "failed")
             phone.request_log.assert_local()
         finally:
             phone.context.close()

@@ -11,10 +11,9 @@ from pathlib import Path
 import pytest
 
 from app.ui.i18n import LANGUAGES
-from tests.e2e.conftest import ROOT, AppServer, go_to, node, open_app_page, wait_text
+from tests.e2e.conftest import AppServer, go_to, node, open_app_page, shot, wait_text
 
 pytestmark = pytest.mark.browser
-SHOTS = ROOT / "docs" / "screenshots"
 PHONE = {"width": 390, "height": 844}
 
 
@@ -30,11 +29,6 @@ def wait_file(path: Path, done, timeout: float = 20) -> dict:  # noqa: ANN001
             return data
         time.sleep(0.2)
     raise AssertionError(f"{path} never reached the expected settings; last: {data}")
-
-
-def shot(page, name: str) -> None:  # noqa: ANN001
-    SHOTS.mkdir(parents=True, exist_ok=True)
-    page.screenshot(path=str(SHOTS / f"{name}-{page.viewport_size['width']}.png"))
 
 
 def pick(page, identifier: str, option: str) -> None:  # noqa: ANN001

@@ -14,17 +14,11 @@ from pathlib import Path
 import pytest
 
 from app.core.evaluation import shown
-from tests.e2e.conftest import ROOT, AppServer, go_to, node, open_app_page, text_of, wait_text
+from tests.e2e.conftest import ROOT, AppServer, go_to, node, open_app_page, shot, text_of, wait_text
 from tests.integration.conftest import held_out_scenes, write_scenes
 
 pytestmark = pytest.mark.browser
-SHOTS = ROOT / "docs" / "screenshots"
 PHONE = {"width": 390, "height": 844}
-
-
-def shot(page, name: str) -> None:  # noqa: ANN001
-    SHOTS.mkdir(parents=True, exist_ok=True)
-    page.screenshot(path=str(SHOTS / f"{name}-{page.viewport_size['width']}.png"))
 
 
 def upload(page, identifier: str, paths: list[Path]) -> None:  # noqa: ANN001
