@@ -232,7 +232,15 @@ class Shell:
             destinations=[ft.NavigationBarDestination(icon=i, label=label) for i, label in destinations],
             on_change=lambda e: self.go(e.control.selected_index),
         )
-        self.body = ft.Container(self.practice.root, expand=True)
+        # Practice stays on the page under every other screen: its camera control must stay mounted,
+        # or leaving Practice ends a camera session (a control taken off the page has no client side,
+        # and Flet refuses the next picture). Another screen covers it, opaque, and its semantics
+        # (what a screen reader and the tests read) are left out while covered.
+        self.practice_layer = ft.Semantics(content=self.practice.root, exclude_semantics=False)
+        self.cover_layer = ft.Container(bgcolor=ft.Colors.WHITE, left=0, top=0, right=0, bottom=0, visible=False)
+        self.body = ft.Stack(
+            [ft.Container(self.practice_layer, left=0, top=0, right=0, bottom=0), self.cover_layer], expand=True
+        )
         self.root = ft.Column(
             [
                 header,
@@ -343,7 +351,10 @@ class Shell:
             SETTINGS: self.settings.root,
             MODELS: self.models.root,
         }
-        self.body.content = screens.get(index, self.practice.root)
+        screen = screens.get(index)
+        self.cover_layer.content = screen
+        self.cover_layer.visible = screen is not None
+        self.practice_layer.exclude_semantics = screen is not None
         self.page.update()
 
     # --- state from the controllers ----------------------------------------------------------

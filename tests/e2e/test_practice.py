@@ -17,20 +17,24 @@ import pytest
 
 from app.session.store import load_session
 from app.ui.app_main import SESSIONS, SETTINGS
-from tests.e2e.conftest import CHROMIUM, CHROMIUM_ARGS, ROOT, AppServer, node, open_app_page, text_of, wait_text
+from tests.e2e.conftest import (
+    CHROMIUM,
+    CHROMIUM_ARGS,
+    AppServer,
+    go_to,
+    node,
+    open_app_page,
+    shot,
+    text_of,
+    wait_text,
+)
 from tests.integration.conftest import held_out_scenes
 from tests.integration.video import write_hands_video, write_hands_y4m
+from tests.servers.faulty import wait_until
 
 pytestmark = pytest.mark.browser
-SHOTS = ROOT / "docs" / "screenshots"
 PHONE = {"width": 390, "height": 844}
 DESTINATIONS = SETTINGS + 1  # Settings is the last of the navigation's destinations
-
-
-def shot(page, name: str) -> None:  # noqa: ANN001
-    SHOTS.mkdir(parents=True, exist_ok=True)
-    width = page.viewport_size["width"]
-    page.screenshot(path=str(SHOTS / f"{name}-{width}.png"))
 
 
 def choose(page, label: str) -> None:  # noqa: ANN001
@@ -174,6 +178,40 @@ def test_a_live_camera_session_follows_the_scene(camera_browser, app_server: App
         page.context.close()
     records = [json.loads(line) for line in sessions(app_server.data)[-1].read_text().splitlines() if line.strip()]
     assert sum(r["kind"] == "practice" for r in records) >= 3
+
+
+def practice_answers(log: Path) -> int:
+    return sum(e.kind == "practice" for e in load_session(log).events) if log.exists() else 0
+
+
+def test_a_camera_session_keeps_going_on_other_screens_and_back(camera_browser, app_server: AppServer) -> None:  # noqa: ANN001
+    page = open_app_page(camera_browser, app_server.url, permissions=["camera"])
+    try:
+        wait_text(page, "model-status", "Model ready")
+        choose(page, "Camera")
+        choose(page, "2 s")
+        before = set(sessions(app_server.data))
+        node(page, "start-stop").click()
+        wait_text(page, "start-stop", "Stop")
+        assert wait_until(lambda: set(sessions(app_server.data)) - before, timeout=30), "the session's log is written"
+        log = next(iter(set(sessions(app_server.data)) - before))
+        assert wait_until(lambda: practice_answers(log) >= 1, timeout=30), "a first answer"
+        for label, target in (
+            ("Settings", "settings-threads"),
+            ("Sessions", "sessions-refresh"),
+            ("Practice", "start-stop"),
+        ):
+            go_to(page, label, target)
+            n = practice_answers(log)
+            assert wait_until(lambda n=n: practice_answers(log) > n, timeout=30), f"answers keep coming on {label}"
+        assert text_of(page, "start-stop") == "Stop", "the session still runs"
+        assert text_of(page, "error") == ""
+        node(page, "start-stop").click()
+        wait_text(page, "start-stop", "Start")
+        page.request_log.assert_local()
+    finally:
+        page.context.close()
+    assert "not registered" not in (app_server.data / "app.log").read_text(errors="replace")
 
 
 @pytest.mark.parametrize("viewport", [None, PHONE], ids=["wide", "phone"])
