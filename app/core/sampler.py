@@ -45,6 +45,9 @@ class SamplerConfig:
     interval_s: float = DEFAULT_INTERVAL_S
     # Mean absolute grey-level difference (0..255) below which a keyframe counts as unchanged.
     change_threshold: float = 4.0
+    # A live session's first usable frame (not one flat colour) is a keyframe at once, so the first
+    # answer does not wait a whole interval; windows then start from it.
+    first_at_once: bool = False
 
     def __post_init__(self) -> None:
         if not MIN_INTERVAL_S <= self.interval_s <= MAX_INTERVAL_S:
@@ -63,7 +66,9 @@ class KeyframeSampler(Generic[P]):
     """Feed every frame with its timestamp; get a Selection when an interval closes.
 
     Windows are [start, start + interval). The best frame of a window is judged
-    when the first frame of a later window arrives (or on `flush`).
+    when the first frame of a later window arrives (or on `flush`). With
+    `first_at_once`, the first frame with any detail is selected when it arrives
+    and the first window starts after it.
 
     "Unchanged" is judged against the newest keyframe that was answered or may
     still be answered (in flight or waiting). The caller reports each keyframe's
@@ -78,8 +83,16 @@ class KeyframeSampler(Generic[P]):
         self._answered: np.ndarray | None = None
         self._answered_t = float("-inf")
         self._pending: dict[float, np.ndarray] = {}  # keyframe time -> thumb, not yet settled
+        self._first_due = self.config.first_at_once
 
     def offer(self, t: float, stats: FrameStats, payload: P) -> Selection[P] | None:
+        if self._first_due:
+            if stats.sharpness <= 0:  # a black or flat frame (a camera still starting): not usable
+                return None
+            self._first_due = False
+            self._window_start = t
+            self._pending[t] = stats.thumb
+            return Selection(Decision.KEYFRAME, t, t, stats.sharpness, 255.0, payload)
         if self._window_start is None:
             self._window_start = t
         selection = None

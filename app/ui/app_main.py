@@ -133,8 +133,11 @@ class Shell:
         settings: SettingsController,
         models: ModelsController,
         testers: TestersController | None = None,
+        hidden_session: str | None = None,
     ) -> None:
-        """`testers`: the previous page's testers' run, kept across a change of language."""
+        """`testers`: the previous page's testers' run, kept across a change of language.
+        `hidden_session`: the ended session this page does not show (see PracticeView.hide_session);
+        by default the one that ended before this page opened, so a new tab starts from a clean card."""
         self.language = language_or_default(settings.settings.language)
         t = self.t = strings.TABLES[self.language]
         words = strings_sessions.TABLES[self.language]
@@ -154,6 +157,12 @@ class Shell:
             t,
             words,
             self.language,
+        )
+        self.tab = uuid.uuid4().hex  # this page, as the owner of a camera session
+        self.practice.tab = self.tab
+        state = controller.state
+        self.practice.hide_session(
+            hidden_session if hidden_session is not None else (None if state.running else state.session_id)
         )
         self._live = False  # between mount and unmount: a render queued before unmount is dropped
         # Every listener renders on the page's loop, whichever thread the controller emits on.
@@ -301,7 +310,7 @@ class Shell:
         self.controller.unsubscribe(self._practice_listener)
         if self._pumping_camera:  # this tab's camera fed the session: without it the session is over
             self._pumping_camera = False
-            self.controller.stop_session()
+            self.controller.camera_tab_gone(self.tab, self.t["camera_tab_gone"])
         if self._guard_watcher is not None:
             self._guard_watcher.stop()
             self._guard_watcher = None
@@ -329,6 +338,7 @@ class Shell:
             self.settings_controller,
             self.models_controller,
             self.testers_controller,
+            hidden_session=self.practice.hidden_session or "",
         )
         shell.mount()
         return shell
@@ -537,6 +547,7 @@ class Shell:
         return not self.page.web and self.page.platform in desktop
 
     async def _camera_session(self) -> None:
+        self.controller.prepare_camera()
         try:
             cameras = await self.camera.get_available_cameras()
             if not cameras:
@@ -546,13 +557,17 @@ class Shell:
         except Exception as exc:  # the browser refused (permission) or has no device
             self.controller.camera_failed(f"{self.t['camera_denied']} ({exc})")
             return
-        self.controller.start_camera()
+        self.controller.start_camera(tab=self.tab)
         self._pumping_camera = True
-        while self._pumping_camera and self.controller.state.running and self.controller.state.source_label == "camera":
-            try:
-                picture = await self.camera.take_picture()
-            except Exception as exc:
-                self.controller.camera_failed(f"{self.t['camera_denied']} ({exc})")
-                return
-            self.controller.offer_picture(picture)
-            await asyncio.sleep(CAMERA_PERIOD_S)
+        try:
+            while self._pumping_camera and self.controller.state.camera_tab == self.tab:
+                try:
+                    picture = await self.camera.take_picture()
+                except Exception as exc:
+                    if self._pumping_camera:  # not a page that just went away (its session ended with a notice)
+                        self.controller.camera_failed(f"{self.t['camera_denied']} ({exc})")
+                    return
+                self.controller.offer_picture(picture)
+                await asyncio.sleep(CAMERA_PERIOD_S)
+        finally:
+            self._pumping_camera = False

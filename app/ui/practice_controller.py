@@ -48,6 +48,8 @@ class PracticeState:
     answer_values: tuple[str, ...] = ()
     running: bool = False
     source_label: str = ""
+    source_kind: str = ""  # camera | video | image | folder | testers: what the running session reads
+    camera_tab: str = ""  # the page whose camera feeds the session ("" for any other source)
     interval_s: float = DEFAULT_INTERVAL_S
     session_id: str | None = None
     session: SessionState = field(default_factory=SessionState)
@@ -72,6 +74,20 @@ class PracticeState:
     backend_asked: str = ""  # the backend the worker was asked for (its spec)
     backend: str = ""  # the backend the worker uses after its self-check ("" before it is ready)
     backend_note: str = ""  # why: e.g. a GPU that disagreed with CPU on the reference image
+
+
+def clean_card(state: PracticeState) -> PracticeState:
+    """No answer, frame or failure of an earlier session: what a new session, an error or a new tab shows."""
+    return replace(
+        state,
+        latest=None,
+        latest_failure=None,
+        analysing=None,
+        streamed="",
+        phase="",
+        analysing_thumb=None,
+        preview=None,
+    )
 
 
 def jpeg(rgb: np.ndarray, side: int = PREVIEW_SIDE) -> bytes:
@@ -226,14 +242,14 @@ class PracticeController:
             said = str(exc)
             self._update(lambda s: replace(s, error=said))
             return
-        self._begin(source, f"video · {name}")
+        self._begin(source, f"video · {name}", "video")
 
     def start_stills(self, images: Sequence[tuple[str, bytes]], label: str) -> None:
         """Each image is one keyframe; one that cannot be used (too large, damaged) is that file's error."""
         if not images:
             self._update(lambda s: replace(s, error="no image was chosen"))
             return
-        self._begin(StillsSource(images, self._state.interval_s), label)
+        self._begin(StillsSource(images, self._state.interval_s), label, "image" if len(images) == 1 else "folder")
 
     def start_evaluation(self, images: Sequence[tuple[str, bytes]], label: str) -> float | None:
         """Testers' mode: like `start_stills`, but no image is skipped as "unchanged" (two similar
@@ -242,7 +258,7 @@ class PracticeController:
         if not images:
             self._update(lambda s: replace(s, error="no image was chosen"))
             return None
-        self._begin(None, label)
+        self._begin(None, label, "testers")
         interval = self._state.interval_s
         with self._lock:
             log = self._log
@@ -254,14 +270,32 @@ class PracticeController:
         source.start(PipelineSink(self._pipeline, self._frame), self._source_ended)
         return interval
 
-    def start_camera(self, label: str = "camera") -> None:
-        """Frames will arrive through `offer_picture` (a browser or phone camera)."""
-        self._begin(None, label)
+    def prepare_camera(self) -> None:
+        """Start was pressed for a camera, which takes a moment to open: the previous session's answer
+        and frame go at once, not when the first picture arrives."""
+        self.stop_session()
+        self._update(lambda s: replace(clean_card(s), error="", notice=""))
+
+    def start_camera(self, label: str = "camera", tab: str = "") -> None:
+        """Frames will arrive through `offer_picture` from the page `tab` (a browser or phone camera)."""
+        self._begin(None, label, "camera", camera_tab=tab)
         self._camera_started = time.monotonic()
+
+    def camera_tab_gone(self, tab: str, notice: str) -> bool:
+        """The page whose camera fed the session was reloaded, closed or lost its connection: the
+        session ends (saved) and every tab says why, with no last frame or answer left looking current
+        (the session's timeline and reviews stay). True when that ended a session."""
+        with self._lock:
+            owned = self._state.running and self._state.camera_tab == tab and tab != ""
+        if not owned:
+            return False
+        self.stop_session()
+        self._update(lambda s: replace(clean_card(s), notice=notice))
+        return True
 
     def start_opencv_camera(self, index: int = 0) -> None:
         """A camera this process opens itself (packaged desktop apps); its frames feed the preview."""
-        self._begin(OpenCvCameraSource(index), "camera on this computer")
+        self._begin(OpenCvCameraSource(index), "camera on this computer", "camera")
 
     def offer_picture(self, data: bytes) -> None:
         """One camera picture (JPEG) from the view; ignored when no camera session runs."""
@@ -277,10 +311,10 @@ class PracticeController:
 
     def camera_failed(self, message: str) -> None:
         self.stop_session()
-        # No earlier source's picture under a camera error.
-        self._update(lambda s: replace(s, error=message, preview=None))
+        # No earlier session's answer or picture under a camera error.
+        self._update(lambda s: replace(clean_card(s), error=message))
 
-    def _begin(self, source: FrameSource | None, label: str) -> None:
+    def _begin(self, source: FrameSource | None, label: str, kind: str, camera_tab: str = "") -> None:
         self.stop_session()
         session_id = new_session_id()
         self._sessions_dir.mkdir(parents=True, exist_ok=True)
@@ -289,23 +323,20 @@ class PracticeController:
             self._log, self._source = log, source
         self._update(
             lambda s: replace(
-                s,
+                clean_card(s),
                 running=True,
                 source_label=label,
+                source_kind=kind,
+                camera_tab=camera_tab,
                 session_id=session_id,
                 session=SessionState(),
-                latest=None,
-                latest_failure=None,
-                analysing=None,
-                streamed="",
-                analysing_thumb=None,
-                preview=None,
                 notice="",
                 error="",
                 log_error="",
             )
         )
-        self._pipeline.begin_session(log, SamplerConfig(interval_s=self._state.interval_s))
+        # The first usable frame is answered at once, then one keyframe per interval.
+        self._pipeline.begin_session(log, SamplerConfig(interval_s=self._state.interval_s, first_at_once=True))
         if source is not None:
             source.start(PipelineSink(self._pipeline, self._frame), self._source_ended)
 
@@ -320,7 +351,7 @@ class PracticeController:
             self._pipeline.end_session()
             log.close()
         if self._state.running:
-            self._update(lambda s: replace(s, running=False, analysing=None, streamed="", phase=""))
+            self._update(lambda s: replace(s, running=False, camera_tab="", analysing=None, streamed="", phase=""))
 
     def pause_for_background(self, notice: str) -> bool:
         """The app went to the background on a phone: the session stops (saved, as by Stop) and the

@@ -7,13 +7,13 @@ Events go to the PracticeController; the camera pump and file pickers live in
 from __future__ import annotations
 
 from collections.abc import Callable, Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 import flet as ft
 
 from app.core.parser import UNKNOWN
-from app.core.session import KeyframeFailed, PracticeEvent, TimelineEntry
-from app.ui.practice_controller import PracticeState
+from app.core.session import KeyframeFailed, PracticeEvent, SessionState, TimelineEntry
+from app.ui.practice_controller import PracticeState, clean_card
 from app.ui.review_list import ReviewList
 from app.ui.strings import EN
 from app.ui.strings_sessions import EN as WORDS
@@ -53,7 +53,11 @@ class PracticeView:
             selected=["video"],
             segments=[ft.Segment(value=k, label=ft.Text(t[f"source_{k}"])) for k in SOURCES],
             show_selected_icon=False,
+            on_change=self._source_chosen,
         )
+        self._chosen = "video"  # this page's choice; a running session shows its own source instead
+        self.tab = ""  # this page's id: which tab's camera feeds a camera session
+        self.hidden_session: str | None = None
         self.interval = ft.SegmentedButton(
             selected=["3"],
             segments=[ft.Segment(value=str(n), label=ft.Text(t["seconds"].format(n=n))) for n in INTERVALS],
@@ -73,7 +77,10 @@ class PracticeView:
                 [
                     self.inset,
                     ft.Column(
-                        [ft.Row([self.busy, self.activity], spacing=6), tagged(self.stream, "token-stream")],
+                        [
+                            ft.Row([self.busy, tagged(self.activity, "activity")], spacing=6),
+                            tagged(self.stream, "token-stream"),
+                        ],
                         spacing=4,
                         expand=True,
                     ),
@@ -206,20 +213,33 @@ class PracticeView:
         )
         self._running = False
 
+    def _source_chosen(self, e: ft.Event) -> None:
+        self._chosen = self.source.selected[0]
+
     def _start_stop(self, _: object) -> None:
         if self._running:
             self._actions.stop()
         else:
-            self._actions.start(self.source.selected[0], int(self.interval.selected[0]))
+            self._actions.start(self._chosen, int(self.interval.selected[0]))
+
+    def hide_session(self, session_id: str | None) -> None:
+        """An ended session this page does not show: a tab opened after it ends starts from a clean card
+        (its last frame could show the previous trainee). Its reviews stay in Sessions."""
+        self.hidden_session = session_id
 
     # --- rendering ------------------------------------------------------------------------------
 
     def render(self, state: PracticeState) -> None:
+        if state.running or state.session_id != self.hidden_session:
+            self.hidden_session = None
+        else:
+            state = replace(clean_card(state), session=SessionState())
         self._running = state.running
         self.start_stop.content = self._t["stop"] if state.running else self._t["start"]
         self.start_stop.icon = ft.Icons.STOP if state.running else ft.Icons.PLAY_ARROW
         self.start_stop.disabled = state.worker_status == "failed"
         self.source.disabled = self.interval.disabled = state.running
+        self.source.selected = [state.source_kind if state.running and state.source_kind in SOURCES else self._chosen]
         self.interval.selected = [f"{state.interval_s:g}"]
         self._render_worker(state)
         self._render_stage(state)
@@ -262,8 +282,10 @@ class PracticeView:
 
     def _render_stage(self, state: PracticeState) -> None:
         # The camera control stays mounted (an invisible control has no client side to talk to);
-        # outside a camera session the stage's own layers cover it.
-        camera_live = state.running and state.source_label == "camera"
+        # outside this tab's camera session the stage's own layers cover it. Another tab's camera
+        # session shows its pictures here.
+        camera_live = state.running and state.camera_tab == self.tab and self.tab != ""
+        camera_elsewhere = state.running and state.source_kind == "camera" and not camera_live
         self.cover.visible = not camera_live
         self.preview.visible = state.preview is not None and not camera_live
         if state.preview is not None:
@@ -277,6 +299,8 @@ class PracticeView:
         if state.analysing is not None:
             phase = self._t.get(f"phase_{state.phase}", self._t["phase_vision"])
             self.activity.value = self._t["analysing_phase"].format(k=state.analysing, phase=phase)
+        elif camera_elsewhere and state.camera_tab:
+            self.activity.value = self._t["camera_in_other_tab"]
         else:
             self.activity.value = self._t["waiting_keyframe"] if state.running else ""
         self.stream.value = state.streamed if state.analysing is not None else ""

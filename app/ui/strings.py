@@ -89,6 +89,11 @@ EN: dict[str, str] = {
     "picker_failed": "The file chooser did not open ({reason}). Reload the page and try again.",
     "camera_denied": ("The camera is not available (absent, or permission denied). Choose a video or images instead."),
     "paused_in_background": "The session stopped when the app went to the background; it is saved. Start again.",
+    "camera_tab_gone": (
+        "The session ended: the tab with the camera was reloaded, closed or lost its connection. "
+        "It is saved in Sessions."
+    ),
+    "camera_in_other_tab": "The camera is in another tab of this app; its answers appear here too.",
 }
 
 ZH: dict[str, str] = {
@@ -175,6 +180,8 @@ ZH: dict[str, str] = {
     "picker_failed": "文件选择器没有打开（{reason}）。请重新加载页面后再试。",
     "camera_denied": "摄像头不可用（没有摄像头，或权限被拒绝）。请改为选择视频或图片。",
     "paused_in_background": "应用转到后台时练习已停止并已保存。请重新开始以继续。",
+    "camera_tab_gone": "练习已结束：使用摄像头的标签页被重新加载、关闭或断开了连接。记录已保存在“记录”中。",
+    "camera_in_other_tab": "摄像头在本应用的另一个标签页中；它的回答也会显示在这里。",
 }
 
 TABLES: dict[str, dict[str, str]] = {"en": EN, "zh": ZH}

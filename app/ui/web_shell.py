@@ -138,6 +138,8 @@ def serve(main: Callable, port: int, on_startup: Callable[[], None] | None = Non
     guarded = asgi_app(main, port, on_startup)
 
     async def app(scope: dict, receive: Callable, send: Callable) -> None:
+        if scope["type"] == "websocket":
+            send = _drops_sends_after_disconnect(send)
         try:
             await guarded(scope, receive, send)
         except asyncio.CancelledError:
@@ -157,6 +159,26 @@ def serve(main: Callable, port: int, on_startup: Callable[[], None] | None = Non
         pass
     if not server.started:
         raise WebShellError(f"the web server could not start on {LOOPBACK}:{port} (the log says why)")
+
+
+def _drops_sends_after_disconnect(send: Callable) -> Callable:
+    """A message for a page whose connection just closed is dropped instead of raising.
+
+    Flet 1.0.5 (flet_web FletApp.handle) tells the page's session that its browser left only when
+    its send loop ends quietly; a send that fails while the socket closes (a reload while the
+    camera pump sends a picture request: likely) raises out of the handler first, so the session
+    never hears of it, `page.on_disconnect` never fires, and a camera session waits on a tab that
+    is gone. Dropped here, the receive loop sees the disconnect and ends the session as it should.
+    """
+
+    async def sender(message: dict) -> None:
+        try:
+            await send(message)
+        except OSError:  # uvicorn's ClientDisconnected: the browser is gone, the message has nowhere to go
+            if message.get("type") != "websocket.send":
+                raise
+
+    return sender
 
 
 class _ToAppLog(logging.Handler):

@@ -27,6 +27,7 @@ from tests.e2e.conftest import (
     shot,
     text_of,
     wait_text,
+    wait_until_loaded,
 )
 from tests.integration.conftest import held_out_scenes
 from tests.integration.video import write_hands_video, write_hands_y4m
@@ -314,3 +315,77 @@ def worker_pids(app: AppServer) -> set[int]:
         except OSError:
             pass
     return found
+
+
+def test_the_first_answer_comes_at_once_and_a_new_session_starts_from_a_clean_card(
+    camera_browser,  # noqa: ANN001
+    app_server: AppServer,
+) -> None:
+    page = open_app_page(camera_browser, app_server.url, permissions=["camera"])
+    try:
+        wait_text(page, "model-status", "Model ready")
+        choose(page, "Camera")
+        choose(page, "3 s")
+        node(page, "start-stop").click()
+        wait_text(page, "start-stop", "Stop")
+        started = time.monotonic()
+        observations_over_time(page, 30, ["NO"])
+        first_after = time.monotonic() - started
+        # The first usable picture is answered at once (it waited a whole interval: 4.6 s at 3 s).
+        assert first_after < 1.5 + 0.5, f"first answer {first_after:.1f} s after Stop showed"  # 0.5: polling
+        node(page, "start-stop").click()
+        wait_text(page, "start-stop", "Start")
+        assert text_of(page, "observation") == "NO", "after Stop the session's last answer stays"
+        # Start again: the previous answer is gone at once, not when the new session's first comes.
+        node(page, "start-stop").click()
+        deadline = time.monotonic() + 10
+        seen = []
+        while time.monotonic() < deadline and text_of(page, "start-stop") != "Stop":
+            seen.append(text_of(page, "observation"))
+            time.sleep(0.05)
+        assert "NO" not in seen[1:], f"the old answer showed after Start: {seen}"
+        node(page, "start-stop").click()
+        wait_text(page, "start-stop", "Start")
+    finally:
+        page.context.close()
+    # A tab opened after the session ended shows neither its answer nor its last frame.
+    fresh = open_app_page(camera_browser, app_server.url, permissions=["camera"])
+    try:
+        wait_text(fresh, "model-status", "Model ready")
+        assert text_of(fresh, "observation") == "No answer yet"
+        shot(fresh, "practice-new-tab")
+    finally:
+        fresh.context.close()
+
+
+def test_a_second_tab_sees_the_camera_session_and_a_reload_ends_it_in_words(
+    camera_browser,  # noqa: ANN001
+    app_server: AppServer,
+) -> None:
+    owner = open_app_page(camera_browser, app_server.url, permissions=["camera"])
+    other = open_app_page(camera_browser, app_server.url, permissions=["camera"])
+    try:
+        wait_text(owner, "model-status", "Model ready")
+        choose(owner, "Camera")
+        choose(owner, "2 s")
+        before = set(sessions(app_server.data))
+        node(owner, "start-stop").click()
+        wait_text(owner, "start-stop", "Stop")
+        observations_over_time(owner, 30, ["NO"])
+        # The other tab follows the session and says where the camera is.
+        assert "camera is in another tab" in wait_text(other, "activity", "camera is in another tab")
+        wait_text(other, "observation", "NO")
+        shot(other, "practice-camera-other-tab")
+        owner.reload()
+        wait_until_loaded(owner)
+        for tab in (other, owner):
+            assert "tab with the camera was reloaded" in wait_text(tab, "notice", "tab with the camera", timeout=30)
+            wait_text(tab, "start-stop", "Start")
+        for tab in (other, owner):  # no last answer left looking current
+            assert text_of(tab, "observation") == "No answer yet"
+        shot(other, "practice-camera-tab-gone")
+    finally:
+        owner.context.close()
+        other.context.close()
+    log = next(iter(set(sessions(app_server.data)) - before))
+    assert practice_answers(log) >= 1, "the session was saved"

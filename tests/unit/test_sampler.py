@@ -158,3 +158,20 @@ def test_a_keyframe_still_in_flight_counts_as_the_reference() -> None:
     sampler.settle(again.t, answered=True)
     last = sampler.offer(8.0, stats(1, 10), 4)  # window 3 (level 10) vs answered level 10
     assert last is not None and last.decision is Decision.UNCHANGED
+
+
+def test_a_live_sessions_first_usable_frame_is_a_keyframe_at_once() -> None:
+    sampler: KeyframeSampler[str] = KeyframeSampler(SamplerConfig(interval_s=3, change_threshold=1, first_at_once=True))
+    # A camera's first pictures can be black while it starts: not usable, not chosen.
+    assert sampler.offer(0.0, stats(0, 0), "black") is None
+    first = sampler.offer(0.4, stats(5, 10), "first")
+    assert first is not None and first.payload == "first" and first.decision is Decision.KEYFRAME
+    # Then one keyframe per interval, counted from the first: the next window is [0.4, 3.4).
+    out = [sampler.offer(t, stats(s, level), f"f{t}") for t, s, level in ((1.0, 9, 90), (3.0, 2, 90), (3.5, 4, 150))]
+    assert [sel.payload for sel in out if sel] == ["f1.0"]
+    assert sampler.flush().payload == "f3.5"
+
+
+def test_without_first_at_once_the_first_keyframe_closes_the_first_window() -> None:
+    sampler: KeyframeSampler[str] = KeyframeSampler(SamplerConfig(interval_s=3, change_threshold=1))
+    assert sampler.offer(0.4, stats(5, 10), "first") is None
