@@ -123,6 +123,11 @@ class TimelineEntry:
         return self.history[-1] if self.history else None
 
     @property
+    def verdict(self) -> str:
+        """What counts as the answer: the examiner's once reviewed, else the model's (pending)."""
+        return self.final_observation if self.review != "pending" and self.final_observation else self.event.observation
+
+    @property
     def revised(self) -> bool:
         return len(self.history) > 1
 
@@ -269,3 +274,11 @@ def event_from_dict(data: dict[str, Any]) -> SessionEvent:
         values["reason"] = SkipReason(data.get("reason"))
     event: SessionEvent = cls(**values)
     return event
+
+
+def verdict_counts(state: SessionState) -> tuple[tuple[str, int], ...]:
+    """How many keyframes have each verdict (the examiner's where reviewed, else the model's answer)."""
+    counts: dict[str, int] = {}
+    for entry in state.timeline:
+        counts[entry.verdict] = counts.get(entry.verdict, 0) + 1
+    return tuple(sorted(counts.items()))

@@ -33,6 +33,7 @@ from app.core.session import (
     event_from_dict,
     event_to_dict,
     reduce,
+    verdict_counts,
 )
 
 
@@ -170,6 +171,7 @@ CSV_COLUMNS = (
     "parse_reason",
     "review",
     "final_observation",
+    "verdict",
     "review_note",
     "reviewed_by",
     "review_history",
@@ -210,6 +212,7 @@ def export_csv(session: LoadedSession) -> str:
                 "parse_reason": e.parse_reason,
                 "review": entry.review,
                 "final_observation": entry.final_observation or "",
+                "verdict": entry.verdict,  # what counts: the examiner's once reviewed, else the model's
                 "review_note": latest.note if latest else "",
                 "reviewed_by": latest.examiner if latest else "",
                 "review_history": review_history(entry),
@@ -235,6 +238,8 @@ def summary_text(session: LoadedSession) -> str:
     lines = [
         f"Keyframes analysed: {len(state.timeline)}",
         "Model answers: " + (", ".join(f"{k} {v}" for k, v in state.counts) or "none"),
+        "Verdicts (the examiner's where reviewed): "
+        + (", ".join(f"{k} {v}" for k, v in verdict_counts(state)) or "none"),
         f"Skipped: {state.skipped} (unchanged {state.unchanged}); failed: {state.failed}",
         f"Pending examiner confirmation: {len(state.pending)}",
         f"Reviewed: {sum(1 for e in state.timeline if e.review != 'pending')} "

@@ -311,18 +311,19 @@ class PracticeView:
             self.answer_icon.icon, self.answer_icon.color = ft.Icons.HOURGLASS_EMPTY, ft.Colors.GREY_500
             self.why.value = self.review_state.value = self.taken.value = self.details.value = ""
             return
-        style = mark_style(event.observation)  # the same colour and shape as on the timeline
+        # The examiner's verdict, once given, is the answer shown; review_state says what the model said.
+        entry = next((e for e in state.session.timeline if e.event.event_id == event.event_id), None)
+        verdict = entry.verdict if entry is not None else event.observation
+        style = mark_style(verdict)  # the same colour and shape as on the timeline
         labels = dict(state.labels).get(self._language)
-        self.answer.value = (labels.value_words(event.observation) if labels else None) or answer_word(
-            self._w, event.observation
-        )
+        self.answer.value = (labels.value_words(verdict) if labels else None) or answer_word(self._w, verdict)
         self.answer.color, self.answer_icon.icon, self.answer_icon.color = style.colour, style.icon, style.colour
         self.why.value = (
             self._t["why_unknown"].format(reason=reason_words(self._w, event.parse_reason))
             if event.observation == UNKNOWN
             else ""
         )
-        self.review_state.value = _review_text(self._t, self._w, state.session.timeline, event.event_id)
+        self.review_state.value = _review_text(self._t, self._w, entry)
         self.taken.value = self._t["taken_at"].format(t=event.t, clock=clock(event.wall_time))
         score = "—" if event.model_score is None else f"{event.model_score:.3g}"
         tm = event.timings
@@ -352,14 +353,12 @@ class PracticeView:
         self.failure.value = said if newer else ""
 
 
-def _review_text(t: Mapping[str, str], w: Mapping[str, str], timeline: tuple[TimelineEntry, ...], event_id: str) -> str:
-    entry = next((e for e in timeline if e.event.event_id == event_id), None)
+def _review_text(t: Mapping[str, str], w: Mapping[str, str], entry: TimelineEntry | None) -> str:
     if entry is None or entry.review == "pending":
         return t["waiting_examiner"]
     if entry.review == "confirmed":
         return t["confirmed"]
-    value = entry.final_observation or ""
-    return t["corrected"].format(value=answer_word(w, value))
+    return t["corrected"].format(model=answer_word(w, entry.event.observation))
 
 
 def _latency_strip(timeline: tuple[TimelineEntry, ...], last: int = 8) -> str:

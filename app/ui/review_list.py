@@ -115,9 +115,13 @@ class ReviewRow:
             self._history_len = len(entry.history)
             self._revising = False
             self.note.value = ""
-        style = mark_style(e.observation)
+        # The examiner's verdict leads once given; what the model said stays beside it.
+        style = mark_style(entry.verdict)
         self.icon.icon, self.icon.color = style.icon, style.colour
-        self.answer.value = f"{signal_words(s, e.signal)} — {answer_word(s, e.observation)}"
+        answer = answer_word(s, entry.verdict)
+        if entry.review == "corrected":
+            answer = text(s, "review_verdict_over_model", answer=answer, model=answer_word(s, e.observation))
+        self.answer.value = f"{signal_words(s, e.signal)} — {answer}"
         self.answer.color = style.colour
         self.icon.semantics_label = text(s, "review_model_said", answer=answer_word(s, e.observation))
         self.when.value = text(s, "review_at", t=f"{e.t:.1f}", clock=clock(e.wall_time))

@@ -25,6 +25,7 @@ from app.core.session import (
     KeyframeSkipped,
     PracticeEvent,
     SessionState,
+    verdict_counts,
 )
 from app.paths import PROFILES
 from app.session.review import ReviewError, allowed_answers, make_review
@@ -44,7 +45,8 @@ class SessionSummary:
     """The numbers the summary shows; agreement is confirmed / reviewed (the latest verdict counts)."""
 
     analysed: int
-    counts: tuple[tuple[str, int], ...]
+    counts: tuple[tuple[str, int], ...]  # the model's answers
+    verdicts: tuple[tuple[str, int], ...]  # the examiner's where reviewed, else the model's
     skipped: int
     unchanged: int
     failed: int
@@ -68,6 +70,7 @@ def summarise(state: SessionState, damaged_lines: int = 0) -> SessionSummary:
     return SessionSummary(
         analysed=len(state.timeline),
         counts=state.counts,
+        verdicts=verdict_counts(state),
         skipped=state.skipped,
         unchanged=state.unchanged,
         failed=state.failed,

@@ -205,12 +205,15 @@ class SessionsView:
 
     def summary_lines(self, summary: SessionSummary) -> list[str]:
         s = self._s
-        counts = ", ".join(
-            text(s, "summary_count_item", n=n, answer=answer_word(s, value))
-            for value, n in ordered_counts(summary.counts)
-        )
+
+        def listed(counts: tuple[tuple[str, int], ...]) -> str:
+            items = ordered_counts(counts)
+            said = (text(s, "summary_count_item", n=n, answer=answer_word(s, value)) for value, n in items)
+            return ", ".join(said) or text(s, "summary_no_answers")
+
         lines = [
-            text(s, "summary_counts", n=summary.analysed, counts=counts or text(s, "summary_no_answers")),
+            text(s, "summary_counts", n=summary.analysed, counts=listed(summary.counts)),
+            text(s, "summary_verdicts", counts=listed(summary.verdicts)),
             text(s, "summary_skipped", skipped=summary.skipped, unchanged=summary.unchanged, failed=summary.failed),
             text(s, "summary_reviewed", reviewed=summary.reviewed, analysed=summary.analysed, pending=summary.pending),
         ]

@@ -19,7 +19,7 @@ import flet as ft
 import flet_charts as fch
 
 from app.core.parser import UNKNOWN
-from app.core.session import KeyframeSkipped, SessionState
+from app.core.session import KeyframeSkipped, SessionState, verdict_counts
 from app.ui.i18n import text
 from app.ui.strings_sessions import EN, answer_word
 
@@ -69,7 +69,7 @@ def _answer_rank(value: str) -> tuple[int, str]:
 
 def lanes_for(state: SessionState) -> tuple[str, ...]:
     """Lanes top to bottom: yes, no, unknown, any other answer seen, then skipped."""
-    seen = {e.event.observation for e in state.timeline}
+    seen = {e.verdict for e in state.timeline}
     others = sorted(seen - set(_ANSWER_ORDER))
     return _ANSWER_ORDER + tuple(others) + (SKIPPED,)
 
@@ -88,7 +88,8 @@ def timeline_points(
             key = "review_history_confirmed" if latest.verdict == "confirmed" else "review_history_corrected"
             verdict = text(strings, key, answer=answer_word(strings, latest.observation))
             tip = text(strings, "timeline_point_review", t=t, answer=answer, verdict=verdict)
-        points.append(TimelinePoint(e.t, e.observation, e.observation, tip))
+        # The examiner's verdict is what is plotted; the tooltip keeps what the model said.
+        points.append(TimelinePoint(e.t, entry.verdict, entry.verdict, tip))
     for s in skipped:
         reason = text(strings, f"skip_{s.reason.value}")
         points.append(
@@ -198,7 +199,7 @@ class TimelineChart:
         kinds = [*lanes[:-1], SKIPPED, FAILED]
         self.legend.controls = [self._legend_item(kind) for kind in kinds]
         self.empty.visible = not self.points
-        counts = ", ".join(f"{n} {answer_word(s, value)}" for value, n in ordered_counts(state.counts)) or "0"
+        counts = ", ".join(f"{n} {answer_word(s, value)}" for value, n in ordered_counts(verdict_counts(state))) or "0"
         self.semantics.label = text(
             s,
             "timeline_semantics",

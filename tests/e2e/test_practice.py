@@ -152,6 +152,14 @@ def test_a_video_session_then_the_examiner_confirms_and_corrects(page, app_serve
     assert events["confirmed"].target_id == first.event_id and events["confirmed"].note == "hands fine"
     assert events["corrected"].target_id == second.event_id
     assert events["corrected"].observation == wrong.lower()
+    # The correction is the verdict on screen, and the model's answer stays visible as the model's.
+    model_said = "YES" if wrong == "NO" else "NO"
+    page.wait_for_function(
+        """(said) => [...document.querySelectorAll('flt-semantics')].some(
+            (n) => (n.textContent + ' ' + (n.getAttribute('aria-label') || '')).includes(said))""",
+        arg=f"{wrong} (examiner; the model said {model_said})",
+        timeout=30_000,
+    )
     shot(page, "practice-reviewed")
     page.get_by_role("button", name="Sessions").click()  # the rail
     page.locator(f"[flt-semantics-identifier='session-row-{log.stem}']").click()

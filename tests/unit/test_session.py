@@ -164,3 +164,30 @@ def test_a_csv_export_keeps_a_carriage_return_inside_its_field(tmp_path: Path) -
     log.close()
     rows = list(csv.DictReader(io.StringIO(export_csv(load_session(tmp_path / "s.jsonl")), newline="")))
     assert [r["raw"] for r in rows] == ["no\ranswer"]
+
+
+def test_a_correction_is_the_verdict_everywhere_and_the_models_answer_stays_the_models(tmp_path: Path) -> None:
+    from app.ui.review_list import ReviewList
+    from app.ui.timeline import timeline_points
+
+    events = [practice(1, "yes"), practice(2, "no"), ExaminerCorrected("c", "e1", 9.0, "no")]
+    state = reduce(events)
+    assert [e.verdict for e in state.timeline] == ["no", "no"]
+    assert [e.event.observation for e in state.timeline] == ["yes", "no"]  # the model's, kept
+    # The timelines plot the verdict in its lane, with the model's answer in the tooltip.
+    first = timeline_points(state)[0]
+    assert (first.lane, first.kind) == ("no", "no") and "YES" in first.tooltip
+    # The review list leads with the examiner's answer and says what the model said.
+    reviews = ReviewList()
+    reviews.render(state.timeline, ("yes", "no"), on_confirm=lambda *a: None, on_correct=lambda *a: None)
+    item = reviews.rows["e1"]
+    assert item.answer.value.endswith("NO (examiner; the model said YES)")
+    # Exports and the summary: the verdict column, and the verdicts beside the model's answers.
+    path = tmp_path / "s.jsonl"
+    with SessionLog(path) as log:
+        for event in events:
+            log.append(event)
+    rows = list(csv.DictReader(io.StringIO(export_csv(load_session(path)))))
+    assert [(r["observation"], r["verdict"]) for r in rows] == [("yes", "no"), ("no", "no")]
+    summary = summary_text(load_session(path))
+    assert "Model answers: no 1, yes 1" in summary and "Verdicts (the examiner's where reviewed): no 2" in summary
