@@ -83,7 +83,9 @@ class SharedPractice:
                 settings = self.settings
 
                 def choose(ref: str) -> None:  # "use this model": the settings restart the worker on it
-                    settings.update(model=None if ref == DEFAULT_MODEL_ID else ref)
+                    # The demo by its id, not None: None means "the command line's --model", which may
+                    # be the very folder that cannot be used.
+                    settings.update(model=ref)
 
                 folder = Path(active) if active and Path(active).is_dir() else None
                 self._models = models = ModelsController(
@@ -152,6 +154,7 @@ class Shell:
                 interval=self._set_interval,
                 confirm=lambda event_id, note, revise: self._review(event_id, None, note, revise),
                 correct=lambda event_id, value, note, revise: self._review(event_id, value, note, revise),
+                open_models=lambda: self.go(MODELS),
             ),
             camera,
             t,

@@ -42,6 +42,8 @@ class PracticeState:
     worker_status: str = "starting"  # starting | ready | restarting | failed
     worker_message: str = ""
     model_id: str = ""
+    model_asked: str = ""  # the model the worker was asked for: an id, a folder's name ("" for the demo)
+    model_is_folder: bool = False  # it was asked for a folder (not a model the store can download)
     demo_model: bool = False
     title: str = ""
     question: str = ""
@@ -76,6 +78,15 @@ class PracticeState:
     backend_note: str = ""  # why: e.g. a GPU that disagreed with CPU on the reference image
 
 
+def _is_folder(spec: WorkerSpec) -> bool:
+    return bool(spec.model) and Path(spec.model or "").is_dir()
+
+
+def _model_name(spec: WorkerSpec) -> str:
+    """How the screens name the model a worker is asked for: its id, or its folder's name."""
+    return Path(spec.model).name if spec.model and _is_folder(spec) else spec.model or ""
+
+
 def clean_card(state: PracticeState) -> PracticeState:
     """No answer, frame or failure of an earlier session: what a new session, an error or a new tab shows."""
     return replace(
@@ -102,7 +113,9 @@ class PracticeController:
     def __init__(self, spec: WorkerSpec, sessions_dir: Path, host_kind: str | None = None) -> None:
         self._sessions_dir = sessions_dir
         self._lock = threading.RLock()
-        self._state = PracticeState(backend_asked=spec.backend)
+        self._state = PracticeState(
+            backend_asked=spec.backend, model_asked=_model_name(spec), model_is_folder=_is_folder(spec)
+        )
         self._listeners: list[Callable[[PracticeState], None]] = []
         self._spec = spec
         self._host_kind = host_kind
@@ -209,6 +222,8 @@ class PracticeController:
                 worker_status="starting",
                 worker_message="",
                 model_id="",
+                model_asked=_model_name(spec),
+                model_is_folder=_is_folder(spec),
                 demo_model=False,
                 backend_asked=spec.backend,
                 backend="",
@@ -422,7 +437,7 @@ class PracticeController:
                 blocked=blocked if update.worker_blocked is not None else s.blocked,
             )
             if update.worker_status:
-                s = replace(s, worker_status=update.worker_status, worker_message=update.worker_message)
+                s = replace(s, worker_status=update.worker_status, worker_message=self._said(update.worker_message))
             if model is not None:
                 s = replace(
                     s,
@@ -455,6 +470,11 @@ class PracticeController:
             return s
 
         self._update(change)
+
+    def _said(self, message: str) -> str:
+        """A worker's sentence for the screen: a model folder by its name, not its full path (the log has it)."""
+        folder = self._spec.model
+        return message.replace(folder, Path(folder).name) if folder and _is_folder(self._spec) else message
 
 
 class PipelineSink:

@@ -32,6 +32,7 @@ class PracticeActions:
     interval: Callable[[int], None]
     confirm: Callable[[str, str, bool], None]  # (event_id, note, revise)
     correct: Callable[[str, str, str, bool], None]  # (event_id, value, note, revise)
+    open_models: Callable[[], None] = lambda: None  # to the Models screen (a model that cannot be used)
 
 
 class PracticeView:
@@ -110,6 +111,14 @@ class PracticeView:
         )
         self.model_status = ft.Text("", size=13)
         self.model_hint = ft.Text(t["worker_failed_hint"], size=12, color=ft.Colors.RED_900, visible=False)
+        # No dead end: the way to a model that works is one tap away.
+        self.open_models = ft.OutlinedButton(
+            t["open_models"],
+            icon=ft.Icons.DOWNLOAD_FOR_OFFLINE_OUTLINED,
+            on_click=lambda _: actions.open_models(),
+        )
+        self.open_models_box = tagged(self.open_models, "open-models")  # the wrapper hides (see tagged)
+        self.open_models_box.visible = False
         self.error = ft.Text("", color=ft.Colors.RED_800, size=13)
         self.notice = ft.Text("", color=ft.Colors.GREY_800, size=12)
         self.log_error = ft.Text("", color=ft.Colors.RED_800, size=12)
@@ -184,6 +193,7 @@ class PracticeView:
                 self.stage,
                 controls_row,
                 tagged(ft.Column([self.model_status, self.model_hint], spacing=2), "model-status"),
+                self.open_models_box,
                 *self._status_lines.values(),
             ],
             spacing=10,
@@ -271,14 +281,16 @@ class PracticeView:
         if status == "ready":
             text = self._t["worker_ready"].format(model=state.model_id)
         elif status == "failed":
-            text = self._t["worker_failed"].format(reason=state.worker_message)
+            model = state.model_asked or self._t["demo_model_name"]
+            text = self._t["worker_failed"].format(model=model, reason=state.worker_message)
         elif status == "restarting":
             text = self._t["worker_restarting"].format(reason=state.worker_message)
         else:
             text = self._t["worker_starting"]
         self.model_status.value = text
         self.model_status.color = ft.Colors.RED_800 if status == "failed" else ft.Colors.GREY_800
-        self.model_hint.visible = status == "failed"
+        self.model_hint.visible = self.open_models_box.visible = status == "failed"
+        self.model_hint.value = self._t["worker_failed_folder_hint" if state.model_is_folder else "worker_failed_hint"]
 
     def _render_stage(self, state: PracticeState) -> None:
         # The camera control stays mounted (an invisible control has no client side to talk to);

@@ -51,11 +51,14 @@ EN: dict[str, str] = {
     "worker_starting": "Loading the model…",
     "worker_ready": "Model ready: {model}",
     "worker_restarting": "The model worker stopped and is restarting ({reason}).",
-    "worker_failed": "The model cannot be used: {reason}",
-    "worker_failed_hint": (
-        "Install or repair it from a terminal: python -m app models download MODEL_ID "
-        "(or models verify MODEL_ID), then restart the app."
+    "worker_failed": "The model {model} cannot be used: {reason}",
+    "worker_failed_hint": "Download or repair it on the Models screen, or use the bundled demo model there.",
+    "open_models": "Open Models",
+    "worker_failed_folder_hint": (
+        "This folder is not a model Keyframe can use. Choose another model on the Models screen, "
+        "or use the bundled demo model there."
     ),
+    "demo_model_name": "the bundled demo model",
     "waiting_keyframe": "Waiting for the next keyframe…",
     "analysing_phase": "Analysing keyframe {k}: {phase}",
     "phase_vision": "looking at the picture",
@@ -143,11 +146,13 @@ ZH: dict[str, str] = {
     "worker_starting": "正在加载模型…",
     "worker_ready": "模型已就绪：{model}",
     "worker_restarting": "模型工作进程已停止，正在重新启动（{reason}）。",
-    "worker_failed": "无法使用该模型：{reason}",
-    "worker_failed_hint": (
-        "请在终端里安装或修复：python -m app models download MODEL_ID"
-        "（或 models verify MODEL_ID），然后重新启动本应用。"
+    "worker_failed": "无法使用模型 {model}：{reason}",
+    "worker_failed_hint": "请在“模型”页面下载或修复它，或在那里改用内置的演示模型。",
+    "open_models": "打开模型页面",
+    "worker_failed_folder_hint": (
+        "这个文件夹不是 Keyframe 能使用的模型。请在“模型”页面选择其他模型，或在那里改用内置的演示模型。"
     ),
+    "demo_model_name": "内置演示模型",
     "waiting_keyframe": "正在等待下一个关键帧…",
     "analysing_phase": "正在分析关键帧 {k}：{phase}",
     "phase_vision": "正在看图",

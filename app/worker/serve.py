@@ -150,7 +150,8 @@ def serve(spec: WorkerSpec, wait: Wait, poll: Poll, emit: Callable[[Event], None
         load_ms = analyzer.load()
     except Exception as exc:  # reported to the host, which shows it
         log.exception("the model could not be loaded")  # the traceback stays here; the host gets one line
-        emit(LoadFailed(f"{type(exc).__name__}: {exc}"))
+        # The app's own errors are sentences for the user; a class name means nothing on a screen.
+        emit(LoadFailed(str(exc) or type(exc).__name__))
         return
     log.info(
         "model %s@%s on %s loaded in %.0f ms (%s)",

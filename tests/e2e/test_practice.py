@@ -248,15 +248,36 @@ def test_a_file_over_the_limit_is_refused_before_decoding(page, tmp_path: Path) 
 
 
 def test_a_missing_model_is_a_sentence_and_a_way_out(browser, tmp_path: Path) -> None:  # noqa: ANN001
+    from app.models.catalog import DEFAULT_MODEL_ID
+
     empty = tmp_path / "no-model"
     empty.mkdir()
+    image = tmp_path / "yes.jpg"
+    image.write_bytes(next(data for _, data, expected in held_out_scenes(1, seed=8) if expected == "yes"))
     with AppServer(tmp_path / "data", "--model", str(empty)) as app:
-        for viewport in (None, PHONE):
+        for viewport in (PHONE, None):
             page = open_app_page(browser, app.url, viewport=viewport)
             try:
                 status = wait_text(page, "model-status", "cannot be used")
-                assert "config.json" in status and "python -m app models" in status
+                # Named, in words, with no class name or placeholder, and a folder is not told to download.
+                assert "no-model" in status and "config.json" in status, status
+                assert "ModelNotVerified" not in status and "MODEL_ID" not in status, status
+                assert "This folder is not a model" in status, status
                 shot(page, "practice-model-missing")
+                if viewport is not None:
+                    continue
+                # The way out: Models, "Use this model" on the demo, and Practice works at once.
+                node(page, "open-models").click()
+                node(page, f"model-use-{DEFAULT_MODEL_ID}").first.wait_for(timeout=30_000)
+                node(page, f"model-use-{DEFAULT_MODEL_ID}").first.click()
+                go_to(page, "Practice", "start-stop")
+                wait_text(page, "model-status", "Model ready", timeout=90)
+                choose(page, "Image")
+                start_with_files(page, [image])
+                wait_text(page, "observation", "YES")
+                page.reload()  # and it stays so
+                wait_until_loaded(page)
+                wait_text(page, "model-status", "Model ready", timeout=90)
             finally:
                 page.context.close()
 
