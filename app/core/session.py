@@ -40,6 +40,10 @@ class PracticeEvent:
     # correction can be checked against them. Empty in logs written before they were recorded.
     profile_id: str = ""
     allowed_values: tuple[str, ...] = ()
+    # What the keyframe came from: "camera", a video's or an image's file name ("" in older logs);
+    # `still`: a still image, whose `t` is only its place in the list, not a time.
+    source: str = ""
+    still: bool = False
     kind: str = field(default="practice", init=False)
 
 
@@ -234,6 +238,7 @@ _CHECKS: dict[str, Any] = {
     "str": lambda v: isinstance(v, str),
     "float": _is_number,
     "int": lambda v: isinstance(v, int) and not isinstance(v, bool),
+    "bool": lambda v: isinstance(v, bool),
     "float | None": lambda v: v is None or _is_number(v),
     "tuple[str, ...]": lambda v: isinstance(v, list) and all(isinstance(x, str) for x in v),
 }

@@ -52,6 +52,8 @@ class ImageRejected(ValueError):
 class DecodedImage:
     rgb: np.ndarray  # HxWx3 uint8, EXIF orientation applied
     source_format: str
+    name: str = ""  # where it came from, for the user: a file's name, "camera" ("" unknown)
+    still: bool = False  # a still image (its session time is only its place in the list)
 
     @property
     def width(self) -> int:
@@ -162,7 +164,7 @@ def decode_image_bytes(data: bytes, name: str = "image") -> DecodedImage:
         raise ImageRejected("corrupt", f"{name}: the image data is damaged ({type(exc).__name__}: {exc})") from exc
     if rgb.ndim != 3 or rgb.shape[2] != 3 or min(rgb.shape[:2]) < MIN_SIDE:
         raise ImageRejected("too_small", f"{name}: {rgb.shape[1]}x{rgb.shape[0]} is smaller than {MIN_SIDE} px")
-    return DecodedImage(rgb=np.ascontiguousarray(rgb, dtype=np.uint8), source_format=fmt)
+    return DecodedImage(rgb=np.ascontiguousarray(rgb, dtype=np.uint8), source_format=fmt, name=name)
 
 
 def _other_format(data: bytes) -> str | None:

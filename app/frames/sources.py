@@ -13,7 +13,7 @@ from __future__ import annotations
 import threading
 import time
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Protocol
 
@@ -83,9 +83,11 @@ class VideoFileSource(FrameSource):
 
     label = "video"
 
-    def __init__(self, path: Path) -> None:
+    def __init__(self, path: Path, name: str = "") -> None:
+        """`name`: the video's name for the user (an upload's original name), else the file's."""
         super().__init__()
         self.video = VideoFrames(path)  # opened now: a bad file is refused before anything starts
+        self._name = name or Path(path).name
 
     def _run(self, sink: FrameSink) -> SourceEnded:
         clock = RealtimeClock()
@@ -93,7 +95,7 @@ class VideoFileSource(FrameSource):
             for t, rgb in self.video:
                 if self._stop.wait(clock.delay(t)):
                     return SourceEnded(True, "stopped")
-                sink.offer_frame(t, DecodedImage(rgb, "video"))
+                sink.offer_frame(t, DecodedImage(rgb, "video", name=self._name))
         sink.flush()
         self._wait_answered(sink)  # the session ends with the last keyframe answered, not cancelled
         return SourceEnded(True, "; ".join(self.video.stats.summary()))
@@ -121,7 +123,7 @@ class StillsSource(FrameSource):
                 rejected.append(str(exc))
                 continue
             # One image per interval window: the sampler takes each as its own keyframe.
-            sink.offer_frame(slot * self._interval, image)
+            sink.offer_frame(slot * self._interval, replace(image, still=True))
             slot += 1
             self._wait_answered(sink)
         sink.flush()
@@ -149,7 +151,9 @@ class OpenCvCameraSource(FrameSource):
                 ok, bgr = capture.read()
                 if not ok:
                     return SourceEnded(False, "the camera stopped delivering frames")
-                sink.offer_frame(time.monotonic() - start, DecodedImage(cv2.cvtColor(bgr, cv2.COLOR_BGR2RGB), "camera"))
+                sink.offer_frame(
+                    time.monotonic() - start, DecodedImage(cv2.cvtColor(bgr, cv2.COLOR_BGR2RGB), "camera", "camera")
+                )
         finally:
             capture.release()
         return SourceEnded(True, "stopped")

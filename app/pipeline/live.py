@@ -28,6 +28,7 @@ from app.core.session import (
 )
 from app.core.slot import InFlightSlot
 from app.frames.intake import DecodedImage
+from app.frames.jpeg import THUMB_SIDE, jpeg
 from app.frames.metrics import frame_stats
 from app.logs import answers_logged
 from app.session.store import SessionLog
@@ -362,14 +363,26 @@ class LivePipeline:
             model_score=result.model_score,
             profile_id=result.profile_id,
             allowed_values=self._answer_values,
+            source=keyframe.image.name,
+            still=keyframe.image.still,
         )
 
     def _finish(self, keyframe: Keyframe, event: SessionEvent) -> None:
         self._jobs.pop(self._job_id(keyframe), None)
         self._sampler.settle(keyframe.t, answered=isinstance(event, PracticeEvent))
         self._stream = None
+        if isinstance(event, PracticeEvent) and self._log is not None:
+            self._save_thumbnail(self._log, event.event_id, keyframe.image)
         self._record(event)
         self._advance()
+
+    @staticmethod
+    def _save_thumbnail(log: SessionLog, event_id: str, image: DecodedImage) -> None:
+        """Before the answer is recorded, so a screen showing the answer finds its picture."""
+        try:
+            log.save_thumbnail(event_id, jpeg(image.rgb, side=THUMB_SIDE))
+        except OSError as exc:  # a full disk: the answer is kept, only its picture is missing
+            logger.warning("keyframe thumbnail not saved (%s)", exc.strerror or exc)
 
     def _advance(self) -> None:
         following = self._slot.done()

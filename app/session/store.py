@@ -18,6 +18,7 @@ import errno
 import io
 import json
 import os
+import stat
 import threading
 import time
 import uuid
@@ -82,12 +83,46 @@ def make_dirs_durable(folder: Path) -> None:
         fsync_dir(created.parent)
 
 
+def thumbnails_of(log_path: Path) -> Path:
+    return log_path.with_suffix(".thumbs")
+
+
+def read_thumbnail(log_path: Path, event_id: str) -> bytes | None:
+    """A keyframe's thumbnail, or None (an older session, a failed write, a damaged id)."""
+    if not event_id.isalnum():  # ids are hex: nothing else may name a file
+        return None
+    try:
+        # Never blocks on a FIFO planted in its place, and reads a bounded amount of a regular file only.
+        fd = os.open(thumbnails_of(log_path) / f"{event_id}.jpg", os.O_RDONLY | getattr(os, "O_NONBLOCK", 0))
+    except OSError:
+        return None
+    with os.fdopen(fd, "rb") as fh:
+        try:
+            return fh.read(1 << 20) if stat.S_ISREG(os.fstat(fd).st_mode) else None
+        except OSError:
+            return None
+
+
 class SessionLog:
     def __init__(self, path: Path) -> None:
         self.path = Path(path)
         self._lock = threading.Lock()
         self._fh: BinaryIO | None = None  # opened on the first append
         self._closed = False
+
+    @property
+    def thumbnails(self) -> Path:
+        """The folder of this session's keyframe thumbnails, beside the log (deleted with it)."""
+        return thumbnails_of(self.path)
+
+    def save_thumbnail(self, event_id: str, data: bytes) -> None:
+        """One keyframe's thumbnail (JPEG), so the examiner sees what was judged. OSError if it cannot be
+        written; the caller goes on without it (the answer itself is in the log)."""
+        folder = self.thumbnails
+        folder.mkdir(exist_ok=True)
+        tmp = folder / f".{event_id}.jpg.tmp"
+        tmp.write_bytes(data)
+        os.replace(tmp, folder / f"{event_id}.jpg")
 
     def _open(self) -> BinaryIO:
         make_dirs_durable(self.path.parent)
@@ -165,6 +200,8 @@ CSV_COLUMNS = (
     "t",
     "wall_time",
     "keyframe_id",
+    "source",
+    "still",
     "signal",
     "observation",
     "parse_status",
@@ -206,6 +243,8 @@ def export_csv(session: LoadedSession) -> str:
                 "t": f"{e.t:.3f}",
                 "wall_time": f"{e.wall_time:.3f}",
                 "keyframe_id": e.keyframe_id,
+                "source": e.source,  # the camera, or the video's or the image's file name
+                "still": "yes" if e.still else "",  # a still's t is only its place in the list
                 "signal": e.signal,
                 "observation": e.observation,
                 "parse_status": e.parse_status,

@@ -155,6 +155,7 @@ class Shell:
                 confirm=lambda event_id, note, revise: self._review(event_id, None, note, revise),
                 correct=lambda event_id, value, note, revise: self._review(event_id, value, note, revise),
                 open_models=lambda: self.go(MODELS),
+                thumbnail=controller.thumbnail,
             ),
             camera,
             t,

@@ -17,23 +17,20 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 
-import cv2
-import numpy as np
-
 from app.core.profiles import ProfileLabels
 from app.core.sampler import DEFAULT_INTERVAL_S, SamplerConfig
 from app.core.session import KeyframeFailed, PracticeEvent, SessionState, apply
 from app.frames.intake import DecodedImage, ImageRejected, decode_image_bytes
+from app.frames.jpeg import THUMB_SIDE, jpeg
 from app.frames.sources import FrameSource, OpenCvCameraSource, SourceEnded, StillsSource, VideoFileSource
 from app.frames.video import VideoError
 from app.pipeline.live import LivePipeline, PipelineUpdate
 from app.session.review import ReviewError, make_review
-from app.session.store import SessionLog, new_session_id
+from app.session.store import SessionLog, new_session_id, read_thumbnail
 from app.ui.latest_only import LatestOnly
 from app.worker.messages import WorkerSpec
 
 RESTART_QUIET_S = 0.4  # settings clicks closer than this restart the worker once
-PREVIEW_SIDE = 480  # longest side of the preview sent to the page
 PREVIEW_PERIOD_S = 0.25  # at most 4 preview frames a second: enough to see, cheap to send
 
 
@@ -99,14 +96,6 @@ def clean_card(state: PracticeState) -> PracticeState:
         analysing_thumb=None,
         preview=None,
     )
-
-
-def jpeg(rgb: np.ndarray, side: int = PREVIEW_SIDE) -> bytes:
-    h, w = rgb.shape[:2]
-    scale = min(1.0, side / max(h, w))
-    small = cv2.resize(rgb, (max(1, round(w * scale)), max(1, round(h * scale))), interpolation=cv2.INTER_AREA)
-    ok, buf = cv2.imencode(".jpg", cv2.cvtColor(small, cv2.COLOR_RGB2BGR), [cv2.IMWRITE_JPEG_QUALITY, 80])
-    return buf.tobytes() if ok else b""
 
 
 class PracticeController:
@@ -252,7 +241,7 @@ class PracticeController:
 
     def start_video(self, name: str, path: Path) -> None:
         try:
-            source: FrameSource = VideoFileSource(path)
+            source: FrameSource = VideoFileSource(path, name)
         except (VideoError, OSError) as exc:
             said = str(exc)
             self._update(lambda s: replace(s, error=said))
@@ -317,7 +306,7 @@ class PracticeController:
         if self._camera_started is None:
             return
         try:
-            image = decode_image_bytes(data, name="camera picture")
+            image = decode_image_bytes(data, name="camera")
         except ImageRejected as exc:
             said = str(exc)
             self._update(lambda s: replace(s, error=said))
@@ -397,6 +386,11 @@ class PracticeController:
 
     # --- examiner ------------------------------------------------------------------------------
 
+    def thumbnail(self, event_id: str) -> bytes | None:
+        """The keyframe thumbnail of an answer of the session on screen (None: none was kept)."""
+        session_id = self._state.session_id
+        return read_thumbnail(self._sessions_dir / f"{session_id}.jsonl", event_id) if session_id else None
+
     def review(self, event_id: str, correct_to: str | None, note: str = "", revise: bool = False) -> str | None:
         """Confirm (correct_to None) or correct an answer of the session on screen; returns an error or None.
 
@@ -421,7 +415,7 @@ class PracticeController:
 
     def _on_update(self, update: PipelineUpdate) -> None:
         model = self._pipeline.model if update.worker_status == "ready" else None
-        thumb = jpeg(update.keyframe_image.rgb, side=160) if update.keyframe_image is not None else None
+        thumb = jpeg(update.keyframe_image.rgb, side=THUMB_SIDE) if update.keyframe_image is not None else None
         if update.worker_blocked is not None:
             self._worker_blocked = update.worker_blocked
         blocked = self._guard_blocked + self._worker_blocked

@@ -14,12 +14,12 @@ import flet as ft
 from app.core.parser import UNKNOWN
 from app.core.session import KeyframeFailed, PracticeEvent, SessionState, TimelineEntry
 from app.ui.practice_controller import PracticeState, clean_card
-from app.ui.review_list import ReviewList
+from app.ui.review_list import ReviewList, when_taken
 from app.ui.strings import EN
 from app.ui.strings_sessions import EN as WORDS
 from app.ui.strings_sessions import answer_word, reason_words
 from app.ui.timeline import TimelineChart, mark_style
-from app.ui.widgets import clock, tagged
+from app.ui.widgets import tagged
 
 SOURCES = ("camera", "video", "image", "folder")
 INTERVALS = (2, 3, 4, 5)
@@ -33,6 +33,7 @@ class PracticeActions:
     confirm: Callable[[str, str, bool], None]  # (event_id, note, revise)
     correct: Callable[[str, str, str, bool], None]  # (event_id, value, note, revise)
     open_models: Callable[[], None] = lambda: None  # to the Models screen (a model that cannot be used)
+    thumbnail: Callable[[str], bytes | None] = lambda _: None  # an answer's keyframe thumbnail
 
 
 class PracticeView:
@@ -164,7 +165,7 @@ class PracticeView:
             )
         )
         self.timeline = TimelineChart(strings=words)
-        self.reviews = ReviewList(words)
+        self.reviews = ReviewList(words, thumbnails=actions.thumbnail)
         # Hidden when empty: the Semantics wrapper is what hides (its content must stay visible).
         self._status_lines = {
             line: tagged(line, name)
@@ -336,7 +337,7 @@ class PracticeView:
             else ""
         )
         self.review_state.value = _review_text(self._t, self._w, entry)
-        self.taken.value = self._t["taken_at"].format(t=event.t, clock=clock(event.wall_time))
+        self.taken.value = when_taken(self._w, event.t, event.wall_time, event.source, event.still)
         score = "—" if event.model_score is None else f"{event.model_score:.3g}"
         tm = event.timings
         interval = f"{state.effective_interval_s:.1f} s" if state.effective_interval_s else "—"

@@ -1,6 +1,7 @@
 """The examiner's list: answers waiting for confirmation, then the reviewed ones with their history.
 
-Each answer shows when its keyframe was taken, the model's answer in words (with
+Each answer shows its keyframe's thumbnail and source (the camera, a video's or an
+image's file name; a still gets no made-up time), the answer in words (with
 the marker of the timeline: colour and shape), **Confirm**, a **Correct to…**
 dropdown limited to the profile's other answers, and an optional note. A
 reviewed answer shows every verdict in order and offers "Change verdict", which
@@ -26,6 +27,7 @@ from app.ui.timeline import mark_style
 from app.ui.widgets import clock, tagged
 
 AllowedValues = Sequence[str] | Mapping[str, Sequence[str]]  # one list for all, or per event_id
+Thumbnails = Callable[[str], bytes | None]  # event_id -> the keyframe's JPEG, kept beside the session log
 ConfirmHandler = Callable[[str, str, bool], object]  # (event_id, note, revise)
 CorrectHandler = Callable[[str, str, str, bool], object]  # (event_id, value, note, revise)
 
@@ -42,10 +44,19 @@ class _Handlers:
     correct: CorrectHandler
 
 
+def when_taken(s: Mapping[str, str], t: float, wall_time: float, source: str, still: bool) -> str:
+    """Where and when a keyframe was taken: a still by its file name (its `t` is only its place in the
+    list), a video or camera frame by its time in the session."""
+    if still:
+        return text(s, "review_still", name=source, clock=clock(wall_time))
+    at = text(s, "review_at", t=f"{t:.1f}", clock=clock(wall_time))
+    return text(s, "review_at_source", source=source, at=at) if source else at
+
+
 class ReviewRow:
     """One answer; its controls live as long as the event is listed."""
 
-    def __init__(self, event_id: str, strings: Mapping[str, str]) -> None:
+    def __init__(self, event_id: str, strings: Mapping[str, str], thumbnail: bytes | None = None) -> None:
         self.event_id = event_id
         self._s = strings
         self._handlers: _Handlers | None = None
@@ -55,6 +66,10 @@ class ReviewRow:
         self.entry: TimelineEntry | None = None
 
         self.icon = ft.Icon(ft.Icons.CIRCLE, size=28)
+        # What was judged, as the model got it (read once: a row lives as long as its event is listed).
+        self.thumb = ft.Image(src=thumbnail or b"", width=88, height=66, fit=ft.BoxFit.COVER, border_radius=4)
+        self.thumb_box = tagged(self.thumb, f"thumb-{event_id}")
+        self.thumb_box.visible = thumbnail is not None
         self.answer = ft.Text("", size=16, weight=ft.FontWeight.BOLD)
         self.when = ft.Text("", size=12, color=ft.Colors.GREY_700)
         self.reason = ft.Text("", size=12, color=ft.Colors.GREY_800, visible=False)
@@ -86,7 +101,11 @@ class ReviewRow:
         body = ft.Column(
             [
                 ft.Row(
-                    [self.icon, ft.Column([self.answer, self.when, self.reason], spacing=2, expand=True)],
+                    [
+                        self.icon,
+                        ft.Column([self.answer, self.when, self.reason], spacing=2, expand=True),
+                        self.thumb_box,
+                    ],
                     vertical_alignment=ft.CrossAxisAlignment.START,
                 ),
                 self.status,
@@ -124,7 +143,7 @@ class ReviewRow:
         self.answer.value = f"{signal_words(s, e.signal)} — {answer}"
         self.answer.color = style.colour
         self.icon.semantics_label = text(s, "review_model_said", answer=answer_word(s, e.observation))
-        self.when.value = text(s, "review_at", t=f"{e.t:.1f}", clock=clock(e.wall_time))
+        self.when.value = when_taken(s, e.t, e.wall_time, e.source, e.still)
         self.reason.visible = e.parse_status != "valid"
         self.reason.value = reason_words(s, e.parse_reason) if self.reason.visible else ""
 
@@ -182,9 +201,12 @@ class ReviewRow:
 class ReviewList:
     """Pending answers first (oldest first), then the reviewed ones; `root` is the control to place."""
 
-    def __init__(self, strings: Mapping[str, str] = EN, read_only: bool = False) -> None:
+    def __init__(
+        self, strings: Mapping[str, str] = EN, read_only: bool = False, thumbnails: Thumbnails = lambda _: None
+    ) -> None:
         self._s = strings
         self._read_only = read_only
+        self._thumbnails = thumbnails
         self.rows: dict[str, ReviewRow] = {}
         self.pending_title = ft.Text(text(strings, "review_pending_title", n=0), weight=ft.FontWeight.BOLD, size=16)
         self.none_pending = ft.Text(text(strings, "review_none_pending"), color=ft.Colors.GREY_700)
@@ -228,7 +250,7 @@ class ReviewList:
             event_id = entry.event.event_id
             row = self.rows.get(event_id)
             if row is None:
-                row = self.rows[event_id] = ReviewRow(event_id, self._s)
+                row = self.rows[event_id] = ReviewRow(event_id, self._s, self._thumbnails(event_id))
             row.render(entry, _values_for(allowed_values, event_id), handlers, self._read_only)
             (pending if entry.review == "pending" else done).append(row.root)
         self.pending.controls = pending

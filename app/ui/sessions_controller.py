@@ -29,7 +29,7 @@ from app.core.session import (
 )
 from app.paths import PROFILES
 from app.session.review import ReviewError, allowed_answers, make_review
-from app.session.store import LoadedSession, SessionLog, export_csv, export_jsonl, load_session
+from app.session.store import LoadedSession, SessionLog, export_csv, export_jsonl, load_session, read_thumbnail
 from app.ui.notice import Notice
 
 EXPORT_FORMATS: tuple[str, ...] = ("csv", "jsonl")
@@ -258,6 +258,11 @@ class SessionsController:
         return _row(path, modified, loaded), loaded
 
     # --- one session ----------------------------------------------------------------
+
+    def thumbnail(self, event_id: str) -> bytes | None:
+        """The opened session's keyframe thumbnail (None: none was kept)."""
+        opened = self._state.opened
+        return read_thumbnail(opened.row.path, event_id) if opened is not None else None
 
     def open(self, session_id: str) -> None:
         with self._lock:

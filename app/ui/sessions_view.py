@@ -111,7 +111,7 @@ class SessionsView:
             spacing=8,
         )
         self.timeline = TimelineChart(strings=s)
-        self.review_list = ReviewList(strings=s)
+        self.review_list = ReviewList(strings=s, thumbnails=controller.thumbnail)
         self.detail_box = ft.Column(
             [self.summary_box, exports, self.timeline.root, ft.Divider(), self.review_list.root], spacing=12
         )

@@ -298,6 +298,16 @@ def wait_text(page, identifier: str, expected: str, timeout: float = 60) -> str:
     raise AssertionError(f"{identifier!r} never showed {expected!r}; last: {seen!r}")
 
 
+def wait_on_page(page, said: str, timeout: float = 30) -> None:  # noqa: ANN001
+    """Until some node of the page's semantics tree says `said` (its text or its label)."""
+    page.wait_for_function(
+        """(said) => [...document.querySelectorAll('flt-semantics')].some(
+            (n) => (n.textContent + ' ' + (n.getAttribute('aria-label') || '')).includes(said))""",
+        arg=said,
+        timeout=timeout * 1000,
+    )
+
+
 def go_to(page, label: str, target: str, timeout: float = 60) -> None:  # noqa: ANN001
     """Through the navigation, to the screen showing the node `target`: the rail's buttons on a wide
     window, the bottom bar's tabs on a phone (whose names go on after the label: "设置 第 5 个标签，共 5 个").

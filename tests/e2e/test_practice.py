@@ -26,6 +26,7 @@ from tests.e2e.conftest import (
     open_app_page,
     shot,
     text_of,
+    wait_on_page,
     wait_text,
     wait_until_loaded,
 )
@@ -109,7 +110,8 @@ def test_a_still_image_gets_an_answer_in_words(page, tmp_path: Path) -> None:  #
     start_with_files(page, [yes])
     wait_text(page, "observation", "YES")
     assert "Waiting for examiner confirmation" in text_of(page, "review-state")
-    assert "Keyframe at 0.0 s" in text_of(page, "taken-at")
+    taken = text_of(page, "taken-at")
+    assert "yes.jpg" in taken and " s " not in taken, "a still by its name, with no made-up time"
     # Technical details exist but are closed: the raw JSON is not on the card.
     node(page, "result-card").wait_for(timeout=30_000)  # text_of reads "" for a missing card
     assert "hand_position_correct" not in text_of(page, "result-card")
@@ -154,12 +156,7 @@ def test_a_video_session_then_the_examiner_confirms_and_corrects(page, app_serve
     assert events["corrected"].observation == wrong.lower()
     # The correction is the verdict on screen, and the model's answer stays visible as the model's.
     model_said = "YES" if wrong == "NO" else "NO"
-    page.wait_for_function(
-        """(said) => [...document.querySelectorAll('flt-semantics')].some(
-            (n) => (n.textContent + ' ' + (n.getAttribute('aria-label') || '')).includes(said))""",
-        arg=f"{wrong} (examiner; the model said {model_said})",
-        timeout=30_000,
-    )
+    wait_on_page(page, f"{wrong} (examiner; the model said {model_said})")
     shot(page, "practice-reviewed")
     page.get_by_role("button", name="Sessions").click()  # the rail
     page.locator(f"[flt-semantics-identifier='session-row-{log.stem}']").click()
@@ -234,6 +231,33 @@ def test_a_denied_camera_says_so_and_offers_the_other_sources(browser, app_serve
         shot(page, "practice-camera-denied")
     finally:
         page.context.close()
+
+
+def test_a_folder_sessions_review_list_shows_each_keyframe_and_its_file(
+    page,  # noqa: ANN001
+    app_server: AppServer,
+    tmp_path: Path,
+) -> None:
+    scenes = held_out_scenes(count_per_kind=1, seed=12)[:3]
+    files = []
+    for i, (_, data, _) in enumerate(scenes):
+        files.append(tmp_path / f"trainee-{i}.jpg")
+        files[-1].write_bytes(data)
+    wait_text(page, "model-status", "Model ready")
+    before = set(sessions(app_server.data))
+    choose(page, "Folder")
+    start_with_files(page, files)
+    assert wait_until(lambda: set(sessions(app_server.data)) - before, timeout=30)
+    log = next(iter(set(sessions(app_server.data)) - before))
+    assert wait_until(lambda: practice_answers(log) == 3, timeout=60), "three answers"
+    wait_text(page, "start-stop", "Start")
+    for event in (e for e in load_session(log).events if e.kind == "practice"):
+        node(page, f"thumb-{event.event_id}").first.wait_for(timeout=30_000)  # what was judged
+        wait_on_page(page, f"{event.source} · answered")  # its file's name, and no made-up time
+    page.mouse.move(900, 500)
+    page.mouse.wheel(0, 600)  # the examiner's list, below the card
+    time.sleep(1)
+    shot(page, "practice-folder-review")
 
 
 def test_a_file_over_the_limit_is_refused_before_decoding(page, tmp_path: Path) -> None:  # noqa: ANN001

@@ -40,6 +40,10 @@ def test_video_stills_and_reviews_on_one_worker(tmp_path: Path) -> None:
         log = tmp_path / "sessions" / f"{done.session_id}.jsonl"
         kinds = [e.kind for e in load_session(log).events]
         assert kinds.count("confirmed") == 1 and kinds.count("corrected") == 1
+        # Each answer keeps its source and its keyframe's thumbnail (a JPEG) beside the log.
+        assert {e.event.source for e in done.session.timeline} == {"hands.avi"}
+        assert not any(e.event.still for e in done.session.timeline)
+        assert (controller.thumbnail(first) or b"")[:2] == b"\xff\xd8"
 
         # Stills: a bad file is that file's error; the others are answered in turn.
         good = sorted(EXAMPLES.glob("*.jpg"))[:2]
@@ -47,6 +51,10 @@ def test_video_stills_and_reviews_on_one_worker(tmp_path: Path) -> None:
         wait(controller, lambda s: s.running)
         stills = wait(controller, lambda s: not s.running)
         assert len(stills.session.timeline) == 2 and "junk.jpg" in stills.error
+        # Stills by their file names, marked as stills (their t is only their place in the list).
+        assert [(e.event.source, e.event.still) for e in stills.session.timeline] == [(p.name, True) for p in good]
+        assert all(controller.thumbnail(e.event.event_id) for e in stills.session.timeline)
+        assert controller.thumbnail("../../etc/passwd") is None
         assert stills.session_id != done.session_id
     finally:
         controller.shutdown()
