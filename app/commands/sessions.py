@@ -5,6 +5,7 @@ from __future__ import annotations
 import argparse
 import stat
 import sys
+import time
 from pathlib import Path
 from typing import TYPE_CHECKING, TextIO
 
@@ -14,7 +15,16 @@ from app.core.session import event_to_dict
 from app.models.storage import data_dir
 from app.profile_file import load_profile
 from app.session.review import ReviewError, make_review
-from app.session.store import LoadedSession, SessionLog, export_csv, export_jsonl, load_session, summary_text
+from app.session.store import (
+    LoadedSession,
+    SessionLog,
+    delete_session,
+    export_csv,
+    export_jsonl,
+    load_session,
+    session_facts,
+    summary_text,
+)
 
 if TYPE_CHECKING:
     from app.commands.common import Subparsers
@@ -23,7 +33,10 @@ if TYPE_CHECKING:
 def add_parser(sub: Subparsers) -> None:
     sessions = sub.add_parser("sessions", help="list, export or review recorded sessions")
     sessions_sub = sessions.add_subparsers(dest="sessions_command", required=True)
-    sessions_sub.add_parser("list", help="recorded sessions, newest first")
+    listing = sessions_sub.add_parser("list", help="recorded sessions, newest first (a table; --json for JSON lines)")
+    listing.add_argument("--json", action="store_true", help="one JSON object per session instead of a table")
+    delete = sessions_sub.add_parser("delete", help="delete a session: its log and its keyframe thumbnails")
+    delete.add_argument("session", help="a session id from `sessions list`, or a session .jsonl file")
     export = sessions_sub.add_parser("export", help="export a session")
     export.add_argument("session", help="a session id from `sessions list`, or a session .jsonl file")
     export.add_argument("--format", choices=("jsonl", "csv", "summary"), default="summary")
@@ -70,7 +83,8 @@ def _session_files(folder: Path) -> list[tuple[float, Path]]:
     return sorted(found, key=lambda item: item[0], reverse=True)
 
 
-def _list(folder: Path, out: TextIO) -> int:
+def _list(folder: Path, out: TextIO, as_json: bool) -> int:
+    rows: list[dict[str, object]] = []
     for _, path in _session_files(folder):
         try:
             session = load_session(path)
@@ -79,26 +93,65 @@ def _list(folder: Path, out: TextIO) -> int:
             continue
         if session.damaged_lines and not session.events:
             print(f"note: {path}: no readable event ({len(session.damaged_lines)} damaged lines)", file=sys.stderr)
-        state = session.state
-        emit(
-            out,
+        state, facts = session.state, session_facts(session)
+        rows.append(
             {
                 "id": _printable(path.stem),
                 "path": _printable(str(path)),
+                "started": facts.started,
+                "duration_s": None if facts.duration_s is None else round(facts.duration_s, 1),
+                "source": _printable(facts.source),
                 "keyframes": len(state.timeline),
                 "pending": len(state.pending),
                 "failed": state.failed,
                 "damaged_lines": len(session.damaged_lines),
-            },
-            jsonl=True,
+            }
         )
+    rows.sort(key=lambda r: r["started"] if isinstance(r["started"], float) else 0.0, reverse=True)  # newest first
+    if as_json:
+        for row in rows:
+            emit(out, row, jsonl=True)
+    else:
+        out.write(_table(rows))
     return EXIT_OK
+
+
+def _list_empty(out: TextIO, as_json: bool) -> int:
+    if not as_json:
+        out.write(_table([]))
+    return EXIT_OK
+
+
+def _table(rows: list[dict[str, object]]) -> str:
+    """The sessions as a person reads them: when, how long, from what, answered and reviewed."""
+    header = ("SESSION", "STARTED", "DURATION", "SOURCE", "ANSWERS", "PENDING")
+    lines = [header]
+    for r in rows:
+        started = r["started"]
+        when = time.strftime("%Y-%m-%d %H:%M:%S", time.localtime(started)) if isinstance(started, float) else "—"
+        duration = r["duration_s"]
+        lines.append(
+            (
+                str(r["id"]),
+                when,
+                f"{duration:.0f} s" if isinstance(duration, float) else "—",
+                str(r["source"]) or "—",
+                str(r["keyframes"]),
+                str(r["pending"]),
+            )
+        )
+    if len(lines) == 1:
+        return "no sessions yet\n"
+    widths = [max(len(line[i]) for line in lines) for i in range(len(header))]
+    return "".join(
+        "  ".join(cell.ljust(w) for cell, w in zip(line, widths, strict=True)).rstrip() + "\n" for line in lines
+    )
 
 
 def run(args: argparse.Namespace, out: TextIO) -> int:
     folder = data_dir() / "sessions"
     if args.sessions_command == "list":
-        return _list(folder, out) if folder.is_dir() else EXIT_OK
+        return _list(folder, out, args.json) if folder.is_dir() else _list_empty(out, args.json)
     path = Path(args.session)
     if not path.is_file():
         path = folder / f"{args.session}.jsonl"
@@ -112,6 +165,18 @@ def run(args: argparse.Namespace, out: TextIO) -> int:
         return EXIT_FAILED
     if args.sessions_command == "review":
         return _review(args, path, session, out)
+    if args.sessions_command == "delete":
+        if path.suffix != ".jsonl" or path.resolve().parent != folder.resolve():
+            # Only the app's own sessions: a path elsewhere could be any file of the user's.
+            print(f"error: {args.session!r} is not a session in {folder}", file=sys.stderr)
+            return EXIT_FAILED
+        try:
+            delete_session(path)
+        except OSError as exc:
+            print(f"error: cannot delete {path}: {exc.strerror or exc}", file=sys.stderr)
+            return EXIT_FAILED
+        print(f"deleted {_printable(path.stem)} (its log and its keyframe thumbnails)", file=sys.stderr)
+        return EXIT_OK
     exporters = {"jsonl": export_jsonl, "csv": export_csv, "summary": summary_text}
     out.write(exporters[args.format](session))
     return EXIT_OK

@@ -18,6 +18,7 @@ import errno
 import io
 import json
 import os
+import shutil
 import stat
 import threading
 import time
@@ -81,6 +82,35 @@ def make_dirs_durable(folder: Path) -> None:
             if not created.is_dir():
                 raise
         fsync_dir(created.parent)
+
+
+@dataclass(frozen=True)
+class SessionFacts:
+    """What tells sessions apart in a list."""
+
+    started: float | None  # wall time of its first keyframe (None: no keyframe yet)
+    duration_s: float | None  # first to last keyframe; reviews made later do not count
+    source: str  # "camera", the video's name, the image's name, "3 images"; "" when not recorded
+
+
+def session_facts(session: LoadedSession) -> SessionFacts:
+    keyframes = [e for e in session.events if getattr(e, "keyframe_id", None) is not None]
+    times = [e.wall_time for e in keyframes]
+    answers = [e for e in keyframes if isinstance(e, PracticeEvent)]
+    sources = list(dict.fromkeys(e.source for e in answers if e.source))
+    if len(sources) > 1 and all(e.still for e in answers):
+        source = f"{len(sources)} images"
+    else:
+        source = sources[0] if sources else ""
+    started = min(times) if times else None
+    return SessionFacts(started, max(times) - min(times) if times else None, source)
+
+
+def delete_session(log_path: Path) -> None:
+    """Removes a session: its log and its keyframe thumbnails. OSError if the log could not be removed."""
+    log_path.unlink()  # first: a session whose log is gone is gone, whatever its pictures do
+    shutil.rmtree(thumbnails_of(log_path), ignore_errors=True)
+    fsync_dir(log_path.parent)
 
 
 def thumbnails_of(log_path: Path) -> Path:

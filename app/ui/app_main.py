@@ -174,7 +174,11 @@ class Shell:
         self._settings_listener = self._on_loop(self._on_settings)
         self._models_listener = self._on_loop(self._on_models)
         self._testers_listener = self._on_loop(self._on_testers)
-        self.sessions_controller = SessionsController(data_dir() / "sessions", self._on_loop(self._on_sessions))
+        self.sessions_controller = SessionsController(
+            data_dir() / "sessions",
+            self._on_loop(self._on_sessions),
+            is_live=lambda sid: controller.state.running and controller.state.session_id == sid,
+        )
         self.sessions = SessionsView(self.sessions_controller, file_picker_saver(picker), words, page.run_thread)
         testers_words = strings_testers.TABLES[self.language]
         self.testers_controller = testers or TestersController(controller)

@@ -29,7 +29,16 @@ from app.core.session import (
 )
 from app.paths import PROFILES
 from app.session.review import ReviewError, allowed_answers, make_review
-from app.session.store import LoadedSession, SessionLog, export_csv, export_jsonl, load_session, read_thumbnail
+from app.session.store import (
+    LoadedSession,
+    SessionLog,
+    delete_session,
+    export_csv,
+    export_jsonl,
+    load_session,
+    read_thumbnail,
+    session_facts,
+)
 from app.ui.notice import Notice
 
 EXPORT_FORMATS: tuple[str, ...] = ("csv", "jsonl")
@@ -91,7 +100,9 @@ class SessionRow:
     label: str  # the stem as printable text
     path: Path
     modified: float  # file mtime, the list's order (newest first)
-    started: float | None = None  # wall time of the first event, None for an empty log
+    started: float | None = None  # wall time of the first keyframe, None for an empty log
+    duration_s: float | None = None  # first to last keyframe
+    source: str = ""  # "camera", the video's or the image's name, "3 images"
     model_id: str = ""  # the model of the first analysed keyframe
     summary: SessionSummary | None = None  # None when the file cannot be read
     error: str = ""  # why it cannot be read
@@ -150,10 +161,12 @@ def _row(path: Path, modified: float, loaded: LoadedSession | None, error: str =
         return base
     state = loaded.state
     first = next((e for e in loaded.events if isinstance(e, PracticeEvent)), None)
-    started = min((getattr(e, "wall_time", 0.0) for e in loaded.events), default=None)
+    facts = session_facts(loaded)
     return replace(
         base,
-        started=started,
+        started=facts.started,
+        duration_s=facts.duration_s,
+        source=facts.source,
         model_id=first.model_id if first else "",
         summary=summarise(state, len(loaded.damaged_lines)),
     )
@@ -206,8 +219,11 @@ class SessionsController:
         *,
         examiner: str = "",
         profiles_dir: Path = PROFILES,
+        is_live: Callable[[str], bool] = lambda _: False,
     ) -> None:
+        """`is_live(session_id)`: that session is being recorded now (it cannot be deleted)."""
         self._folder = Path(sessions_dir)
+        self._is_live = is_live
         self._on_change = on_change
         self._examiner = examiner
         self._profiles_dir = profiles_dir
@@ -244,6 +260,8 @@ class SessionsController:
                 rows.append(row)
             for gone in set(self._rows) - {path for _, path in files}:
                 del self._rows[gone]
+            # Newest start first (a review changes a file, not when its session began); no start: last.
+            rows.sort(key=lambda r: r.started if r.started is not None else float("-inf"), reverse=True)
             opened = self._state.opened
             self._set(replace(self._state, rows=tuple(rows), listed=True, notice=notice or self._state.notice))
             if opened is not None:
@@ -274,6 +292,22 @@ class SessionsController:
         with self._lock:
             self._set(replace(self._state, opened=None, notice=None))
         self._emit()
+
+    def delete(self, session_id: str) -> None:
+        """Deletes a session (its log and thumbnails); the one Practice is recording cannot be deleted."""
+        with self._lock:
+            path = self._folder / f"{session_id}.jsonl"
+            if self._is_live(session_id):
+                self._set(replace(self._state, notice=Notice("notice_delete_live", error=True)))
+            else:
+                try:
+                    delete_session(path)
+                except OSError as exc:
+                    detail = (("detail", exc.strerror or str(exc)),)
+                    self._set(replace(self._state, notice=Notice("notice_delete_failed", detail, error=True)))
+                else:
+                    self._set(replace(self._state, opened=None, notice=Notice("notice_deleted")))
+        self.refresh()
 
     def dismiss_notice(self) -> None:
         with self._lock:

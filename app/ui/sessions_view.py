@@ -51,7 +51,7 @@ def file_picker_saver(picker: ft.FilePicker) -> SaveFile:
 
 
 def _date(seconds: float) -> str:
-    return time.strftime("%Y-%m-%d %H:%M", time.localtime(seconds))
+    return time.strftime("%Y-%m-%d %H:%M:%S", time.localtime(seconds))
 
 
 class SessionsView:
@@ -105,15 +105,44 @@ class SessionsView:
             fmt: ft.OutlinedButton(text(s, f"export_{fmt}"), icon=ft.Icons.DOWNLOAD, on_click=self._export_handler(fmt))
             for fmt in EXPORT_FORMATS
         }
+        self.delete = ft.TextButton(
+            text(s, "delete_session"), icon=ft.Icons.DELETE_OUTLINE, on_click=lambda _: self._ask_delete(True)
+        )
+        self.delete_yes = ft.FilledButton(text(s, "delete_yes"), on_click=lambda _: self._delete())
+        self.delete_no = ft.TextButton(text(s, "delete_no"), on_click=lambda _: self._ask_delete(False))
+        self.delete_confirm = ft.Row(
+            [
+                ft.Text(text(s, "delete_confirm"), color=ft.Colors.RED_900),
+                tagged(self.delete_yes, "session-delete-yes", text(s, "delete_yes")),
+                tagged(self.delete_no, "session-delete-no", text(s, "delete_no")),
+            ],
+            wrap=True,
+        )
+        self.delete_confirm_box = tagged(self.delete_confirm, "session-delete-confirm")
+        self.delete_confirm_box.visible = False
         exports = ft.Row(
-            [tagged(button, f"export-{fmt}", text(s, f"export_{fmt}")) for fmt, button in self.export_buttons.items()],
+            [
+                *(
+                    tagged(button, f"export-{fmt}", text(s, f"export_{fmt}"))
+                    for fmt, button in self.export_buttons.items()
+                ),
+                tagged(self.delete, "session-delete", text(s, "delete_session")),
+            ],
             wrap=True,
             spacing=8,
         )
         self.timeline = TimelineChart(strings=s)
         self.review_list = ReviewList(strings=s, thumbnails=controller.thumbnail)
         self.detail_box = ft.Column(
-            [self.summary_box, exports, self.timeline.root, ft.Divider(), self.review_list.root], spacing=12
+            [
+                self.summary_box,
+                exports,
+                self.delete_confirm_box,
+                self.timeline.root,
+                ft.Divider(),
+                self.review_list.root,
+            ],
+            spacing=12,
         )
 
         body = ft.Column([self.list_box, self.detail_box], scroll=ft.ScrollMode.AUTO, expand=True)
@@ -172,6 +201,12 @@ class SessionsView:
             return tagged(tile, f"session-row-{row.session_id}")
         summary = row.summary
         date = _date(row.started if row.started is not None else row.modified)
+        # Start, length and source first: what tells one practice from the next.
+        heading = [text(s, "row_title", date=date)]
+        if row.duration_s is not None:
+            heading.append(text(s, "row_duration", seconds=f"{row.duration_s:.0f}"))
+        if row.source:
+            heading.append(row.source)
         parts = [text(s, "row_model", model=row.model_id) if row.model_id else text(s, "row_no_model")]
         parts.append(
             text(s, "row_counts", yes=summary.count("yes"), no=summary.count("no"), unknown=summary.count("unknown"))
@@ -181,12 +216,25 @@ class SessionsView:
             parts.append(text(s, "row_damaged", n=summary.damaged_lines))
         tile = ft.ListTile(
             leading=ft.Icon(ft.Icons.HISTORY),
-            title=ft.Text(text(s, "row_title", date=date), weight=ft.FontWeight.W_500),
+            title=ft.Text(" · ".join(heading), weight=ft.FontWeight.W_500),
             subtitle=ft.Text(" · ".join(parts)),
             trailing=ft.Icon(ft.Icons.CHEVRON_RIGHT),
             on_click=lambda _, sid=row.session_id: self._controller.open(sid),
         )
         return tagged(tile, f"session-row-{row.session_id}", text(s, "open_session", date=date))
+
+    def _ask_delete(self, asking: bool) -> None:
+        self.delete_confirm_box.visible = asking
+        self.delete.disabled = asking
+        self.delete_confirm_box.update()
+        self.delete.update()
+
+    def _delete(self) -> None:
+        opened = self._controller.state.opened
+        self.delete_confirm_box.visible = False
+        self.delete.disabled = False
+        if opened is not None:
+            self._background(lambda: self._controller.delete(opened.row.session_id))
 
     def _render_session(self, opened: OpenedSession) -> None:
         s = self._s
@@ -194,6 +242,8 @@ class SessionsView:
         if self._shown_session != row.session_id:
             self._shown_session = row.session_id
             self.review_list.clear()
+            self.delete_confirm_box.visible = False
+            self.delete.disabled = False
         self.title.value = text(s, "session_heading", date=_date(row.started if row.started else row.modified))
         self.summary.controls = [ft.Text(line) for line in self.summary_lines(opened.summary)]
         self.timeline.update(opened.state, opened.skipped_events)

@@ -163,6 +163,13 @@ def test_a_video_session_then_the_examiner_confirms_and_corrects(page, app_serve
     summary = wait_text(page, "sessions-summary", "1")
     assert summary
     shot(page, "sessions-open")
+    # The session can be deleted from the screen, with its keyframe pictures, after a confirmation.
+    node(page, "session-delete").click()
+    node(page, "session-delete-yes").first.wait_for(timeout=10_000)
+    node(page, "session-delete-yes").click()
+    assert wait_until(lambda: not log.exists(), timeout=30), "the log is gone"
+    assert not log.with_suffix(".thumbs").exists()
+    node(page, f"session-row-{log.stem}").wait_for(state="detached", timeout=30_000)
 
 
 def test_a_live_camera_session_follows_the_scene(camera_browser, app_server: AppServer) -> None:  # noqa: ANN001

@@ -115,6 +115,6 @@ def test_sigkill_mid_session_loses_no_printed_event(
     reloaded = load_session(path)
     assert [e.event_id for e in reloaded.events] == on_disk + ["after-restart"]
     listed = subprocess.run(
-        [sys.executable, "-m", "app", "sessions", "list"], cwd=ROOT, env=env, capture_output=True, text=True
+        [sys.executable, "-m", "app", "sessions", "list", "--json"], cwd=ROOT, env=env, capture_output=True, text=True
     )
     assert listed.returncode == 0 and json.loads(listed.stdout.splitlines()[0])["id"] == path.stem

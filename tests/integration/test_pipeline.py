@@ -60,7 +60,9 @@ def test_watch_command_gives_no_yes_no_in_order(tmp_path: Path, interval: float)
     assert all(e["kind"] != "failed" for e in events)
 
     # The run was recorded as a session that can be listed and exported.
-    listed = subprocess.run([sys.executable, "-m", "app", "sessions", "list"], cwd=ROOT, capture_output=True, text=True)
+    listed = subprocess.run(
+        [sys.executable, "-m", "app", "sessions", "list", "--json"], cwd=ROOT, capture_output=True, text=True
+    )
     session_id = json.loads(listed.stdout.splitlines()[0])["id"]
     summary = subprocess.run(
         [sys.executable, "-m", "app", "sessions", "export", session_id, "--format", "summary"],

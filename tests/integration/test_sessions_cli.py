@@ -48,7 +48,7 @@ def test_list_skips_what_is_not_a_session_file(sessions: Path) -> None:
     (sessions / "loop.jsonl").symlink_to(sessions / "loop.jsonl")
     (sessions / "damaged.jsonl").write_bytes(b"\x00\x01 not json\n[[[\n")
     os.mkfifo(sessions / "fifo.jsonl")  # a FIFO would block the listing for ever if it were opened
-    proc = app("sessions", "list")
+    proc = app("sessions", "list", "--json")
     assert proc.returncode == 0, proc.stderr
     listed = {r["id"]: r for r in map(json.loads, proc.stdout.splitlines())}
     assert set(listed) == {"good", "damaged"}
@@ -65,7 +65,7 @@ def test_list_skips_an_unreadable_session(sessions: Path) -> None:
     # A regular file that fails with EIO when read, even for root (who ignores file modes).
     locked = sessions / "locked.jsonl"
     locked.symlink_to("/proc/self/mem")
-    proc = app("sessions", "list")
+    proc = app("sessions", "list", "--json")
     assert proc.returncode == 0, proc.stderr
     assert [json.loads(line)["id"] for line in proc.stdout.splitlines()] == ["good"]
     assert f"skipped {locked}" in proc.stderr
@@ -138,3 +138,29 @@ def test_a_watch_that_fails_before_any_event_leaves_no_session(sessions: Path, t
     assert proc.returncode == 2 and "config.json" in proc.stderr, proc.stderr
     assert "Traceback" not in proc.stderr
     assert not sessions.exists() or list(sessions.iterdir()) == []
+
+
+def test_list_is_a_table_newest_start_first_and_delete_removes_log_and_thumbnails(sessions: Path) -> None:
+    old = write_session(sessions, "old", replace(practice(1, "yes"), source="camera"))
+    new = write_session(
+        sessions,
+        "new",
+        replace(practice(2, "no"), wall_time=5000.0, source="a.jpg", still=True),
+        replace(practice(3, "no"), wall_time=5012.0, source="b.jpg", still=True),
+    )
+    os.utime(old, (9e9, 9e9))  # changed last, started first: the order is by start
+    SessionLog(new).save_thumbnail("e2", b"\xff\xd8jpeg")
+    proc = app("sessions", "list")
+    assert proc.returncode == 0, proc.stderr
+    lines = proc.stdout.splitlines()
+    assert lines[0].split() == ["SESSION", "STARTED", "DURATION", "SOURCE", "ANSWERS", "PENDING"]
+    assert [line.split()[0] for line in lines[1:]] == ["new", "old"]
+    assert "12 s" in lines[1] and "2 images" in lines[1] and "camera" in lines[2]
+    # Delete: only a session of the folder, and with it its thumbnails.
+    outside = sessions.parent / "keep.jsonl"
+    outside.write_text("{}\n")
+    assert app("sessions", "delete", str(outside)).returncode == 1 and outside.exists()
+    proc = app("sessions", "delete", "new")
+    assert proc.returncode == 0, proc.stderr
+    assert not new.exists() and not (sessions / "new.thumbs").exists()
+    assert [json.loads(line)["id"] for line in app("sessions", "list", "--json").stdout.splitlines()] == ["old"]

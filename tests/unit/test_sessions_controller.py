@@ -130,7 +130,8 @@ def test_a_refresh_reads_only_new_or_changed_files(folder: Path, monkeypatch: py
     assert sorted(read) == ["a", "b", "bad", "c"]
     read.clear()
     controller.refresh()
-    assert read == ["bad"] and [r.session_id for r in controller.state.rows] == ["bad", "c", "b", "a"]
+    # Newest start first (these three began at once: newest change first); no start known: last.
+    assert read == ["bad"] and [r.session_id for r in controller.state.rows] == ["c", "b", "a", "bad"]
 
     read.clear()
     with SessionLog(folder / "a.jsonl") as log:  # an examiner's review appends: the file changed
@@ -280,3 +281,29 @@ def test_record_review_serves_a_live_session_log(tmp_path: Path) -> None:
     assert isinstance(event, ExaminerCorrected) and event.note == "off"
     summary = summarise(load_session(path).state)
     assert (summary.reviewed, summary.corrected, summary.agreement) == (1, 1, 0.0)
+
+
+def test_rows_say_start_duration_and_source_newest_start_first_and_a_session_can_be_deleted(folder: Path) -> None:
+    camera = [replace(recorded(1, "no"), source="camera"), replace(recorded(2, "yes"), source="camera")]
+    write_session(folder, "camera", camera, mtime=9_000)  # reviewed later: changed last, started first
+    stills = [replace(recorded(i, "no"), wall_time=5000.0 + i, source=f"{i}.jpg", still=True) for i in (1, 2, 3)]
+    path = write_session(folder, "stills", stills, mtime=1_000)
+    SessionLog(path).save_thumbnail("e1", b"\xff\xd8")
+    live = {"camera"}
+    changes = Recorder()
+    controller = SessionsController(folder, changes, is_live=lambda sid: sid in live)
+    controller.refresh()
+    rows = changes.states[-1].rows
+    assert [(r.session_id, r.duration_s, r.source) for r in rows] == [
+        ("stills", 2.0, "3 images"),
+        ("camera", 1.0, "camera"),
+    ]
+    controller.delete("camera")  # being recorded: refused, said
+    assert (folder / "camera.jsonl").exists()
+    assert changes.states[-1].notice is not None and changes.states[-1].notice.key == "notice_delete_live"
+    controller.open("stills")
+    controller.delete("stills")
+    state = changes.states[-1]
+    assert not path.exists() and not (folder / "stills.thumbs").exists()
+    assert state.opened is None and [r.session_id for r in state.rows] == ["camera"]
+    assert state.notice is not None and state.notice.key == "notice_deleted"
