@@ -2,14 +2,15 @@
 
 from __future__ import annotations
 
-import asyncio
 import logging
+from concurrent.futures import ThreadPoolExecutor
 
 import pytest
 
 from app.commands.doctor import WebServerCheck, check_web_server
 from app.privacy.origin_guard import OriginGuard, ask, judge
 from app.ui import web_shell
+from tests.unit.asyncrun import run_async
 
 PORT = 8550
 OWN = {"host": f"127.0.0.1:{PORT}"}
@@ -64,7 +65,7 @@ class _App:
 
 
 def test_the_own_page_is_served_without_the_wildcard_cors_header() -> None:
-    answer = asyncio.run(ask(OriginGuard(_App(), PORT), "http", OWN))
+    answer = run_async(ask(OriginGuard(_App(), PORT), "http", OWN))
     assert answer.status == 200
     assert "access-control-allow-origin" not in answer.headers
     assert answer.body == b"page"
@@ -73,7 +74,7 @@ def test_the_own_page_is_served_without_the_wildcard_cors_header() -> None:
 def test_a_foreign_host_gets_403_and_a_line_in_the_log(caplog: pytest.LogCaptureFixture) -> None:
     app = _App()
     with caplog.at_level(logging.WARNING, logger="keyframe"):
-        answer = asyncio.run(ask(OriginGuard(app, PORT), "http", {"host": "evil.example"}))
+        answer = run_async(ask(OriginGuard(app, PORT), "http", {"host": "evil.example"}))
     assert app.calls == 0, "the app never saw the request"
     assert answer.status == 403
     assert b"only its own page" in answer.body
@@ -82,7 +83,7 @@ def test_a_foreign_host_gets_403_and_a_line_in_the_log(caplog: pytest.LogCapture
 
 def test_a_foreign_origin_websocket_is_closed_before_it_opens() -> None:
     app = _App()
-    answer = asyncio.run(ask(OriginGuard(app, PORT), "websocket", {**OWN, "origin": "http://evil.example"}, "/ws"))
+    answer = run_async(ask(OriginGuard(app, PORT), "websocket", {**OWN, "origin": "http://evil.example"}, "/ws"))
     assert app.calls == 0
     # A close before accept: the server answers the handshake with HTTP 403.
     assert answer.status == 403
@@ -90,7 +91,7 @@ def test_a_foreign_origin_websocket_is_closed_before_it_opens() -> None:
 
 def test_the_own_pages_websocket_opens() -> None:
     headers = {**OWN, "origin": f"http://127.0.0.1:{PORT}"}
-    assert asyncio.run(ask(OriginGuard(_App(), PORT), "websocket", headers, "/ws")).status == 101
+    assert run_async(ask(OriginGuard(_App(), PORT), "websocket", headers, "/ws")).status == 101
 
 
 def test_a_repeated_host_header_is_refused() -> None:
@@ -103,7 +104,7 @@ def test_a_repeated_host_header_is_refused() -> None:
         return {"type": "http.request"}
 
     scope = {"type": "http", "path": "/", "headers": [(b"host", b"127.0.0.1:8550"), (b"host", b"evil.example")]}
-    asyncio.run(OriginGuard(_App(), PORT)(scope, receive, send))
+    run_async(OriginGuard(_App(), PORT)(scope, receive, send))
     assert sent[0]["status"] == 403
 
 
@@ -114,20 +115,26 @@ def test_lifespan_passes_through() -> None:
     async def inner(scope: dict, receive, send) -> None:  # noqa: ANN001
         calls.append(scope["type"])
 
-    asyncio.run(OriginGuard(inner, PORT)({"type": "lifespan"}, None, None))  # type: ignore[arg-type]
+    run_async(OriginGuard(inner, PORT)({"type": "lifespan"}, None, None))  # type: ignore[arg-type]
     assert calls == ["lifespan"]
     assert app.calls == 0
 
 
+def _doctor_check() -> WebServerCheck:
+    """doctor's check runs its own event loop: on a thread (the browser tests may run one in this one)."""
+    with ThreadPoolExecutor(1) as pool:
+        return pool.submit(check_web_server).result(timeout=60)
+
+
 def test_doctor_asks_the_app_as_ui_serves_it() -> None:
-    check = check_web_server()
+    check = _doctor_check()
     assert check == WebServerCheck(own_page=200, wildcard_cors=False, foreign_host=403, foreign_origin_websocket=403)
     assert check.holds
 
 
 def test_doctor_fails_on_flets_server_without_the_guard(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setattr(web_shell, "OriginGuard", lambda app, port: app)
-    check = check_web_server()
+    check = _doctor_check()
     # Flet alone: any Host is served, with the wildcard CORS header.
     assert check.foreign_host == 200 and check.wildcard_cors
     assert not check.holds
