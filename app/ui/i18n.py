@@ -26,6 +26,12 @@ def fonts_for(language: str) -> tuple[dict[str, str], str | None]:
     return {NAMES_FONT: NAMES_FONT_FILE}, None
 
 
+def mono_font(language: str) -> str | None:
+    """The face for raw model output and details: the browser's monospace has no Chinese glyphs (boxes
+    on a Chinese screen), so there the theme's bundled face is used (None)."""
+    return None if language == "zh" else "monospace"
+
+
 def language_or_default(code: str | None) -> str:
     return code if code in LANGUAGES else DEFAULT_LANGUAGE
 

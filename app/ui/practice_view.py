@@ -13,6 +13,7 @@ import flet as ft
 
 from app.core.parser import UNKNOWN
 from app.core.session import KeyframeFailed, PracticeEvent, SessionState, TimelineEntry
+from app.ui.i18n import mono_font
 from app.ui.practice_controller import PracticeState, clean_card
 from app.ui.review_list import ReviewList, when_taken
 from app.ui.strings import EN
@@ -71,7 +72,7 @@ class PracticeView:
         self.preview = ft.Image(src=b"", fit=ft.BoxFit.CONTAIN, visible=False)
         self.preview_hint = ft.Text(t["preview_idle"], color=ft.Colors.GREY_300, text_align=ft.TextAlign.CENTER)
         self.inset = ft.Image(src=b"", width=96, height=96, fit=ft.BoxFit.COVER, visible=False)
-        self.stream = ft.Text("", font_family="monospace", size=12, color=ft.Colors.WHITE)
+        self.stream = ft.Text("", font_family=mono_font(language), size=12, color=ft.Colors.WHITE)
         self.activity = ft.Text("", size=12, color=ft.Colors.WHITE)
         self.busy = ft.ProgressRing(width=14, height=14, stroke_width=2, color=ft.Colors.WHITE, visible=False)
         self.inset_panel = inset_panel = ft.Container(
@@ -133,7 +134,7 @@ class PracticeView:
         self.taken = ft.Text("", size=12, color=ft.Colors.GREY_700)
         self.slower = ft.Text("", size=13, color=ft.Colors.ORANGE_900)
         self.failure = ft.Text("", size=12, color=ft.Colors.RED_800)
-        self.details = ft.Text("", size=12, font_family="monospace", selectable=True)
+        self.details = ft.Text("", size=12, font_family=mono_font(language), selectable=True)
         self.details_tile = ft.ExpansionTile(
             title=ft.Text(t["details"], size=13),
             controls=[ft.Container(self.details, padding=ft.Padding.only(left=16, bottom=8))],

@@ -48,3 +48,52 @@ def test_the_names_face_has_every_language_name_for_screens_in_other_languages()
 
     cmap = TTFont(ASSETS / NAMES_FONT_FILE)["cmap"].getBestCmap()
     assert [name for name in LANGUAGES.values() if not all(ord(ch) in cmap for ch in name)] == []
+
+
+def test_every_zh_text_on_the_practice_screen_is_drawn_in_a_face_that_has_its_glyphs() -> None:
+    """Not only the text tree: each Text's font family must be one the page bundles, and cover it.
+
+    A family the page does not bundle ("monospace") is a system face in the browser, with no
+    Chinese glyphs: the Details panel and the token stream rendered as boxes."""
+    from dataclasses import replace
+
+    import flet as ft
+
+    from app.core.session import reduce
+    from app.ui import strings, strings_sessions
+    from app.ui.i18n import CJK_FONT, fonts_for
+    from app.ui.practice_controller import PracticeState
+    from app.ui.practice_view import PracticeActions, PracticeView
+    from tests.unit.test_session import practice
+    from tests.unit.test_sessions_view import walk
+
+    families, theme_family = fonts_for("zh")
+    cmaps = {family: TTFont(ASSETS / path)["cmap"].getBestCmap() for family, path in families.items()}
+    actions = PracticeActions(lambda *a: None, lambda: None, lambda _: None, lambda *a: None, lambda *a: None)
+    view = PracticeView(actions, ft.Container(), strings.ZH, strings_sessions.ZH, "zh")
+    event = replace(practice(1, "yes"), raw="是")  # an instruct model may answer in Chinese
+    state = PracticeState(
+        worker_status="ready",
+        running=True,
+        session_id="s",
+        session=reduce([event]),
+        latest=event,
+        analysing="kf-00002",
+        streamed="是",
+        answer_values=("yes", "no", "unknown"),
+    )
+    view.render(state)
+    checked, missing = 0, []
+    for control in walk(view.root):
+        if not isinstance(control, ft.Text) or not isinstance(control.value, str):
+            continue
+        family = control.font_family or theme_family or CJK_FONT
+        wide = [ch for ch in control.value if ord(ch) > 0x2E7F]
+        if not wide:
+            continue
+        checked += 1
+        cmap = cmaps.get(family)
+        if cmap is None or any(ord(ch) not in cmap for ch in wide):
+            missing.append(f"{family!r}: {control.value[:40]!r}")
+    assert checked >= 5, "the Chinese screen was rendered"
+    assert not missing, f"texts in a face without their glyphs: {missing}"
