@@ -102,6 +102,7 @@ class PracticeController:
     def __init__(self, spec: WorkerSpec, sessions_dir: Path, host_kind: str | None = None) -> None:
         self._sessions_dir = sessions_dir
         self._lock = threading.RLock()
+        self._emit_lock = threading.RLock()  # re-entrant: a listener may act on the controller
         self._state = PracticeState(
             backend_asked=spec.backend, model_asked=_model_name(spec), model_is_folder=_is_folder(spec)
         )
@@ -146,9 +147,12 @@ class PracticeController:
         return self._restarter.wait_idle(timeout)
 
     def subscribe(self, listener: Callable[[PracticeState], None]) -> None:
-        with self._lock:
-            self._listeners.append(listener)
-        listener(self._state)
+        """`listener` gets the state now, then every later one, in order."""
+        with self._emit_lock:
+            with self._lock:
+                self._listeners.append(listener)
+                state = self._state
+            listener(state)
 
     def unsubscribe(self, listener: Callable[[PracticeState], None]) -> None:
         with self._lock:
@@ -156,15 +160,20 @@ class PracticeController:
                 self._listeners.remove(listener)
 
     def _update(self, change: Callable[[PracticeState], PracticeState]) -> None:
-        """Apply `change` to the state (under the lock) and show the result to every listener."""
-        with self._lock:
-            self._state = change(self._state)
-            state, listeners = self._state, list(self._listeners)
-        for listener in listeners:
-            try:
-                listener(state)
-            except Exception:  # one tab's failure (a closed socket) must not stop the others
-                self.unsubscribe(listener)
+        """Apply `change` to the state (under the lock) and show the result to every listener.
+
+        Emits are serial (`_emit_lock`): states reach every listener in the order they were made, so a
+        page never gets an older state after a newer one (a new session's cleared card after its first
+        frame). Listeners only queue work on their page's loop, so holding the lock costs nothing."""
+        with self._emit_lock:
+            with self._lock:
+                self._state = change(self._state)
+                state, listeners = self._state, list(self._listeners)
+            for listener in listeners:
+                try:
+                    listener(state)
+                except Exception:  # one tab's failure (a closed socket) must not stop the others
+                    self.unsubscribe(listener)
 
     # --- settings ------------------------------------------------------------------------------
 

@@ -69,9 +69,13 @@ class PracticeView:
         )
         self.start_stop = ft.FilledButton(t["start"], icon=ft.Icons.PLAY_ARROW, on_click=self._start_stop)
         self.camera = camera
-        self.preview = ft.Image(src=b"", fit=ft.BoxFit.CONTAIN, visible=False)
+        # gapless: a new frame replaces the old one when decoded, not after a blank moment (a quarter of
+        # the samples of a playing video's preview were an empty panel).
+        self.preview = ft.Image(
+            src=b"", fit=ft.BoxFit.CONTAIN, visible=False, gapless_playback=True, semantics_label=t["preview_label"]
+        )
         self.preview_hint = ft.Text(t["preview_idle"], color=ft.Colors.GREY_300, text_align=ft.TextAlign.CENTER)
-        self.inset = ft.Image(src=b"", width=96, height=96, fit=ft.BoxFit.COVER, visible=False)
+        self.inset = ft.Image(src=b"", width=96, height=96, fit=ft.BoxFit.COVER, visible=False, gapless_playback=True)
         self.stream = ft.Text("", font_family=mono_font(language), size=12, color=ft.Colors.WHITE)
         self.activity = ft.Text("", size=12, color=ft.Colors.WHITE)
         self.busy = ft.ProgressRing(width=14, height=14, stroke_width=2, color=ft.Colors.WHITE, visible=False)

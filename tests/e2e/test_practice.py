@@ -172,6 +172,41 @@ def test_a_video_session_then_the_examiner_confirms_and_corrects(page, app_serve
     node(page, f"session-row-{log.stem}").wait_for(state="detached", timeout=30_000)
 
 
+def test_a_playing_videos_preview_is_never_blank_after_its_first_frame(page, tmp_path: Path) -> None:  # noqa: ANN001
+    import io
+
+    from PIL import Image
+
+    video = tmp_path / "hands.avi"
+    write_hands_video(video, seconds_per_phase=5)  # 15 s at real speed
+    wait_text(page, "model-status", "Model ready")
+    choose(page, "Video")
+    start_with_files(page, [video])
+    wait_text(page, "start-stop", "Stop")
+    preview = page.get_by_role("img", name="Preview of the source")
+    preview.first.wait_for(timeout=20_000)
+    box = preview.first.bounding_box()  # where the frames show: sampled from now on, seen or not
+    assert box is not None
+    top = {"x": box["x"], "y": box["y"], "width": box["width"], "height": box["height"] * 0.6}
+
+    def blank() -> bool:
+        """No frame in the panel: the preview's node is gone (the image is between two frames), or the
+        panel shows its own dark colour and nothing else (the overlay aside)."""
+        if not preview.count():
+            return True
+        picture = Image.open(io.BytesIO(page.screenshot(clip=top))).convert("L")
+        low, high = picture.getextrema()
+        return high - low < 24
+
+    assert wait_until(lambda: not blank(), timeout=20), "the first frame shows"
+    samples = []
+    while text_of(page, "start-stop") == "Stop" and len(samples) < 40:
+        samples.append(blank())
+        time.sleep(0.3)
+    assert len(samples) >= 12, "sampled while it played"
+    assert sum(samples) == 0, f"{sum(samples)} of {len(samples)} samples were an empty panel"
+
+
 def test_a_live_camera_session_follows_the_scene(camera_browser, app_server: AppServer) -> None:  # noqa: ANN001
     page = open_app_page(camera_browser, app_server.url, permissions=["camera"])
     try:

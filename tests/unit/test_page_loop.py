@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import asyncio
+import sys
 import threading
 import time
 from types import SimpleNamespace
@@ -60,3 +61,42 @@ def test_a_page_without_a_loop_raises_so_the_controller_drops_it() -> None:
     page = SimpleNamespace(session=SimpleNamespace(connection=_GoneConnection()))
     with pytest.raises(RuntimeError, match="not set"):
         on_page_loop(page, lambda v: None)(1)
+
+
+def test_practice_states_reach_a_listener_in_the_order_they_were_made(tmp_path) -> None:  # noqa: ANN001
+    """Two threads updating the practice state: a listener never sees an older state after a newer one."""
+    import threading
+    from dataclasses import replace
+
+    from app.ui.practice_controller import PracticeController
+    from app.worker.messages import WorkerSpec
+
+    controller = PracticeController(WorkerSpec(), tmp_path)  # never started: no worker
+    seen: list[int] = []
+
+    def slow_listener(state) -> None:  # noqa: ANN001
+        seen.append(state.blocked)
+        time.sleep(0.001)  # a page that takes a moment: the other thread's newer state waits its turn
+
+    controller.subscribe(slow_listener)
+    counter = iter(range(1, 10_000))
+    lock = threading.Lock()
+
+    def bump() -> None:
+        for _ in range(200):
+            with lock:
+                n = next(counter)
+            controller._update(lambda s, n=n: replace(s, blocked=max(s.blocked, n)))
+
+    threads = [threading.Thread(target=bump) for _ in range(3)]
+    switch = sys.getswitchinterval()
+    sys.setswitchinterval(1e-6)  # threads switch often: the gap between making a state and handing it on shows
+    try:
+        for thread in threads:
+            thread.start()
+        for thread in threads:
+            thread.join()
+    finally:
+        sys.setswitchinterval(switch)
+    assert seen == sorted(seen), "an older state reached the listener after a newer one"
+    assert seen[-1] == controller.state.blocked
