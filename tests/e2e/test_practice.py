@@ -262,6 +262,50 @@ def test_a_camera_session_keeps_going_on_other_screens_and_back(camera_browser, 
     assert "not registered" not in (app_server.data / "app.log").read_text(errors="replace")
 
 
+def test_what_is_judged_is_the_camera_picture_as_the_trainee_sees_it(playwright_driver, tmp_path: Path) -> None:  # noqa: ANN001
+    """The browser's camera preview is mirrored, as a mirror is; the analysed keyframe must be the
+    same way round, or left and right swap between what the trainee sees and what is judged."""
+    import io
+
+    import cv2
+    import numpy as np
+    from PIL import Image
+
+    rgb = np.zeros((256, 256, 3), np.uint8)
+    rgb[:, :128] = 230  # the scene: bright on its left
+    clip = tmp_path / "left-bright.y4m"
+    with open(clip, "wb") as fh:
+        fh.write(b"YUV4MPEG2 W256 H256 F10:1 Ip A1:1 C420jpeg\n")
+        fh.write((b"FRAME\n" + cv2.cvtColor(rgb, cv2.COLOR_RGB2YUV_I420).tobytes()) * 50)
+    args = [*CHROMIUM_ARGS, "--use-fake-device-for-media-stream", "--use-fake-ui-for-media-stream"]
+    browser = playwright_driver.chromium.launch(
+        executable_path=CHROMIUM, args=[*args, f"--use-file-for-fake-video-capture={clip}"]
+    )
+
+    def bright_side(grey: np.ndarray) -> str:
+        third = grey.shape[1] // 3
+        return "left" if grey[:, :third].mean() > grey[:, -third:].mean() else "right"
+
+    try:
+        with AppServer(tmp_path / "data") as app:
+            page = open_app_page(browser, app.url, permissions=["camera"])
+            wait_text(page, "model-status", "Model ready")
+            choose(page, "Camera")
+            node(page, "start-stop").click()
+            wait_text(page, "start-stop", "Stop")
+            thumbs = app.data / "sessions"
+            assert wait_until(lambda: list(thumbs.glob("*.thumbs/*.jpg")), timeout=30), "an answer and its keyframe"
+            card, source = node(page, "result-card").bounding_box(), node(page, "source").bounding_box()
+            assert card is not None and source is not None
+            stage = {"x": source["x"], "y": card["y"], "width": card["x"] - 20 - source["x"], "height": 300}
+            preview = np.asarray(Image.open(io.BytesIO(page.screenshot(clip=stage))).convert("L"), dtype=float)
+            judged = np.asarray(Image.open(next(thumbs.glob("*.thumbs/*.jpg"))).convert("L"), dtype=float)
+            assert bright_side(preview) == "right", "the preview is mirrored, as the trainee expects"
+            assert bright_side(judged) == bright_side(preview), "the analysed keyframe is the same way round"
+    finally:
+        browser.close()
+
+
 @pytest.mark.parametrize("viewport", [None, PHONE], ids=["wide", "phone"])
 def test_a_denied_camera_says_so_and_offers_the_other_sources(browser, app_server: AppServer, viewport) -> None:  # noqa: ANN001
     page = open_app_page(browser, app_server.url, viewport=viewport, permissions=[])  # no fake device, no permission
