@@ -19,6 +19,22 @@ from app.core.vision_size import MAX_USER_SIDE, MIN_USER_SIDE
 # A non-CPU backend is checked against CPU by the worker before it is used.
 BACKENDS = ("cpu", "metal", "opencl", "vulkan")
 MIN_THREADS, MAX_THREADS = 1, 16
+# The GPU backends MNN can have on each platform (sys.platform): Metal is Apple's only.
+_PLATFORM_BACKENDS = {"darwin": ("cpu", "metal"), "ios": ("cpu", "metal")}
+_OTHER_BACKENDS = ("cpu", "opencl", "vulkan")
+
+
+def backends_for(platform: str, current: str = "cpu") -> tuple[str, ...]:
+    """The backends worth offering on `platform`, and the current one even if it is not (so it shows)."""
+    offered = _PLATFORM_BACKENDS.get(platform, _OTHER_BACKENDS)
+    return offered if current in offered or current not in BACKENDS else (*offered, current)
+
+
+def threads_cap(cores: int | None) -> int:
+    """The most threads worth offering: this machine's cores (MNN gains nothing beyond), within the bounds."""
+    return max(MIN_THREADS, min(MAX_THREADS, cores or MAX_THREADS))
+
+
 MIN_INTERVAL_S, MAX_INTERVAL_S = 2, 5  # as the keyframe sampler allows (app.core.sampler)
 LANGUAGES = ("en", "zh")
 

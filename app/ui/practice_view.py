@@ -76,7 +76,8 @@ class PracticeView:
         )
         self.preview_hint = ft.Text(t["preview_idle"], color=ft.Colors.GREY_300, text_align=ft.TextAlign.CENTER)
         self.inset = ft.Image(src=b"", width=96, height=96, fit=ft.BoxFit.COVER, visible=False, gapless_playback=True)
-        self.stream = ft.Text("", font_family=mono_font(language), size=12, color=ft.Colors.WHITE)
+        # The model's tokens as they stream: in Details (the trainee's overlay says in words what is happening).
+        self.stream = ft.Text("", font_family=mono_font(language), size=12, selectable=True)
         self.activity = ft.Text("", size=12, color=ft.Colors.WHITE)
         self.busy = ft.ProgressRing(width=14, height=14, stroke_width=2, color=ft.Colors.WHITE, visible=False)
         self.inset_panel = inset_panel = ft.Container(
@@ -84,10 +85,7 @@ class PracticeView:
                 [
                     self.inset,
                     ft.Column(
-                        [
-                            ft.Row([self.busy, tagged(self.activity, "activity")], spacing=6),
-                            tagged(self.stream, "token-stream"),
-                        ],
+                        [ft.Row([self.busy, tagged(self.activity, "activity")], spacing=6)],
                         spacing=4,
                         expand=True,
                     ),
@@ -141,7 +139,12 @@ class PracticeView:
         self.details = ft.Text("", size=12, font_family=mono_font(language), selectable=True)
         self.details_tile = ft.ExpansionTile(
             title=ft.Text(t["details"], size=13),
-            controls=[ft.Container(self.details, padding=ft.Padding.only(left=16, bottom=8))],
+            controls=[
+                ft.Container(
+                    ft.Column([tagged(self.stream, "token-stream"), self.details], spacing=6),
+                    padding=ft.Padding.only(left=16, bottom=8),
+                )
+            ],
             expanded=False,
             tile_padding=ft.Padding.symmetric(horizontal=0),
         )
@@ -316,12 +319,12 @@ class PracticeView:
         self.inset_panel.visible = state.running or state.analysing is not None
         if state.analysing is not None:
             phase = self._t.get(f"phase_{state.phase}", self._t["phase_vision"])
-            self.activity.value = self._t["analysing_phase"].format(k=state.analysing, phase=phase)
+            self.activity.value = self._t["analysing_phase"].format(phase=phase)
         elif camera_elsewhere and state.camera_tab:
             self.activity.value = self._t["camera_in_other_tab"]
         else:
             self.activity.value = self._t["waiting_keyframe"] if state.running else ""
-        self.stream.value = state.streamed if state.analysing is not None else ""
+        self.stream.value = self._t["streaming"].format(text=state.streamed) if state.analysing is not None else ""
 
     def _render_answer(self, event: PracticeEvent | None, state: PracticeState) -> None:
         if event is None:

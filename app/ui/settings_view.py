@@ -9,11 +9,13 @@ screen readers and the browser tests. Its text comes from a strings table
 
 from __future__ import annotations
 
+import os
+import sys
 from collections.abc import Mapping
 
 import flet as ft
 
-from app.core.settings import BACKENDS, MAX_INTERVAL_S, MAX_THREADS, MIN_INTERVAL_S, MIN_THREADS
+from app.core.settings import MAX_INTERVAL_S, MIN_INTERVAL_S, MIN_THREADS, backends_for, threads_cap
 from app.core.vision_size import MAX_USER_SIDE, MIN_USER_SIDE
 from app.ui.i18n import LANGUAGES, NAMES_FONT, text
 from app.ui.settings_controller import SettingsController, SettingsState, WorkerReport, backend_name
@@ -40,9 +42,19 @@ def backend_line(strings: Mapping[str, str], worker: WorkerReport) -> tuple[str,
 
 
 class SettingsView:
-    def __init__(self, controller: SettingsController, strings: Mapping[str, str] = EN) -> None:
+    def __init__(
+        self,
+        controller: SettingsController,
+        strings: Mapping[str, str] = EN,
+        platform: str = sys.platform,
+        cores: int | None = None,
+    ) -> None:
+        """`platform` and `cores`: the machine the model runs on (this one), for what is worth offering."""
         self._controller = controller
         self._s = s = strings
+        self._platform = platform
+        self._cores = cores if cores is not None else os.cpu_count()
+        self._max_threads = threads_cap(self._cores)
 
         self.title = ft.Text(text(s, "settings_title"), size=22, weight=ft.FontWeight.BOLD)
 
@@ -76,7 +88,7 @@ class SettingsView:
         self.model_text = ft.Text("")
         self.backend = ft.SegmentedButton(
             selected=["cpu"],
-            segments=[ft.Segment(value=b, label=ft.Text(backend_name(b))) for b in BACKENDS],
+            segments=self._backend_segments(controller.settings.backend),
             show_selected_icon=False,
             on_change=lambda e: controller.update(backend=e.control.selected[0]),
         )
@@ -152,7 +164,7 @@ class SettingsView:
                         ],
                         spacing=4,
                     ),
-                    text(s, "threads_help", low=MIN_THREADS, high=MAX_THREADS),
+                    text(s, "threads_help", low=MIN_THREADS, high=self._max_threads, cores=self._cores or "?"),
                 ),
                 self._field(
                     text(s, "image_label"),
@@ -237,13 +249,17 @@ class SettingsView:
 
     # --- rendering ----------------------------------------------------------------------
 
+    def _backend_segments(self, current: str) -> list[ft.Segment]:
+        return [ft.Segment(value=b, label=ft.Text(backend_name(b))) for b in backends_for(self._platform, current)]
+
     def render(self, state: SettingsState) -> None:
         """Show `state`; the caller then calls `page.update()`."""
         s, settings = self._s, state.settings
+        self.backend.segments = self._backend_segments(settings.backend)
         self.backend.selected = [settings.backend]
         self.threads_value.value = str(settings.threads)
         self.fewer.disabled = settings.threads <= MIN_THREADS
-        self.more.disabled = settings.threads >= MAX_THREADS
+        self.more.disabled = settings.threads >= self._max_threads
         self.image.options = self._image_options(settings.image_max_side)
         self.image.value = AUTO if settings.image_max_side is None else str(settings.image_max_side)
         self.constrained.value = settings.constrained
@@ -276,7 +292,7 @@ class SettingsView:
 
     def _step_threads(self, step: int) -> None:
         threads = self._controller.settings.threads + step
-        if MIN_THREADS <= threads <= MAX_THREADS:
+        if MIN_THREADS <= threads <= self._max_threads:
             self._controller.update(threads=threads)
 
     def _choose_image(self, value: str | None) -> None:

@@ -331,7 +331,7 @@ def test_a_folder_sessions_review_list_shows_each_keyframe_and_its_file(
         files[-1].write_bytes(data)
     wait_text(page, "model-status", "Model ready")
     before = set(sessions(app_server.data))
-    choose(page, "Folder")
+    choose(page, "Several images")
     start_with_files(page, files)
     assert wait_until(lambda: set(sessions(app_server.data)) - before, timeout=30)
     log = next(iter(set(sessions(app_server.data)) - before))

@@ -44,9 +44,9 @@ def test_a_page_works_again_after_its_connection_drops(browser, tmp_path: Path) 
         before = threads(page)
         deadline = time.monotonic() + 30
         while time.monotonic() < deadline and threads(page) == before:
-            node(page, "settings-threads-more").click()
+            node(page, "settings-threads-fewer").click()  # down: up stops at this machine's cores
             time.sleep(2)
-        assert threads(page) > before, "taps answered after the reconnect"
+        assert threads(page) < before, "taps answered after the reconnect"
         # The file picker came back too, and answers reach the page.
         go_to(page, "Practice", "start-stop")
         choose(page, "Image")

@@ -5,13 +5,14 @@ Screenshots of each state are saved for the README."""
 from __future__ import annotations
 
 import json
+import os
 import time
 from pathlib import Path
 
 import pytest
 
 from app.ui.i18n import LANGUAGES
-from tests.e2e.conftest import AppServer, go_to, node, open_app_page, shot, wait_text
+from tests.e2e.conftest import AppServer, go_to, node, open_app_page, shot, wait_on_page, wait_text
 
 pytestmark = pytest.mark.browser
 PHONE = {"width": 390, "height": 844}
@@ -45,13 +46,13 @@ def test_settings_survive_a_restart_and_switch_the_language(browser, tmp_path: P
             go_to(page, "Settings", "settings-threads")
             wait_text(page, "settings-backend-status", "Backend in use: CPU")
             assert node(page, "settings-problem").count() == 0 or not node(page, "settings-problem").is_visible()
-            node(page, "settings-threads-more").click()
-            wait_text(page, "settings-threads", "3")
-            node(page, "settings-threads-more").click()
-            wait_text(page, "settings-threads", "4")
+            # Threads go up to this machine's cores (the help says how many): down is always possible.
+            wait_on_page(page, f"this machine has {os.cpu_count()} cores")
+            node(page, "settings-threads-fewer").click()
+            wait_text(page, "settings-threads", "1")
             pick(page, "settings-interval", "5 s")
-            wait_file(settings_file, lambda d: d.get("threads") == 4 and d.get("interval_s") == 5)
-            # The worker was reloaded with 4 threads and says which backend it uses.
+            wait_file(settings_file, lambda d: d.get("threads") == 1 and d.get("interval_s") == 5)
+            # The worker was reloaded with 1 thread and says which backend it uses.
             wait_text(page, "settings-backend-status", "Backend in use: CPU", timeout=90)
             shot(page, "settings")
             pick(page, "settings-language", LANGUAGES["zh"])
@@ -66,14 +67,14 @@ def test_settings_survive_a_restart_and_switch_the_language(browser, tmp_path: P
         page = open_app_page(browser, server.url, viewport=PHONE)
         try:
             go_to(page, "设置", "settings-threads")
-            wait_text(page, "settings-threads", "4")
+            wait_text(page, "settings-threads", "1")
             wait_text(page, "settings-backend-status", "正在使用的后端：CPU", timeout=90)
             shot(page, "settings-zh")
             page.request_log.assert_local()
         finally:
             page.context.close()
     saved = json.loads(settings_file.read_text())
-    assert (saved["threads"], saved["interval_s"], saved["language"]) == (4, 5, "zh")
+    assert (saved["threads"], saved["interval_s"], saved["language"]) == (1, 5, "zh")
 
 
 def scroll_to(page, identifier: str) -> None:  # noqa: ANN001
@@ -108,8 +109,8 @@ def test_a_damaged_settings_file_is_said_on_screen_and_kept(browser, tmp_path: P
             wait_text(page, "settings-threads", "2")  # the defaults are in use
             shot(page, "settings-problem")
             # A change is saved to a new file; the damaged one stays as it was.
-            node(page, "settings-threads-more").click()
-            wait_file(data / "settings.json", lambda d: d.get("threads") == 3)
+            node(page, "settings-threads-fewer").click()
+            wait_file(data / "settings.json", lambda d: d.get("threads") == 1)
             assert (data / "settings.json.bad").read_text() == damaged
             # Reset asks first.
             scroll_to(page, "settings-reset")

@@ -255,7 +255,7 @@ def test_the_view_renders_the_state_without_a_client() -> None:
     rec = Recorder()
     loaded = LoadedSettings(Settings(threads=16, image_max_side=500), "bad", "it is not valid JSON", None)
     c = controller(rec, loaded)
-    view = SettingsView(c)
+    view = SettingsView(c, cores=16)  # threads up to the cores: here 16, the top
     c.subscribe(view.render)
     assert view.threads_value.value == "16" and view.more.disabled and not view.fewer.disabled
     assert view.image.value == "500" and "500" in [o.key for o in view.image.options]  # a value of the file is offered
@@ -297,3 +297,12 @@ def test_the_settings_offer_the_languages_the_ui_has() -> None:
     from app.ui.i18n import LANGUAGES as UI_LANGUAGES
 
     assert set(SETTINGS_LANGUAGES) == set(UI_LANGUAGES)
+
+
+def test_only_what_the_machine_has_is_offered() -> None:
+    from app.core.settings import MAX_THREADS, backends_for, threads_cap
+
+    assert backends_for("linux") == ("cpu", "opencl", "vulkan")  # no Metal off Apple
+    assert backends_for("darwin") == ("cpu", "metal")
+    assert backends_for("linux", current="metal") == ("cpu", "opencl", "vulkan", "metal")  # shown, as chosen
+    assert (threads_cap(2), threads_cap(64), threads_cap(None), threads_cap(0)) == (2, MAX_THREADS, MAX_THREADS, 16)
