@@ -14,7 +14,7 @@ import numpy as np
 from app.core.parser import parse_answer
 from app.core.profiles import TaskProfile
 from app.core.results import AnalysisResult
-from app.core.vision_size import VisionPolicy, choose_policy, vision_size
+from app.core.vision_size import VisionPolicy, choose_policy, square_crop, vision_size
 from app.engine.mnn_vlm import CancelFlag, EngineOptions, MnnVlm, PhaseCallback, TokenCallback
 from app.engine.model_folder import open_model_folder
 from app.frames.intake import DecodedImage, resize_exact
@@ -59,8 +59,10 @@ class Analyzer:
 
     def prepare(self, image: DecodedImage) -> np.ndarray:
         """The keyframe exactly as the model will see it."""
-        height, width = vision_size(image.height, image.width, self.vision_policy)
-        return resize_exact(image.rgb, height, width)
+        policy = self.vision_policy
+        top, left, h, w = square_crop(image.height, image.width, policy)
+        height, width = vision_size(h, w, policy)
+        return resize_exact(image.rgb[top : top + h, left : left + w], height, width)
 
     def load(self) -> float:
         return self.engine.load()

@@ -69,6 +69,17 @@ class VisionPolicy:
             raise ValueError(f"max_side must be at least {self.align}")
 
 
+def square_crop(height: int, width: int, policy: VisionPolicy) -> tuple[int, int, int, int]:
+    """(top, left, height, width) of the part of a frame a model is shown: for a square model the
+    centred square, so a webcam's 4:3 or 16:9 frame keeps the scene's shape instead of being squashed
+    into the square (the demo model answered YES for hands on the side in a 4:3 frame); the whole frame
+    otherwise."""
+    if not policy.square or height == width:
+        return 0, 0, height, width
+    side = min(height, width)
+    return (height - side) // 2, (width - side) // 2, side, side
+
+
 def vision_size(height: int, width: int, policy: VisionPolicy) -> tuple[int, int]:
     """(height, width) on the model's grid, longest side <= max_side, aspect kept unless square.
 

@@ -144,3 +144,27 @@ def test_constrained_decoding_reads_the_profiles_short_question() -> None:
             analyzer.close()
     assert tokens["short"] < tokens["long"], tokens
     assert tokens["long"] >= tokens["free"], tokens  # the long path reads the free prompt (+ the answers' prefix)
+
+
+def test_a_webcams_wide_frame_of_a_scene_is_answered_like_the_square_scene(demo_analyzer: Analyzer) -> None:
+    """A 4:3 or 16:9 frame with the square scene centred (side bars, as a webcam gives) is shown to a
+    square model as its centred square, not squashed: the same answer as the square scene."""
+    import numpy as np
+
+    from app.frames.intake import DecodedImage
+
+    scenes = held_out_scenes(count_per_kind=6, seed=77)
+    differ = []
+    for ratio in (4 / 3, 16 / 9):
+        for kind, data, expected in scenes:
+            square = decode_image_bytes(data)
+            side = square.height
+            width = round(side * ratio)
+            wide = np.full((side, width, 3), 40, np.uint8)  # a dark room around the manikin
+            left = (width - side) // 2
+            wide[:, left : left + side] = square.rgb
+            square_answer = demo_analyzer.analyze(square, kind).observation
+            wide_answer = demo_analyzer.analyze(DecodedImage(wide, "jpeg"), kind).observation
+            if wide_answer != square_answer:
+                differ.append((round(ratio, 2), kind, expected, square_answer, wide_answer))
+    assert differ == []

@@ -83,3 +83,13 @@ def test_a_model_folder_reads_its_grid() -> None:
     from app.paths import MODEL_STORE
 
     assert open_model_folder(MODEL_STORE / "keyframe-demo").vision_grid == 32  # model_type qwen3_vl
+
+
+def test_a_square_model_is_shown_the_centred_square_of_a_wide_frame() -> None:
+    from app.core.vision_size import VisionPolicy, square_crop
+
+    square = VisionPolicy(max_side=128, square=True)
+    assert square_crop(480, 640, square) == (0, 80, 480, 480)  # 4:3: the middle square
+    assert square_crop(720, 1280, square) == (0, 280, 720, 720)  # 16:9
+    assert square_crop(640, 480, square) == (80, 0, 480, 480)  # portrait
+    assert square_crop(480, 640, VisionPolicy(max_side=224)) == (0, 0, 480, 640)  # a model of any shape: all
