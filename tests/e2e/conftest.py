@@ -126,11 +126,25 @@ def record_requests(context, page, log: RequestLog) -> None:  # noqa: ANN001 - p
     cdp.on("Network.webSocketCreated", lambda e: log.add("cdp-websocket", e["url"]))
     cdp.send("Network.enable")
     page.add_init_script(_CSP_PROBE)
+    # What the page said, for a failure's report (a page that stops updating says why here, if anywhere).
+    page.console_lines = console = []  # type: ignore[attr-defined]
+    page.on(
+        "console", lambda m: console.append(f"{m.type}: {m.text}"[:300]) if m.type in ("error", "warning") else None
+    )
+    page.on("pageerror", lambda e: console.append(f"pageerror: {e}"[:300]))
+    page.on("crash", lambda _: console.append("the page crashed"))
+
+
+def evaluate(page, function: str, timeout: float = 30):  # noqa: ANN001, ANN201
+    """`page.evaluate(function)` that gives up after `timeout` s (Playwright's evaluate waits for ever:
+    a page whose script is stuck hung a whole CI run in a fixture's teardown). `function` must return
+    something truthy (or a promise of it)."""
+    return page.wait_for_function(function, timeout=timeout * 1000).json_value()
 
 
 def collect_csp_violations(page, log: RequestLog) -> None:  # noqa: ANN001
     try:
-        log.csp_blocked = page.evaluate("window.__cspViolations || []")
+        log.csp_blocked = evaluate(page, "() => window.__cspViolations || []", timeout=10)
     except Exception:  # noqa: BLE001 - a closed page has nothing more to say
         pass
 
@@ -295,7 +309,8 @@ def wait_text(page, identifier: str, expected: str, timeout: float = 60) -> str:
         if expected in seen:
             return seen
         time.sleep(0.2)
-    raise AssertionError(f"{identifier!r} never showed {expected!r}; last: {seen!r}")
+    said = "; ".join(getattr(page, "console_lines", [])[-5:])
+    raise AssertionError(f"{identifier!r} never showed {expected!r}; last: {seen!r}; the page's console: {said}")
 
 
 def wait_on_page(page, said: str, timeout: float = 30) -> None:  # noqa: ANN001

@@ -13,7 +13,7 @@ import pytest
 from websockets.exceptions import InvalidStatus
 from websockets.sync.client import connect
 
-from tests.e2e.conftest import AppServer
+from tests.e2e.conftest import AppServer, evaluate
 from tests.servers.faulty import wait_until
 
 pytestmark = pytest.mark.browser
@@ -114,13 +114,14 @@ def test_a_page_on_another_loopback_address_cannot_open_the_apps_websocket(
     try:
         page = context.new_page()
         page.goto(foreign_page)
-        assert page.evaluate("() => window.outcome") == "refused"
+        assert evaluate(page, "() => window.outcome") == "refused"
         # Nor can it read the app's page: no wildcard CORS header.
-        read = page.evaluate(
+        read = evaluate(
+            page,
             f"""async () => {{
                 try {{ const r = await fetch('http://127.0.0.1:{app_server.port}/'); return (await r.text()).length; }}
                 catch (e) {{ return 'refused'; }}
-            }}"""
+            }}""",
         )
         assert read == "refused"
     finally:
