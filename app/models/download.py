@@ -390,7 +390,7 @@ class FileFetcher:
                         raise _TooBig(f"sent more than the {cap} bytes this file can have")
                     break  # never write past the expected size; the hash judges what we kept
         except httpx.TransportError as exc:
-            raise _Retry(f"connection lost after {have} bytes ({type(exc).__name__})") from exc
+            raise _Retry(f"the connection was lost after {have} bytes") from exc
         if limit is not None and have < limit:
             raise _Retry(f"connection closed after {have} of {limit} bytes")
         return have
@@ -459,7 +459,7 @@ class FileFetcher:
             except httpx.TransportError as exc:
                 if _blocked_by_guard(exc):
                     raise _NextMirror(f"{host} is blocked by Keyframe's privacy guard") from exc
-                raise _Retry(f"{type(exc).__name__} talking to {host}") from exc
+                raise _Retry(_transport_words(exc, host)) from exc
             if not response.is_redirect:
                 return response
             response.close()
@@ -469,3 +469,12 @@ class FileFetcher:
                 raise _NextMirror(f"refused a redirect from {url} to {target}")
             url = target
         raise _NextMirror("too many redirects")
+
+
+def _transport_words(exc: httpx.TransportError, host: str) -> str:
+    """A failed connection in words (the exception's class goes to the log with its traceback)."""
+    if isinstance(exc, httpx.ConnectError):
+        return f"could not connect to {host} (no network, or it is blocked)"
+    if isinstance(exc, httpx.TimeoutException):
+        return f"{host} did not answer in time"
+    return f"the connection to {host} failed"

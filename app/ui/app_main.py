@@ -9,6 +9,7 @@ pickers are the page's async tasks because they talk to the browser.
 from __future__ import annotations
 
 import asyncio
+import logging
 import shutil
 import threading
 import uuid
@@ -44,6 +45,7 @@ from app.worker.hosts import pauses_in_background
 from app.worker.messages import WorkerSpec
 
 T = TypeVar("T")
+log = logging.getLogger("keyframe.ui")
 
 # The screens, in navigation order.
 PRACTICE, SESSIONS, TESTERS, MODELS, SETTINGS = range(5)
@@ -478,7 +480,8 @@ class Shell:
         try:
             files = await self.picker.pick_files(file_type=file_type, allow_multiple=many)
         except (RuntimeError, TimeoutError) as exc:  # the browser never answered (Flet raises RuntimeError)
-            report(self.t["picker_failed"].format(reason=exc))
+            log.warning("the file chooser did not answer: %s", exc)  # the detail is for the log, not the screen
+            report(self.t["picker_failed"])
             return
         if not files:
             return
@@ -563,7 +566,8 @@ class Shell:
                 return
             await self.camera.initialize(cameras[0], fc.ResolutionPreset.MEDIUM, enable_audio=False)
         except Exception as exc:  # the browser refused (permission) or has no device
-            self.controller.camera_failed(f"{self.t['camera_denied']} ({exc})")
+            log.warning("the camera could not be opened: %s", exc)  # e.g. CameraException(cameraNotFound, …)
+            self.controller.camera_failed(self.t["camera_denied"])
             return
         self.controller.start_camera(tab=self.tab)
         self._pumping_camera = True
@@ -573,7 +577,8 @@ class Shell:
                     picture = await self.camera.take_picture()
                 except Exception as exc:
                     if self._pumping_camera:  # not a page that just went away (its session ended with a notice)
-                        self.controller.camera_failed(f"{self.t['camera_denied']} ({exc})")
+                        log.warning("the camera stopped sending pictures: %s", exc)
+                        self.controller.camera_failed(self.t["camera_lost"])
                     return
                 self.controller.offer_picture(picture)
                 await asyncio.sleep(CAMERA_PERIOD_S)

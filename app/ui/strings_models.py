@@ -104,7 +104,10 @@ EN: dict[str, str] = {
     "notice_no_mirror": "{name} has no download source: set a mirror URL",
     "notice_downloading": "Downloading from {hosts}",
     "notice_paused": "{name} paused: Resume goes on from where it stopped, also after a restart",
-    "notice_download_failed": "The download failed: {detail}",
+    "notice_download_failed": (
+        "The download failed: {detail}. Without a direct connection, set a mirror of your own or the "
+        "system's proxy below."
+    ),
     "notice_deleted": "{name} was deleted",
     "notice_nothing_deleted": "{name} was not installed: nothing was deleted",
     "notice_cancelled": "The download of {name} was cancelled and its files deleted",
@@ -210,7 +213,7 @@ ZH: dict[str, str] = {
     "notice_no_mirror": "{name} 没有下载来源：请设置镜像 URL",
     "notice_downloading": "正在从 {hosts} 下载",
     "notice_paused": "{name} 已暂停：“继续下载”会从中断处继续，重启后也可以",
-    "notice_download_failed": "下载失败：{detail}",
+    "notice_download_failed": "下载失败：{detail}。如果不能直接连接，请在下方设置你自己的镜像或使用系统代理。",
     "notice_deleted": "{name} 已删除",
     "notice_nothing_deleted": "{name} 未安装，没有删除任何内容",
     "notice_cancelled": "{name} 的下载已取消，其文件已删除",

@@ -232,17 +232,22 @@ def practice_answers(log: Path) -> int:
     return sum(e.kind == "practice" for e in load_session(log).events) if log.exists() else 0
 
 
+def start_camera(page, data: Path, interval: str = "2 s") -> Path:  # noqa: ANN001
+    """A camera session at `interval`, started; its log once the first event is written."""
+    wait_text(page, "model-status", "Model ready")
+    choose(page, "Camera")
+    choose(page, interval)
+    before = set(sessions(data))
+    node(page, "start-stop").click()
+    wait_text(page, "start-stop", "Stop")
+    assert wait_until(lambda: set(sessions(data)) - before, timeout=30), "the session's log is written"
+    return next(iter(set(sessions(data)) - before))
+
+
 def test_a_camera_session_keeps_going_on_other_screens_and_back(camera_browser, app_server: AppServer) -> None:  # noqa: ANN001
     page = open_app_page(camera_browser, app_server.url, permissions=["camera"])
     try:
-        wait_text(page, "model-status", "Model ready")
-        choose(page, "Camera")
-        choose(page, "2 s")
-        before = set(sessions(app_server.data))
-        node(page, "start-stop").click()
-        wait_text(page, "start-stop", "Stop")
-        assert wait_until(lambda: set(sessions(app_server.data)) - before, timeout=30), "the session's log is written"
-        log = next(iter(set(sessions(app_server.data)) - before))
+        log = start_camera(page, app_server.data)
         assert wait_until(lambda: practice_answers(log) >= 1, timeout=30), "a first answer"
         for label, target in (
             ("Settings", "settings-threads"),
@@ -504,12 +509,7 @@ def test_a_second_tab_sees_the_camera_session_and_a_reload_ends_it_in_words(
     owner = open_app_page(camera_browser, app_server.url, permissions=["camera"])
     other = open_app_page(camera_browser, app_server.url, permissions=["camera"])
     try:
-        wait_text(owner, "model-status", "Model ready")
-        choose(owner, "Camera")
-        choose(owner, "2 s")
-        before = set(sessions(app_server.data))
-        node(owner, "start-stop").click()
-        wait_text(owner, "start-stop", "Stop")
+        log = start_camera(owner, app_server.data)
         observations_over_time(owner, 30, ["NO"])
         # The other tab follows the session and says where the camera is.
         assert "camera is in another tab" in wait_text(other, "activity", "camera is in another tab")
@@ -526,5 +526,4 @@ def test_a_second_tab_sees_the_camera_session_and_a_reload_ends_it_in_words(
     finally:
         owner.context.close()
         other.context.close()
-    log = next(iter(set(sessions(app_server.data)) - before))
     assert practice_answers(log) >= 1, "the session was saved"
