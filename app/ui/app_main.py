@@ -502,8 +502,9 @@ class Shell:
         """Local paths of the picked files: as they are on desktop, uploaded to 127.0.0.1 from a browser."""
         if all(f.path for f in files):
             return [(f.name, Path(f.path)) for f in files if f.path]
-        for old in upload_dir().glob("*"):  # earlier uploads: only the newest session's files are kept
-            shutil.rmtree(old, ignore_errors=True)
+        for old in upload_dir().glob("*"):  # earlier uploads, but never the video a session is playing
+            if old != self.controller.playing_upload:
+                shutil.rmtree(old, ignore_errors=True)
         folder = uuid.uuid4().hex
         loop = asyncio.get_running_loop()
         done = {f.name: loop.create_future() for f in files}
@@ -530,7 +531,8 @@ class Shell:
 
     def _start_video(self, files: list[tuple[str, Path]]) -> None:
         name, path = files[0]
-        self.controller.start_video(name, path)
+        uploaded = path.parent.parent == upload_dir()  # a copy made for this session: gone when it ends
+        self.controller.start_video(name, path, discard=path.parent if uploaded else None)
 
     def _start_stills(self, files: list[tuple[str, Path]]) -> None:
         """The files are read on Flet's thread pool: a folder of photos must not freeze every tab."""

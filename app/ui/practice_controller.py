@@ -11,6 +11,7 @@ time; the UI never calls the model itself.
 
 from __future__ import annotations
 
+import shutil
 import threading
 import time
 from collections.abc import Callable, Sequence
@@ -75,6 +76,11 @@ class PracticeState:
     backend_note: str = ""  # why: e.g. a GPU that disagreed with CPU on the reference image
 
 
+def _remove(folder: Path | None) -> None:
+    if folder is not None:
+        shutil.rmtree(folder, ignore_errors=True)
+
+
 def _is_folder(spec: WorkerSpec) -> bool:
     return bool(spec.model) and Path(spec.model or "").is_dir()
 
@@ -116,6 +122,7 @@ class PracticeController:
         self._pipeline = LivePipeline(spec, self._listener(0), host_kind=host_kind)
         self._log: SessionLog | None = None
         self._source: FrameSource | None = None
+        self._discard: Path | None = None  # an uploaded copy to remove when the session ends
         self._last_preview = 0.0
         self._camera_started: float | None = None
         self._guard_blocked = 0
@@ -248,14 +255,24 @@ class PracticeController:
 
     # --- sessions ------------------------------------------------------------------------------
 
-    def start_video(self, name: str, path: Path) -> None:
+    def start_video(self, name: str, path: Path, discard: Path | None = None) -> None:
+        """`discard`: the uploaded copy's folder, removed when the session ends, however it ends (a video
+        of the trainee must not stay in a cache)."""
         try:
             source: FrameSource = VideoFileSource(path, name)
         except (VideoError, OSError) as exc:
-            said = str(exc)
+            said = str(exc).replace(str(path), name)  # the file by its name, not the cache's path
+            _remove(discard)
             self._update(lambda s: replace(s, error=said))
             return
         self._begin(source, f"video · {name}", "video")
+        with self._lock:
+            self._discard = discard
+
+    @property
+    def playing_upload(self) -> Path | None:
+        """The uploaded copy the running video session reads (another tab's upload must not remove it)."""
+        return self._discard
 
     def start_stills(self, images: Sequence[tuple[str, bytes]], label: str) -> None:
         """Each image is one keyframe; one that cannot be used (too large, damaged) is that file's error."""
@@ -355,11 +372,12 @@ class PracticeController:
 
     def stop_session(self) -> None:
         with self._lock:
-            source, log = self._source, self._log
-            self._source, self._log = None, None
+            source, log, discard = self._source, self._log, self._discard
+            self._source, self._log, self._discard = None, None, None
             self._camera_started = None
         if source is not None:
             source.stop()
+        _remove(discard)
         if log is not None:
             self._pipeline.end_session()
             log.close()

@@ -129,7 +129,8 @@ class PracticeView:
 
         # The result card: the question, the answer in words, then what it is waiting for.
         self.question = ft.Text("", size=15, weight=ft.FontWeight.W_500)
-        self.answer_icon = ft.Icon(ft.Icons.HOURGLASS_EMPTY, size=40, color=ft.Colors.GREY_500)
+        # Read from a metre away, by a trainee kneeling at the manikin.
+        self.answer_icon = ft.Icon(ft.Icons.HOURGLASS_EMPTY, size=56, color=ft.Colors.GREY_500)
         self.answer = ft.Text(t["no_answer_yet"], size=30, weight=ft.FontWeight.BOLD, color=ft.Colors.GREY_600)
         self.why = ft.Text("", size=13, color=ft.Colors.BLUE_GREY_800)
         self.review_state = ft.Text("", size=13, color=ft.Colors.GREY_800)
@@ -327,6 +328,7 @@ class PracticeView:
         self.stream.value = self._t["streaming"].format(text=state.streamed) if state.analysing is not None else ""
 
     def _render_answer(self, event: PracticeEvent | None, state: PracticeState) -> None:
+        self.answer.size = 30 if event is None else 48  # the answer large; the placeholder need not be
         if event is None:
             self.answer.value, self.answer.color = self._t["no_answer_yet"], ft.Colors.GREY_600
             self.answer_icon.icon, self.answer_icon.color = ft.Icons.HOURGLASS_EMPTY, ft.Colors.GREY_500

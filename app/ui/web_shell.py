@@ -33,6 +33,7 @@ import importlib.util
 import logging
 import os
 import secrets
+import shutil
 import sys
 from collections.abc import Callable
 from pathlib import Path
@@ -134,6 +135,8 @@ def serve(main: Callable, port: int, on_startup: Callable[[], None] | None = Non
     check()
     # Upload URLs are signed; a key per run is enough (they live for minutes).
     os.environ.setdefault("FLET_SECRET_KEY", secrets.token_hex(32))
+    # Copies uploaded for an earlier run's sessions (a killed app) are not kept: they may show a trainee.
+    shutil.rmtree(upload_dir(), ignore_errors=True)
     upload_dir().mkdir(parents=True, exist_ok=True)
     guarded = asgi_app(main, port, on_startup)
 

@@ -109,3 +109,27 @@ def test_going_to_the_background_on_a_phone_stops_and_saves_the_session(tmp_path
         assert len(controller.state.session.timeline) == answered
     finally:
         controller.shutdown()
+
+
+def test_an_uploaded_video_copy_is_removed_when_its_session_ends(tmp_path: Path) -> None:
+    upload = tmp_path / "uploads" / "abc123"
+    upload.mkdir(parents=True)
+    video = upload / "hands.avi"
+    write_hands_video(video, seconds_per_phase=2)
+    controller = PracticeController(WorkerSpec(), tmp_path / "sessions")
+    controller.start()
+    try:
+        wait(controller, lambda s: s.worker_status == "ready")
+        controller.start_video("hands.avi", video, discard=upload)
+        assert controller.playing_upload == upload and video.exists()
+        controller.stop_session()  # however it ends (Stop here, another tab, the video's end)
+        assert not upload.exists() and controller.playing_upload is None
+        # An unreadable upload is removed at once, and named by its file name, not the cache's path.
+        bad = tmp_path / "uploads" / "def456"
+        bad.mkdir()
+        (bad / "notes.mp4").write_text("not a video")
+        controller.start_video("notes.mp4", bad / "notes.mp4", discard=bad)
+        assert not bad.exists() and "notes.mp4" in controller.state.error
+        assert str(tmp_path) not in controller.state.error
+    finally:
+        controller.shutdown()
