@@ -59,7 +59,8 @@ def _build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(
         prog="python -m app",
         description="Keyframe: on-device VLM practice coach.",
-        epilog=f"Log files: {log_dir()}",
+        epilog=f"Log files: {log_dir()}. Data (models, sessions) and logs go under $FLET_APP_STORAGE_DATA "
+        "when it is set (built apps set it), else the platform's folders.",
     )
     _log_options(parser, False)
     sub = parser.add_subparsers(dest="command")

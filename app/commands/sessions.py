@@ -45,7 +45,11 @@ def add_parser(sub: Subparsers) -> None:
     review.add_argument("event_id", help="the event_id of a practice event")
     verdict = review.add_mutually_exclusive_group(required=True)
     verdict.add_argument("--confirm", action="store_true", help="the model's answer is right")
-    verdict.add_argument("--correct", metavar="VALUE", help="the right answer (one of the profile's values)")
+    verdict.add_argument(
+        "--correct",
+        metavar="VALUE",
+        help="the right answer (one of the profile's values, in any case: no or NO)",
+    )
     review.add_argument("--note", default="")
     review.add_argument("--examiner", default="")
     review.add_argument(

@@ -16,7 +16,7 @@ if TYPE_CHECKING:
 
 def add_parser(sub: Subparsers) -> None:
     parser = sub.add_parser("watch", help="sample keyframes from a video and print session events as JSON lines")
-    parser.add_argument("video", type=Path)
+    parser.add_argument("video", type=Path, help="a local video file (played from its first frame; never a URL)")
     parser.add_argument("--interval", type=float, default=3.0, help="seconds between keyframes, 2-5 (default 3)")
     parser.add_argument(
         "--realtime",

@@ -94,6 +94,10 @@ def make_review(
         )
     if correct is not None:
         allowed = allowed_answers(entry.event, profile, profiles_dir)
+        # "NO" as the screens show it is the profile's "no", when no other answer differs only in case.
+        same = [v for v in allowed.values if v.casefold() == correct.casefold()]
+        if correct not in allowed.values and len(same) == 1:
+            correct = same[0]
         if correct not in allowed.values:
             raise ReviewError(
                 f"{correct!r} is not an answer to {entry.event.signal!r}; allowed ({allowed.source}): "

@@ -50,7 +50,7 @@ def test_old_logs_fall_back_to_the_bundled_profile_by_signal(tmp_path: Path) -> 
     old = practice(1, "no")  # no profile_id, no allowed_values: written before they were recorded
     assert allowed_answers(old).values == load_profile(PROFILES / "hand_position.json").values
     with pytest.raises(ReviewError, match="not an answer"):
-        make_review(reduce([old]), "e1", correct="Yes")
+        make_review(reduce([old]), "e1", correct="partly")  # (any case of an answer is that answer)
 
     # Named profile first; then the profiles with its signal, only if they agree.
     write_profile(tmp_path, "strict", "hand_position_correct", ["yes", "no"])
@@ -120,3 +120,16 @@ def test_a_later_confirm_in_an_old_log_does_not_hide_the_correction() -> None:
 def test_unknown_target_is_an_error() -> None:
     with pytest.raises(ReviewError, match="no practice event 'e9'"):
         make_review(reduce([recorded(1, "yes")]), "e9")
+
+
+def test_a_correction_may_be_written_as_the_screen_shows_it() -> None:
+    from dataclasses import replace
+
+    from app.core.session import reduce
+    from app.session.review import make_review
+    from tests.unit.test_session import practice
+
+    event = replace(practice(1, "yes"), profile_id="hand_position", allowed_values=("yes", "no", "unknown"))
+    state = reduce([event])
+    assert make_review(state, "e1", correct="NO").observation == "no"
+    assert make_review(state, "e1", correct="No").observation == "no"
