@@ -112,6 +112,23 @@ class RequestLog:
         return "\n".join(lines)
 
 
+_PAGES: list = []  # every page a test opened, for a failure's report
+
+
+@pytest.hookimpl(hookwrapper=True)
+def pytest_runtest_makereport(item, call):  # noqa: ANN001, ANN201
+    """A failed browser test prints what its pages logged (errors, warnings, crashes)."""
+    outcome = yield
+    report = outcome.get_result()
+    if report.when == "call" and report.failed:
+        for page in _PAGES:
+            lines = getattr(page, "console_lines", [])
+            if lines:
+                report.sections.append((f"console of {page.url}", "\n".join(lines[-20:])))
+    if report.when == "teardown":
+        _PAGES.clear()
+
+
 def record_requests(context, page, log: RequestLog) -> None:  # noqa: ANN001 - playwright types
     """Attaches every recorder; call before the page navigates."""
     context.on("request", lambda r: log.add("context", r.url))
@@ -128,6 +145,7 @@ def record_requests(context, page, log: RequestLog) -> None:  # noqa: ANN001 - p
     page.add_init_script(_CSP_PROBE)
     # What the page said, for a failure's report (a page that stops updating says why here, if anywhere).
     page.console_lines = console = []  # type: ignore[attr-defined]
+    _PAGES.append(page)
     page.on(
         "console", lambda m: console.append(f"{m.type}: {m.text}"[:300]) if m.type in ("error", "warning") else None
     )
