@@ -259,8 +259,8 @@ class PracticeView:
         self.start_stop.icon = ft.Icons.STOP if state.running else ft.Icons.PLAY_ARROW
         self.start_stop.disabled = state.worker_status == "failed"
         self.source.disabled = self.interval.disabled = state.running
-        self.source.selected = [state.source_kind if state.running and state.source_kind in SOURCES else self._chosen]
-        self.interval.selected = [f"{state.interval_s:g}"]
+        _select(self.source, state.source_kind if state.running and state.source_kind in SOURCES else self._chosen)
+        _select(self.interval, f"{state.interval_s:g}")
         self._render_worker(state)
         self._render_stage(state)
         self.error.value = state.error
@@ -374,6 +374,13 @@ class PracticeView:
         newer = failure is not None and (latest is None or failure.wall_time >= latest.wall_time)
         said = self._t["keyframe_failed"].format(t=failure.t, message=failure.message) if failure is not None else ""
         self.failure.value = said if newer else ""
+
+
+def _select(buttons: ft.SegmentedButton, value: str) -> None:
+    """Selects `value`, touching the control only when that changes: a new list on every render (4 a
+    second while a preview plays) made Flet send the buttons again, rebuilt under the user's finger."""
+    if list(buttons.selected or []) != [value]:
+        buttons.selected = [value]
 
 
 def _review_text(t: Mapping[str, str], w: Mapping[str, str], entry: TimelineEntry | None) -> str:

@@ -40,7 +40,17 @@ DESTINATIONS = SETTINGS + 1  # Settings is the last of the navigation's destinat
 
 
 def choose(page, label: str) -> None:  # noqa: ANN001
-    page.get_by_role("button", name=label, exact=True).click()
+    """Tap a choice; a tap that lands while the screen re-lays itself out is tapped again, as a person would."""
+    from playwright.sync_api import Error as PlaywrightError
+
+    button = page.get_by_role("button", name=label, exact=True)
+    for attempt in range(3):
+        try:
+            button.click(timeout=10_000)
+            return
+        except PlaywrightError:
+            if attempt == 2:
+                raise
 
 
 def start_with_files(page, paths: list[Path]) -> None:  # noqa: ANN001
