@@ -251,12 +251,27 @@ def browser(playwright_driver) -> Iterator[object]:  # noqa: ANN001
     b.close()
 
 
-def wait_until_loaded(pg) -> None:  # noqa: ANN001
-    """The loading screen is gone (Flutter's first frame) and the semantics tree is on."""
+def wait_until_loaded(pg, reloaded: bool = False) -> None:  # noqa: ANN001
+    """The loading screen is gone (Flutter's first frame), the semantics tree is on, and the app's page
+    is there (its always-shown privacy notice).
+
+    Known weakness, not solved: about one page in a hundred stays on Flet's startup screen
+    ("Working...") although the server sent it its page. A person reloads; so does this, once, and
+    says so in the test's output (the closing note of the session that found it has the details)."""
+    from playwright.sync_api import Error as PlaywrightError
+
     # A function, not an expression: Playwright evaluates a bare expression with eval(), which the page's CSP refuses.
     pg.wait_for_function("() => !document.getElementById('loading')", timeout=60_000)
     # Flutter renders to a canvas; its semantics tree gives the DOM nodes the tests read.
     pg.locator("flt-semantics-placeholder").dispatch_event("click")
+    try:
+        node(pg, "privacy-notice").first.wait_for(state="attached", timeout=30_000)
+    except PlaywrightError:
+        if reloaded:
+            raise
+        print(f"{pg.url}: the page showed nothing of the app in 30 s (Flet's startup screen); reloading it")
+        pg.reload()
+        wait_until_loaded(pg, reloaded=True)
 
 
 @pytest.fixture()
