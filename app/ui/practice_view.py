@@ -24,6 +24,7 @@ from app.ui.widgets import tagged
 
 SOURCES = ("camera", "video", "image", "folder")
 INTERVALS = (2, 3, 4, 5)
+STAGE_HEIGHT = 340  # px on a wide window: the timeline stays above the fold at 1280×800
 
 
 @dataclass(frozen=True)
@@ -198,40 +199,51 @@ class PracticeView:
             ],
             spacing=6,
         )
-        live = ft.Column(
-            [
-                self.stage,
-                controls_row,
-                tagged(ft.Column([self.model_status, self.model_hint], spacing=2), "model-status"),
-                self.open_models_box,
-                *self._status_lines.values(),
-            ],
-            spacing=10,
-        )
-        # Four blocks: on a wide window (preview | card) over (timeline | reviews); on a phone
-        # one column in the order a trainee needs them: preview, answer, timeline, reviews.
-        blocks = [
-            (live, 7),
-            (tagged(card, "result-card"), 5),
-            (self.timeline.root, 7),
-            (ft.Column([self.reviews.root, ft.Text(t["not_medical"], size=11, color=ft.Colors.GREY_600)]), 5),
+        self._live_controls = [
+            self.stage,
+            controls_row,
+            tagged(ft.Column([self.model_status, self.model_hint], spacing=2), "model-status"),
+            self.open_models_box,
+            *self._status_lines.values(),
         ]
+        self._live = ft.Column(spacing=10)
+        self._card = tagged(card, "result-card")
+        self._right = ft.Column(spacing=16)
+        not_medical = ft.Text(t["not_medical"], size=11, color=ft.Colors.GREY_600)
+        self._review_block = ft.Column([self.reviews.root, not_medical])
+        self._columns = (
+            ft.Container(ft.Column([self._live, self.timeline.root], spacing=16)),
+            ft.Container(self._right),
+        )
         self.root = ft.Container(
             ft.Column(
-                [
-                    ft.ResponsiveRow(
-                        [ft.Container(block, col={"xs": 12, "md": md}) for block, md in blocks],
-                        spacing=20,
-                        run_spacing=16,
-                    )
-                ],
+                [ft.ResponsiveRow(list(self._columns), spacing=20, run_spacing=16)],
                 scroll=ft.ScrollMode.AUTO,
                 expand=True,
             ),
             padding=16,
             expand=True,
         )
+        self.wide: bool | None = None
+        self.arrange(wide=True)
         self._running = False
+
+    def arrange(self, wide: bool) -> None:
+        """A wide window: (preview, controls, timeline | card, examiner's list), so the list sits under
+        the answer instead of below the fold. A phone: one column in the order a trainee needs while
+        running: preview, the whole answer, controls, timeline, list. Only the card moves: the stage
+        keeps its place in the tree, since a camera control that moves is rebuilt and its stream ends."""
+        if wide == self.wide:
+            return
+        self.wide = wide
+        self.reviews.fit(wide)
+        left, right = self._columns
+        left.col, right.col = ({"xs": 7}, {"xs": 5}) if wide else ({"xs": 12}, {"xs": 12})
+        # A shorter stage on a wide window leaves the timeline in view; a phone's is as wide as it is.
+        self.stage.aspect_ratio, self.stage.height = (None, STAGE_HEIGHT) if wide else (4 / 3, None)
+        first, *rest = self._live_controls
+        self._live.controls = [first, *rest] if wide else [first, self._card, *rest]
+        self._right.controls = [self._card, self._review_block] if wide else [self._review_block]
 
     def _source_chosen(self, e: ft.Event) -> None:
         self._chosen = self.source.selected[0]

@@ -65,22 +65,22 @@ class ReviewRow:
         self._allowed: tuple[str, ...] = ()
         self.entry: TimelineEntry | None = None
 
-        self.icon = ft.Icon(ft.Icons.CIRCLE, size=28)
+        self.icon = ft.Icon(ft.Icons.CIRCLE, size=24)
         # What was judged, as the model got it (read once: a row lives as long as its event is listed).
-        self.thumb = ft.Image(src=thumbnail or b"", width=88, height=66, fit=ft.BoxFit.COVER, border_radius=4)
+        self.thumb = ft.Image(src=thumbnail or b"", width=64, height=48, fit=ft.BoxFit.COVER, border_radius=4)
         self.thumb_box = tagged(self.thumb, f"thumb-{event_id}")
         self.thumb_box.visible = thumbnail is not None
-        self.answer = ft.Text("", size=16, weight=ft.FontWeight.BOLD)
+        self.answer = ft.Text("", size=14, weight=ft.FontWeight.BOLD)
         self.when = ft.Text("", size=12, color=ft.Colors.GREY_700)
         self.reason = ft.Text("", size=12, color=ft.Colors.GREY_800, visible=False)
-        self.status = ft.Text(text(strings, "review_waiting"), size=12, color=ft.Colors.GREY_700)
         self.history = ft.Column(spacing=2)
-        self.note = ft.TextField(label=text(strings, "review_note"), dense=True, width=320)
+        # One row of actions: a pending answer takes about 110 px, so several fit beside the card.
+        self.note = ft.TextField(label=text(strings, "review_note"), dense=True)
         self.confirm = ft.Button(
             text(strings, "review_confirm"), icon=ft.Icons.CHECK, on_click=lambda _: self._on_confirm()
         )
         self.correct = ft.Dropdown(
-            label=text(strings, "review_correct"), width=200, dense=True, on_select=lambda _: self._on_correct()
+            label=text(strings, "review_correct"), width=170, dense=True, on_select=lambda _: self._on_correct()
         )
         self.change = ft.TextButton(
             text(strings, "review_change"), icon=ft.Icons.EDIT_OUTLINED, on_click=lambda _: self._toggle_change()
@@ -89,12 +89,13 @@ class ReviewRow:
             [
                 tagged(self.confirm, f"confirm-{event_id}"),
                 tagged(self.correct, f"correct-{event_id}"),
-                tagged(self.note, f"note-{event_id}"),
+                ft.Container(tagged(self.note, f"note-{event_id}")),
             ],
-            wrap=True,
             spacing=8,
             run_spacing=8,
+            vertical_alignment=ft.CrossAxisAlignment.CENTER,
         )
+        self.fit(wide=True)
         # Visibility is set on these wrappers, never on a control inside a Semantics.
         self.history_box = tagged(self.history, f"history-{event_id}")
         self.change_row = ft.Row([tagged(self.change, f"revise-{event_id}")])
@@ -108,7 +109,6 @@ class ReviewRow:
                     ],
                     vertical_alignment=ft.CrossAxisAlignment.START,
                 ),
-                self.status,
                 self.history_box,
                 self.actions,
                 self.change_row,
@@ -118,12 +118,19 @@ class ReviewRow:
         self.root = tagged(
             ft.Container(
                 content=body,
-                padding=12,
+                padding=ft.Padding.symmetric(horizontal=10, vertical=8),
                 border=ft.Border.all(1, ft.Colors.GREY_300),
                 border_radius=8,
             ),
             f"review-{event_id}",
         )
+
+    def fit(self, wide: bool) -> None:
+        """One row of actions beside the card on a wide window (the note takes the rest of it, about
+        110 px an answer); on a phone they wrap, the note on its own line."""
+        note_box = self.actions.controls[-1]
+        self.actions.wrap = not wide
+        note_box.expand, note_box.width = (True, None) if wide else (None, 320)
 
     # --- rendering ------------------------------------------------------------------
 
@@ -148,7 +155,6 @@ class ReviewRow:
         self.reason.value = reason_words(s, e.parse_reason) if self.reason.visible else ""
 
         reviewed = entry.review != "pending"
-        self.status.visible = not reviewed
         self.history_box.visible = reviewed
         self.history.controls = [ft.Text(self._describe(r), size=13) for r in entry.history]
 
@@ -208,6 +214,7 @@ class ReviewList:
         self._read_only = read_only
         self._thumbnails = thumbnails
         self.rows: dict[str, ReviewRow] = {}
+        self._wide = True
         self.pending_title = ft.Text(text(strings, "review_pending_title", n=0), weight=ft.FontWeight.BOLD, size=16)
         self.none_pending = ft.Text(text(strings, "review_none_pending"), color=ft.Colors.GREY_700)
         self.pending = ft.Column(spacing=8)
@@ -225,6 +232,11 @@ class ReviewList:
             ],
             spacing=10,
         )
+
+    def fit(self, wide: bool) -> None:
+        self._wide = wide
+        for row in self.rows.values():
+            row.fit(wide)
 
     def clear(self) -> None:
         """Forget every row (another session is shown): no note or open change carries over."""
@@ -251,6 +263,7 @@ class ReviewList:
             row = self.rows.get(event_id)
             if row is None:
                 row = self.rows[event_id] = ReviewRow(event_id, self._s, self._thumbnails(event_id))
+                row.fit(self._wide)
             row.render(entry, _values_for(allowed_values, event_id), handlers, self._read_only)
             (pending if entry.review == "pending" else done).append(row.root)
         self.pending.controls = pending

@@ -155,6 +155,9 @@ class SessionsView:
 
     # --- rendering ------------------------------------------------------------------
 
+    def arrange(self, wide: bool) -> None:
+        self.review_list.fit(wide)
+
     def reload(self) -> None:
         """The folder listed again, off the page's loop."""
         self._background(self._controller.refresh)

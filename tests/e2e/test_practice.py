@@ -355,9 +355,14 @@ def test_a_folder_sessions_review_list_shows_each_keyframe_and_its_file(
     for event in (e for e in load_session(log).events if e.kind == "practice"):
         node(page, f"thumb-{event.event_id}").first.wait_for(timeout=30_000)  # what was judged
         wait_on_page(page, f"{event.source} · answered")  # its file's name, and no made-up time
-    page.mouse.move(900, 500)
-    page.mouse.wheel(0, 600)  # the examiner's list, below the card
-    time.sleep(1)
+    # At 1280×800 the examiner's list sits under the card, compact, and the timeline is in view too.
+    fold = page.viewport_size["height"]
+    title, chart = node(page, "review-pending-title").bounding_box(), node(page, "timeline-chart").bounding_box()
+    assert title is not None and title["y"] < fold / 2, f"the examiner's list starts at {title}"
+    assert chart is not None and chart["y"] + chart["height"] / 2 < fold, f"the timeline is at {chart}"
+    rows = [node(page, f"review-{e.event_id}").bounding_box() for e in load_session(log).events if e.kind == "practice"]
+    assert all(r is not None and r["height"] < 130 for r in rows), f"pending items: {rows}"
+    assert sum(r["y"] + r["height"] < fold for r in rows) >= 2, "two pending answers in view without scrolling"
     shot(page, "practice-folder-review")
 
 
@@ -419,7 +424,19 @@ def test_phone_layout_puts_the_answer_under_the_preview(browser, app_server: App
         choose(page, "Image")
         start_with_files(page, [image])
         wait_text(page, "observation", "YES")
+        card = node(page, "result-card").bounding_box()
+        bar = 80  # the navigation bar at the bottom
+        assert card is not None and card["y"] + card["height"] <= PHONE["height"] - bar, f"the whole card: {card}"
         shot(page, "practice-answer")
+        # The pending answer's actions wrap within the phone's width.
+        note = page.locator("[flt-semantics-identifier^='note-']").first
+        page.mouse.move(PHONE["width"] / 2, PHONE["height"] / 2)
+        page.mouse.wheel(0, 1500)  # Flutter scrolls its canvas on a wheel, not on DOM scrolling
+        assert wait_until(lambda: (note.bounding_box() or {"y": 1e9})["y"] < PHONE["height"] - bar, timeout=10)
+        box = note.bounding_box()
+        assert box is not None and box["x"] + box["width"] <= PHONE["width"] and box["width"] > 200, box
+        time.sleep(1)  # semantics move before the canvas paints the scrolled frame
+        shot(page, "practice-review")
         # A tap on the navigation bar's Sessions destination (the bar exposes no semantics node here).
         page.mouse.click(PHONE["width"] * (SESSIONS + 0.5) / DESTINATIONS, PHONE["height"] - 40)
         page.locator("[flt-semantics-identifier='sessions-refresh']").wait_for(timeout=10_000)
