@@ -101,6 +101,9 @@ class VideoFileSource(FrameSource):
         return SourceEnded(True, "; ".join(self.video.stats.summary()))
 
 
+TABLES_LEFT_OUT = "{names}: a table of labels is for the Testers screen; left out"
+
+
 class StillsSource(FrameSource):
     """Still images (one, or a folder's worth), each one keyframe, each answered in turn."""
 
@@ -113,10 +116,14 @@ class StillsSource(FrameSource):
 
     def _run(self, sink: FrameSink) -> SourceEnded:
         rejected: list[str] = []
+        tables: list[str] = []
         slot = 0
         for name, data in self._images:
             if self._stop.is_set():
                 return SourceEnded(True, "stopped")
+            if name.lower().endswith(".csv"):  # picked with a folder of test images: not a damaged image
+                tables.append(name)
+                continue
             try:
                 image = decode_image_bytes(data, name=name)
             except ImageRejected as exc:  # that file's error; the others are still analysed
@@ -128,7 +135,8 @@ class StillsSource(FrameSource):
             self._wait_answered(sink)
         sink.flush()
         self._wait_answered(sink)
-        return SourceEnded(not rejected, "; ".join(rejected))
+        left_out = [TABLES_LEFT_OUT.format(names=", ".join(tables))] if tables else []
+        return SourceEnded(not rejected, "; ".join(rejected + left_out))
 
 
 class OpenCvCameraSource(FrameSource):

@@ -294,6 +294,7 @@ class PracticeView:
             state.answer_values,
             on_confirm=self._actions.confirm,
             on_correct=self._actions.correct,
+            question=self.question.value,
         )
         for line, box in (*self._status_lines.items(), *self._card_lines.items()):
             box.visible = bool(line.value)  # an empty line would still take its height

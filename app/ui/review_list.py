@@ -63,6 +63,7 @@ class ReviewRow:
         self._revising = False
         self._history_len = 0
         self._allowed: tuple[str, ...] = ()
+        self._question = ""
         self.entry: TimelineEntry | None = None
 
         self.icon = ft.Icon(ft.Icons.CIRCLE, size=24)
@@ -134,9 +135,11 @@ class ReviewRow:
 
     # --- rendering ------------------------------------------------------------------
 
-    def render(self, entry: TimelineEntry, allowed: tuple[str, ...], handlers: _Handlers, read_only: bool) -> None:
+    def render(
+        self, entry: TimelineEntry, allowed: tuple[str, ...], handlers: _Handlers, read_only: bool, question: str = ""
+    ) -> None:
         s, e = self._s, entry.event
-        self.entry, self._handlers, self._allowed = entry, handlers, allowed
+        self.entry, self._handlers, self._allowed, self._question = entry, handlers, allowed, question
         if len(entry.history) != self._history_len:  # a verdict was recorded: start the next one clean
             self._history_len = len(entry.history)
             self._revising = False
@@ -147,7 +150,7 @@ class ReviewRow:
         answer = answer_word(s, entry.verdict)
         if entry.review == "corrected":
             answer = text(s, "review_verdict_over_model", answer=answer, model=answer_word(s, e.observation))
-        self.answer.value = f"{signal_words(s, e.signal)} — {answer}"
+        self.answer.value = f"{question or signal_words(s, e.signal)} — {answer}"
         self.answer.color = style.colour
         self.icon.semantics_label = text(s, "review_model_said", answer=answer_word(s, e.observation))
         self.when.value = when_taken(s, e.t, e.wall_time, e.source, e.still)
@@ -201,7 +204,7 @@ class ReviewRow:
         # View-local: shows the verdict controls again. Flet updates the page after a handler.
         self._revising = not self._revising
         if self.entry is not None and self._handlers is not None:
-            self.render(self.entry, self._allowed, self._handlers, read_only=False)
+            self.render(self.entry, self._allowed, self._handlers, read_only=False, question=self._question)
 
 
 class ReviewList:
@@ -250,8 +253,10 @@ class ReviewList:
         allowed_values: AllowedValues,
         on_confirm: ConfirmHandler,
         on_correct: CorrectHandler,
+        question: str = "",
     ) -> None:
-        """Show `entries`; `allowed_values` is the profile's answers, or a mapping event_id -> answers."""
+        """Show `entries`; `allowed_values` is the profile's answers, or a mapping event_id -> answers.
+        `question`: the sentence the answer card asks, so both read alike (default: the signal's words)."""
         handlers = _Handlers(on_confirm, on_correct)
         ordered = sorted(entries, key=lambda e: e.event.t)
         listed = {e.event.event_id for e in ordered}
@@ -264,7 +269,7 @@ class ReviewList:
             if row is None:
                 row = self.rows[event_id] = ReviewRow(event_id, self._s, self._thumbnails(event_id))
                 row.fit(self._wide)
-            row.render(entry, _values_for(allowed_values, event_id), handlers, self._read_only)
+            row.render(entry, _values_for(allowed_values, event_id), handlers, self._read_only, question)
             (pending if entry.review == "pending" else done).append(row.root)
         self.pending.controls = pending
         self.done.controls = done

@@ -56,6 +56,13 @@ def test_video_stills_and_reviews_on_one_worker(tmp_path: Path) -> None:
         assert all(controller.thumbnail(e.event.event_id) for e in stills.session.timeline)
         assert controller.thumbnail("../../etc/passwd") is None
         assert stills.session_id != done.session_id
+
+        # A labels table picked with the images is left out in words, not called a damaged image.
+        controller.start_stills([(good[0].name, good[0].read_bytes()), ("labels.csv", b"file,expected\n")], "two")
+        wait(controller, lambda s: s.running)
+        table = wait(controller, lambda s: not s.running)
+        assert len(table.session.timeline) == 1 and not table.error, table.error
+        assert "labels.csv: a table of labels is for the Testers screen; left out" in table.notice
     finally:
         controller.shutdown()
 

@@ -1,0 +1,66 @@
+"""The practice screen's rendering and arrangement, without a browser."""
+
+from __future__ import annotations
+
+from dataclasses import replace
+
+import flet as ft
+
+from app.core.profiles import ProfileLabels
+from app.core.session import reduce
+from app.ui.practice_controller import PracticeState
+from app.ui.practice_view import PracticeActions, PracticeView
+from tests.unit.test_session import practice
+from tests.unit.test_sessions_view import walk
+
+
+def _view() -> PracticeView:
+    actions = PracticeActions(lambda *a: None, lambda: None, lambda _: None, lambda *a: None, lambda *a: None)
+    return PracticeView(actions, ft.Container())
+
+
+def _state(**labels: ProfileLabels) -> PracticeState:
+    events = [practice(1, "yes"), practice(2, "no")]
+    return PracticeState(
+        worker_status="ready",
+        session_id="s",
+        session=reduce(events),
+        latest=events[-1],
+        answer_values=("yes", "no", "unknown"),
+        labels=tuple(labels.items()),
+    )
+
+
+def test_the_card_and_the_examiners_list_ask_the_same_sentence() -> None:
+    view = _view()
+    view.render(_state(en=ProfileLabels(question="Are the arms straight?")))
+    assert view.question.value == "Are the arms straight?"
+    titles = [row.answer.value for row in view.reviews.rows.values()]
+    assert titles == ["Are the arms straight? — YES", "Are the arms straight? — NO"]
+
+
+def test_without_labels_the_profiles_question_leads_both() -> None:
+    view = _view()
+    view.render(replace(_state(), question="Is the hand position correct?"))
+    row = next(iter(view.reviews.rows.values()))
+    assert row.answer.value == "Is the hand position correct? — YES"
+
+
+def test_a_phone_layout_moves_the_card_but_never_the_camera() -> None:
+    """A camera control that moves in the tree is rebuilt by Flutter, and its stream ends."""
+    view = _view()
+
+    def parent_of(target: ft.Control) -> ft.Control:
+        return next(c for c in walk(view.root) if target in getattr(c, "controls", []) or [])
+
+    camera_parent = parent_of(view.stage)
+    view.render(_state())
+    for wide in (False, True, False):
+        view.arrange(wide)
+        assert parent_of(view.stage) is camera_parent
+        card_parent = parent_of(view._card)
+        assert (card_parent is camera_parent) is not wide, "on a phone the card sits right under the preview"
+        order = camera_parent.controls
+        assert order.index(view.stage) == 0
+        if not wide:
+            assert order.index(view._card) == 1
