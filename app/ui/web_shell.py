@@ -46,6 +46,8 @@ from app.privacy.origin_guard import LOOPBACK, OriginGuard
 
 APP_NAME = "Keyframe"
 PURPOSE = "On-device practice feedback — images stay on this device"
+# The page is loading before the app knows the chosen language: the loading screen says it in both.
+PURPOSE_ZH = "设备端练习反馈——图像只留在本设备"
 FLET_VERSION = "1.0.5"  # the Flet whose index.html assets/index.html is a copy of
 INDEX_HTML = ASSETS / "index.html"
 

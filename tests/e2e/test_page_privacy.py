@@ -21,6 +21,7 @@ from app.paths import ASSETS
 from tests.e2e.conftest import (
     RequestLog,
     collect_csp_violations,
+    evaluate,
     open_app_page,
     record_requests,
     wait_until_loaded,
@@ -29,6 +30,15 @@ from tests.e2e.conftest import (
 pytestmark = pytest.mark.browser
 
 SIZES = {"desktop": (1280, 800), "phone": (390, 844)}
+# Resolves once the page's own "Keyframe SC" face has loaded (the browser loads it only for text it draws).
+BUNDLED_FACE_LOADED = """() => new Promise(done => {
+    const poll = setInterval(() => {
+        if ([...document.fonts].some(f => f.family.includes("Keyframe SC") && f.status === "loaded")) {
+            clearInterval(poll);
+            done(true);
+        }
+    }, 100);
+})"""
 
 
 def _get(url: str) -> bytes:
@@ -157,8 +167,11 @@ def test_screenshots_of_the_loading_screen_and_the_loaded_page(browser, app_url:
             pg.goto(app_url)
             loading = pg.locator("#loading")
             loading.wait_for(state="visible")
-            assert "Keyframe" in loading.inner_text() and web_shell.PURPOSE in loading.inner_text()
+            said = loading.inner_text()
+            assert "Keyframe" in said and web_shell.PURPOSE in said and web_shell.PURPOSE_ZH in said, said
             assert pg.title() == "Keyframe"
+            # The Chinese line in the bundled face (a system without one would show boxes).
+            evaluate(pg, BUNDLED_FACE_LOADED, timeout=30)
             pg.wait_for_timeout(400)
             pg.screenshot(path=str(shots / f"loading-{name}.png"))
             pg.close()

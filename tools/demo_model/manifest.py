@@ -22,7 +22,7 @@ def write_manifest(model_dir: Path, runtime_files: list[str], manifest_path: Pat
         "schema": 1,
         "id": MANIFEST_ID,
         "display_name": DISPLAY_NAME,
-        "licence": "Apache-2.0 (project-generated)",
+        "licence": "Apache-2.0",
         "architecture": "qwen3-vl",
         "revision": revision,
         "min_mnn_version": MIN_MNN_VERSION,
