@@ -85,6 +85,21 @@ def strace() -> str:
     return path
 
 
+@pytest.fixture
+def real_tmpfs(tmp_path: Path) -> None:
+    """Skips (a failure under CI=true) where no tmpfs can be mounted in a user namespace (`unshare -rm`):
+    the full-disk and read-only-disk tests, whose ENOSPC and EROFS come from the kernel."""
+    if shutil.which("unshare") is None:
+        pytest.skip("unshare is not installed (Debian: util-linux); the real full and read-only disk tests need it")
+    probe = tmp_path / "probe"
+    probe.mkdir()
+    result = subprocess.run(
+        ["unshare", "-rm", "sh", "-c", f"mount -t tmpfs -o size=64k tmpfs '{probe}'"], capture_output=True, timeout=10
+    )
+    if result.returncode != 0:
+        pytest.skip(f"cannot mount a tmpfs in a user namespace here (unshare -rm): {result.stderr.decode().strip()}")
+
+
 def pytest_report_header(config: pytest.Config) -> str:
     return f"keyframe root: {ROOT} (CI={os.environ.get('CI', '')})"
 

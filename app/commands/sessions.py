@@ -14,10 +14,8 @@ from app.core.profiles import ProfileError
 from app.core.session import event_to_dict
 from app.models.storage import data_dir
 from app.profile_file import load_profile
-from app.session.review import ReviewError, make_review
+from app.session.review import ReviewError, record_review
 from app.session.store import (
-    LoadedSession,
-    SessionLog,
     delete_session,
     export_csv,
     export_jsonl,
@@ -162,13 +160,13 @@ def run(args: argparse.Namespace, out: TextIO) -> int:
     if not path.is_file():
         print(f"error: no session {args.session!r} (looked in {folder})", file=sys.stderr)
         return EXIT_FAILED
+    if args.sessions_command == "review":
+        return _review(args, path, out)
     try:
         session = load_session(path)
     except OSError as exc:
         print(f"error: cannot read {path}: {exc.strerror or exc}", file=sys.stderr)
         return EXIT_FAILED
-    if args.sessions_command == "review":
-        return _review(args, path, session, out)
     if args.sessions_command == "delete":
         if path.suffix != ".jsonl" or path.resolve().parent != folder.resolve():
             # Only the app's own sessions: a path elsewhere could be any file of the user's.
@@ -186,11 +184,11 @@ def run(args: argparse.Namespace, out: TextIO) -> int:
     return EXIT_OK
 
 
-def _review(args: argparse.Namespace, path: Path, session: LoadedSession, out: TextIO) -> int:
+def _review(args: argparse.Namespace, path: Path, out: TextIO) -> int:
     try:
         profile = load_profile(args.profile) if args.profile is not None else None
-        event = make_review(
-            session.state,
+        event = record_review(
+            path,
             args.event_id,
             correct=None if args.confirm else args.correct,
             note=args.note,
@@ -201,7 +199,8 @@ def _review(args: argparse.Namespace, path: Path, session: LoadedSession, out: T
     except (ReviewError, ProfileError) as exc:
         print(f"error: {exc} ({path})", file=sys.stderr)
         return EXIT_FAILED
-    with SessionLog(path) as log:
-        log.append(event)
+    except OSError as exc:  # a read-only or full disk
+        print(f"error: cannot record the review in {path}: {exc.strerror or exc}", file=sys.stderr)
+        return EXIT_FAILED
     emit(out, event_to_dict(event), jsonl=True)
     return EXIT_OK

@@ -9,12 +9,17 @@ The lock is an OS advisory lock (flock; msvcrt on Windows) on a small file, so
 it disappears with the process that held it, even after SIGKILL: there is no
 stale lock to clean up. flock locks belong to the open file, so two
 ModelLock objects in one process exclude each other too.
+
+`held` is the same lock for a short critical section where waiting is right
+(a session review: read the log, then append what the reading allowed).
 """
 
 from __future__ import annotations
 
+import contextlib
 import os
 import sys
+from collections.abc import Iterator
 from pathlib import Path
 from types import TracebackType
 
@@ -71,6 +76,17 @@ class ModelLock:
         self.release()
 
 
+@contextlib.contextmanager
+def held(fd: int) -> Iterator[None]:
+    """An exclusive lock on the open file `fd`, waiting while another holder has it: another process, or
+    another open of the same file in this one (not another thread using the same `fd`)."""
+    _wait_lock(fd)
+    try:
+        yield
+    finally:
+        _unlock(fd)
+
+
 def _read_pid(fd: int) -> int | None:
     try:
         text = os.pread(fd, 32, 0).decode("ascii", "replace").strip()
@@ -82,17 +98,30 @@ def _read_pid(fd: int) -> int | None:
 if sys.platform == "win32":  # pragma: no cover - not exercised on the Linux test machine
     import msvcrt
 
+    # Windows locks are mandatory: lock one byte far past any data (below 2 GiB, for a 32-bit CRT offset),
+    # so reading the file (a session log under review) is never refused.
+    _REGION = (1 << 31) - 2
+
+    def _locking(fd: int, mode: int) -> None:
+        position = os.lseek(fd, 0, os.SEEK_CUR)  # kept: ModelLock writes its pid where the file was
+        os.lseek(fd, _REGION, os.SEEK_SET)
+        try:
+            msvcrt.locking(fd, mode, 1)
+        finally:
+            os.lseek(fd, position, os.SEEK_SET)
+
     def _try_lock(fd: int) -> bool:
         try:
-            os.lseek(fd, 0, os.SEEK_SET)
-            msvcrt.locking(fd, msvcrt.LK_NBLCK, 1)
+            _locking(fd, msvcrt.LK_NBLCK)
             return True
         except OSError:
             return False
 
+    def _wait_lock(fd: int) -> None:
+        _locking(fd, msvcrt.LK_LOCK)  # retries for 10 s, then OSError
+
     def _unlock(fd: int) -> None:
-        os.lseek(fd, 0, os.SEEK_SET)
-        msvcrt.locking(fd, msvcrt.LK_UNLCK, 1)
+        _locking(fd, msvcrt.LK_UNLCK)
 
 else:
     import fcntl
@@ -103,6 +132,9 @@ else:
             return True
         except BlockingIOError:
             return False
+
+    def _wait_lock(fd: int) -> None:
+        fcntl.flock(fd, fcntl.LOCK_EX)
 
     def _unlock(fd: int) -> None:
         fcntl.flock(fd, fcntl.LOCK_UN)

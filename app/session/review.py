@@ -6,6 +6,9 @@
 - A keyframe is reviewed once. A second verdict is refused unless the examiner
   asks to revise; a revision is a new event that names the one it replaces, and
   the reducer keeps both, so nothing an examiner said is lost.
+- That check and the append are one step under the session's lock (`record_review`), which the CLI and
+  the Sessions screen both take: of two examiners confirming one keyframe at once, in any processes,
+  one records the first verdict and the other is told it was already reviewed.
 """
 
 from __future__ import annotations
@@ -20,6 +23,7 @@ from app.core.profiles import ProfileError, TaskProfile
 from app.core.session import ExaminerConfirmed, ExaminerCorrected, PracticeEvent, SessionState
 from app.paths import PROFILES
 from app.profile_file import load_profile
+from app.session.store import SessionLog, load_session, session_locked
 
 _PROFILE_ID = re.compile(r"^[a-z][a-z0-9_]{0,63}$")  # a recorded id never becomes a path outside PROFILES
 
@@ -110,3 +114,32 @@ def make_review(
     if correct is None:
         return ExaminerConfirmed(event_id, target_id, now, examiner, note, revises)
     return ExaminerCorrected(event_id, target_id, now, correct, note, examiner, revises)
+
+
+def record_review(
+    path: Path,
+    target_id: str,
+    *,
+    correct: str | None = None,
+    note: str = "",
+    examiner: str = "",
+    revise: bool = False,
+    profile: TaskProfile | None = None,
+    profiles_dir: Path = PROFILES,
+) -> ExaminerConfirmed | ExaminerCorrected:
+    """Check a verdict against the session log as it is now and append it (fsynced), under its lock.
+    ReviewError; OSError if the log cannot be read or written (a read-only or full disk)."""
+    with session_locked(path):
+        event = make_review(
+            load_session(path).state,
+            target_id,
+            correct=correct,
+            note=note,
+            examiner=examiner,
+            revise=revise,
+            profile=profile,
+            profiles_dir=profiles_dir,
+        )
+        with SessionLog(path) as log:
+            log.append(event)
+    return event

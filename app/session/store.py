@@ -13,6 +13,7 @@ the whole file although every line in it was fsynced.
 
 from __future__ import annotations
 
+import contextlib
 import csv
 import errno
 import io
@@ -23,6 +24,7 @@ import stat
 import threading
 import time
 import uuid
+from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
 from typing import BinaryIO
@@ -37,6 +39,7 @@ from app.core.session import (
     reduce,
     verdict_counts,
 )
+from app.models.locks import held
 
 
 @dataclass(frozen=True)
@@ -207,6 +210,19 @@ class SessionLog:
 
     def __exit__(self, *exc: object) -> None:
         self.close()
+
+
+@contextlib.contextmanager
+def session_locked(path: Path) -> Iterator[None]:
+    """While held, no other holder of this session's lock runs, in any process: for reading the log and
+    appending what the reading allowed as one step (a review). Waits for the holder; OSError if the log
+    cannot be opened. A lock on the log itself, so nothing is left beside it."""
+    fd = os.open(path, os.O_RDONLY)  # flock needs no write access: on a read-only disk the append says why
+    try:
+        with held(fd):
+            yield
+    finally:
+        os.close(fd)
 
 
 def load_session(path: Path) -> LoadedSession:

@@ -20,7 +20,6 @@ from dataclasses import dataclass, field, replace
 from pathlib import Path
 
 from app.core.session import (
-    ExaminerConfirmed,
     ExaminerCorrected,
     KeyframeSkipped,
     PracticeEvent,
@@ -28,10 +27,9 @@ from app.core.session import (
     verdict_counts,
 )
 from app.paths import PROFILES
-from app.session.review import ReviewError, allowed_answers, make_review
+from app.session.review import ReviewError, allowed_answers, record_review
 from app.session.store import (
     LoadedSession,
-    SessionLog,
     delete_session,
     export_csv,
     export_jsonl,
@@ -180,31 +178,6 @@ def _allowed(state: SessionState, profiles_dir: Path) -> dict[str, tuple[str, ..
         except ReviewError:
             out[entry.event.event_id] = ()
     return out
-
-
-def record_review(
-    log: SessionLog,
-    state: SessionState,
-    event_id: str,
-    *,
-    correct: str | None = None,
-    note: str = "",
-    examiner: str = "",
-    revise: bool = False,
-    profiles_dir: Path = PROFILES,
-) -> ExaminerConfirmed | ExaminerCorrected:
-    """Check a verdict against the review rules and append it to `log` (fsynced). ReviewError or OSError."""
-    event = make_review(
-        state,
-        event_id,
-        correct=correct,
-        note=note.strip(),
-        examiner=examiner,
-        revise=revise,
-        profiles_dir=profiles_dir,
-    )
-    log.append(event)
-    return event
 
 
 def _seconds(t: float) -> str:
@@ -357,17 +330,17 @@ class SessionsController:
             entry = next((e for e in opened.state.timeline if e.event.event_id == event_id), None)
             t = _seconds(entry.event.t) if entry is not None else "?"
             try:
-                with SessionLog(opened.row.path) as log:
-                    event = record_review(
-                        log,
-                        opened.state,
-                        event_id,
-                        correct=correct,
-                        note=note,
-                        examiner=self._examiner,
-                        revise=revise,
-                        profiles_dir=self._profiles_dir,
-                    )
+                # Checked against the file as it is now, under the lock the CLI takes too: not against what
+                # this screen read when it opened the session.
+                event = record_review(
+                    opened.row.path,
+                    event_id,
+                    correct=correct,
+                    note=note.strip(),
+                    examiner=self._examiner,
+                    revise=revise,
+                    profiles_dir=self._profiles_dir,
+                )
             except ReviewError as exc:
                 self._set(
                     replace(self._state, notice=Notice("notice_review_refused", (("detail", str(exc)),), error=True))

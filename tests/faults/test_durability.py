@@ -3,6 +3,10 @@
 The pipeline appends (and fsyncs) each event before it reports it, so every
 line a user saw on stdout must be in the session file after a SIGKILL, and the
 file must load (a line torn by the kill is tolerated, never fatal).
+
+Reviews: eight examiners confirming one keyframe at once record one first verdict
+(before the session lock, two of eight did), and a read-only or full disk ends a
+review in one sentence (it was a traceback).
 """
 
 from __future__ import annotations
@@ -14,14 +18,16 @@ import subprocess
 import sys
 import threading
 import time
+from dataclasses import replace
 from pathlib import Path
 from queue import Empty, Queue
 
 import pytest
 
 from app.core.session import ExaminerConfirmed
-from app.session.store import SessionLog, load_session
+from app.session.store import SessionLog, load_session, session_locked
 from tests.integration.video import write_hands_video
+from tests.unit.test_session import practice
 
 ROOT = Path(__file__).resolve().parents[2]
 
@@ -118,3 +124,91 @@ def test_sigkill_mid_session_loses_no_printed_event(
         [sys.executable, "-m", "app", "sessions", "list", "--json"], cwd=ROOT, env=env, capture_output=True, text=True
     )
     assert listed.returncode == 0 and json.loads(listed.stdout.splitlines()[0])["id"] == path.stem
+
+
+# --- examiners' reviews: one first verdict whoever asks at once, and a disk that refuses it ---------------
+
+
+def _unreviewed_session(data: Path) -> Path:
+    path = data / "sessions" / "s.jsonl"
+    with SessionLog(path) as log:
+        log.append(replace(practice(1, "yes"), profile_id="hand_position", allowed_values=("yes", "no", "unknown")))
+    return path
+
+
+def _review_cli(examiner: str) -> list[str]:
+    return [sys.executable, "-m", "app", "sessions", "review", "s", "e1", "--confirm", "--examiner", examiner]
+
+
+def _waiting_for_lock(path: Path, pids: set[int]) -> set[int]:
+    """The pids blocked in flock on `path`, from /proc/locks ("1: -> FLOCK ADVISORY WRITE pid maj:min:inode …")."""
+    inode = path.stat().st_ino
+    waiting = set()
+    for line in Path("/proc/locks").read_text().splitlines():
+        fields = line.split()
+        if len(fields) > 6 and fields[1] == "->" and int(fields[6].rsplit(":", 1)[1]) == inode:
+            waiting.add(int(fields[5]))
+    return waiting & pids
+
+
+def test_eight_examiners_confirming_one_keyframe_at_once_record_one_first_verdict(tmp_path: Path) -> None:
+    data = tmp_path / "data"
+    path = _unreviewed_session(data)
+    env = dict(os.environ, FLET_APP_STORAGE_DATA=str(data))
+    # While this test holds the session's lock (as a Sessions screen in another process would), all eight
+    # reviews start and must wait for it; released together, they race for the first verdict.
+    with session_locked(path):
+        procs = [
+            subprocess.Popen(_review_cli(f"ex{i}"), cwd=ROOT, env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+            for i in range(8)
+        ]
+        pids, deadline = {p.pid for p in procs}, time.monotonic() + 120
+        while _waiting_for_lock(path, pids) != pids:
+            ended = [p for p in procs if p.poll() is not None]
+            assert not ended, f"a review went ahead without the session's lock: {ended[0].communicate()}"
+            assert time.monotonic() < deadline, "the reviews neither waited for the lock nor ended"
+            time.sleep(0.02)
+    results = [(p.wait(timeout=120), *(s.decode() for s in p.communicate())) for p in procs]
+    assert sorted(code for code, _, _ in results) == [0] + [1] * 7, results
+    for code, out, err in results:
+        assert "Traceback" not in err
+        if code:
+            assert out == "" and len(err.splitlines()) == 1 and "e1 was already reviewed (confirmed yes by ex" in err
+    verdicts = [e for e in load_session(path).events if isinstance(e, ExaminerConfirmed)]
+    assert len(verdicts) == 1 and verdicts[0].revises == ""
+
+
+def _review_in_namespace(data: Path, mount: str) -> subprocess.CompletedProcess[str]:
+    """`sessions review` in a user + mount namespace, after the shell commands `mount` ($S: data/sessions)."""
+    cli = " ".join(f"'{a}'" for a in _review_cli("ann"))
+    script = f"S='{data / 'sessions'}'\n{mount} || exit 99\nexec {cli}\n"
+    env = dict(os.environ, FLET_APP_STORAGE_DATA=str(data))
+    proc = subprocess.run(
+        ["unshare", "-rm", "sh", "-c", script], cwd=ROOT, env=env, capture_output=True, text=True, timeout=120
+    )
+    assert proc.returncode != 99, proc.stderr
+    return proc
+
+
+# A tmpfs over the sessions folder with the session copied onto it, then made read-only or filled up.
+_ON_TMPFS = 'cp "$S/s.jsonl" "$S.copy" && mount -t tmpfs -o size=64k tmpfs "$S" && cp "$S.copy" "$S/s.jsonl"'
+
+
+@pytest.mark.enospc
+@pytest.mark.usefixtures("real_tmpfs")
+@pytest.mark.parametrize(
+    "mount, why",
+    [
+        (f'{_ON_TMPFS} && mount -o remount,ro "$S"', "Read-only file system"),
+        (f'{_ON_TMPFS} && {{ cat /dev/zero > "$S/fill" 2>/dev/null; true; }}', "No space left on device"),
+    ],
+    ids=["read-only", "full"],
+)
+def test_a_review_the_disk_refuses_ends_in_one_sentence(tmp_path: Path, mount: str, why: str) -> None:
+    data = tmp_path / "data"
+    path = _unreviewed_session(data)
+    with open(path, "ab") as fh:  # to a page's end: on a full tmpfs any append then needs a page there is not
+        fh.write(b" " * (4095 - path.stat().st_size) + b"\n")
+    proc = _review_in_namespace(data, mount)
+    assert proc.returncode == 1 and proc.stdout == "", proc
+    assert proc.stderr.splitlines() == [f"error: cannot record the review in {path}: {why}"], proc.stderr

@@ -13,7 +13,6 @@ from __future__ import annotations
 
 import errno
 import json
-import shutil
 import subprocess
 from pathlib import Path
 
@@ -108,20 +107,6 @@ def test_another_write_error_is_reported_not_retried(tmp_path: Path, model: Mode
         store.download(model.id, [base_mirror(server.url + "/m")])
     assert len(server.seen("/m/config.json")) == 1
     assert_nothing_corrupt_installed(store, model)
-
-
-@pytest.fixture
-def real_tmpfs(tmp_path: Path) -> None:
-    """Skips (a failure under CI=true, see tests/conftest.py) where no tmpfs can be mounted in a user namespace."""
-    if shutil.which("unshare") is None:
-        pytest.skip("unshare is not installed (Debian: util-linux); the real-ENOSPC tests need it")
-    probe = tmp_path / "probe"
-    probe.mkdir()
-    result = subprocess.run(
-        ["unshare", "-rm", "sh", "-c", f"mount -t tmpfs -o size=64k tmpfs '{probe}'"], capture_output=True, timeout=10
-    )
-    if result.returncode != 0:
-        pytest.skip(f"cannot mount a tmpfs in a user namespace here (unshare -rm): {result.stderr.decode().strip()}")
 
 
 def _run_on_tmpfs(tmp_path: Path, env: dict[str, str], size: str, *download_args: str) -> tuple[int, str, list]:

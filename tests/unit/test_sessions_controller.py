@@ -18,10 +18,10 @@ from app.core.session import (
     KeyframeSkipped,
     SessionEvent,
     SkipReason,
-    reduce,
 )
+from app.session.review import record_review
 from app.session.store import SessionLog, export_csv, load_session
-from app.ui.sessions_controller import SessionsController, SessionsState, record_review, summarise
+from app.ui.sessions_controller import SessionsController, SessionsState, summarise
 from tests.unit.test_session import practice
 
 VALUES = ("yes", "no", "unknown")
@@ -272,15 +272,28 @@ def test_exports_are_the_session_files_exports(folder: Path) -> None:
     assert controller.state.notice is None
 
 
-def test_record_review_serves_a_live_session_log(tmp_path: Path) -> None:
+def test_a_review_lands_in_a_log_still_open_for_recording(tmp_path: Path) -> None:
     path = tmp_path / "live.jsonl"
-    events = [recorded(1, "no")]
-    with SessionLog(path) as log:
-        log.append(events[0])
-        event = record_review(log, reduce(events), "e1", correct="yes", note=" off ", examiner="bo")
+    with SessionLog(path) as live:
+        live.append(recorded(1, "no"))
+        event = record_review(path, "e1", correct="yes", note="off", examiner="bo")
+        live.append(recorded(2, "yes"))
     assert isinstance(event, ExaminerCorrected) and event.note == "off"
     summary = summarise(load_session(path).state)
-    assert (summary.reviewed, summary.corrected, summary.agreement) == (1, 1, 0.0)
+    assert (summary.analysed, summary.reviewed, summary.corrected, summary.agreement) == (2, 1, 1, 0.0)
+
+
+def test_a_verdict_another_examiner_recorded_since_the_screen_opened_is_not_doubled(folder: Path) -> None:
+    path = write_session(folder, "s", demo_events())
+    controller = SessionsController(folder, Recorder())
+    controller.refresh()
+    controller.open("s")
+    record_review(path, "e1", examiner="the CLI")  # after the screen read the file
+
+    assert not controller.confirm("e1")
+    assert controller.state.notice.key == "notice_review_refused"
+    assert "already reviewed" in dict(controller.state.notice.values)["detail"]
+    assert [e.target_id for e in load_session(path).events if isinstance(e, ExaminerConfirmed)] == ["e1"]
 
 
 def test_rows_say_start_duration_and_source_newest_start_first_and_a_session_can_be_deleted(folder: Path) -> None:
