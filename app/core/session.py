@@ -229,15 +229,22 @@ def event_to_dict(event: SessionEvent) -> dict[str, Any]:
     return data
 
 
+# Far beyond any time (s), duration (ms) or count a session holds, and within what every export can
+# format: a 400-digit integer or 1e400 (inf) in a damaged line is damage, not a number.
+_MAX_MAGNITUDE = 1e15
+
+
 def _is_number(value: Any) -> bool:
-    return isinstance(value, (int, float)) and not isinstance(value, bool)
+    return (
+        isinstance(value, (int, float)) and not isinstance(value, bool) and -_MAX_MAGNITUDE <= value <= _MAX_MAGNITUDE
+    )
 
 
 # Field types as annotated (string annotations, `from __future__ import annotations`).
 _CHECKS: dict[str, Any] = {
     "str": lambda v: isinstance(v, str),
     "float": _is_number,
-    "int": lambda v: isinstance(v, int) and not isinstance(v, bool),
+    "int": lambda v: isinstance(v, int) and _is_number(v),
     "bool": lambda v: isinstance(v, bool),
     "float | None": lambda v: v is None or _is_number(v),
     "tuple[str, ...]": lambda v: isinstance(v, list) and all(isinstance(x, str) for x in v),

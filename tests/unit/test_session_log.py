@@ -112,6 +112,35 @@ def test_lines_of_the_wrong_shape_are_damaged_not_fatal(tmp_path: Path) -> None:
     assert "Damaged log lines skipped: 2, 3" in summary_text(loaded)
 
 
+HUGE = 10**400  # parses as JSON; f"{HUGE:.3f}" in the CSV export raised OverflowError
+
+
+@pytest.mark.parametrize(
+    "changes",
+    [
+        {"t": HUGE},
+        {"wall_time": -HUGE},
+        {"timings": {"total_ms": HUGE}},
+        {"timings": {"generated_tokens": HUGE}},
+        {"t": 1e400},  # inf
+        {"wall_time": float("nan")},
+    ],
+    ids=["t", "wall_time", "total_ms", "generated_tokens", "inf", "nan"],
+)
+def test_numbers_out_of_any_sane_range_are_damaged_lines(tmp_path: Path, changes: dict) -> None:
+    if "timings" in changes:
+        changes = {"timings": dict(event_to_dict(practice(9, "yes"))["timings"], **changes["timings"])}
+    path = tmp_path / "s.jsonl"
+    with SessionLog(path) as log:
+        log.append(practice(1, "yes"))
+    with open(path, "ab") as fh:
+        fh.write(_practice_line(**changes) + b"\n")
+    loaded = load_session(path)
+    assert [e.event_id for e in loaded.events] == ["e1"] and loaded.damaged_lines == (2,)
+    assert len(list(csv.DictReader(io.StringIO(export_csv(loaded))))) == 1
+    assert "Damaged log lines skipped: 2" in summary_text(loaded)
+
+
 def test_old_lines_without_the_new_fields_still_load(tmp_path: Path) -> None:
     # Written before profile_id / allowed_values / note / revises existed.
     old = _practice_line()
