@@ -118,8 +118,8 @@ def _run(args: argparse.Namespace) -> int:
         from app.commands.interrupts import run_interruptible
         from app.engine.stdio import claim_stdout
 
-        out = claim_stdout()
-        return run_interruptible(lambda: _HEADLESS[args.command](args, out))
+        # Claimed inside: a stdout that is closed or cannot be written ends in a sentence there.
+        return run_interruptible(lambda: _HEADLESS[args.command](args, claim_stdout()))
     from app.ui.launch import launch
 
     return launch(

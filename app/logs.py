@@ -119,7 +119,7 @@ def _install(settings: LogSettings, file_name: str, to_stderr: bool) -> LogSetti
     if settings.folder is not None:
         try:
             settings.folder.mkdir(parents=True, exist_ok=True)
-            handler: logging.Handler = logging.handlers.RotatingFileHandler(
+            handler: logging.Handler = _LogFile(
                 settings.folder / file_name, maxBytes=_MAX_BYTES, backupCount=_BACKUPS, encoding="utf-8"
             )
         except OSError as exc:
@@ -130,6 +130,37 @@ def _install(settings: LogSettings, file_name: str, to_stderr: bool) -> LogSetti
     if to_stderr:
         _add(logger, logging.StreamHandler(sys.stderr), formatter)
     return settings
+
+
+class _LogFile(logging.handlers.RotatingFileHandler):
+    """The log file. One that cannot be written (a full disk, `ulimit -f`) is said once on stderr and then
+    left alone: the work goes on without it, as it does without a session log."""
+
+    _failed = False
+
+    def emit(self, record: logging.LogRecord) -> None:
+        if not self._failed:
+            super().emit(record)
+
+    def handleError(self, record: logging.LogRecord) -> None:
+        error = sys.exc_info()[1]
+        if not isinstance(error, OSError):
+            super().handleError(record)  # a broken log call is a bug: its traceback stays visible
+            return
+        self._failed = True
+        try:
+            print(
+                f"note: cannot write the log {self.baseFilename} ({error.strerror or error}); going on without it",
+                file=sys.stderr,
+            )
+        except (OSError, ValueError):  # stderr is full or closed too
+            pass
+
+    def close(self) -> None:
+        try:
+            super().close()  # flushes what the failed writes left in the buffer
+        except OSError:
+            pass
 
 
 def _add(logger: logging.Logger, handler: logging.Handler, formatter: logging.Formatter) -> None:

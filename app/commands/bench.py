@@ -126,12 +126,16 @@ def run(args: argparse.Namespace, out: TextIO) -> int:
             _progress(i, args.runs)
         at_end = memory_kib(worker.pid)
     receipt = _receipt(args, ready, load_s, results, walls, failures, after_load, at_end, images)
-    if args.receipt is not None:
-        args.receipt.write_text(json.dumps(receipt, indent=2, ensure_ascii=False) + "\n", encoding="utf-8")
     if args.json:
         out.write(json.dumps(receipt, indent=2, ensure_ascii=False) + "\n")
     else:
         out.write(_table(receipt))
+    if args.receipt is not None:
+        try:  # after the figures are printed: a receipt file that cannot be written does not lose them
+            args.receipt.write_text(json.dumps(receipt, indent=2, ensure_ascii=False) + "\n", encoding="utf-8")
+        except OSError as exc:
+            print(f"error: cannot write the receipt {args.receipt}: {exc.strerror or exc}", file=sys.stderr)
+            return EXIT_FAILED
     return EXIT_OK if results and not failures else EXIT_FAILED
 
 

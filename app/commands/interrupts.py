@@ -1,4 +1,4 @@
-"""Ctrl-C, SIGTERM and a closed pipe end a headless command cleanly.
+"""Ctrl-C, SIGTERM, a closed pipe and an unwritable stdout end a headless command cleanly.
 
 The command's own `finally` blocks stop the worker and close the session log;
 the user sees one line, never a traceback. Exit codes follow the shell's
@@ -12,7 +12,8 @@ import sys
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 
-from app.commands.common import EXIT_INTERRUPTED, EXIT_TERMINATED
+from app.commands.common import EXIT_FAILED, EXIT_INTERRUPTED, EXIT_TERMINATED
+from app.engine.stdio import OutputFailed
 
 
 class Terminated(BaseException):
@@ -48,3 +49,6 @@ def run_interruptible(command: Callable[[], int]) -> int:
     except BrokenPipeError:
         # The reader of stdout went away (e.g. `| head`): nothing left to say to it.
         return EXIT_INTERRUPTED
+    except OutputFailed as exc:  # stdout on a full disk or /dev/full: what was printed is all there is
+        print(f"error: {exc}; stopped", file=sys.stderr)
+        return EXIT_FAILED

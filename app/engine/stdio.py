@@ -8,6 +8,8 @@ JSON only on stdout, so MNN's output is sent to fd 2 at the descriptor level.
 from __future__ import annotations
 
 import contextlib
+import errno
+import io
 import os
 import sys
 import threading
@@ -67,15 +69,74 @@ def native_stdout_to_stderr() -> Iterator[None]:
         _REDIRECT.exit()
 
 
+class OutputFailed(Exception):
+    """stdout could not be written (a full disk, /dev/full, an I/O error): the command cannot go on."""
+
+    def __init__(self, cause: OSError) -> None:
+        super().__init__(f"cannot write the output ({cause.strerror or cause})")
+
+
+@contextlib.contextmanager
+def _as_output_failed() -> Iterator[None]:
+    try:
+        yield
+    except BrokenPipeError:
+        raise  # its reader left (`| head`): nothing to say, see run_interruptible
+    except OSError as exc:
+        raise OutputFailed(exc) from None
+
+
+class _Output(io.TextIOWrapper):
+    """The command's stdout: a failed write is an OutputFailed, which the command ends on with a sentence."""
+
+    def write(self, text: str) -> int:
+        with _as_output_failed():
+            return super().write(text)
+
+    def flush(self) -> None:
+        with _as_output_failed():
+            super().flush()
+
+
+class _Messages(io.TextIOWrapper):
+    """stderr for messages to people: one that cannot be written (stderr on a full disk) is lost, and the
+    work goes on; it must not cost the command its output."""
+
+    def write(self, text: str) -> int:
+        try:
+            return super().write(text)
+        except OSError:
+            return len(text)
+
+    def flush(self) -> None:
+        try:
+            super().flush()
+        except OSError:
+            pass
+
+
 def claim_stdout() -> TextIO:
     """Take fd 1 for this program's own output for the rest of the process.
 
     Returns a text stream on the original stdout; afterwards fd 1 (and
-    `sys.stdout`) point at stderr, so no library can interleave with it.
+    `sys.stdout`) point at stderr, so no library can interleave with it, and
+    `sys.stderr` never raises (see `_Messages`). OutputFailed when there is no
+    stdout at all (started with fd 1 closed).
     """
+    if sys.stdout is None:  # fd 1 was closed at start; by now it may be some other file this process opened
+        raise OutputFailed(OSError(errno.EBADF, "standard output is closed"))
     sys.stdout.flush()
-    out = os.fdopen(os.dup(1), "w", encoding="utf-8", buffering=1)
+    out = _Output(io.open(os.dup(1), "wb"), encoding="utf-8", line_buffering=True)
     os.dup2(2, 1)
+    if sys.stderr is not None:
+        # The same fd 2, unowned: capture_native_output and setup_child redirect fd 2 underneath it.
+        sys.stderr.flush()
+        sys.stderr = _Messages(
+            io.open(2, "wb", closefd=False),
+            encoding=sys.stderr.encoding,
+            errors="backslashreplace",
+            line_buffering=True,
+        )
     sys.stdout = sys.stderr
     return out
 

@@ -3,12 +3,18 @@
 Before the fixes: a killed `watch` left its worker (model loaded) and the
 resource tracker running for minutes, holding the caller's stderr open; Ctrl-C
 printed tracebacks; a model that segfaults in MNN took `analyze` down (exit 139).
+
+Unwritable outputs: stdout on /dev/full or closed, a receipt on /dev/full and a session
+export to /dev/full ended in tracebacks; stderr on /dev/full lost the records after the
+first error line; a log file that could not grow printed a `--- Logging error ---` block
+per line and made a run whose every image was answered exit 1.
 """
 
 from __future__ import annotations
 
 import json
 import os
+import resource
 import signal
 import subprocess
 import sys
@@ -18,10 +24,11 @@ from queue import Empty, Queue
 
 import pytest
 
-from app.session.store import load_session
+from app.session.store import SessionLog, load_session
 from tests.faults.procs import descendants, wait_gone
 from tests.integration.conftest import held_out_scenes, write_scenes
 from tests.integration.video import write_hands_video
+from tests.unit.test_session import practice
 
 ROOT = Path(__file__).resolve().parents[2]
 FOREIGN = ROOT / "tests" / "fixtures" / "foreign_qwen3vl"
@@ -153,3 +160,88 @@ def test_a_model_that_segfaults_mnn_gives_clean_errors_not_a_crash(tmp_path: Pat
     assert "signal 11" in records[0]["message"]
     assert "crashed on 3 keyframes in a row" in proc.stderr
     assert "Traceback" not in proc.stderr
+
+
+# --- outputs that cannot be written: a sentence and exit 1, or the work goes on without them ----------------
+
+
+def app_run(args: list[str], data: Path, **kwargs: object) -> subprocess.CompletedProcess[str]:
+    """The command as a user runs it; stdout captured unless `stdout` says where it goes."""
+    env = dict(os.environ, FLET_APP_STORAGE_DATA=str(data))
+    kwargs.setdefault("stdout", subprocess.PIPE)
+    kwargs.setdefault("stderr", subprocess.PIPE)
+    return subprocess.run([sys.executable, "-m", "app", *args], cwd=ROOT, env=env, text=True, timeout=300, **kwargs)
+
+
+def images(folder: Path, count: int) -> list[str]:
+    folder.mkdir()
+    return [str(p) for p, _ in write_scenes(folder, held_out_scenes(count_per_kind=10, seed=55)[:count])]
+
+
+def one_error(stderr: str, sentence: str) -> None:
+    assert "Traceback" not in stderr, stderr
+    assert [line for line in stderr.splitlines() if line.startswith("error:")] == [sentence], stderr
+
+
+def test_analyze_to_a_full_stdout_stops_with_a_sentence(tmp_path: Path) -> None:
+    with open("/dev/full", "w") as full:
+        proc = app_run(["analyze", *images(tmp_path / "in", 3), "--jsonl"], tmp_path / "data", stdout=full)
+    assert proc.returncode == 1
+    one_error(proc.stderr, "error: cannot write the output (No space left on device); stopped")
+
+
+def test_analyze_with_stdout_closed_says_so(tmp_path: Path) -> None:
+    # preexec_fn runs in the child after its stdio is set up: it starts with fd 1 closed, as `>&-` does.
+    proc = app_run(["analyze", *images(tmp_path / "in", 1)], tmp_path / "data", preexec_fn=lambda: os.close(1))
+    assert proc.returncode == 1
+    one_error(proc.stderr, "error: cannot write the output (standard output is closed); stopped")
+
+
+def test_a_full_stderr_costs_no_record(tmp_path: Path) -> None:
+    # The error line of the missing file used to raise first, and every record after it was lost.
+    first, second = images(tmp_path / "in", 2)
+    missing = str(tmp_path / "missing.jpg")
+    with open("/dev/full", "w") as full:
+        proc = app_run(["analyze", first, missing, second, "--jsonl"], tmp_path / "data", stderr=full)
+    assert proc.returncode == 1  # the missing file
+    records = [json.loads(line) for line in proc.stdout.splitlines()]
+    assert sorted(r["file"] for r in records) == sorted([first, missing, second])
+
+
+def test_bench_with_an_unwritable_receipt_prints_its_figures_and_says_so(tmp_path: Path) -> None:
+    proc = app_run(["bench", "--runs", "1", "--json", "--receipt", "/dev/full"], tmp_path / "data")
+    assert proc.returncode == 1
+    one_error(proc.stderr, "error: cannot write the receipt /dev/full: No space left on device")
+    assert json.loads(proc.stdout)  # the measurement is not lost
+
+
+@pytest.mark.parametrize("fmt", ["jsonl", "csv", "summary"])
+def test_a_session_exported_to_a_full_stdout_ends_in_a_sentence(tmp_path: Path, fmt: str) -> None:
+    data = tmp_path / "data"
+    with SessionLog(data / "sessions" / "s.jsonl") as log:
+        log.append(practice(1, "yes"))
+    with open("/dev/full", "w") as full:
+        proc = app_run(["sessions", "export", "s", "--format", fmt], data, stdout=full)
+    assert proc.returncode == 1
+    one_error(proc.stderr, "error: cannot write the output (No space left on device); stopped")
+
+
+def test_a_log_that_cannot_be_written_is_said_once_and_the_work_goes_on(tmp_path: Path) -> None:
+    # Both log files already at the file size limit (`ulimit -f`), as on a full disk: every log write fails.
+    limit = 64 * 1024
+    logs = tmp_path / "data" / "logs"
+    logs.mkdir(parents=True)
+    for name in ("keyframe.log", "worker.log"):
+        (logs / name).write_bytes(b"x" * limit)
+
+    def full_files() -> None:
+        signal.signal(signal.SIGXFSZ, signal.SIG_IGN)  # a write past the limit fails (EFBIG) instead of killing
+        resource.setrlimit(resource.RLIMIT_FSIZE, (limit, limit))
+
+    proc = app_run(["analyze", *images(tmp_path / "in", 30), "--jsonl"], tmp_path / "data", preexec_fn=full_files)
+    assert proc.returncode == 0, proc.stderr[-3000:]
+    assert len(proc.stdout.splitlines()) == 30
+    assert "Logging error" not in proc.stderr and "Traceback" not in proc.stderr, proc.stderr[-3000:]
+    for name in ("keyframe.log", "worker.log"):  # the app's and its inference worker's: each says so once
+        said = [line for line in proc.stderr.splitlines() if "cannot write the log" in line and name in line]
+        assert said == [f"note: cannot write the log {logs / name} (File too large); going on without it"], said
