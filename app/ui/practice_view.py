@@ -199,9 +199,8 @@ class PracticeView:
             ],
             spacing=6,
         )
-        self._live_controls = [
-            self.stage,
-            controls_row,
+        self._controls_row = controls_row
+        self._status_block = [
             tagged(ft.Column([self.model_status, self.model_hint], spacing=2), "model-status"),
             self.open_models_box,
             *self._status_lines.values(),
@@ -231,8 +230,9 @@ class PracticeView:
     def arrange(self, wide: bool) -> None:
         """A wide window: (preview, controls, timeline | card, examiner's list), so the list sits under
         the answer instead of below the fold. A phone: one column in the order a trainee needs while
-        running: preview, the whole answer, controls, timeline, list. Only the card moves: the stage
-        keeps its place in the tree, since a camera control that moves is rebuilt and its stream ends."""
+        running: preview, what went wrong if anything, the whole answer, controls, timeline, list.
+        The stage keeps its place in the tree: a camera control that moves is rebuilt, and its stream
+        ends."""
         if wide == self.wide:
             return
         self.wide = wide
@@ -241,8 +241,11 @@ class PracticeView:
         left.col, right.col = ({"xs": 7}, {"xs": 5}) if wide else ({"xs": 12}, {"xs": 12})
         # A shorter stage on a wide window leaves the timeline in view; a phone's is as wide as it is.
         self.stage.aspect_ratio, self.stage.height = (None, STAGE_HEIGHT) if wide else (4 / 3, None)
-        first, *rest = self._live_controls
-        self._live.controls = [first, *rest] if wide else [first, self._card, *rest]
+        # On a phone what went wrong (a model that cannot be used, a camera refused) comes before the card.
+        if wide:
+            self._live.controls = [self.stage, self._controls_row, *self._status_block]
+        else:
+            self._live.controls = [self.stage, *self._status_block, self._card, self._controls_row]
         self._right.controls = [self._card, self._review_block] if wide else [self._review_block]
 
     def _source_chosen(self, e: ft.Event) -> None:

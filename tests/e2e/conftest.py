@@ -314,6 +314,9 @@ def shot(page, name: str) -> Path:  # noqa: ANN001
     """Saves the page as SHOTS/<name>-<width>.png and returns the path."""
     SHOTS.mkdir(parents=True, exist_ok=True)
     path = SHOTS / f"{name}-{page.viewport_size['width']}.png"
+    # Semantics (what tests wait on) can lead the picture: a busy machine painted the frame before it.
+    evaluate(page, "() => new Promise(r => requestAnimationFrame(() => requestAnimationFrame(() => r(true))))", 10)
+    page.wait_for_timeout(300)
     page.screenshot(path=str(path))
     return path
 

@@ -393,6 +393,11 @@ def test_a_missing_model_is_a_sentence_and_a_way_out(browser, tmp_path: Path) ->
                 assert "no-model" in status and "config.json" in status, status
                 assert "ModelNotVerified" not in status and "MODEL_ID" not in status, status
                 assert "This folder is not a model" in status, status
+                # What went wrong and the way out are on screen without scrolling, at both sizes.
+                bottom = (viewport or {"height": 800})["height"] - (80 if viewport else 0)
+                for what in ("model-status", "open-models"):
+                    box = node(page, what).bounding_box()
+                    assert box is not None and box["y"] + box["height"] <= bottom, f"{what} at {box}"
                 shot(page, "practice-model-missing")
                 if viewport is not None:
                     continue
