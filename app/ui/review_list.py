@@ -86,11 +86,12 @@ class ReviewRow:
         self.change = ft.TextButton(
             text(strings, "review_change"), icon=ft.Icons.EDIT_OUTLINED, on_click=lambda _: self._toggle_change()
         )
+        self.note_box = ft.Container(tagged(self.note, f"note-{event_id}"))
         self.actions = ft.Row(
             [
                 tagged(self.confirm, f"confirm-{event_id}"),
                 tagged(self.correct, f"correct-{event_id}"),
-                ft.Container(tagged(self.note, f"note-{event_id}")),
+                self.note_box,
             ],
             spacing=8,
             run_spacing=8,
@@ -129,9 +130,8 @@ class ReviewRow:
     def fit(self, wide: bool) -> None:
         """One row of actions beside the card on a wide window (the note takes the rest of it, about
         110 px an answer); on a phone they wrap, the note on its own line."""
-        note_box = self.actions.controls[-1]
         self.actions.wrap = not wide
-        note_box.expand, note_box.width = (True, None) if wide else (None, 320)
+        self.note_box.expand, self.note_box.width = (True, None) if wide else (None, 320)
 
     # --- rendering ------------------------------------------------------------------
 

@@ -238,6 +238,25 @@ def test_a_live_camera_session_follows_the_scene(camera_browser, app_server: App
     assert sum(r["kind"] == "practice" for r in records) >= 3
 
 
+@pytest.mark.parametrize("width", [340, 456], ids=["4:3", "16:9"])
+def test_a_webcams_wider_frame_is_answered_like_the_square_scene(playwright_driver, tmp_path: Path, width: int) -> None:  # noqa: ANN001
+    """A webcam gives 4:3 or 16:9, the demo model sees squares: the scene between side bars must get
+    the square scene's answers (hands off-centre NO, centred YES, off-centre NO)."""
+    clip = tmp_path / "wide.y4m"
+    assert write_hands_y4m(clip, seconds_per_phase=5, width=width) == ["no", "yes", "no"]
+    args = [*CHROMIUM_ARGS, "--use-fake-device-for-media-stream", "--use-fake-ui-for-media-stream"]
+    browser = playwright_driver.chromium.launch(
+        executable_path=CHROMIUM, args=[*args, f"--use-file-for-fake-video-capture={clip}"]
+    )
+    try:
+        with AppServer(tmp_path / "data") as app:
+            page = open_app_page(browser, app.url, permissions=["camera"])
+            start_camera(page, app.data)
+            assert observations_over_time(page, 60, ["NO", "YES", "NO"]) == ["NO", "YES", "NO"]
+    finally:
+        browser.close()
+
+
 def practice_answers(log: Path) -> int:
     return sum(e.kind == "practice" for e in load_session(log).events) if log.exists() else 0
 

@@ -28,13 +28,19 @@ def write_hands_video(path: Path, seed: int = 3, seconds_per_phase: int = 10, fp
     return [answer for _, answer in phases]
 
 
-def write_hands_y4m(path: Path, seed: int = 3, seconds_per_phase: int = 6, fps: int = 10) -> list[str]:
-    """The same phases as a raw .y4m, which Chromium's fake camera plays (and loops)."""
+def write_hands_y4m(
+    path: Path, seed: int = 3, seconds_per_phase: int = 6, fps: int = 10, width: int = 256
+) -> list[str]:
+    """The same phases as a raw .y4m, which Chromium's fake camera plays (and loops). A `width` over
+    256 centres each square scene between grey side bars, as a webcam's 4:3 or 16:9 frame holds it."""
     phases = hands_phases(seed)
     with open(path, "wb") as fh:
-        fh.write(f"YUV4MPEG2 W256 H256 F{fps}:1 Ip A1:1 C420jpeg\n".encode())
+        fh.write(f"YUV4MPEG2 W{width} H256 F{fps}:1 Ip A1:1 C420jpeg\n".encode())
         for rgb, _ in phases:
-            frame = cv2.cvtColor(rgb, cv2.COLOR_RGB2YUV_I420).tobytes()  # Y, then U, then V planes
+            framed = np.full((256, width, 3), 96, np.uint8)
+            left = (width - 256) // 2
+            framed[:, left : left + 256] = rgb
+            frame = cv2.cvtColor(framed, cv2.COLOR_RGB2YUV_I420).tobytes()  # Y, then U, then V planes
             for _ in range(seconds_per_phase * fps):
                 fh.write(b"FRAME\n" + frame)
     return [answer for _, answer in phases]
