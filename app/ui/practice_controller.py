@@ -20,14 +20,14 @@ from pathlib import Path
 
 from app.core.profiles import ProfileLabels
 from app.core.sampler import DEFAULT_INTERVAL_S, SamplerConfig
-from app.core.session import KeyframeFailed, PracticeEvent, SessionState, apply
+from app.core.session import KeyframeFailed, PracticeEvent, SessionState
 from app.frames.intake import DecodedImage, ImageRejected, decode_image_bytes
 from app.frames.jpeg import THUMB_SIDE, jpeg
 from app.frames.sources import FrameSource, OpenCvCameraSource, SourceEnded, StillsSource, VideoFileSource
 from app.frames.video import VideoError
 from app.pipeline.live import LivePipeline, PipelineUpdate
-from app.session.review import ReviewError, make_review
-from app.session.store import SessionLog, new_session_id, read_thumbnail
+from app.session.review import ReviewError, make_review, record_review
+from app.session.store import SessionLog, load_session, new_session_id, read_thumbnail
 from app.ui.latest_only import LatestOnly
 from app.worker.messages import WorkerSpec
 
@@ -426,17 +426,27 @@ class PracticeController:
         session_id = self._state.session_id
         if session_id is None:
             return "no session on screen"
-        try:
-            event = make_review(self._state.session, event_id, correct=correct_to, note=note, revise=revise)
-        except ReviewError as exc:
-            return str(exc)
         if self._state.running:
+            try:
+                event = make_review(self._state.session, event_id, correct=correct_to, note=note, revise=revise)
+            except ReviewError as exc:
+                return str(exc)
             self._pipeline.record_review(event)  # into the open log, then onto the screen
             return None
-        with SessionLog(self._sessions_dir / f"{session_id}.jsonl") as log:
-            log.append(event)
-        self._update(lambda s: replace(s, session=apply(s.session, event)))
-        return None
+        # A stopped session may be reviewed from Sessions or the CLI too: checked against the log as
+        # it is now, under the lock they all take, and shown as the log now reads.
+        path = self._sessions_dir / f"{session_id}.jsonl"
+        refused: str | None = None
+        try:
+            try:
+                record_review(path, event_id, correct=correct_to, note=note, revise=revise)
+            except ReviewError as exc:
+                refused = str(exc)  # e.g. reviewed elsewhere meanwhile: the screen then shows that verdict
+            reviewed = load_session(path).state
+        except OSError as exc:
+            return f"cannot record the review in {path.name}: {exc.strerror or exc}"
+        self._update(lambda s: replace(s, session=reviewed) if s.session_id == session_id else s)
+        return refused
 
     # --- pipeline updates (delivery thread) ----------------------------------------------------
 

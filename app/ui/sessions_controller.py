@@ -342,6 +342,7 @@ class SessionsController:
                     profiles_dir=self._profiles_dir,
                 )
             except ReviewError as exc:
+                self._reopen(opened.row.session_id, keep_notice=False)  # e.g. the verdict given elsewhere
                 self._set(
                     replace(self._state, notice=Notice("notice_review_refused", (("detail", str(exc)),), error=True))
                 )

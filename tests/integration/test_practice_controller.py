@@ -6,6 +6,7 @@ import time
 from pathlib import Path
 
 from app.paths import EXAMPLES
+from app.session.review import record_review
 from app.session.store import load_session
 from app.ui.practice_controller import PracticeController, PracticeState
 from app.worker.messages import WorkerSpec
@@ -40,6 +41,13 @@ def test_video_stills_and_reviews_on_one_worker(tmp_path: Path) -> None:
         log = tmp_path / "sessions" / f"{done.session_id}.jsonl"
         kinds = [e.kind for e in load_session(log).events]
         assert kinds.count("confirmed") == 1 and kinds.count("corrected") == 1
+        # Another reviewer (the CLI, the Sessions screen) got to an answer first: refused, not doubled.
+        last = done.session.timeline[-1].event.event_id
+        assert last not in (first, second), "three answers"
+        record_review(log, last, note="from the command line")
+        assert "already reviewed" in (controller.review(last, "yes") or "")
+        assert [e.kind for e in load_session(log).events].count("confirmed") == 2
+        assert controller.state.session.timeline[-1].review == "confirmed", "the screen shows the log"
         # Each answer keeps its source and its keyframe's thumbnail (a JPEG) beside the log.
         assert {e.event.source for e in done.session.timeline} == {"hands.avi"}
         assert not any(e.event.still for e in done.session.timeline)

@@ -294,6 +294,7 @@ def test_a_verdict_another_examiner_recorded_since_the_screen_opened_is_not_doub
     assert controller.state.notice.key == "notice_review_refused"
     assert "already reviewed" in dict(controller.state.notice.values)["detail"]
     assert [e.target_id for e in load_session(path).events if isinstance(e, ExaminerConfirmed)] == ["e1"]
+    assert controller.state.opened.state.timeline[0].review == "confirmed", "the screen shows that verdict now"
 
 
 def test_rows_say_start_duration_and_source_newest_start_first_and_a_session_can_be_deleted(folder: Path) -> None:
