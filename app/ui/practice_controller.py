@@ -246,8 +246,9 @@ class PracticeController:
         return on_update
 
     def report_error(self, message: str) -> None:
-        """Something the user tried could not start (a file over the limit, no camera)."""
-        self._update(lambda s: replace(s, error=message))
+        """Something the user tried could not start (a file over the limit, no camera). The last
+        session's answer goes: beside an error it would read as the answer to what was tried."""
+        self._update(lambda s: replace(s if s.running else clean_card(s), error=message))
 
     def network_blocked(self, app_count: int) -> None:
         self._guard_blocked = app_count

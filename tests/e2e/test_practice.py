@@ -387,12 +387,18 @@ def test_a_folder_sessions_review_list_shows_each_keyframe_and_its_file(
 
 def test_a_file_over_the_limit_is_refused_before_decoding(page, tmp_path: Path) -> None:  # noqa: ANN001
     wait_text(page, "model-status", "Model ready")
+    image = tmp_path / "yes.jpg"
+    image.write_bytes(next(data for _, data, expected in held_out_scenes(1, seed=8) if expected == "yes"))
+    choose(page, "Image")
+    start_with_files(page, [image])
+    wait_text(page, "observation", "YES")
     big = tmp_path / "huge.jpg"
     with open(big, "wb") as fh:
         fh.truncate(65 * 2**20)  # over the 64 MB image limit
-    choose(page, "Image")
     start_with_files(page, [big])
     assert "the limit is 64 MB" in wait_text(page, "error", "limit")
+    # A clean card beside the error: the last answer would read as the answer to the refused file.
+    assert "No answer yet" in wait_text(page, "observation", "No answer yet")
     shot(page, "practice-too-large")
 
 
