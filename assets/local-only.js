@@ -4,7 +4,7 @@
 // flutter-native-wasm@44.0.0/wasm/rive_native.js"> on every load (for the Rive
 // animation plugin, which Keyframe does not use; the URL is compiled into
 // main.dart.js / main.dart.wasm). The page's Content-Security-Policy would refuse it
-// anyway; this points such a script at a path of this server instead (a plain 404),
+// anyway; this points such a script at a path of this server instead (an empty script),
 // so the browser never even attempts another host. Rive then stays unloaded, exactly
 // as when offline. Loaded before Flutter by index.html; see app/ui/web_shell.py.
 (() => {

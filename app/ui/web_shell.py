@@ -12,7 +12,7 @@ before its own web client. So `assets/` carries:
   `<script src="https://cdn.jsdelivr.net/…/rive_native.js">` on every load (the
   URL is compiled into `main.dart.js`/`main.dart.wasm`, for the Rive animation
   plugin, which Keyframe does not use). The script points any script of another
-  host at `_not_fetched/<host>/<path>` on this server (a 404), so the browser never
+  host at `_not_fetched/<host>/<path>` on this server (an empty script), so the browser never
   attempts the CDN; should anything get past it, the policy refuses it inside the
   browser. Rive stays unloaded either way, exactly as when offline.
 - `loading.js`: Flutter's first frame is empty; a copy of the loading screen
@@ -50,6 +50,7 @@ PURPOSE = "On-device practice feedback — images stay on this device"
 PURPOSE_ZH = "设备端练习反馈——图像只留在本设备"
 FLET_VERSION = "1.0.5"  # the Flet whose index.html assets/index.html is a copy of
 INDEX_HTML = ASSETS / "index.html"
+NOT_FETCHED_SCRIPT = "/* Keyframe: not fetched; this page loads nothing from other hosts */\n"
 
 # Only this server. 'self' covers ws://127.0.0.1:PORT/ws, the page's websocket.
 # 'wasm-unsafe-eval': the Skwasm/CanvasKit renderers compile WebAssembly;
@@ -121,8 +122,17 @@ def asgi_app(main: Callable, port: int, on_startup: Callable[[], None] | None = 
     root = flet_fastapi.FastAPI(
         on_startup=[on_startup] if on_startup else None, docs_url=None, redoc_url=None, openapi_url=None
     )
+    root.add_api_route("/_not_fetched/{kept:path}", _not_fetched, methods=["GET"])
     root.mount("/", flet_app)
     return OriginGuard(root, port)
+
+
+def _not_fetched(kept: str) -> object:
+    """A script of another host that local-only.js kept on this server: an empty script, not a 404
+    (the page's log stays free of errors; Rive stays unloaded as before)."""
+    from starlette.responses import Response
+
+    return Response(NOT_FETCHED_SCRIPT, media_type="text/javascript", headers={"Cache-Control": "no-store"})
 
 
 def serve(main: Callable, port: int, on_startup: Callable[[], None] | None = None) -> None:

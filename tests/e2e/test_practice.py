@@ -584,3 +584,30 @@ def test_a_second_tab_sees_the_camera_session_and_a_reload_ends_it_in_words(
         owner.context.close()
         other.context.close()
     assert practice_answers(log) >= 1, "the session was saved"
+
+
+def test_normal_use_gets_no_error_response_and_leaves_the_terminal_quiet(browser, tmp_path: Path) -> None:  # noqa: ANN001
+    """A page load and an answered image: no 4xx/5xx for any request of the page, no console error,
+    and nothing in the terminal but the app's own line (no traceback, no MNN banner)."""
+    image = tmp_path / "yes.jpg"
+    image.write_bytes(next(data for _, data, expected in held_out_scenes(1, seed=8) if expected == "yes"))
+    with AppServer(tmp_path / "data") as app:
+        context = browser.new_context(viewport={"width": 1280, "height": 800})
+        failed: list[str] = []
+        errors: list[str] = []
+        context.on("response", lambda r: failed.append(f"{r.status} {r.url}") if r.status >= 400 else None)
+        try:
+            page = context.new_page()
+            page.on("console", lambda m: errors.append(m.text) if m.type == "error" else None)
+            page.goto(app.url)
+            wait_until_loaded(page)
+            wait_text(page, "model-status", "Model ready")
+            choose(page, "Image")
+            start_with_files(page, [image])
+            wait_text(page, "observation", "YES")
+        finally:
+            context.close()
+    assert failed == [] and errors == [], (failed, errors)
+    terminal = (tmp_path / "data" / "app.log").read_text(errors="replace").splitlines()
+    said = [line for line in terminal if line.strip() and not line.startswith("open http://127.0.0.1:")]
+    assert said in ([], ["terminated"]), said
