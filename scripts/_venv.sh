@@ -45,10 +45,17 @@ covered() {  # every extra named in $1 ("[a,b]") is among those in $2
   done
 }
 if [ "$have" != "$want" ] || ! covered "${1:-}" "$have_extras"; then
-  echo "installing Keyframe's dependencies into .venv (only when .venv is new or pyproject.toml changed) ..." >&2
-  # Quiet: no progress bars, no setuptools warning boxes; pip's errors still show.
+  echo "installing Keyframe's dependencies into .venv (only when .venv is new or pyproject.toml changed;" \
+    "the first time downloads a few hundred MB: Flet, MNN, OpenCV, NumPy) ..." >&2
   export PIP_DISABLE_PIP_VERSION_CHECK=1 PIP_NO_INPUT=1
-  .venv/bin/python -m pip install --quiet --quiet --upgrade pip >/dev/null
-  .venv/bin/python -m pip install --quiet --quiet -e ".${1:-}" >/dev/null
+  if [ -t 2 ]; then
+    # A person is watching: pip's own progress (what it fetches, and how far), on stderr.
+    .venv/bin/python -m pip install --quiet --upgrade pip >&2
+    .venv/bin/python -m pip install --progress-bar on -e ".${1:-}" >&2
+  else
+    # A log (CI): no progress bars; pip's errors still show.
+    .venv/bin/python -m pip install --quiet --quiet --upgrade pip >/dev/null
+    .venv/bin/python -m pip install --quiet --quiet -e ".${1:-}" >/dev/null
+  fi
   printf '%s\n%s\n' "$want" "${1:-}" >"$STAMP"
 fi

@@ -18,6 +18,8 @@ import cv2
 import numpy as np
 from PIL import ExifTags, Image, UnidentifiedImageError
 
+from app.core.sizes import over_limit
+
 # Far above any camera frame, far below what would exhaust memory when decoded.
 MAX_PIXELS = 50_000_000
 MAX_FILE_BYTES = 64 * 1024 * 1024
@@ -114,9 +116,7 @@ def read_image_file(path: str | os.PathLike[str]) -> DecodedImage:
         if info.st_size == 0:
             raise ImageRejected("empty_file", f"{shown}: the file is empty")
         if info.st_size > MAX_FILE_BYTES:
-            raise ImageRejected(
-                "too_large", f"{shown}: {info.st_size} bytes is more than the {MAX_FILE_BYTES} byte limit"
-            )
+            raise ImageRejected("too_large", over_limit(shown, info.st_size, MAX_FILE_BYTES))
         with os.fdopen(os.dup(fd), "rb") as f:
             data = f.read(MAX_FILE_BYTES + 1)  # bounded even if the file grows meanwhile
     except OSError as exc:
@@ -131,7 +131,7 @@ def decode_image_bytes(data: bytes, name: str = "image") -> DecodedImage:
     if not data:
         raise ImageRejected("empty_file", f"{name}: no data")
     if len(data) > MAX_FILE_BYTES:
-        raise ImageRejected("too_large", f"{name}: more than {MAX_FILE_BYTES} bytes")
+        raise ImageRejected("too_large", over_limit(name, len(data), MAX_FILE_BYTES))
     try:
         with warnings.catch_warnings():
             # Pillow's "possibly corrupt" warnings are noise here: real damage raises below.
@@ -143,7 +143,7 @@ def decode_image_bytes(data: bytes, name: str = "image") -> DecodedImage:
                 w, h = img.size
                 if w * h > MAX_PIXELS:
                     raise ImageRejected(
-                        "too_large", f"{name}: {w}x{h} pixels is more than the {MAX_PIXELS} pixel limit"
+                        "too_large", f"{name} is {w}x{h} pixels, over the limit of {MAX_PIXELS / 1e6:g} megapixels"
                     )
                 img.load()  # the first frame of an animation
                 orientation = _orientation(img)

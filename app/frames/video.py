@@ -305,7 +305,7 @@ def _check_size(name: str, width: int, height: int) -> None:
     if min(width, height) < MIN_SIDE:
         raise VideoError(f"{name}: {width}x{height} frames are smaller than {MIN_SIDE} px")
     if width * height > MAX_PIXELS:
-        raise VideoError(f"{name}: {width}x{height} frames are more than the {MAX_PIXELS} pixel limit")
+        raise VideoError(f"{name} has {width}x{height} frames, over the limit of {MAX_PIXELS / 1e6:g} megapixels")
 
 
 def iter_video_frames(path: Path) -> Iterator[tuple[float, np.ndarray]]:

@@ -21,6 +21,7 @@ import flet as ft
 import flet_camera as fc
 
 from app.core.settings import Settings
+from app.core.sizes import size_words
 from app.frames.intake import MAX_FILE_BYTES
 from app.models.catalog import DEFAULT_MODEL_ID
 from app.models.storage import data_dir
@@ -490,7 +491,7 @@ class Shell:
         fitting = [f for f in files if f.size <= limit]
         if len(fitting) < len(files):
             big = next(f for f in files if f.size > limit)
-            report(self.t["file_too_large"].format(name=big.name, mb=big.size // 2**20, limit=limit // 2**20))
+            report(self.t["file_too_large"].format(name=big.name, size=size_words(big.size), limit=size_words(limit)))
         if not fitting:
             return
         try:

@@ -396,7 +396,7 @@ def test_a_file_over_the_limit_is_refused_before_decoding(page, tmp_path: Path) 
     with open(big, "wb") as fh:
         fh.truncate(65 * 2**20)  # over the 64 MB image limit
     start_with_files(page, [big])
-    assert "the limit is 64 MB" in wait_text(page, "error", "limit")
+    assert "huge.jpg is 65 MB, over the limit of 64 MB" in wait_text(page, "error", "limit")
     # A clean card beside the error: the last answer would read as the answer to the refused file.
     assert "No answer yet" in wait_text(page, "observation", "No answer yet")
     shot(page, "practice-too-large")
