@@ -8,6 +8,7 @@ the median marked, so a slow image or a slowdown over the run shows at a glance.
 
 from __future__ import annotations
 
+from dataclasses import dataclass
 from pathlib import Path
 
 from PIL import Image, ImageDraw, ImageFont
@@ -15,8 +16,9 @@ from PIL import Image, ImageDraw, ImageFont
 from app.core.evaluation import Report
 from app.core.figures import spread
 
-_CELL = 64
+_CELL = 76  # wide enough for UNKNOWN above its column
 _PAD = 16
+_HEAD = 40  # the matrix's header: its caption, then the column names
 _PLOT_W, _PLOT_H = 420, 220
 _INK, _GRID, _RIGHT, _WRONG, _BAR = (33, 33, 33), (200, 200, 200), (46, 125, 50), (198, 40, 40), (0, 105, 92)
 
@@ -30,36 +32,95 @@ def _shade(colour: tuple[int, int, int], share: float) -> tuple[int, int, int]:
     return tuple(round(255 - (255 - c) * share) for c in colour)  # type: ignore[return-value]
 
 
-def render_report(report: Report, title: str) -> Image.Image:
-    small, normal = _font(12), _font(14)
-    label_w = 96
+@dataclass(frozen=True)
+class Label:
+    """A text drawn on the report, with its box (for drawing, and for the test that none overlap)."""
+
+    xy: tuple[float, float]
+    text: str
+    size: int
+    box: tuple[float, float, float, float]
+
+
+def _label(
+    draw: ImageDraw.ImageDraw, xy: tuple[float, float], text: str, size: int, anchor_centre: bool = False
+) -> Label:
+    font = _font(size)
+    if anchor_centre:  # centred on xy
+        left, top, right, bottom = draw.textbbox((0, 0), text, font=font)
+        xy = (xy[0] - (right - left) / 2, xy[1] - (bottom - top) / 2)
+    return Label(xy, text, size, draw.textbbox(xy, text, font=font))
+
+
+def _fit(draw: ImageDraw.ImageDraw, text: str, size: int, width: float) -> str:
+    """`text` cut with an ellipsis to `width` pixels (a long folder name in the title)."""
+    font = _font(size)
+    if draw.textlength(text, font=font) <= width:
+        return text
+    while text and draw.textlength(text + "…", font=font) > width:
+        text = text[:-1]
+    return text + "…"
+
+
+def _row_label_width(report: Report) -> int:
+    """Room for the longest row name (the expected answers), at least 96 px."""
+    measure = ImageDraw.Draw(Image.new("RGB", (1, 1)))
+    names = [measure.textlength(v.upper()[:12], font=_font(12)) for v in report.values]
+    return max(96, round(max(names, default=0)) + 12)
+
+
+def layout(report: Report, title: str) -> tuple[tuple[int, int], list[Label]]:
+    """The report's size and every text on it, placed so that none overlaps another."""
+    measure = ImageDraw.Draw(Image.new("RGB", (1, 1)))
+    label_w = _row_label_width(report)
     matrix_w = label_w + _CELL * len(report.columns)
-    matrix_h = 24 + _CELL * max(1, len(report.values))
+    matrix_h = _HEAD + _CELL * max(1, len(report.values))
     width = _PAD * 3 + matrix_w + _PLOT_W
-    height = _PAD * 2 + 28 + max(matrix_h, _PLOT_H + 40)
+    height = _PAD * 2 + 28 + max(matrix_h, _HEAD + _PLOT_H + 28)  # the plot, then its note
+    top = _PAD + 28
+    labels = [
+        _label(measure, (_PAD, _PAD), _fit(measure, title, 14, width - 2 * _PAD), 14),
+        # Its own line: the column names go under it, above their cells.
+        _label(measure, (_PAD, top), "rows: expected · columns: answered", 12),
+    ]
+    for j, column in enumerate(report.columns):
+        name = _fit(measure, column.upper(), 12, _CELL - 6)
+        labels.append(_label(measure, (_PAD + label_w + j * _CELL + _CELL / 2, top + 26), name, 12, anchor_centre=True))
+    for i, value in enumerate(report.values):
+        y = top + _HEAD + i * _CELL
+        labels.append(_label(measure, (_PAD, y + _CELL // 2 - 7), value.upper()[:12], 12))
+        for j in range(len(report.columns)):
+            centre = (_PAD + label_w + j * _CELL + (_CELL - 2) / 2, y + (_CELL - 2) / 2)
+            labels.append(_label(measure, centre, str(report.matrix[i][j]), 14, anchor_centre=True))
+    left = _PAD * 2 + matrix_w
+    labels.append(_label(measure, (left, top), "seconds per image", 12))
+    seconds = [p.seconds for p in report.rows if p.seconds is not None]
+    if seconds:
+        summary = spread(seconds)
+        note = f"median {summary.median:.3f} s · max {summary.high:.3f} s · n={summary.n}"
+        labels.append(_label(measure, (left, top + _HEAD + _PLOT_H + 8), note, 12))
+    return (width, height), labels
+
+
+def render_report(report: Report, title: str) -> Image.Image:
+    (width, height), labels = layout(report, title)
+    label_w = _row_label_width(report)
     image = Image.new("RGB", (width, height), "white")
     draw = ImageDraw.Draw(image)
-    draw.text((_PAD, _PAD), title, fill=_INK, font=normal)
     top = _PAD + 28
     # The matrix: rows expected, columns what the model answered.
-    draw.text((_PAD, top), "expected \\ answered", fill=_INK, font=small)
-    for j, column in enumerate(report.columns):
-        draw.text((_PAD + label_w + j * _CELL + 4, top), column.upper()[:8], fill=_INK, font=small)
     for i, value in enumerate(report.values):
-        y = top + 24 + i * _CELL
-        draw.text((_PAD, y + _CELL // 2 - 7), value.upper()[:12], fill=_INK, font=small)
+        y = top + _HEAD + i * _CELL
         row_total = sum(report.matrix[i]) or 1
         for j, column in enumerate(report.columns):
             x = _PAD + label_w + j * _CELL
-            n = report.matrix[i][j]
             colour = _RIGHT if column == value else _WRONG
-            draw.rectangle((x, y, x + _CELL - 2, y + _CELL - 2), fill=_shade(colour, n / row_total), outline=_GRID)
-            draw.text((x + _CELL // 2 - 8, y + _CELL // 2 - 7), str(n), fill=_INK, font=normal)
+            share = report.matrix[i][j] / row_total
+            draw.rectangle((x, y, x + _CELL - 2, y + _CELL - 2), fill=_shade(colour, share), outline=_GRID)
     # The latencies: one bar per answered image, in order, with the median line.
     seconds = [p.seconds for p in report.rows if p.seconds is not None]
-    left = _PAD * 2 + matrix_w
-    draw.text((left, top), "seconds per image", fill=_INK, font=small)
-    base = top + 24 + _PLOT_H
+    left = _PAD * 2 + label_w + _CELL * len(report.columns)
+    base = top + _HEAD + _PLOT_H
     draw.line((left, base, left + _PLOT_W, base), fill=_GRID)
     if seconds:
         summary = spread(seconds)
@@ -70,8 +131,8 @@ def render_report(report: Report, title: str) -> Image.Image:
             draw.rectangle((x0 + 1, base - s * scale, x0 + max(2.0, step - 1), base), fill=_BAR)
         median_y = base - summary.median * scale
         draw.line((left, median_y, left + _PLOT_W, median_y), fill=_WRONG, width=2)
-        note = f"median {summary.median:.3f} s · max {summary.high:.3f} s · n={summary.n}"
-        draw.text((left, base + 8), note, fill=_INK, font=small)
+    for label in labels:
+        draw.text(label.xy, label.text, fill=_INK, font=_font(label.size))
     return image
 
 
