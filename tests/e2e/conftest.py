@@ -311,8 +311,24 @@ def open_app_page(browser, url: str, viewport: dict | None = None, permissions: 
 
 
 def shot(page, name: str) -> Path:  # noqa: ANN001
-    """Saves the page as SHOTS/<name>-<width>.png and returns the path."""
+    """Saves the page as SHOTS/<name>-<width>.png and returns the path. When refreshing the README's
+    pictures (KEYFRAME_SCREENSHOTS set), the same state is also taken at the other size."""
     SHOTS.mkdir(parents=True, exist_ok=True)
+    size = dict(page.viewport_size)
+    path = _shoot(page, name)
+    if os.environ.get("KEYFRAME_SCREENSHOTS"):
+        page.set_viewport_size(SHOT_SIZES[0] if size["width"] < SHOT_SIZES[0]["width"] else SHOT_SIZES[1])
+        page.wait_for_timeout(1500)  # the server lays the page out again for the new width
+        _shoot(page, name)
+        page.set_viewport_size(size)
+        page.wait_for_timeout(1500)
+    return path
+
+
+SHOT_SIZES = ({"width": 1280, "height": 800}, {"width": 390, "height": 844})
+
+
+def _shoot(page, name: str) -> Path:  # noqa: ANN001
     path = SHOTS / f"{name}-{page.viewport_size['width']}.png"
     # Semantics (what tests wait on) can lead the picture: a busy machine painted the frame before it.
     evaluate(page, "() => new Promise(r => requestAnimationFrame(() => requestAnimationFrame(() => r(true))))", 10)
