@@ -74,30 +74,44 @@ def lanes_for(state: SessionState) -> tuple[str, ...]:
     return _ANSWER_ORDER + tuple(others) + (SKIPPED,)
 
 
+def is_stills(state: SessionState) -> bool:
+    """A session of still images: their `t` is only their place in the list, never a time."""
+    return bool(state.timeline) and all(e.event.still for e in state.timeline)
+
+
 def timeline_points(
     state: SessionState, skipped: Iterable[KeyframeSkipped] = (), strings: Mapping[str, str] = EN
 ) -> tuple[TimelinePoint, ...]:
+    """One point per keyframe over time; for stills, over the images' order (1, 2, 3…), named by file."""
+    stills = is_stills(state)
+    order = {t: i + 1 for i, t in enumerate(sorted({e.event.t for e in state.timeline}))} if stills else {}
+
+    def x(t: float) -> float:
+        return float(order.get(t, t)) if stills else t
+
+    def where(t: float, name: str = "") -> str:
+        return name if stills and name else text(strings, "timeline_at", t=f"{x(t):g}" if stills else f"{t:.1f}")
+
     points: list[TimelinePoint] = []
     for entry in state.timeline:
         e = entry.event
-        t, answer = f"{e.t:.1f}", answer_word(strings, e.observation)
+        at, answer = where(e.t, e.source), answer_word(strings, e.observation)
         latest = entry.latest_review
         if latest is None:
-            tip = text(strings, "timeline_point_answer", t=t, answer=answer)
+            tip = text(strings, "timeline_point_answer", where=at, answer=answer)
         else:
             key = "review_history_confirmed" if latest.verdict == "confirmed" else "review_history_corrected"
             verdict = text(strings, key, answer=answer_word(strings, latest.observation))
-            tip = text(strings, "timeline_point_review", t=t, answer=answer, verdict=verdict)
+            tip = text(strings, "timeline_point_review", where=at, answer=answer, verdict=verdict)
         # The examiner's verdict is what is plotted; the tooltip keeps what the model said.
-        points.append(TimelinePoint(e.t, entry.verdict, entry.verdict, tip))
+        points.append(TimelinePoint(x(e.t), entry.verdict, entry.verdict, tip))
     for s in skipped:
         reason = text(strings, f"skip_{s.reason.value}")
-        points.append(
-            TimelinePoint(s.t, SKIPPED, SKIPPED, text(strings, "timeline_point_skipped", t=f"{s.t:.1f}", reason=reason))
-        )
+        tip = text(strings, "timeline_point_skipped", where=where(s.t), reason=reason)
+        points.append(TimelinePoint(x(s.t), SKIPPED, SKIPPED, tip))
     for f in state.failures:
-        tip = text(strings, "timeline_point_failed", t=f"{f.t:.1f}", detail=f.message or f.error)
-        points.append(TimelinePoint(f.t, SKIPPED, FAILED, tip))
+        tip = text(strings, "timeline_point_failed", where=where(f.t), detail=f.message or f.error)
+        points.append(TimelinePoint(x(f.t), SKIPPED, FAILED, tip))
     return tuple(sorted(points, key=lambda p: p.t))
 
 
@@ -132,6 +146,7 @@ class TimelineChart:
     ) -> None:
         self._strings = strings
         self.points: tuple[TimelinePoint, ...] = ()
+        self.axis_title = ft.Text(text(strings, "timeline_axis_time"), size=12)
         self.chart = fch.ScatterChart(
             height=height,
             min_x=0,
@@ -142,9 +157,7 @@ class TimelineChart:
             horizontal_grid_lines=fch.ChartGridLines(interval=1, color=ft.Colors.GREY_300, width=1),
             border=ft.Border.all(1, ft.Colors.GREY_400),
             left_axis=fch.ChartAxis(label_size=100),
-            bottom_axis=fch.ChartAxis(
-                title=ft.Text(text(strings, "timeline_axis_time"), size=12), title_size=20, label_size=24
-            ),
+            bottom_axis=fch.ChartAxis(title=self.axis_title, title_size=20, label_size=24),
             tooltip=fch.ScatterChartTooltip(
                 bgcolor=ft.Colors.BLUE_GREY_900, max_width=220, fit_inside_horizontally=True
             ),
@@ -187,10 +200,12 @@ class TimelineChart:
             for p in self.points
         ]
         last = max((p.t for p in self.points), default=0.0)
-        step = _nice_step(last)
+        stills = is_stills(state)
+        step = max(1.0, _nice_step(last)) if stills else _nice_step(last)  # images are counted in whole numbers
         self.chart.min_x = 0
         self.chart.max_x = max(step * math.ceil(last / step + 0.25), step)
         self.chart.bottom_axis.label_spacing = step
+        self.axis_title.value = text(s, "timeline_axis_images" if stills else "timeline_axis_time")
         self.chart.min_y, self.chart.max_y = -0.5, len(lanes) - 0.5
         self.chart.left_axis.labels = [
             fch.ChartAxisLabel(value=y_of[lane], label=ft.Text(self._lane_name(lane), size=12, no_wrap=True))
@@ -202,7 +217,7 @@ class TimelineChart:
         counts = ", ".join(f"{n} {answer_word(s, value)}" for value, n in ordered_counts(verdict_counts(state))) or "0"
         self.semantics.label = text(
             s,
-            "timeline_semantics",
+            "timeline_semantics_stills" if stills else "timeline_semantics",
             n=len(state.timeline),
             seconds=f"{last:.0f}",
             counts=counts,

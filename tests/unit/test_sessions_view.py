@@ -303,3 +303,20 @@ def test_review_list_works_standalone_with_one_list_of_answers() -> None:
     # A question whose answers are unknown cannot be corrected, and says so.
     reviews.render(state.timeline, {}, lambda *a: None, lambda *a: None)
     assert reviews.rows["e1"].correct.disabled and "unknown" in reviews.rows["e1"].correct.tooltip
+
+
+def test_a_stills_timeline_counts_images_in_order_and_names_them() -> None:
+    """Six stills answered within a second were plotted at 0-10 s: times they were never taken at."""
+    from tests.unit.test_session import practice
+
+    answers = ["no", "yes"] * 3
+    events = [dataclasses.replace(practice(i, a), source=f"trainee-{i}.jpg", still=True) for i, a in enumerate(answers)]
+    chart = TimelineChart()
+    chart.update(reduce(events))
+    assert [p.t for p in chart.points] == [1, 2, 3, 4, 5, 6]
+    assert [p.tooltip for p in chart.points][:2] == ["trainee-0.jpg · NO", "trainee-1.jpg · YES"]
+    assert chart.axis_title.value == "Image, in the order chosen"
+    assert chart.semantics.label.startswith("Timeline of 6 images:")
+    # A video or camera session keeps its seconds.
+    chart.update(reduce([practice(i, "yes") for i in range(3)]))
+    assert [p.t for p in chart.points] == [0.0, 3.0, 6.0] and chart.axis_title.value == "Time (s)"
