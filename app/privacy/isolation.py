@@ -8,7 +8,11 @@ image:
 
 - Linux: a new network namespace (inside a new user namespace when not root).
   It has one interface, loopback, and it stays down: every connect() or
-  sendto(), native or not, fails with "Network is unreachable".
+  sendto(), native or not, fails with "Network is unreachable". A new user
+  namespace grants every capability inside it, CAP_DAC_OVERRIDE over the user's
+  own files among them; the process drops back at once to the capabilities it
+  held outside (none, for a normal user), so permission bits mean what they
+  mean outside: a 0444 file stays unwritable.
 - macOS: a Seatbelt profile (sandbox_init) that denies all network use.
 - elsewhere (Windows; iOS and Android, where the model runs in a thread of the
   app, which must keep its own loopback socket): only the audit hook guards.
@@ -89,6 +93,7 @@ def _linux_namespace() -> tuple[str | None, str]:
     except (OSError, AttributeError) as exc:
         return None, f"no unshare() in this libc ({exc})"
     uid, gid = os.getuid(), os.getgid()
+    outside = _Capabilities.now()
     refused = []
     # Root may have CAP_SYS_ADMIN (a plain new network namespace); everyone else, and root in a
     # container without that capability, needs a user namespace around it.
@@ -96,11 +101,17 @@ def _linux_namespace() -> tuple[str | None, str]:
         if unshare(flags) == 0:
             if flags & _CLONE_NEWUSER:
                 _map_ids(uid, gid)
+                failure = outside.restore()
+                if failure is not None:
+                    return None, f"the new user namespace's capabilities could not be given up ({failure})"
             names = [name for _, name in socket.if_nameindex()]
             if names != ["lo"]:
                 return None, f"the new network namespace has interfaces {names}"
             if flags & _CLONE_NEWUSER:
-                return "linux-userns", "Linux user + network namespace with no network interface up"
+                return "linux-userns", (
+                    "Linux user + network namespace with no network interface up, "
+                    "holding only the capabilities the process had outside it"
+                )
             return "linux-netns", "Linux network namespace with no network interface up"
         code = ctypes.get_errno()
         why = os.strerror(code)
@@ -116,6 +127,53 @@ def _map_ids(uid: int, gid: int) -> None:
                 fh.write(text)
         except OSError:
             return  # unmapped ids read as "nobody"; file access still uses the real ones
+
+
+class _CapHeader(ctypes.Structure):
+    _fields_ = [("version", ctypes.c_uint32), ("pid", ctypes.c_int)]
+
+
+class _CapData(ctypes.Structure):
+    _fields_ = [("effective", ctypes.c_uint32), ("permitted", ctypes.c_uint32), ("inheritable", ctypes.c_uint32)]
+
+
+_CAP_VERSION_3 = 0x20080522  # 64-bit sets, as two _CapData words
+_PR_CAPBSET_READ = 23
+_PR_CAPBSET_DROP = 24
+_CAP_SLOTS = 64  # prctl(PR_CAPBSET_READ) fails for numbers past the kernel's last capability
+
+
+@dataclass(frozen=True)
+class _Capabilities:
+    """The capability sets of this process (capget) and its bounding set, to be restored in the new
+    user namespace: none for a normal user, whatever a root without CAP_SYS_ADMIN held."""
+
+    sets: bytes
+    bounding: frozenset[int]
+
+    @staticmethod
+    def now() -> _Capabilities:
+        libc = ctypes.CDLL(None, use_errno=True)
+        data = (_CapData * 2)()
+        if libc.capget(ctypes.byref(_CapHeader(_CAP_VERSION_3, 0)), data) != 0:
+            data = (_CapData * 2)()  # unreadable: assume none, the safe side
+        return _Capabilities(bytes(data), frozenset(_bounding_set(libc)))
+
+    def restore(self) -> str | None:
+        """Back to these sets; the OS's error when it refuses. The bounding set goes first (that needs
+        CAP_SETPCAP, which the namespace grants), so a later exec() gains no more than outside either."""
+        libc = ctypes.CDLL(None, use_errno=True)
+        for cap in _bounding_set(libc) - self.bounding:
+            if libc.prctl(_PR_CAPBSET_DROP, cap, 0, 0, 0) != 0:
+                return os.strerror(ctypes.get_errno())
+        data = (_CapData * 2).from_buffer_copy(self.sets)
+        if libc.capset(ctypes.byref(_CapHeader(_CAP_VERSION_3, 0)), data) != 0:
+            return os.strerror(ctypes.get_errno())
+        return None
+
+
+def _bounding_set(libc: ctypes.CDLL) -> set[int]:
+    return {cap for cap in range(_CAP_SLOTS) if libc.prctl(_PR_CAPBSET_READ, cap, 0, 0, 0) == 1}
 
 
 def _macos_sandbox() -> tuple[str | None, str]:
