@@ -35,9 +35,13 @@ def fd_count(pid: int) -> int:
 
 
 def snapshot(worker_pid: int) -> tuple[int, int, int, int, int]:
-    """(host RSS KB, worker RSS KB, host fds, host threads, processes under the host)."""
+    """(host RSS KB, worker RSS KB, host fds, the app's threads, processes under the worker).
+
+    Threads and processes are the app's own (named keyframe-*, under the worker), not the test
+    process's: another fixture's thread or child coming and going on a busy machine is no leak."""
     me = os.getpid()
-    return rss_kb(me), rss_kb(worker_pid), fd_count(me), threading.active_count(), len(descendants(me))
+    ours = sum(t.name.startswith("keyframe-") for t in threading.enumerate())
+    return rss_kb(me), rss_kb(worker_pid), fd_count(me), ours, len(descendants(worker_pid))
 
 
 def test_soak_no_event_lost_and_no_growth() -> None:
@@ -72,4 +76,4 @@ def test_soak_no_event_lost_and_no_growth() -> None:
     )
     assert answered == WARM_UP + count and failed == 0, "every keyframe answered, none lost"
     assert ui1 - ui0 <= MAX_GROWTH_KB and w1 - w0 <= MAX_GROWTH_KB
-    assert fd1 == fd0 and th1 == th0 and pr1 == pr0
+    assert fd1 <= fd0 and th1 == th0 and pr1 == pr0  # an fd closed late by the GC is no leak
