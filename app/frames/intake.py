@@ -217,7 +217,11 @@ def to_rgb8(img: Image.Image) -> np.ndarray:
     if mode == "RGB":
         return np.asarray(img)
     if mode.startswith("I;16") or mode in ("I", "F"):
-        grey = scale_to_8bit(np.asarray(img), sixteen_bit=mode.startswith("I;16") or img.format == "PNG")
+        samples = np.asarray(img)
+        grey = scale_to_8bit(samples, sixteen_bit=mode.startswith("I;16") or img.format == "PNG")
+        hidden = img.info.get("transparency")
+        if isinstance(hidden, int):  # a grey PNG's tRNS: pixels of this one sample value are transparent
+            grey = np.where(samples == hidden, np.uint8(255), grey)
         return np.repeat(grey[:, :, None], 3, axis=2)
     if img.has_transparency_data:
         rgba = np.asarray(img.convert("RGBA"))

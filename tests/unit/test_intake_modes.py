@@ -83,6 +83,17 @@ def test_transparent_pixels_are_white_not_their_hidden_colour() -> None:
     assert decode_image_bytes(_save(la, "PNG")).rgb.min() == 255
 
 
+def test_16_bit_grey_with_a_transparent_value_is_white_there() -> None:
+    """Issue 17 item 10: tRNS names one 16-bit grey value transparent; it decoded as grey 156."""
+    grey = np.full((H, W), 40000, np.uint16)
+    grey[:, W // 2 :] = 20000
+    rgb = decode_image_bytes(_save(Image.fromarray(grey), "PNG", transparency=40000)).rgb
+    assert rgb[0, 0].tolist() == [255, 255, 255]  # transparent: composited on white
+    assert rgb[0, -1].tolist() == [78, 78, 78]  # opaque: 20000 >> 8, as without tRNS
+    only = np.full((H, W), 40000, np.uint16)
+    assert decode_image_bytes(_save(Image.fromarray(only), "PNG", transparency=40000)).rgb.min() == 255
+
+
 def test_palette_with_transparency_and_pa() -> None:
     p = Image.new("P", (W, H), 0)
     p.putpalette([0, 0, 0, 0, 0, 255] + [0] * 762)
