@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import argparse
-import stat
 import sys
 import time
 from pathlib import Path
@@ -12,15 +11,17 @@ from typing import TYPE_CHECKING, TextIO
 from app.commands.common import EXIT_FAILED, EXIT_OK, emit
 from app.core.profiles import ProfileError
 from app.core.session import event_to_dict
-from app.models.storage import data_dir
+from app.models.storage import sessions_dir
 from app.profile_file import load_profile
 from app.session.review import ReviewError, record_review
 from app.session.store import (
+    NotASession,
     delete_session,
     export_csv,
     export_jsonl,
     load_session,
     session_facts,
+    session_files,
     summary_text,
 )
 
@@ -64,25 +65,16 @@ def _printable(text: str) -> str:
 
 
 def _session_files(folder: Path) -> list[tuple[float, Path]]:
-    """Regular `*.jsonl` files with their mtime, newest first; anything else is named on stderr."""
-    found: list[tuple[float, Path]] = []
+    """The session files, newest first; what is not one is named on stderr."""
+    skipped: list[NotASession] = []
     try:
-        candidates = list(folder.glob("*.jsonl"))
+        found = session_files(folder, skipped)
     except OSError as exc:
         print(f"error: cannot read {folder}: {exc.strerror or exc}", file=sys.stderr)
         return []
-    for path in candidates:
-        try:
-            st = path.stat()  # follows a link: a link to a session file is a session file
-        except OSError as exc:
-            broken = " (a broken link)" if path.is_symlink() else ""
-            print(f"note: skipped {path}: {exc.strerror or exc}{broken}", file=sys.stderr)
-            continue
-        if not stat.S_ISREG(st.st_mode):
-            print(f"note: skipped {path}: not a regular file", file=sys.stderr)
-            continue
-        found.append((st.st_mtime, path))
-    return sorted(found, key=lambda item: item[0], reverse=True)
+    for item in skipped:
+        print(f"note: skipped {item.path}: {item.why}", file=sys.stderr)
+    return found
 
 
 def _list(folder: Path, out: TextIO, as_json: bool) -> int:
@@ -151,7 +143,7 @@ def _table(rows: list[dict[str, object]]) -> str:
 
 
 def run(args: argparse.Namespace, out: TextIO) -> int:
-    folder = data_dir() / "sessions"
+    folder = sessions_dir()
     if args.sessions_command == "list":
         return _list(folder, out, args.json) if folder.is_dir() else _list_empty(out, args.json)
     path = Path(args.session)

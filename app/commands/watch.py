@@ -37,7 +37,7 @@ def run(args: argparse.Namespace, out: TextIO) -> int:
     from app.core.session import event_to_dict
     from app.frames.intake import DecodedImage
     from app.frames.video import RealtimeClock, VideoError, VideoFrames
-    from app.models.storage import data_dir
+    from app.models.storage import sessions_dir
     from app.pipeline.live import LivePipeline, PipelineUpdate
     from app.session.store import SessionLog, new_session_id
 
@@ -46,7 +46,7 @@ def run(args: argparse.Namespace, out: TextIO) -> int:
     except ValueError as exc:
         print(f"error: {exc}", file=sys.stderr)
         return EXIT_SETUP
-    log_path = data_dir() / "sessions" / f"{new_session_id()}.jsonl"
+    log_path = sessions_dir() / f"{new_session_id()}.jsonl"
 
     said = {"stretched": False, "log_error": ""}
 

@@ -34,6 +34,11 @@ def models_dir(env: Mapping[str, str] | None = None) -> Path:
     return data_dir(env) / "models"
 
 
+def sessions_dir(env: Mapping[str, str] | None = None) -> Path:
+    """Where sessions are recorded (logs and their keyframe thumbnails): the CLI's and the UI's."""
+    return data_dir(env) / "sessions"
+
+
 def engine_cache_dir(model_id: str, backend: str, env: Mapping[str, str] | None = None) -> Path:
     """MNN tmp_path for one model on one backend; never shared (see mnn-notes)."""
     return cache_dir(env) / "mnn" / model_id / backend

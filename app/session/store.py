@@ -109,6 +109,31 @@ def session_facts(session: LoadedSession) -> SessionFacts:
     return SessionFacts(started, max(times) - min(times) if times else None, source)
 
 
+@dataclass(frozen=True)
+class NotASession:
+    path: Path
+    why: str  # "not a regular file", "a broken link", or the OS's reason
+
+
+def session_files(folder: Path, skipped: list[NotASession] | None = None) -> list[tuple[float, Path]]:
+    """The folder's regular `*.jsonl` files (a link to one counts) with their mtime, newest first
+    (ties by name). What looks like one but is not goes to `skipped`. OSError if unlistable."""
+    found: list[tuple[float, Path]] = []
+    for path in folder.glob("*.jsonl"):
+        try:
+            st = path.stat()  # follows a link: a link to a session file is a session file
+        except OSError as exc:  # a broken link, or a file removed while listing
+            why = "a broken link" if path.is_symlink() else str(exc.strerror or exc)
+            if skipped is not None:
+                skipped.append(NotASession(path, why))
+            continue
+        if stat.S_ISREG(st.st_mode):
+            found.append((st.st_mtime, path))
+        elif skipped is not None:
+            skipped.append(NotASession(path, "not a regular file"))
+    return sorted(found, key=lambda item: (item[0], item[1].name), reverse=True)
+
+
 def delete_session(log_path: Path) -> None:
     """Removes a session: its log and its keyframe thumbnails. OSError if the log could not be removed."""
     log_path.unlink()  # first: a session whose log is gone is gone, whatever its pictures do

@@ -24,7 +24,7 @@ from app.core.settings import Settings
 from app.core.sizes import size_words
 from app.frames.intake import MAX_FILE_BYTES
 from app.models.catalog import DEFAULT_MODEL_ID
-from app.models.storage import data_dir
+from app.models.storage import sessions_dir
 from app.models.store import ModelStore
 from app.privacy.guard import GuardCounts, GuardWatcher, ensure_installed
 from app.ui import strings, strings_models, strings_sessions, strings_settings, strings_testers
@@ -72,7 +72,7 @@ class SharedPractice:
         with self._lock:
             if self._controller is None:
                 spec = worker_spec(self.settings.settings, self._spec)  # the first worker follows the settings
-                self._controller = PracticeController(spec, data_dir() / "sessions")
+                self._controller = PracticeController(spec, sessions_dir())
                 connect_practice(self.settings, self._controller, self._spec)
                 self._controller.start()
             return self._controller
@@ -178,7 +178,7 @@ class Shell:
         self._models_listener = self._on_loop(self._on_models)
         self._testers_listener = self._on_loop(self._on_testers)
         self.sessions_controller = SessionsController(
-            data_dir() / "sessions",
+            sessions_dir(),
             self._on_loop(self._on_sessions),
             is_live=lambda sid: controller.state.running and controller.state.session_id == sid,
         )

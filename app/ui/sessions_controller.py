@@ -13,7 +13,6 @@ thread, outside the controller's lock.
 
 from __future__ import annotations
 
-import stat
 import threading
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field, replace
@@ -36,6 +35,7 @@ from app.session.store import (
     load_session,
     read_thumbnail,
     session_facts,
+    session_files,
 )
 from app.ui.notice import Notice
 
@@ -138,19 +138,6 @@ class ExportFile:
     file_name: str
     data: bytes
     mime: str
-
-
-def session_files(folder: Path) -> list[tuple[float, Path]]:
-    """Regular `*.jsonl` files (a link to one counts) with their mtime, newest first. OSError if unlistable."""
-    found: list[tuple[float, Path]] = []
-    for path in folder.glob("*.jsonl"):
-        try:
-            st = path.stat()
-        except OSError:
-            continue  # a broken link or a file removed while listing
-        if stat.S_ISREG(st.st_mode):
-            found.append((st.st_mtime, path))
-    return sorted(found, key=lambda item: (item[0], item[1].name), reverse=True)
 
 
 def _row(path: Path, modified: float, loaded: LoadedSession | None, error: str = "") -> SessionRow:

@@ -13,7 +13,7 @@ from pathlib import Path
 import pytest
 
 from app.core.session import ExaminerConfirmed, PracticeEvent, event_to_dict
-from app.session.store import SessionLog, export_csv, export_jsonl, load_session, summary_text
+from app.session.store import SessionLog, export_csv, export_jsonl, load_session, session_files, summary_text
 from tests.unit.test_session import practice
 
 
@@ -156,3 +156,21 @@ def test_old_lines_without_the_new_fields_still_load(tmp_path: Path) -> None:
     assert isinstance(event, PracticeEvent) and event.allowed_values == () and event.profile_id == ""
     assert loaded.events[1] == ExaminerConfirmed("c", "e9", 2.0, "ann")
     assert loaded.state.timeline[0].review == "confirmed"
+
+
+def test_session_files_are_listed_newest_first_and_what_is_not_one_is_said(tmp_path: Path) -> None:
+    """One listing for the CLI and the Sessions screen (they differed on ties and on what they said)."""
+
+    for name, mtime in (("b", 100), ("a", 100), ("c", 200)):
+        (tmp_path / f"{name}.jsonl").write_text("")
+        os.utime(tmp_path / f"{name}.jsonl", (mtime, mtime))
+    (tmp_path / "folder.jsonl").mkdir()
+    (tmp_path / "gone.jsonl").symlink_to(tmp_path / "nowhere")
+    (tmp_path / "link.jsonl").symlink_to(tmp_path / "c.jsonl")
+    skipped: list = []
+    listed = [p.name for _, p in session_files(tmp_path, skipped)]
+    assert listed == ["link.jsonl", "c.jsonl", "b.jsonl", "a.jsonl"]  # a tie goes by name, in the same order
+    assert {(s.path.name, s.why) for s in skipped} == {
+        ("folder.jsonl", "not a regular file"),
+        ("gone.jsonl", "a broken link"),
+    }
