@@ -47,7 +47,7 @@ import time
 from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass
 
-log = logging.getLogger(__name__)
+log = logging.getLogger("keyframe.privacy")
 
 IPAddress = ipaddress.IPv4Address | ipaddress.IPv6Address
 # host, address family (0: any) -> the addresses it resolves to. Tests substitute a fake.

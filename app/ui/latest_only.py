@@ -8,7 +8,7 @@ import time
 from collections.abc import Callable
 from typing import Generic, TypeVar
 
-logger = logging.getLogger(__name__)
+logger = logging.getLogger("keyframe.ui")
 
 T = TypeVar("T")
 

@@ -50,7 +50,7 @@ from app.ui.notice import Notice
 if TYPE_CHECKING:
     from app.privacy.guard import NetworkGuard
 
-logger = logging.getLogger(__name__)
+logger = logging.getLogger("keyframe.models")
 _EMIT_EVERY_S = 0.2  # verify progress is published this often at most
 _MIB = 1 << 20
 
