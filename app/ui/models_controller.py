@@ -29,6 +29,7 @@ from enum import Enum
 from pathlib import Path
 from typing import TYPE_CHECKING
 
+from app.core.observable import Observable
 from app.models.catalog import DEFAULT_MODEL_ID
 from app.models.download import Cancelled, DownloadError
 from app.models.download_job import DownloadJob
@@ -201,7 +202,6 @@ class ModelsController:
         `active` is the one in use now (None: the bundled demo). `guard` is the privacy
         guard downloads run under (by default the app's, installed if it is not yet)."""
         self._store = store
-        self._listeners: list[Callable[[ModelsState], None]] = [on_change] if on_change is not None else []
         self._on_choose = on_choose
         self._active = active or DEFAULT_MODEL_ID
         self._folders = tuple(Path(f) for f in folders)
@@ -209,11 +209,13 @@ class ModelsController:
         self._guard = guard
         self._free_bytes = free_bytes or (lambda p: shutil.disk_usage(p).free)
         self._lock = threading.RLock()
-        self._emit_lock = threading.RLock()  # re-entrant: a listener may act on the controller
         self._records: dict[str, _Record] = {}
         broken = "; ".join(store.problems)
         notice = Notice("notice_manifests_skipped", (("detail", broken),), error=True) if broken else None
-        self._state = ModelsState(store.root, notice=notice)
+        self._state = ModelsState(store.root, notice=notice)  # the working copy; pages get it at _emit
+        self._states = Observable(self._state, "the Models screen")
+        if on_change is not None:
+            self._states.subscribe(on_change, now=False)
         self._closed = False
 
     @property
@@ -785,26 +787,12 @@ class ModelsController:
     def subscribe(self, listener: Callable[[ModelsState], None]) -> None:
         """One controller serves every tab of the app: each page listens while it is open
         (a download goes on when the tab that started it closes). The listener gets the state at once."""
-        with self._emit_lock:  # in order with the emits: never an older state after a newer one
-            with self._lock:
-                self._listeners.append(listener)
-                state = self._state
-            listener(state)
+        self._states.subscribe(listener)
 
     def unsubscribe(self, listener: Callable[[ModelsState], None]) -> None:
-        with self._lock:
-            if listener in self._listeners:
-                self._listeners.remove(listener)
+        self._states.unsubscribe(listener)
 
     def _emit(self) -> None:
-        # Emits are serial (the download thread and a tab's click both emit): a tab never sees an older
-        # state after a newer one, and a listener dropped by one emit is not called again by another.
-        with self._emit_lock:
-            with self._lock:
-                listeners, state = list(self._listeners), self._state
-            for listener in listeners:
-                try:
-                    listener(state)
-                except Exception:  # one tab's failure (a closed socket) must not stop a download or the others
-                    logger.warning("a Models screen listener failed; it is dropped", exc_info=True)
-                    self.unsubscribe(listener)
+        # The newest state, read now: the download thread and a tab's click both emit, and a tab
+        # never sees an older state after a newer one (app.core.observable).
+        self._states.update(lambda _: self._state)

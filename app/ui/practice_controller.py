@@ -18,6 +18,7 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 
+from app.core.observable import Observable
 from app.core.profiles import ProfileLabels
 from app.core.sampler import DEFAULT_INTERVAL_S, SamplerConfig
 from app.core.session import KeyframeFailed, PracticeEvent, SessionState
@@ -108,11 +109,10 @@ class PracticeController:
     def __init__(self, spec: WorkerSpec, sessions_dir: Path, host_kind: str | None = None) -> None:
         self._sessions_dir = sessions_dir
         self._lock = threading.RLock()
-        self._emit_lock = threading.RLock()  # re-entrant: a listener may act on the controller
-        self._state = PracticeState(
-            backend_asked=spec.backend, model_asked=_model_name(spec), model_is_folder=_is_folder(spec)
+        self._states = Observable(
+            PracticeState(backend_asked=spec.backend, model_asked=_model_name(spec), model_is_folder=_is_folder(spec)),
+            "the Practice screen",
         )
-        self._listeners: list[Callable[[PracticeState], None]] = []
         self._spec = spec
         self._host_kind = host_kind
         self._generation = 0  # which pipeline is current: updates of a replaced one are dropped
@@ -133,7 +133,7 @@ class PracticeController:
 
     @property
     def state(self) -> PracticeState:
-        return self._state
+        return self._states.value
 
     def start(self) -> None:
         with self._lock:
@@ -154,33 +154,18 @@ class PracticeController:
         return self._restarter.wait_idle(timeout)
 
     def subscribe(self, listener: Callable[[PracticeState], None]) -> None:
-        """`listener` gets the state now, then every later one, in order."""
-        with self._emit_lock:
-            with self._lock:
-                self._listeners.append(listener)
-                state = self._state
-            listener(state)
+        """`listener` gets the state now, then every later one, in order (app.core.observable)."""
+        self._states.subscribe(listener)
 
     def unsubscribe(self, listener: Callable[[PracticeState], None]) -> None:
-        with self._lock:
-            if listener in self._listeners:
-                self._listeners.remove(listener)
+        self._states.unsubscribe(listener)
+
+    @property
+    def _state(self) -> PracticeState:
+        return self._states.value
 
     def _update(self, change: Callable[[PracticeState], PracticeState]) -> None:
-        """Apply `change` to the state (under the lock) and show the result to every listener.
-
-        Emits are serial (`_emit_lock`): states reach every listener in the order they were made, so a
-        page never gets an older state after a newer one (a new session's cleared card after its first
-        frame). Listeners only queue work on their page's loop, so holding the lock costs nothing."""
-        with self._emit_lock:
-            with self._lock:
-                self._state = change(self._state)
-                state, listeners = self._state, list(self._listeners)
-            for listener in listeners:
-                try:
-                    listener(state)
-                except Exception:  # one tab's failure (a closed socket) must not stop the others
-                    self.unsubscribe(listener)
+        self._states.update(change)
 
     # --- settings ------------------------------------------------------------------------------
 

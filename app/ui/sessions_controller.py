@@ -18,6 +18,7 @@ from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 
+from app.core.observable import Observable
 from app.core.session import (
     ExaminerCorrected,
     KeyframeSkipped,
@@ -184,11 +185,12 @@ class SessionsController:
         """`is_live(session_id)`: that session is being recorded now (it cannot be deleted)."""
         self._folder = Path(sessions_dir)
         self._is_live = is_live
-        self._on_change = on_change
         self._examiner = examiner
         self._profiles_dir = profiles_dir
         self._lock = threading.RLock()
-        self._state = SessionsState(self._folder)
+        self._state = SessionsState(self._folder)  # the working copy; pages get it at _emit
+        self._states = Observable(self._state, "the Sessions screen")
+        self._states.subscribe(on_change, now=False)
         # Each file's row as last read, by path, with the mtime it was read at: a refresh reads only
         # new or changed files (300 sessions of 200 answers took 1.5 s to read every time).
         self._rows: dict[Path, tuple[float, SessionRow]] = {}
@@ -391,4 +393,4 @@ class SessionsController:
         self._state = state
 
     def _emit(self) -> None:
-        self._on_change(self._state)
+        self._states.set(self._state)

@@ -18,6 +18,7 @@ from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import TYPE_CHECKING
 
+from app.core.observable import Observable
 from app.core.settings import Settings, SettingsError, changed, worker_changed
 from app.settings_file import LoadedSettings, load_settings, save_settings, settings_path
 from app.worker.messages import WorkerSpec
@@ -91,25 +92,25 @@ class SettingsController:
         loaded = load_settings(self._path) if loaded is None else loaded
         self._save = save
         self._apply = apply
-        self._lock = threading.Lock()  # the state and the listener list, held only briefly
         self._changing = threading.Lock()  # one change (save + apply) at a time
-        # Emits are serial: the worker's reports (its reader thread) and a change on the page's loop
-        # both emit, and a page must never get an older state (the old language) after a newer one.
-        self._emit_lock = threading.RLock()
-        self._listeners: list[Callable[[SettingsState], None]] = []
-        self._state = SettingsState(
-            settings=loaded.settings,
-            path=str(self._path),
-            file_problem=loaded.reason if loaded.problem else "",
-            file_kept_as=str(loaded.kept_as) if loaded.kept_as is not None else "",
-            worker=WorkerReport(asked=loaded.settings.backend),
+        # The worker's reports (its reader thread) and a change on the page's loop both change the
+        # state; a page must never get an older one (the old language) after a newer one.
+        self._states = Observable(
+            SettingsState(
+                settings=loaded.settings,
+                path=str(self._path),
+                file_problem=loaded.reason if loaded.problem else "",
+                file_kept_as=str(loaded.kept_as) if loaded.kept_as is not None else "",
+                worker=WorkerReport(asked=loaded.settings.backend),
+            ),
+            "the Settings screen",
         )
         if loaded.problem:
             logger.warning("%s", loaded.problem)
 
     @property
     def state(self) -> SettingsState:
-        return self._state
+        return self._states.value
 
     @property
     def settings(self) -> Settings:
@@ -122,29 +123,17 @@ class SettingsController:
     # --- listeners -------------------------------------------------------------------------
 
     def subscribe(self, listener: Callable[[SettingsState], None]) -> None:
-        with self._emit_lock:
-            with self._lock:
-                self._listeners.append(listener)
-            listener(self._state)
+        self._states.subscribe(listener)
 
     def unsubscribe(self, listener: Callable[[SettingsState], None]) -> None:
-        with self._lock:
-            if listener in self._listeners:
-                self._listeners.remove(listener)
+        self._states.unsubscribe(listener)
+
+    @property
+    def _state(self) -> SettingsState:
+        return self._states.value
 
     def _set(self, change: Callable[[SettingsState], SettingsState]) -> SettingsState:
-        with self._emit_lock:
-            with self._lock:
-                before = self._state
-                self._state = change(before)
-                state, listeners = self._state, list(self._listeners)
-            if state != before:
-                for listener in listeners:
-                    try:
-                        listener(state)
-                    except Exception:  # one tab's failure (a closed socket) must not stop the others
-                        self.unsubscribe(listener)
-            return state
+        return self._states.update(change)
 
     # --- changes ---------------------------------------------------------------------------
 

@@ -26,6 +26,7 @@ from dataclasses import dataclass, field, replace
 from typing import Any, Protocol, TypeVar, cast
 
 from app.core.evaluation import ERROR, Prediction, Report, csv_text, evaluate, match_labels
+from app.core.observable import Observable
 from app.evaluation_labels import Labels, LabelsFileError, decode_labels, normalise_name
 from app.frames.intake import ImageRejected, decode_image_bytes
 from app.frames.jpeg import jpeg
@@ -117,11 +118,12 @@ class _Run:
 class TestersController:
     def __init__(self, practice: Practice, on_change: Callable[[TestersState], None] | None = None) -> None:
         self._practice = practice
-        self._on_change = on_change
         self._lock = threading.RLock()
-        self._deliver_lock = threading.Lock()
-        self._delivered: TestersState | None = None
-        self._state = TestersState()
+        self._state = TestersState()  # the working copy, brought up to date under the lock
+        self._states = Observable(self._state, "the Testers screen")
+        self._on_change = on_change
+        if on_change is not None:
+            self._states.subscribe(on_change, now=False)
         self._images: list[tuple[str, bytes]] = []
         self._labels_data: bytes | None = None
         self._labels: Labels | None = None
@@ -136,10 +138,10 @@ class TestersController:
     def listen(self, on_change: Callable[[TestersState], None]) -> None:
         """The view to render this run, replacing the one before (the page rebuilt in another
         language keeps its run); it gets the state at once."""
-        with self._deliver_lock:
-            self._on_change = on_change
-            self._delivered = state = self._state
-            on_change(state)
+        if self._on_change is not None:
+            self._states.unsubscribe(self._on_change)
+        self._on_change = on_change
+        self._states.subscribe(on_change)
 
     def attach(self) -> None:
         """Follow the practice controller (the worker's answers); call once the screen exists."""
@@ -352,15 +354,9 @@ class TestersController:
     # --- state ---------------------------------------------------------------------------------
 
     def _notify(self) -> None:
-        """Outside the lock: the listener gets the newest state (deliveries never overtake each other)."""
-        if self._on_change is None:
-            return
-        with self._deliver_lock:
-            state = self._state
-            if state is self._delivered:
-                return  # nothing changed (a practice update that was not about this screen)
-            self._delivered = state
-            self._on_change(state)
+        """Outside the lock: the listener gets the newest state (read now, so a late caller never
+        hands over an older one); an unchanged state is not sent again."""
+        self._states.update(lambda _: self._state)
 
     def _set(self, state: TestersState) -> None:
         """Under the lock: labels, rows and the report brought up to date; `_notify` follows outside it."""

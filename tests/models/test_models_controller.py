@@ -354,11 +354,10 @@ def test_a_tab_that_fails_to_render_is_dropped_and_the_download_goes_on(screen: 
         calls.append(1)
         raise RuntimeError("the page's socket is closed")
 
-    with pytest.raises(RuntimeError):
-        screen.controller.subscribe(closed_tab)  # subscribe shows the state at once: the failure surfaces here
+    screen.controller.subscribe(closed_tab)  # shows the state at once: it fails there and is dropped
     screen.controller.download(MODEL.id)
     screen.wait(lambda: screen.card().state is CardState.VERIFIED)
-    assert len(calls) == 2  # at subscribe, then once more before it was dropped
+    assert len(calls) == 1  # never called again; the download and the other tab went on
 
 
 def test_a_broken_manifest_costs_only_its_own_model(tmp_path: Path) -> None:
