@@ -29,6 +29,9 @@ import unicodedata
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 
+from app.core.sizes import over_limit
+from app.small_file import NotAFile, TooLarge, read_small_file
+
 MAX_LABELS_BYTES = 16 * 1024 * 1024
 HEADER_NAMES = frozenset({"file", "file name", "filename", "file_name", "name", "image", "image name", "path"})
 
@@ -129,7 +132,7 @@ def parse_labels(text: str, values: Sequence[str]) -> Labels:
 def decode_labels(data: bytes, values: Sequence[str], shown: str = "labels file") -> Labels:
     """Labels from the bytes of a file (an upload, or `read_labels`)."""
     if len(data) > MAX_LABELS_BYTES:
-        raise LabelsFileError(f"{shown}: larger than {MAX_LABELS_BYTES // 2**20} MB; is it really a labels file?")
+        raise _too_large(shown, len(data))
     try:
         if data.startswith((b"\xff\xfe", b"\xfe\xff")):  # Excel's "Unicode text" (tab-separated UTF-16)
             text = data.decode("utf-16")
@@ -142,6 +145,10 @@ def decode_labels(data: bytes, values: Sequence[str], shown: str = "labels file"
     return parse_labels(text, values)
 
 
+def _too_large(shown: str, size: int) -> LabelsFileError:
+    return LabelsFileError(f"{over_limit(shown, size, MAX_LABELS_BYTES)}; is it really a labels file?")
+
+
 def read_labels(path: str | os.PathLike[str], values: Sequence[str]) -> Labels:
     return decode_labels(read_labels_bytes(path), values, os.fspath(path))
 
@@ -150,13 +157,12 @@ def read_labels_bytes(path: str | os.PathLike[str]) -> bytes:
     """The file's bytes, or a LabelsFileError in one sentence (missing, a folder, unreadable)."""
     shown = os.fspath(path)
     try:
-        if os.path.isdir(path):
-            raise LabelsFileError(f"{shown}: is a folder, not a labels file")
-        if os.path.getsize(path) > MAX_LABELS_BYTES:
-            raise LabelsFileError(f"{shown}: larger than {MAX_LABELS_BYTES // 2**20} MB; is it really a labels file?")
-        with open(path, "rb") as fh:
-            return fh.read()
+        return read_small_file(path, MAX_LABELS_BYTES)
     except FileNotFoundError:
         raise LabelsFileError(f"{shown}: no such file") from None
+    except NotAFile as exc:
+        raise LabelsFileError(f"{shown}: {exc.strerror}") from None
+    except TooLarge as exc:
+        raise _too_large(shown, exc.size) from None
     except OSError as exc:
         raise LabelsFileError(f"{shown}: cannot be read ({exc.strerror or exc})") from None

@@ -10,7 +10,6 @@ or the new one, never half of one.
 
 from __future__ import annotations
 
-import json
 import logging
 import os
 from collections.abc import Mapping
@@ -22,6 +21,7 @@ import platformdirs
 from app.core.settings import Settings, SettingsError, settings_from_dict, settings_to_dict
 from app.models.safefs import write_json_atomic
 from app.models.storage import APP_NAME
+from app.small_file import BadJSON, TooLarge, read_small_json
 
 logger = logging.getLogger("keyframe.settings")
 
@@ -49,25 +49,17 @@ class LoadedSettings:
 def load_settings(path: Path | None = None) -> LoadedSettings:
     path = settings_path() if path is None else path
     try:
-        with open(path, "rb") as fh:
-            raw = fh.read(MAX_BYTES + 1)
+        return LoadedSettings(settings_from_dict(read_small_json(path, MAX_BYTES)))
     except FileNotFoundError:
         return LoadedSettings(Settings())
-    except OSError as exc:  # no permission, a folder in its place
+    except TooLarge as exc:
+        reason = f"it is {exc.strerror}"  # "it is 70 KB, over the limit of 64 KB"
+    except OSError as exc:  # no permission, a folder or a FIFO in its place
         reason = f"it cannot be read: {exc.strerror or exc}"
-    else:
-        try:
-            if len(raw) > MAX_BYTES:
-                raise ValueError(f"it is larger than {MAX_BYTES // 1024} KB")
-            return LoadedSettings(settings_from_dict(json.loads(raw.decode("utf-8"))))
-        except SettingsError as exc:
-            reason = str(exc)
-        except UnicodeDecodeError:
-            reason = "it is not UTF-8 text"
-        except json.JSONDecodeError as exc:
-            reason = f"it is not valid JSON: {exc}"
-        except ValueError as exc:
-            reason = str(exc)
+    except BadJSON as exc:
+        reason = f"it is {exc}"
+    except SettingsError as exc:
+        reason = str(exc)
     kept = _keep_bad(path)
     where = (
         f"; the file was kept as {kept}"

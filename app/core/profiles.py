@@ -155,13 +155,3 @@ def _labels(data: Any, values: list[str], source: str) -> tuple[tuple[str, Profi
         ordered = tuple((v, words[v]) for v in values if v in words)
         result.append((code, ProfileLabels(texts["title"], texts["question"], ordered)))
     return tuple(result)
-
-
-def parse_profile(text: str, source: str = "profile") -> TaskProfile:
-    """A profile from its JSON text; `source` names it in errors. Reading the file is
-    the caller's (app.profile_file.load_profile): the core does no I/O."""
-    try:
-        data = json.loads(text)
-    except json.JSONDecodeError as exc:
-        raise ProfileError(f"{source}: not valid JSON ({exc.msg} at line {exc.lineno})") from exc
-    return profile_from_dict(data, source=source)

@@ -20,6 +20,7 @@ from typing import Any
 
 from app.core.vision_size import grid_for_model_type
 from app.engine.tokenizer_header import TokenizerHeader, TokenizerHeaderError, read_tokenizer_header
+from app.small_file import BadJSON, open_regular, read_small_json
 
 
 class ModelFolderError(ValueError):
@@ -34,6 +35,8 @@ _FILE_KEYS = {
     "visual_model": "visual.mnn",
 }
 _EMBEDDING_DEFAULT = "embeddings_bf16.bin"
+# config.json and llm_config.json are a few KB (a chat template included); far more is not a config.
+MAX_CONFIG_BYTES = 1024 * 1024
 
 # MNN reads these keys with a typed accessor that silently substitutes its default for a value of
 # the wrong type (llmconfig.hpp), so a typo changes the model's behaviour without a word: refuse it.
@@ -111,12 +114,13 @@ class ModelFolder:
 
 
 def _read_json(path: Path) -> dict[str, Any]:
+    """A config file of the folder as MNN reads it: UTF-8 without a byte-order mark, standard JSON."""
     try:
-        data = json.loads(path.read_text(encoding="utf-8"), parse_constant=_reject_constant)
+        data = read_small_json(path, MAX_CONFIG_BYTES, bom=False, parse_constant=_reject_constant)
     except OSError as exc:
         raise ModelFolderError(f"{path}: cannot read ({exc.strerror or exc})") from exc
-    except (json.JSONDecodeError, UnicodeDecodeError, ValueError) as exc:
-        raise ModelFolderError(f"{path}: not valid JSON") from exc
+    except BadJSON as exc:
+        raise ModelFolderError(f"{path}: {exc}") from exc
     if not isinstance(data, dict):
         raise ModelFolderError(f"{path}: expected a JSON object")
     return data
@@ -184,7 +188,7 @@ def _check_flatbuffer(path: Path) -> None:
     size = path.stat().st_size
     if size < _FLATBUFFER_MIN:
         raise ModelFolderError(f"{path.name}: {size} bytes is too small to be an MNN model")
-    with open(path, "rb") as fh:
+    with open_regular(path) as fh:
         (root,) = struct.unpack("<I", fh.read(4))
         if root % 4 or not 4 <= root <= size - 4:
             raise ModelFolderError(f"{path.name}: not an MNN model (bad FlatBuffer root offset {root})")
@@ -272,7 +276,7 @@ def open_model_folder(path: Path) -> ModelFolder:
     if not path.is_dir():
         raise ModelFolderError(f"{path}: not a model folder")
     config_path = path / "config.json"
-    if not config_path.is_file():
+    if not config_path.exists():
         raise ModelFolderError(f"{path}: no config.json (an MNN model folder needs one)")
     config = _read_json(config_path)
     _check_types(config, "config.json")

@@ -14,6 +14,8 @@ from __future__ import annotations
 from dataclasses import dataclass
 from pathlib import Path
 
+from app.small_file import open_regular
+
 MAGIC = 430
 
 
@@ -31,7 +33,7 @@ class TokenizerHeader:
 
 def read_tokenizer_header(path: Path) -> TokenizerHeader:
     try:
-        with open(path, "rb") as fh:
+        with open_regular(path) as fh:  # the file may be large: only its three header lines, each capped
             lines = [fh.readline(1 << 20) for _ in range(3)]
     except OSError as exc:
         raise TokenizerHeaderError(f"{path}: cannot read ({exc.strerror or exc})") from exc

@@ -10,7 +10,6 @@ from __future__ import annotations
 import errno
 import io
 import os
-import stat
 import warnings
 from dataclasses import dataclass
 
@@ -19,6 +18,7 @@ import numpy as np
 from PIL import ExifTags, Image, UnidentifiedImageError
 
 from app.core.sizes import over_limit
+from app.small_file import NotAFile, TooLarge, read_small_file
 
 # Far above any camera frame, far below what would exhaust memory when decoded.
 MAX_PIXELS = 50_000_000
@@ -102,27 +102,17 @@ def read_image_file(path: str | os.PathLike[str]) -> DecodedImage:
     """Decode one file. Every failure, down to a FIFO or a 5000-character path, is an ImageRejected."""
     shown = display_name(path)
     try:
-        # O_NONBLOCK: opening a FIFO must not wait for a writer; fstat then refuses it.
-        fd = os.open(path, os.O_RDONLY | os.O_NONBLOCK | getattr(os, "O_CLOEXEC", 0) | getattr(os, "O_BINARY", 0))
+        data = read_small_file(path, MAX_FILE_BYTES)
+    except NotAFile as exc:
+        raise ImageRejected("not_a_file", f"{shown}: {exc.strerror}") from exc
+    except TooLarge as exc:
+        raise ImageRejected("too_large", over_limit(shown, exc.size, exc.limit)) from exc
     except OSError as exc:
         raise _os_rejection(exc, shown) from exc
     except ValueError as exc:  # an embedded NUL byte
         raise ImageRejected("invalid_name", f"{shown}: not a valid file name") from exc
-    try:
-        info = os.fstat(fd)
-        if not stat.S_ISREG(info.st_mode):
-            kind = "a folder" if stat.S_ISDIR(info.st_mode) else "not a regular file"
-            raise ImageRejected("not_a_file", f"{shown}: {kind}")
-        if info.st_size == 0:
-            raise ImageRejected("empty_file", f"{shown}: the file is empty")
-        if info.st_size > MAX_FILE_BYTES:
-            raise ImageRejected("too_large", over_limit(shown, info.st_size, MAX_FILE_BYTES))
-        with os.fdopen(os.dup(fd), "rb") as f:
-            data = f.read(MAX_FILE_BYTES + 1)  # bounded even if the file grows meanwhile
-    except OSError as exc:
-        raise _os_rejection(exc, shown) from exc
-    finally:
-        os.close(fd)
+    if not data:
+        raise ImageRejected("empty_file", f"{shown}: the file is empty")
     return decode_image_bytes(data, name=shown)
 
 

@@ -20,6 +20,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from app.frames.intake import ImageRejected, display_name
+from app.small_file import open_regular
 
 IMAGE_SUFFIXES = frozenset(
     {".jpg", ".jpeg", ".jpe", ".jfif", ".png", ".bmp", ".webp", ".gif", ".tif", ".tiff", ".avif"}
@@ -151,14 +152,7 @@ def _list_folder(folder: Path, shown: str, report: ListingReport) -> None:
 def _head(path: Path) -> bytes | None:
     """The first bytes of a regular file, without blocking; None when unreadable."""
     try:
-        fd = os.open(path, os.O_RDONLY | os.O_NONBLOCK | getattr(os, "O_CLOEXEC", 0) | getattr(os, "O_BINARY", 0))
+        with open_regular(path) as fh:  # refuses what replaced it since the stat above
+            return fh.read(_SNIFF_BYTES)
     except OSError:
         return None
-    try:
-        if not stat.S_ISREG(os.fstat(fd).st_mode):  # replaced since the stat above
-            return None
-        return os.read(fd, _SNIFF_BYTES)
-    except OSError:
-        return None
-    finally:
-        os.close(fd)

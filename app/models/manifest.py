@@ -6,13 +6,15 @@ paths come from a file that may have been edited or downloaded.
 
 from __future__ import annotations
 
-import json
 import re
 from dataclasses import dataclass
 from pathlib import Path, PurePosixPath
 from typing import Any
 
+from app.small_file import BadJSON, read_small_json
+
 MANIFEST_SCHEMA = 1
+MAX_MANIFEST_BYTES = 1024 * 1024  # a manifest lists a model's files and hashes: a few KB
 _SHA256 = re.compile(r"^[0-9a-f]{64}$")
 _ID = re.compile(r"^[a-z0-9][a-z0-9._-]{0,99}$")
 # One DNS name (or IPv4 address) in lower case: no scheme, port, path, wildcard or trailing dot.
@@ -164,11 +166,11 @@ def _approx_total_size(data: dict[str, Any]) -> int | None:
 
 def load_manifest(path: Path) -> Manifest:
     try:
-        data = json.loads(Path(path).read_text(encoding="utf-8"))
+        data = read_small_json(path, MAX_MANIFEST_BYTES)
     except OSError as exc:
         raise ManifestError(f"{path}: cannot read ({exc.strerror or exc})") from exc
-    except json.JSONDecodeError as exc:
-        raise ManifestError(f"{path}: not valid JSON ({exc.msg})") from exc
+    except BadJSON as exc:
+        raise ManifestError(f"{path}: {exc}") from exc
     try:
         return manifest_from_dict(data)
     except ManifestError as exc:

@@ -7,16 +7,17 @@ verified while its size and mtime are unchanged. A full re-hash stays available.
 
 from __future__ import annotations
 
-import json
 from collections.abc import Mapping
 from dataclasses import dataclass
 from pathlib import Path
 
 from app.models.manifest import Manifest, ManifestFile
 from app.models.safefs import write_json_atomic
+from app.small_file import read_small_json
 
 MARKER_NAME = ".keyframe-verified.json"
 MARKER_SCHEMA = 1
+MAX_MARKER_BYTES = 1024 * 1024  # about 200 bytes per file of the model
 
 
 @dataclass(frozen=True)
@@ -29,7 +30,7 @@ class VerifiedFile:
 def read_marker(folder: Path) -> dict[str, VerifiedFile]:
     """Verified-file records; a missing or damaged marker means nothing is known to be verified."""
     try:
-        data = json.loads((folder / MARKER_NAME).read_text(encoding="utf-8"))
+        data = read_small_json(folder / MARKER_NAME, MAX_MARKER_BYTES)
         files = data["files"] if data.get("schema") == MARKER_SCHEMA else {}
         return {path: VerifiedFile(str(r["sha256"]), int(r["size"]), int(r["mtime_ns"])) for path, r in files.items()}
     except (OSError, ValueError, KeyError, TypeError, AttributeError):

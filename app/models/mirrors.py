@@ -14,7 +14,6 @@ bodies to its CDN and Xet hosts). A user's mirror has only its own host.
 from __future__ import annotations
 
 import dataclasses
-import json
 import re
 import urllib.request
 from collections.abc import Mapping, Sequence
@@ -25,9 +24,11 @@ from urllib.parse import quote, urlsplit
 from app.models.manifest import Manifest, ManifestError, check_redirect_hosts
 from app.models.safefs import write_json_atomic
 from app.models.storage import data_dir
+from app.small_file import BadJSON, read_small_json
 
 _COMMIT = re.compile(r"^[0-9a-f]{40}$")
 SETTINGS_FILE = "model-mirror.json"
+MAX_SETTINGS_BYTES = 64 * 1024  # a URL and a switch
 
 
 class MirrorError(ValueError):
@@ -130,16 +131,14 @@ def load_download_settings(env: Mapping[str, str] | None = None) -> DownloadSett
     """
     path = _settings_path(env)
     try:
-        text = path.read_text(encoding="utf-8")
+        data = read_small_json(path, MAX_SETTINGS_BYTES)
     except FileNotFoundError:
         return DownloadSettings()
-    except (OSError, UnicodeDecodeError) as exc:
-        reason = exc.strerror if isinstance(exc, OSError) and exc.strerror else str(exc)
+    except OSError as exc:
+        reason = exc.strerror or exc
         raise MirrorError(f"cannot read the saved mirror setting {path} ({reason}); fix or clear it") from exc
-    try:
-        data = json.loads(text)
-    except ValueError as exc:
-        raise MirrorError(f"the saved mirror setting {path} is not valid JSON; fix or clear it") from exc
+    except BadJSON as exc:
+        raise MirrorError(f"the saved mirror setting {path} is {exc}; fix or clear it") from exc
     if not isinstance(data, dict):
         raise MirrorError(f"the saved mirror setting {path} is not a JSON object; fix or clear it")
     proxy = data.get("use_system_proxy", False)

@@ -50,7 +50,7 @@ def test_save_then_reload(tmp_path: Path) -> None:
         (b'{"backend": "cuda"}', "backend must be one of"),
         (b'{"theme": "dark"}', "unknown setting theme"),
         (b"[1, 2]", "JSON object"),
-        (b" " * (70 * 1024), "larger than 64 KB"),
+        (b" " * (70 * 1024), "70 KB, over the limit of 64 KB"),
     ],
 )
 def test_an_unusable_file_gives_defaults_a_problem_and_is_kept(tmp_path: Path, content: bytes, reason: str) -> None:

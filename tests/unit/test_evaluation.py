@@ -248,7 +248,7 @@ def test_a_first_row_that_is_data_is_not_taken_for_a_header() -> None:
 def test_files_that_are_not_labels(tmp_path: Path) -> None:
     with pytest.raises(LabelsFileError, match="no such file"):
         read_labels(tmp_path / "missing.csv", VALUES)
-    with pytest.raises(LabelsFileError, match="is a folder"):
+    with pytest.raises(LabelsFileError, match="a folder"):
         read_labels(tmp_path, VALUES)
     with pytest.raises(LabelsFileError, match="not UTF-8"):
         decode_labels("é.jpg,yes\n".encode("latin-1"), VALUES)
