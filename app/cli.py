@@ -16,7 +16,10 @@ from pathlib import Path
 from app import logs
 from app.commands import analyze, bench, doctor, models, sessions, watch
 from app.commands import eval as evaluation
+from app.commands.common import EXIT_FAILED, EXIT_SETUP
+from app.core.profiles import ProfileError
 from app.logs import log_dir
+from app.profile_file import load_profile
 
 log = logging.getLogger("keyframe.cli")
 
@@ -104,12 +107,40 @@ def main(argv: Sequence[str] | None = None) -> int:
         log.info("network: %s (%s)", isolation.level, isolation.how)
     try:
         code = _run(args)
+    except (MemoryError, ImportError) as exc:
+        if not _out_of_memory(exc):
+            raise
+        log.error("not enough memory: %s", exc)
+        print(f"error: not enough memory to run Keyframe ({exc}); is a memory limit (ulimit -v) set?", file=sys.stderr)
+        code = EXIT_FAILED
     finally:
         logs.reset()  # the process ends here; a caller in the same process (tests) gets its logging back
     return code
 
 
+def _out_of_memory(exc: BaseException) -> bool:
+    """A MemoryError, or a native library (cv2, numpy, MNN) the loader had no memory to map."""
+    words = str(exc).lower()
+    return isinstance(exc, MemoryError) or "failed to map segment" in words or "cannot allocate memory" in words
+
+
+def _profile_problem(args: argparse.Namespace) -> str | None:
+    """Why the --profile given to the model cannot be used, said before the model loads (and not blamed on it)."""
+    path = getattr(args, "profile", None)
+    if path is None or args.command not in (*_ISOLATED, "ui"):  # `sessions review --profile` checks its own
+        return None
+    try:
+        load_profile(path)
+    except ProfileError as exc:
+        return f"the profile could not be used: {exc}"
+    return None
+
+
 def _run(args: argparse.Namespace) -> int:
+    problem = _profile_problem(args)
+    if problem is not None:
+        print(f"error: {problem}", file=sys.stderr)
+        return EXIT_SETUP
     if args.command == "models":
         return models.run_models(args, sys.stdout)  # no MNN on this path: stdout needs no claiming
     if args.command == "doctor":

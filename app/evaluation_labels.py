@@ -26,11 +26,15 @@ from __future__ import annotations
 import csv
 import os
 import unicodedata
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
 from dataclasses import dataclass, field
+from typing import TYPE_CHECKING
 
 from app.core.sizes import over_limit
 from app.small_file import NotAFile, TooLarge, read_small_file
+
+if TYPE_CHECKING:
+    from _csv import Reader
 
 MAX_LABELS_BYTES = 16 * 1024 * 1024
 HEADER_NAMES = frozenset({"file", "file name", "filename", "file_name", "name", "image", "image name", "path"})
@@ -71,6 +75,19 @@ def _delimiter(text: str) -> str:
     return "\t" if "\t" in first else ","
 
 
+def _rows(reader: Reader, errors: list[LabelRowError]) -> Iterator[list[str]]:
+    """The reader's rows; a row it cannot parse (a cell over csv's 128 KB field limit) is that row's error."""
+    while True:
+        try:
+            row = next(reader)
+        except StopIteration:
+            return
+        except csv.Error as exc:  # the reader starts afresh on the next line
+            errors.append(LabelRowError(reader.line_num, f"not a CSV row ({exc})"))
+            continue
+        yield row
+
+
 def parse_labels(text: str, values: Sequence[str]) -> Labels:
     """Labels from the text of a labels file; `values` are the profile's answers."""
     allowed = {v.casefold(): v for v in values}
@@ -82,7 +99,7 @@ def parse_labels(text: str, values: Sequence[str]) -> Labels:
     notes: list[str] = []
     seen_row = False
     reader = csv.reader(text.splitlines(), delimiter=_delimiter(text), skipinitialspace=True)
-    for row in reader:
+    for row in _rows(reader, errors):
         line = reader.line_num  # the row's last line: right even after a quoted cell over several lines
         cells = [c.strip() for c in row]
         if not any(cells):

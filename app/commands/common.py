@@ -8,7 +8,8 @@ import signal
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, TextIO
 
-from app.core.settings import BACKENDS  # the one list of backends; the settings screen offers the same
+# The one list of backends and the one bound on threads; the settings screen offers the same.
+from app.core.settings import BACKENDS, MAX_THREADS, MIN_THREADS
 
 # Exit codes of every command (the one place they are defined):
 EXIT_OK = 0
@@ -43,10 +44,23 @@ def image_side(text: str) -> int:
     return value
 
 
+def thread_count(text: str) -> int:
+    """argparse type of --threads: the bounds the settings screen has (0 or 2**31 threads mean nothing to MNN)."""
+    try:
+        value = int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"{text!r} is not a whole number of threads") from None
+    if not MIN_THREADS <= value <= MAX_THREADS:
+        raise argparse.ArgumentTypeError(f"{value} is outside {MIN_THREADS}-{MAX_THREADS}")
+    return value
+
+
 def add_model_options(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--model", default=None, help="model id from model_store/manifests or an MNN model folder")
     parser.add_argument("--profile", default=None, type=Path, help="task profile JSON (default: the model's own)")
-    parser.add_argument("--threads", type=int, default=2, help="CPU threads for MNN (default 2)")
+    parser.add_argument(
+        "--threads", type=thread_count, default=2, help=f"CPU threads for MNN, {MIN_THREADS}-{MAX_THREADS} (default 2)"
+    )
     parser.add_argument(
         "--backend",
         default="cpu",

@@ -9,7 +9,6 @@ process opens on 127.0.0.1. The listener's accept count is the verdict.
 from __future__ import annotations
 
 import asyncio
-import multiprocessing as mp
 import select
 import socket
 import sys
@@ -20,6 +19,7 @@ from app.commands.common import EXIT_FAILED, EXIT_OK, emit
 from app.privacy.isolation import HOOK_ONLY, Isolation
 from app.worker.messages import WorkerSpec
 from app.worker.process_host import isolation_probe
+from app.worker.tracker import spawn_context
 
 if TYPE_CHECKING:
     from app.commands.common import Subparsers
@@ -79,7 +79,7 @@ def add_parser(sub: Subparsers) -> None:
 
 def check_worker(timeout_s: float = 30.0) -> WorkerCheck:
     """Runs the worker's isolation in a fresh child and tries a native connect() back to this process."""
-    ctx = mp.get_context("spawn")
+    ctx = spawn_context()
     with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as listener:
         listener.bind(("127.0.0.1", 0))
         listener.listen(8)

@@ -463,7 +463,10 @@ class FileFetcher:
             if not response.is_redirect:
                 return response
             response.close()
-            target = urljoin(url, response.headers["location"])
+            location = response.headers.get("location")
+            if not location:
+                raise _NextMirror(f"HTTP {response.status_code} without a Location to redirect to")
+            target = urljoin(url, location)
             scheme = urlsplit(target).scheme
             if scheme not in ("http", "https") or (urlsplit(url).scheme == "https" and scheme != "https"):
                 raise _NextMirror(f"refused a redirect from {url} to {target}")

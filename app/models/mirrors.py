@@ -65,8 +65,12 @@ class Mirror:
 
 
 def base_mirror(url: str, name: str = "user mirror") -> Mirror:
-    parts = urlsplit(url.strip())
-    if parts.scheme not in ("http", "https") or not parts.hostname:
+    try:
+        parts = urlsplit(url.strip())
+        hostname, _port = parts.hostname, parts.port  # reading each checks it: ValueError when malformed
+    except ValueError as exc:  # "http://[::1": an unclosed IPv6 address; "http://h:x": no port number
+        raise MirrorError(f"mirror URL is not a valid URL ({exc}), got {url!r}") from None
+    if parts.scheme not in ("http", "https") or not hostname:
         raise MirrorError(f"mirror URL must be http:// or https:// with a host, got {url!r}")
     if parts.query or parts.fragment:
         raise MirrorError(f"mirror URL must be a plain base URL (files are fetched as <base>/<path>), got {url!r}")

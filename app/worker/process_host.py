@@ -55,6 +55,7 @@ from app.worker.messages import (
     WorkerRestarted,
     WorkerSpec,
 )
+from app.worker.tracker import spawn_context
 
 log = logging.getLogger("keyframe.worker")
 
@@ -124,7 +125,7 @@ class ProcessWorkerHost(HostLedger):
         self.spec = spec
         super().__init__(on_event)
         self._clock = clock
-        self._ctx = mp.get_context("spawn")
+        self._ctx = spawn_context()
         self._lock = threading.Lock()
         self._child: _Child | None = None
         self._stall = StallLimit(floor_s=spec.stall_floor_s)

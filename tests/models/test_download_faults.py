@@ -304,6 +304,18 @@ def test_a_redirect_to_another_scheme_is_refused(tmp_path: Path, model: Model) -
     assert not (store.folder(model.id) / "config.json").exists()
 
 
+@pytest.mark.parametrize("headers", [{}, {"Location": ""}], ids=["none", "empty"])
+def test_a_redirect_without_a_usable_location_fails_that_mirror_in_words(
+    tmp_path: Path, model: Model, headers: dict[str, str]
+) -> None:
+    """Issue 17 item 8: a 302 without Location was a KeyError traceback; an empty one a redirect to itself."""
+    faults = {"/m/config.json": Faults(statuses=[(302, headers)])}
+    store = make_store(tmp_path / "models", model)
+    with FaultyServer(model.served(), faults) as server, pytest.raises(DownloadError, match="config.json") as caught:
+        store.download(model.id, [base_mirror(server.url + "/m")])
+    assert "redirect" in str(caught.value) and not (store.folder(model.id) / "config.json").exists()
+
+
 def test_a_host_the_privacy_guard_blocks_is_not_retried(tmp_path: Path, model: Model) -> None:
     # A redirect to a pinned non-loopback host, but no allowance from the guard (no guard passed
     # to the download): the installed guard blocks the lookup before any packet, and the

@@ -208,6 +208,14 @@ def test_labels_without_header() -> None:
     assert parse_labels("a.jpg,yes\nb.jpg,unknown\n", VALUES).expected == {"a.jpg": "yes", "b.jpg": "unknown"}
 
 
+def test_a_cell_over_the_csv_field_limit_is_an_error_of_its_row_only() -> None:
+    """csv refuses a field over 128 KB (issue 17 item 8: it was a _csv.Error traceback); the other rows count."""
+    text = "a.jpg,yes\n" + "b.jpg," + "x" * (200 * 1024) + "\nc.jpg,no\n"
+    labels = parse_labels(text, VALUES)
+    assert labels.expected == {"a.jpg": "yes", "c.jpg": "no"}
+    assert [e.line for e in labels.errors] == [2] and "field limit" in labels.errors[0].message
+
+
 def test_semicolon_and_quoted_names() -> None:
     labels = parse_labels('file;expected\n"x, y.jpg";no\n', VALUES)
     assert labels.expected == {"x, y.jpg": "no"}
