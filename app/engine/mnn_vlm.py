@@ -11,7 +11,7 @@ noise.
 from __future__ import annotations
 
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Protocol
@@ -216,6 +216,28 @@ class MnnVlm:
             raise EngineError("the model's tokenizer produced no input tokens")
         return ids
 
+    def _see_and_prefill(
+        self,
+        rgb: np.ndarray,
+        prompt: str,
+        system: str | None,
+        clock: _Clock,
+        on_phase: PhaseCallback | None,
+        forced: Sequence[int] = (),
+    ) -> tuple[Any, list[int], Any]:
+        """The step every way of answering starts with: the vision encoder, then one prefill of the
+        prompt and `forced` tokens after it (MNN 3.6.1 rejects a multi-token forward after a
+        prefill, so they go in the same one). (llm, the prompt's ids, the last logits); the caller
+        holds the fd guard."""
+        _phase(on_phase, "vision")
+        ids = self._encode(rgb, prompt, system)
+        clock.vision_done()
+        _phase(on_phase, "prefill")
+        logits = self._llm.forward(ids + list(forced))
+        clock.prefill_done()
+        _phase(on_phase, "decode")
+        return self._llm, ids, logits
+
     def generate(
         self,
         rgb: np.ndarray,
@@ -238,14 +260,7 @@ class MnnVlm:
         tokens: list[int] = []
         finish = FinishReason.LENGTH
         with native_stdout_to_stderr():
-            _phase(on_phase, "vision")
-            ids = self._encode(rgb, prompt, system)
-            llm = self._llm
-            clock.vision_done()
-            _phase(on_phase, "prefill")
-            logits = llm.forward(ids)
-            clock.prefill_done()
-            _phase(on_phase, "decode")
+            llm, ids, logits = self._see_and_prefill(rgb, prompt, system, clock, on_phase)
             while True:
                 if cancel is not None and cancel.is_set():
                     finish = FinishReason.CANCELLED
@@ -280,24 +295,16 @@ class MnnVlm:
     ) -> Choice:
         """Constrained decoding: the model may only produce one of `answers`.
 
-        The tokens every answer shares are appended to the prompt and prefilled
-        in the same forward (MNN 3.6.1 rejects a multi-token forward after a
-        prefill); the model then only picks where answers differ, and the rest
-        of the chosen answer is forced. The text is valid by construction.
+        The tokens every answer shares are prefilled with the prompt; the model
+        then only picks where answers differ, and the rest of the chosen answer
+        is forced. The text is valid by construction.
         """
         clock = _Clock(preprocess_ms)
         with native_stdout_to_stderr():
             # Before the image prompt: Omni's tokenizer_encode keeps per-prompt vision
             # state, so encoding any other text after it corrupts the prefill.
             tree = self._choice_tree(tuple(answers))
-            _phase(on_phase, "vision")
-            ids = self._encode(rgb, prompt, system)
-            llm = self._llm
-            clock.vision_done()
-            _phase(on_phase, "prefill")
-            logits = llm.forward(ids + list(tree.prefix))
-            clock.prefill_done()
-            _phase(on_phase, "decode")
+            llm, ids, logits = self._see_and_prefill(rgb, prompt, system, clock, on_phase, tree.prefix)
             if on_token is not None and tree.prefix:
                 on_token(self._decode(tree.prefix))
             path: list[int] = []
