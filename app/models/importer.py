@@ -14,6 +14,7 @@ from app.models.manifest import Manifest
 from app.models.marker import VerifiedFile, record_for, write_marker
 from app.models.safefs import open_no_follow
 from app.models.verify import sha256_stream
+from app.small_file import open_regular
 
 
 class ImportRejected(StoreError):
@@ -56,7 +57,7 @@ def _copy_hashing(src: Path, dest: Path) -> str:
     """Copies and hashes in one pass: the hash is of exactly the bytes written."""
     dest.parent.mkdir(parents=True, exist_ok=True)
     fd = open_no_follow(dest, os.O_WRONLY | os.O_CREAT | os.O_TRUNC)
-    with open(src, "rb") as fin, open(fd, "wb") as fout:
+    with open_regular(src) as fin, open(fd, "wb") as fout:  # a FIFO among the files: refused, not waited on
         digest = sha256_stream(fin, fout.write)
         fout.flush()
         os.fsync(fout.fileno())

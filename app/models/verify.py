@@ -10,6 +10,7 @@ from pathlib import Path
 from typing import BinaryIO
 
 from app.models.manifest import Manifest, ManifestFile
+from app.small_file import open_regular
 
 _CHUNK = 1 << 20
 
@@ -66,7 +67,7 @@ def sha256_stream(src: BinaryIO, each_chunk: Callable[[bytes], object] | None = 
 
 def sha256_file(path: Path, before_chunk: Callable[[], None] | None = None) -> str:
     """`before_chunk` runs before each MiB is hashed; it may raise to abandon a long hash."""
-    with open(path, "rb") as fh:
+    with open_regular(path) as fh:  # a FIFO put in a model's folder is refused, never waited on
         return sha256_stream(fh, None if before_chunk is None else lambda _chunk: before_chunk())
 
 

@@ -40,6 +40,7 @@ from app.core.session import (
     verdict_counts,
 )
 from app.models.locks import held
+from app.small_file import NotAFile, open_regular
 
 
 @dataclass(frozen=True)
@@ -184,13 +185,23 @@ class SessionLog:
 
     def _open(self) -> BinaryIO:
         make_dirs_durable(self.path.parent)
-        flags = os.O_WRONLY | os.O_APPEND | getattr(os, "O_BINARY", 0)
+        # O_NONBLOCK: a FIFO in the log's place fails at once (ENXIO) instead of waiting for a reader.
+        flags = os.O_WRONLY | os.O_APPEND | os.O_NONBLOCK | getattr(os, "O_BINARY", 0)
         try:
             fd = os.open(self.path, flags | os.O_CREAT | os.O_EXCL, 0o644)
             created = True
         except FileExistsError:
-            fd = os.open(self.path, flags)  # reopening (a review): append, never truncate
+            try:
+                fd = os.open(self.path, flags)  # reopening (a review): append, never truncate
+            except OSError as exc:
+                if exc.errno == errno.ENXIO:  # what a FIFO with no reader answers to O_NONBLOCK
+                    raise NotAFile(errno.EINVAL, "not a regular file (a FIFO)", str(self.path)) from exc
+                raise
             created = False
+        if not stat.S_ISREG(os.fstat(fd).st_mode):
+            os.close(fd)
+            raise NotAFile(errno.EINVAL, "not a regular file", str(self.path))
+        os.set_blocking(fd, True)  # a regular file: writes as usual
         fh = os.fdopen(fd, "ab")
         if created:
             fsync_dir(self.path.parent)
@@ -203,7 +214,7 @@ class SessionLog:
         # event must start on a line of its own, or it would be lost with the torn one.
         size = self.path.stat().st_size
         if size:
-            with open(self.path, "rb") as reader:
+            with open_regular(self.path) as reader:
                 reader.seek(size - 1)
                 if reader.read(1) != b"\n":
                     fh.write(b"\n")
@@ -242,19 +253,16 @@ def session_locked(path: Path) -> Iterator[None]:
     """While held, no other holder of this session's lock runs, in any process: for reading the log and
     appending what the reading allowed as one step (a review). Waits for the holder; OSError if the log
     cannot be opened. A lock on the log itself, so nothing is left beside it."""
-    fd = os.open(path, os.O_RDONLY)  # flock needs no write access: on a read-only disk the append says why
-    try:
-        with held(fd):
-            yield
-    finally:
-        os.close(fd)
+    # flock needs no write access: on a read-only disk the append says why. Not a FIFO's open, which waits.
+    with open_regular(path) as fh, held(fh.fileno()):
+        yield
 
 
 def load_session(path: Path) -> LoadedSession:
     """Every readable event; damaged lines are counted, never fatal. OSError if unreadable."""
     events: list[SessionEvent] = []
     damaged: list[int] = []
-    with open(path, "rb") as fh:
+    with open_regular(path) as fh:  # a FIFO or device named *.jsonl is refused, never waited on
         for number, raw in enumerate(fh, start=1):
             if not raw.strip():
                 continue

@@ -222,3 +222,31 @@ def test_an_unusable_verified_marker_means_nothing_is_verified(kind: str, tmp_pa
     else:
         path.write_bytes(b" " * (1024 * 1024 + 1))
     assert run_bounded(lambda: read_marker(tmp_path), PER_CASE_S) == {}
+
+
+@pytest.mark.parametrize("reader", ["load_session", "session_locked", "append", "sha256_file"])
+def test_a_fifo_in_place_of_a_session_log_or_a_model_file_is_refused_at_once(
+    reader: str, tmp_path: Path, fifos: list[Path]
+) -> None:
+    """The files read whole or hashed that are not small: a session log (read, locked for a review,
+    appended to) and a model's file (hashed by verify)."""
+    from app.core.session import KeyframeSkipped, SkipReason
+    from app.models.verify import sha256_file
+    from app.session.store import SessionLog, load_session, session_locked
+
+    path = tmp_path / "s.jsonl"
+    os.mkfifo(path)
+    fifos.append(path)
+
+    def lock() -> None:
+        with session_locked(path):
+            pass
+
+    def append() -> None:
+        with SessionLog(path) as log:
+            log.append(KeyframeSkipped("e", t=0.0, wall_time=0.0, keyframe_id="k", reason=SkipReason.UNCHANGED))
+
+    read = {"load_session": lambda: load_session(path), "session_locked": lock, "append": append}
+    read["sha256_file"] = lambda: sha256_file(path)
+    with pytest.raises(OSError, match="not a regular file"):
+        run_bounded(read[reader], PER_CASE_S)

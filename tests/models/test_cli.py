@@ -236,3 +236,24 @@ def test_download_uses_the_system_proxy_only_when_chosen(
         code, _ = models("download", model.id, "--mirror", server.url + "/m")
         assert code == 2  # a proxy Keyframe cannot use is an error, never a silent direct connection
         assert not listing()[model.id]["usable"]
+
+
+def test_import_refuses_a_fifo_among_the_files_at_once(
+    env: dict[str, str], model: Model, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """open() on a FIFO waits for a writer for ever: `models import` hung on one (issue 17 item 2)."""
+    from tests.faults.corpus import run_bounded
+
+    source = write_source(tmp_path / "src", model)
+    (source / BIG).unlink()
+    os.mkfifo(source / BIG)
+    try:
+        code, out = run_bounded(lambda: models("import", model.id, str(source)), 30)
+    finally:
+        try:  # a reader stuck in open() (the bug) is let go
+            os.close(os.open(source / BIG, os.O_WRONLY | os.O_NONBLOCK))
+        except OSError:
+            pass
+    assert code == 1 and out == ""
+    assert BIG in capsys.readouterr().err
+    assert listing()[model.id]["state"] == "not installed"
