@@ -45,6 +45,7 @@ import httpx
 
 from app.models.manifest import ManifestFile
 from app.models.mirrors import Mirror
+from app.models.request_watch import RequestWatch
 from app.models.safefs import open_no_follow
 
 _HASH_CHUNK = 1 << 20
@@ -91,6 +92,12 @@ class RetryPolicy:
 
     def timeout(self) -> httpx.Timeout:
         return httpx.Timeout(self.read_timeout_s, connect=self.connect_timeout_s)
+
+    def answer_within_s(self) -> float:
+        """How long after connecting a request may wait for its answer (app.models.request_watch): a bit
+        longer than one read, so a silent server still meets the read timeout first and is retried, and
+        one that keeps sending interim answers (100 Continue) is dropped soon after."""
+        return self.read_timeout_s + min(5.0, 1.0 + self.read_timeout_s / 10)
 
 
 DEFAULT_POLICY = RetryPolicy()
@@ -315,7 +322,10 @@ class FileFetcher:
             headers = {"Accept-Encoding": "identity"}
             if have:
                 headers["Range"] = f"bytes={have}-"
-            with contextlib.closing(self._open(mirror, url, headers)) as response:
+            with (
+                RequestWatch(self._cancel, self._policy.answer_within_s()) as watch,
+                contextlib.closing(self._open(mirror, url, headers, watch)) as response,
+            ):
                 status = response.status_code
                 if status == 416:
                     total = parse_unsatisfied_range(response.headers.get("content-range"))
@@ -390,6 +400,7 @@ class FileFetcher:
                         raise _TooBig(f"sent more than the {cap} bytes this file can have")
                     break  # never write past the expected size; the hash judges what we kept
         except httpx.TransportError as exc:
+            self._check_cancel()  # the watcher ended the read: a cancel, not a lost connection
             raise _Retry(f"the connection was lost after {have} bytes") from exc
         if limit is not None and have < limit:
             raise _Retry(f"connection closed after {have} of {limit} bytes")
@@ -441,12 +452,12 @@ class FileFetcher:
         os.replace(part, dest)
         _fsync_dir(dest.parent)
 
-    def _open(self, mirror: Mirror, url: str, headers: dict[str, str]) -> httpx.Response:
+    def _open(self, mirror: Mirror, url: str, headers: dict[str, str], watch: RequestWatch) -> httpx.Response:
         """GET with redirects followed by hand: each hop must stay on the mirror's hosts and
         on https, and passes the guard on its own."""
         hosts = mirror.hosts
         for _ in range(_MAX_REDIRECTS + 1):
-            request = self._client.build_request("GET", url, headers=headers)
+            request = self._client.build_request("GET", url, headers=headers, extensions=watch.extensions)
             host = request.url.host.lower()  # the host httpx will connect to, parsed as httpx parses it
             if host not in hosts:
                 raise _NextMirror(
@@ -457,9 +468,14 @@ class FileFetcher:
                 with self._allow(frozenset({host})):
                     response = self._client.send(request, stream=True)
             except httpx.TransportError as exc:
+                self._check_cancel()
+                if watch.expired:  # bytes kept coming (a silent server meets the read timeout first)
+                    waited = f"{watch.limit_s:.0f} s"
+                    raise _NextMirror(f"{host} kept the request waiting {waited} without an answer") from exc
                 if _blocked_by_guard(exc):
                     raise _NextMirror(f"{host} is blocked by Keyframe's privacy guard") from exc
                 raise _Retry(_transport_words(exc, host)) from exc
+            watch.answered()
             if not response.is_redirect:
                 return response
             response.close()

@@ -45,6 +45,7 @@ from app.models.manifest import Manifest, ManifestFile, model_folder
 from app.models.marker import VerifiedFile, quick_ok, read_marker, record_for, write_marker
 from app.models.mirrors import Mirror
 from app.models.progress import Phase, Progress, ProgressTracker
+from app.models.request_watch import NO_KEEPALIVE
 from app.models.safefs import check_no_links, real_dir
 from app.models.storage import downloaded_models_dir, exclude_from_backup, manifests_dir
 from app.models.verify import FileState, VerifyReport, sha256_file, verify_folder
@@ -350,7 +351,7 @@ class ModelStore:
         if guard is not None:
             allow = (lambda hosts: guard.allow_download(hosts | proxy_hosts)) if proxy_hosts else guard.allow_download
         mounts: dict[str, httpx.BaseTransport | None] = {
-            f"{scheme}://": httpx.HTTPTransport(proxy=url) for scheme, url in proxies.items()
+            f"{scheme}://": httpx.HTTPTransport(proxy=url, limits=NO_KEEPALIVE) for scheme, url in proxies.items()
         }
         try:
             with self.lock(model_id):
@@ -368,6 +369,7 @@ class ModelStore:
                     timeout=self._policy.timeout(),
                     follow_redirects=False,
                     trust_env=False,
+                    limits=NO_KEEPALIVE,  # each request its own connection, which a cancel can cut (request_watch)
                     mounts=mounts or None,
                     headers={"User-Agent": "Keyframe-model-store/1"},
                 ) as client:

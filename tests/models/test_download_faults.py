@@ -10,6 +10,7 @@ from __future__ import annotations
 import random
 import threading
 import time
+from collections.abc import Callable
 from dataclasses import replace
 from pathlib import Path
 
@@ -20,8 +21,15 @@ from app.models.mirrors import base_mirror
 from app.models.progress import Phase, Progress
 from app.models.store import ModelState
 from app.privacy.guard import NetworkGuard, active_guard, install
-from tests.models.conftest import Model, RecordingGuard, assert_nothing_corrupt_installed, make_model, make_store
-from tests.servers.faulty import Faults, FaultyServer
+from tests.models.conftest import (
+    FAST,
+    Model,
+    RecordingGuard,
+    assert_nothing_corrupt_installed,
+    make_model,
+    make_store,
+)
+from tests.servers.faulty import Faults, FaultyServer, wait_until
 
 BIG = "llm.mnn.weight"
 
@@ -349,3 +357,86 @@ def test_cancel_during_a_retry_wait_stops_promptly(tmp_path: Path, model: Model)
         store.download(model.id, [base_mirror(server.url + "/m")], cancel=cancel, on_progress=on_progress)
     assert time.monotonic() - started < 2
     assert not store.status(model.id).usable
+
+
+# --- issue 17 item 3: requests that block without end, and a cancel that waited for the read timeout ---------
+
+
+class Background:
+    """A download on its own thread, as the Models screen and the CLI run it; `outcome` once it ends."""
+
+    def __init__(self, download: Callable[[], object]) -> None:
+        self.outcome: BaseException | object | None = None
+        self.ended_at: float | None = None
+
+        def run() -> None:
+            try:
+                self.outcome = download()
+            except BaseException as exc:  # noqa: BLE001 - the test looks at what ended it
+                self.outcome = exc
+            self.ended_at = time.monotonic()
+
+        self._thread = threading.Thread(target=run, daemon=True)
+        self._thread.start()
+
+    def join(self, timeout: float) -> bool:
+        self._thread.join(timeout)
+        return not self._thread.is_alive()
+
+
+def test_a_mirror_that_answers_100_continue_forever_is_left_soon_after_the_read_timeout(
+    tmp_path: Path, model: Model
+) -> None:
+    """Every interim answer restarted httpx's read timeout: the download sat at 0 bytes for as long as
+    the mirror liked (500 s and counting). Now the next mirror is tried soon after one read timeout."""
+    faults = {"/stuck/config.json": Faults(interim_every_s=0.1)}
+    store = make_store(tmp_path / "models", model)
+    with FaultyServer({**model.served("/stuck"), **model.served("/m")}, faults) as server:
+        mirrors = [base_mirror(server.url + "/stuck", "stuck"), base_mirror(server.url + "/m")]
+        started = time.monotonic()
+        run = Background(lambda: store.download(model.id, mirrors))
+        assert run.join(20), "the download still waits for an answer"
+        # Its one request ends once the server notices the client has gone: left at once, not retried.
+        assert wait_until(lambda: [s.status for s in server.seen("/stuck/config.json")] == [100])
+    assert not isinstance(run.outcome, BaseException), run.outcome
+    assert store.status(model.id).usable
+    assert run.ended_at is not None and run.ended_at - started < FAST.read_timeout_s + 4
+
+
+def test_the_only_mirror_answering_100_continue_forever_fails_in_words(tmp_path: Path, model: Model) -> None:
+    faults = {"/m/config.json": Faults(interim_every_s=0.1)}
+    store = make_store(tmp_path / "models", model)
+    with FaultyServer(model.served(), faults) as server:
+        run = Background(lambda: store.download(model.id, [base_mirror(server.url + "/m")]))
+        assert run.join(20), "the download still waits for an answer"
+    assert isinstance(run.outcome, DownloadError) and run.outcome.path == "config.json"
+    assert "kept the request waiting 2 s without an answer" in str(run.outcome)
+
+
+@pytest.mark.parametrize("when", ["before the answer", "mid-file"])
+def test_a_cancel_against_a_silent_server_acts_at_once(tmp_path: Path, model: Model, when: str) -> None:
+    """Cancel (Ctrl-C, the Cancel button) was seen between chunks: against a server that says nothing,
+    only after the read timeout (30 s by default, as here)."""
+    patient = replace(FAST, read_timeout_s=30.0)
+    if when == "mid-file":
+        faults = {f"/m/{BIG}": Faults(stall_after=200_000, stall_s=60)}
+    else:
+        faults = {"/m/config.json": Faults(silent_s=60)}
+    store = make_store(tmp_path / "models", model, policy=patient)
+    part = part_path(store.folder(model.id) / BIG)
+    cancel = threading.Event()
+    with FaultyServer(model.served(), faults) as server:
+        run = Background(lambda: store.download(model.id, [base_mirror(server.url + "/m")], cancel=cancel))
+        if when == "mid-file":
+            waiting = wait_until(lambda: part.exists() and part.stat().st_size == 200_000)
+        else:
+            waiting = wait_until(lambda: server.arrivals == 1)
+        assert waiting, "the download never reached the silent server"
+        time.sleep(0.3)  # the request is now blocked in a read
+        cancelled_at = time.monotonic()
+        cancel.set()
+        assert run.join(10)
+    assert isinstance(run.outcome, Cancelled), run.outcome
+    assert run.ended_at is not None and run.ended_at - cancelled_at < 1.5
+    if when == "mid-file":
+        assert part.stat().st_size == 200_000  # kept: the next download resumes from it

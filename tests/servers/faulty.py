@@ -4,7 +4,8 @@ Faults are set per URL path (and may be changed while a download runs): cut
 the connection at given file offsets, ignore Range, answer a range with a
 wrong Content-Range, flip bytes, answer with queued error statuses, stall,
 throttle, send a body without Content-Length, pad the file to a larger size,
-or stream zeros after it without end (a mirror filling the disk). Every request is recorded
+stream zeros after it without end (a mirror filling the disk), say nothing before
+answering, or answer `100 Continue` again and again and never with the file. Every request is recorded
 with its Range header, status and the body bytes actually written, so tests
 can assert what was fetched twice and what was not.
 """
@@ -39,6 +40,8 @@ class Faults:
     extra_headers: dict[str, str] = field(default_factory=dict)  # added to file responses
     inflate_to: int | None = None  # serve the file padded with zeros to this size (Content-Length says so)
     endless: bool = False  # after the file, zeros until the client hangs up (no Content-Length)
+    silent_s: float = 0.0  # says nothing at all for this long before answering
+    interim_every_s: float | None = None  # only `100 Continue`, again every this many seconds, until the client leaves
 
 
 @dataclass(frozen=True)
@@ -84,6 +87,12 @@ class FaultyServer:
         self._httpd.shutdown()
         self._httpd.server_close()
         self._thread.join(timeout=5)
+
+    @property
+    def arrivals(self) -> int:
+        """Requests that have arrived, answered or not (a stalled one is `seen` only when it ends)."""
+        with self._lock:
+            return self._arrivals
 
     def seen(self, path: str | None = None) -> list[Seen]:
         with self._lock:
@@ -144,6 +153,12 @@ class _Handler(BaseHTTPRequestHandler):
         faults = owner.faults.get(path, Faults())
         if data is not None and faults.inflate_to is not None and faults.inflate_to > len(data):
             data = data + bytes(faults.inflate_to - len(data))
+        if faults.silent_s:
+            owner.stopping.wait(faults.silent_s)
+        if faults.interim_every_s is not None:
+            self._interim_until_gone(faults.interim_every_s)
+            owner.record(Seen(seq, path, range_header, 100, 0, 0, encoding))
+            return
         queued = owner.take_status(faults)  # before the 404, so a path can be a pure redirect
         if queued is not None:
             self._reply_empty(*queued)
@@ -215,6 +230,15 @@ class _Handler(BaseHTTPRequestHandler):
             self.close_connection = True
             with contextlib.suppress(OSError):
                 self.connection.shutdown(socket.SHUT_WR)
+
+    def _interim_until_gone(self, every_s: float) -> None:
+        """Interim answers keep the connection busy, so no read on the client's side ever times out."""
+        self.close_connection = True
+        with contextlib.suppress(OSError):
+            while not self.server.owner.stopping.is_set():
+                self.wfile.write(b"HTTP/1.1 100 Continue\r\n\r\n")
+                self.wfile.flush()
+                self.server.owner.stopping.wait(every_s)
 
     def _reply_empty(self, status: int, headers: dict[str, str]) -> None:
         self.send_response(status)
