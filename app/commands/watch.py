@@ -80,7 +80,8 @@ def run(args: argparse.Namespace, out: TextIO) -> int:
         pipeline = LivePipeline(spec, on_update, sampler=sampler, log=log, host_kind=args.worker)
         pipeline.start()
         try:
-            if not pipeline.wait_ready(timeout=300):
+            # The worker's own watchdog bounds the load by the model's size (a fixed 300 s cut a big model off).
+            if not pipeline.wait_ready():
                 print(f"error: {pipeline.failure or 'the model did not load in time'}", file=sys.stderr)
                 return EXIT_SETUP
             clock = RealtimeClock()  # never waits long on a header that lies about its frame rate

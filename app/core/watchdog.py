@@ -6,6 +6,9 @@ measured speed: the longest silence seen between progress marks of recent
 keyframes (phase changes and tokens), times a generous factor, and never below a
 floor that covers a noisy machine. Before any keyframe has been measured, the
 load time stands in: a model that loads slowly also runs slowly.
+
+A load is one native call with no progress to watch, so its bound is set in advance from what it
+reads: a floor, plus the model's bytes at a speed far below any real disk's.
 """
 
 from __future__ import annotations
@@ -13,6 +16,15 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 
 _HISTORY = 16
+# A tenth of the 0.19 GB/s MNN loads the real model at here (app.models.catalog.LOAD_BYTES_PER_S, with
+# the hash before it at 1.5 GB/s): a slow SD card or a busy disk still loads well inside the bound.
+SLOW_LOAD_BYTES_PER_S = 19e6
+
+
+def load_limit_s(model_bytes: int, loads: int, floor_s: float) -> float:
+    """How long a worker may take to load its model before it is taken to hang: 138 s for the
+    1.5 GB real model (which loads in ~9 s), the floor for a small one."""
+    return floor_s + loads * max(0, model_bytes) / SLOW_LOAD_BYTES_PER_S
 
 
 @dataclass

@@ -27,6 +27,8 @@ class WorkerSpec:
     constrained: bool = True
     # The hang watchdog's floor (see app.core.watchdog); lowered only by fault tests.
     stall_floor_s: float = 30.0
+    # The load watchdog's floor (app.core.watchdog.load_limit_s); lowered only by fault tests.
+    load_floor_s: float = 60.0
 
 
 # --- host -> worker ---------------------------------------------------------------------
@@ -71,6 +73,14 @@ class Ready:
     isolation_how: str = ""  # what enforces it there, in one sentence
     isolation_kind: str = ""  # the same as a code screens translate (app.privacy.isolation.Isolation.kind)
     labels: tuple[tuple[str, ProfileLabels], ...] = ()  # the profile's words for people, per language
+
+
+@dataclass(frozen=True)
+class Loading:
+    """The worker found its model and starts loading it: the host's load watchdog allows this much."""
+
+    model_bytes: int
+    loads: int  # 1, or 3 when another backend is first checked against CPU (app.worker.serve)
 
 
 @dataclass(frozen=True)
@@ -126,4 +136,6 @@ class ListenerFailed:
     message: str
 
 
-Event = Union[Ready, LoadFailed, Started, Progress, Token, Finished, JobFailed, WorkerRestarted, ListenerFailed]
+Event = Union[
+    Loading, Ready, LoadFailed, Started, Progress, Token, Finished, JobFailed, WorkerRestarted, ListenerFailed
+]

@@ -11,7 +11,9 @@ for longer than the watchdog allows), the reader replaces it *before* telling
 anyone, so a listener that reacts by submitting the next keyframe reaches the
 new child. Only a job the dead child had begun fails; a job it never began is
 handed to the new child. A model that cannot start, or that crashes on several
-keyframes in a row, is given up with LoadFailed instead of a restart loop.
+keyframes in a row, is given up with LoadFailed instead of a restart loop; so is
+a child that does not get its model loaded within a bound set by the model's size
+(app.core.watchdog.load_limit_s): a hung load used to leave `analyze` waiting forever.
 
 Before anything else the child cuts itself off the network with the OS's help
 (app.privacy.isolation), so native code in it (MNN, FFmpeg) cannot connect
@@ -35,7 +37,7 @@ from multiprocessing.connection import Connection, wait
 from queue import Empty
 
 from app import logs
-from app.core.watchdog import ProgressClock, StallLimit
+from app.core.watchdog import ProgressClock, StallLimit, load_limit_s
 from app.logs import LogSettings
 from app.privacy.isolation import Isolation
 from app.worker.listener import HostLedger
@@ -47,6 +49,7 @@ from app.worker.messages import (
     Finished,
     JobFailed,
     LoadFailed,
+    Loading,
     Progress,
     Ready,
     Shutdown,
@@ -137,6 +140,7 @@ class ProcessWorkerHost(HostLedger):
         self._stopping = False
         self._dead: str | None = None  # why the host gave up; set once, never cleared
         self._kill_reason: str | None = None  # set when the watchdog kills a hung child
+        self._load_due: tuple[float, str] | None = None  # until Ready: when the load is overdue, and what to say
         self._spawned = threading.Event()
         self._reader: threading.Thread | None = None
 
@@ -175,6 +179,8 @@ class ProcessWorkerHost(HostLedger):
         sender.close()  # the child holds the only write end: EOF means it is gone
         self._child = _Child(process, commands, receiver)
         self._ready = False
+        floor = self.spec.load_floor_s  # until the child says how big its model is (Loading)
+        self._load_due = (self._clock() + floor, f"the inference worker did not start within {floor:.0f} s")
 
     # --- caller side ---------------------------------------------------------------------
 
@@ -271,18 +277,34 @@ class ProcessWorkerHost(HostLedger):
 
     def _watch_for_hang(self, child: _Child) -> None:
         with self._lock:
-            silent = self._progress.silent_for(self._clock())
-            limit = self._stall.limit_s()
-            if self._in_flight.job is None or silent <= limit or self._kill_reason is not None:
+            if self._kill_reason is not None:
                 return
-            self._kill_reason = f"no progress for {silent:.0f} s (limit {limit:.0f} s)"
-        child.process.kill()  # the reader sees its sentinel next and restarts it
+            self._kill_reason = self._job_overdue() if self._ready else self._load_overdue()
+            if self._kill_reason is None:
+                return
+        child.process.kill()  # the reader sees its sentinel next and restarts it (or gives up on a load)
+
+    def _job_overdue(self) -> str | None:
+        silent = self._progress.silent_for(self._clock())
+        limit = self._stall.limit_s()
+        if self._in_flight.job is None or silent <= limit:
+            return None
+        return f"no progress for {silent:.0f} s (limit {limit:.0f} s)"
+
+    def _load_overdue(self) -> str | None:
+        if self._load_due is None or self._clock() <= self._load_due[0]:
+            return None
+        return f"{self._load_due[1]}; it was stopped"
 
     def _deliver(self, event: Event) -> None:
         now = self._clock()
         with self._lock:
-            if isinstance(event, Ready):
-                self._ready, self._failed_starts = True, 0
+            if isinstance(event, Loading):
+                limit = load_limit_s(event.model_bytes, event.loads, self.spec.load_floor_s)
+                size = f"{event.model_bytes / 1e6:.0f} MB of model files"
+                self._load_due = (now + limit, f"the model did not load within {limit:.0f} s ({size})")
+            elif isinstance(event, Ready):
+                self._ready, self._failed_starts, self._load_due = True, 0, None
                 self._stall.loaded(event.load_ms / 1000.0)
                 if self._in_flight.job is not None:
                     self._progress.begin(now)  # a job queued while the model loaded starts its clock now
@@ -314,7 +336,9 @@ class ProcessWorkerHost(HostLedger):
             job, started = self._in_flight.take()
             self._progress.end()
             failed_job = job if started else None
-            if not self._ready:
+            if not self._ready and hung:
+                self._dead = reason  # the same model on the same disk would hang again
+            elif not self._ready:
                 self._failed_starts += 1
                 if self._failed_starts >= MAX_FAILED_STARTS:
                     self._dead = f"the inference worker failed {self._failed_starts} times while starting ({reason})"

@@ -5,18 +5,21 @@ Shared by the process host (run in a child) and the thread host.
 
 from __future__ import annotations
 
+import contextlib
 import ctypes
 import logging
 import os
+import stat
 import time
 from collections.abc import Callable
 from dataclasses import replace
+from pathlib import Path
 
 from app.analyzer import Analyzer, AnalyzerSettings, default_profile_path
 from app.core.backend_policy import BackendDecision, judge_backend
 from app.engine.stdio import capture_native_output
 from app.frames.intake import read_image_file
-from app.models.catalog import DEFAULT_MODEL_ID, resolve_model
+from app.models.catalog import DEFAULT_MODEL_ID, ModelRef, resolve_model
 from app.paths import REFERENCE_IMAGE
 from app.privacy.guard import ensure_installed
 from app.privacy.isolation import Isolation
@@ -29,6 +32,7 @@ from app.worker.messages import (
     Finished,
     JobFailed,
     LoadFailed,
+    Loading,
     Progress,
     Ready,
     Shutdown,
@@ -43,8 +47,7 @@ Poll = Callable[[], "Command | None"]  # non-blocking: the next command or None
 Wait = Callable[[], Command]  # blocking
 
 
-def build_analyzer(spec: WorkerSpec, backend: str | None = None) -> Analyzer:
-    model = resolve_model(spec.model)
+def build_analyzer(spec: WorkerSpec, model: ModelRef, backend: str | None = None) -> Analyzer:
     profile = load_profile(spec.profile or default_profile_path(model))
     settings = AnalyzerSettings(
         backend=backend or spec.backend,
@@ -55,10 +58,15 @@ def build_analyzer(spec: WorkerSpec, backend: str | None = None) -> Analyzer:
     return Analyzer(model, profile, settings)
 
 
-def checked_analyzer(spec: WorkerSpec) -> tuple[Analyzer, BackendDecision]:
+def loads_needed(spec: WorkerSpec) -> int:
+    """How many times checked_analyzer loads the model: CPU, the other backend, then the one kept."""
+    return 1 if spec.backend == "cpu" else 3
+
+
+def checked_analyzer(spec: WorkerSpec, model: ModelRef) -> tuple[Analyzer, BackendDecision]:
     """An analyzer on the requested backend if it agrees with CPU on the reference image, else on CPU."""
     if spec.backend == "cpu":
-        return build_analyzer(spec), judge_backend("cpu", "", "")
+        return build_analyzer(spec, model), judge_backend("cpu", "", "")
     reference = read_image_file(REFERENCE_IMAGE)
     answers = {}
     error = ""
@@ -66,7 +74,7 @@ def checked_analyzer(spec: WorkerSpec) -> tuple[Analyzer, BackendDecision]:
         # MNN says in its own output, and nowhere else, that it lacks a backend and runs CPU instead.
         with capture_native_output() as said:
             try:
-                probe = build_analyzer(replace(spec, constrained=False), backend)
+                probe = build_analyzer(replace(spec, constrained=False), model, backend)
                 try:
                     answers[backend] = probe.analyze(reference, "reference").answer.raw
                 finally:
@@ -78,7 +86,7 @@ def checked_analyzer(spec: WorkerSpec) -> tuple[Analyzer, BackendDecision]:
                 error = f"{type(exc).__name__}: {exc}"
     missing = backend_missing(said.text)  # `said`: what MNN printed while loading and running the other backend
     decision = judge_backend(spec.backend, answers["cpu"], answers.get(spec.backend, ""), missing=missing, error=error)
-    return build_analyzer(spec, decision.used), decision
+    return build_analyzer(spec, model, decision.used), decision
 
 
 def backend_missing(mnn_output: str) -> bool:
@@ -118,11 +126,13 @@ class _CommandsDuringJob:
 # so it crosses the spawn boundary (a child inherits the environment) and reaches a
 # restarted child too; production messages carry no test knobs.
 TEST_PACE_ENV = "KEYFRAME_TEST_PACE_MS"
+# TEST-ONLY as well: the same, once, as the model loads (a load that hangs in native code).
+TEST_LOAD_PACE_ENV = "KEYFRAME_TEST_LOAD_PACE_MS"
 
 
-def _test_pace_ms() -> float:
+def _test_pace_ms(name: str = TEST_PACE_ENV) -> float:
     try:
-        return max(0.0, float(os.environ.get(TEST_PACE_ENV) or 0.0))
+        return max(0.0, float(os.environ.get(name) or 0.0))
     except ValueError:
         return 0.0
 
@@ -141,12 +151,30 @@ def _pace(ms: float) -> None:
             pass
 
 
+def model_bytes(folder: Path, max_entries: int = 10_000) -> int:
+    """What loading the model reads at most: the files under its folder, a linked file counted at its
+    target's size (more time, never less, for the load). A folder that is not a model (a home folder,
+    say) is counted only so far: the load refuses it anyway."""
+    total = 0
+    for count, path in enumerate(folder.rglob("*")):  # not into linked folders: no loops
+        if count >= max_entries:
+            break
+        with contextlib.suppress(OSError):
+            st = path.stat()
+            total += st.st_size if stat.S_ISREG(st.st_mode) else 0
+    return total
+
+
 def serve(spec: WorkerSpec, wait: Wait, poll: Poll, emit: Callable[[Event], None], isolation: Isolation) -> None:
     """Loads the model, then answers commands until Shutdown; `isolation` is what already cut this process off."""
     guard = ensure_installed()  # before the model loads: nothing in here may reach the network
     log.info("network of the model's process: %s (%s)", isolation.level, isolation.how)
     try:
-        analyzer, decision = checked_analyzer(spec)
+        model = resolve_model(spec.model)
+        emit(Loading(model_bytes(model.folder), loads_needed(spec)))  # the host's load watchdog starts from this
+        if load_pace_ms := _test_pace_ms(TEST_LOAD_PACE_ENV):
+            _pace(load_pace_ms)
+        analyzer, decision = checked_analyzer(spec, model)
         load_ms = analyzer.load()
     except Exception as exc:  # reported to the host, which shows it
         log.exception("the model could not be loaded")  # the traceback stays here; the host gets one line

@@ -20,9 +20,11 @@ import pytest
 
 from app.core.sampler import SamplerConfig
 from app.core.session import KeyframeFailed, PracticeEvent
+from app.core.watchdog import load_limit_s
 from app.frames.intake import DecodedImage, decode_image_bytes
 from app.pipeline.live import LivePipeline, PipelineUpdate
 from app.session.store import SessionLog
+from app.worker.blocking import BlockingWorker, WorkerUnavailable
 from app.worker.messages import (
     Analyze,
     Event,
@@ -36,9 +38,10 @@ from app.worker.messages import (
     WorkerSpec,
 )
 from app.worker.process_host import MAX_FAILED_STARTS, ProcessWorkerHost
-from app.worker.serve import TEST_PACE_ENV
+from app.worker.serve import TEST_LOAD_PACE_ENV, TEST_PACE_ENV
 from tests.faults.procs import alive, children, wait_gone
 from tests.integration.conftest import held_out_scenes
+from tests.servers.faulty import wait_until
 
 
 @dataclass
@@ -330,3 +333,67 @@ def test_an_app_that_exits_without_stopping_its_worker_still_exits() -> None:
     assert done.returncode == 0, done.stderr
     pid = int(done.stdout.split()[-1])
     assert not wait_gone({pid}, 10), "the worker outlived the app"
+
+
+# --- issue 17 item 3: a model load that hangs ------------------------------------------------------------------
+
+
+def stop_once_spawned(worker: BlockingWorker) -> threading.Thread:
+    """SIGSTOPs the worker child as soon as it exists: a perfect hang while Python starts and imports."""
+
+    def stop() -> None:
+        assert wait_until(lambda: worker.pid is not None, timeout=30)
+        os.kill(worker.pid, signal.SIGSTOP)
+
+    thread = threading.Thread(target=stop, daemon=True)
+    thread.start()
+    return thread
+
+
+def test_a_worker_that_hangs_while_starting_is_stopped_and_said_in_a_sentence() -> None:
+    """`BlockingWorker.start()` (what `analyze` waits in) had no bound: a worker stopped 0.3 s after
+    spawn left it waiting forever. The host now gives a worker that has not begun loading its model
+    `load_floor_s` (60 s by default), kills it and gives up with one sentence."""
+    worker = BlockingWorker(WorkerSpec(load_floor_s=1.5), host_kind="process")
+    try:
+        stopper = stop_once_spawned(worker)
+        started = time.monotonic()
+        with pytest.raises(WorkerUnavailable) as caught:
+            worker.start(timeout=60)  # the test's own bound: the old code waited here for ever
+        took = time.monotonic() - started
+        stopper.join(5)
+        hung_pid = worker.pid
+    finally:
+        worker.stop()
+    assert str(caught.value) == "the inference worker did not start within 2 s; it was stopped"
+    assert took < 15, took
+    assert hung_pid is not None and wait_gone({hung_pid}, 5) == set()
+
+
+def test_a_model_whose_load_hangs_is_stopped_after_a_bound_set_by_its_size(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """`watch` waited 300 s for a load that hangs; the bound now follows the model's size (the demo's 1 MB
+    adds nothing to the floor), and a model that loads in time is not touched (every other test here)."""
+    monkeypatch.setenv(TEST_LOAD_PACE_ENV, "120000")  # the load holds the GIL in native code for 2 minutes
+    recorder = Recorder()
+    pipeline = LivePipeline(WorkerSpec(load_floor_s=10), recorder, host_kind="process")
+    pipeline.start()
+    try:
+        started = time.monotonic()
+        assert not pipeline.wait_ready(60)  # the test's own bound
+        took = time.monotonic() - started
+        hung_pid = pipeline.worker_pid
+    finally:
+        pipeline.stop()
+    assert pipeline.failure == "the model did not load within 10 s (1 MB of model files); it was stopped"
+    assert 10 < took < 30, took
+    assert hung_pid is not None and wait_gone({hung_pid}, 5) == set()
+
+
+def test_the_load_bound_lets_a_big_model_on_a_slow_disk_load() -> None:
+    real = 1_475_000_000  # the real Qwen3-VL-2B: hashed and loaded in ~9 s here
+    assert load_limit_s(real, 1, floor_s=60) > 130
+    assert load_limit_s(real, 3, floor_s=60) > 3 * 75  # a GPU backend is first checked against CPU
+    assert load_limit_s(10 * real, 1, floor_s=60) > 10 * 75  # no fixed ceiling cuts a bigger one off
+    assert load_limit_s(0, 1, floor_s=60) == 60
