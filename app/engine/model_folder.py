@@ -2,23 +2,26 @@
 
 Reading it up front lets the app say which file is missing or damaged instead
 of letting MNN fail, answer silently without the vision encoder, or crash the
-process (MNN trusts its files: a truncated weight file or a wrong
-`hidden_size` reads past a buffer). Only cheap checks run here — reading the
-two JSON files, the first bytes of the `.mnn` graphs and the tokenizer, and
+process (MNN trusts its files: a truncated weight file, a missing `hidden_size`
+or a token id beyond the vocabulary reads past a buffer). Only cheap checks run
+here — reading the two JSON files, the op tables of the `.mnn` graphs (for the
+weight bytes they read, app.engine.mnn_graph), the tokenizer's header, and
 file sizes — so an unpinned folder is refused in milliseconds whatever its
 size. A pinned model is hash-verified before this (app.models.catalog).
 """
 
 from __future__ import annotations
 
+import contextlib
 import json
 import math
-import struct
+import os
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
 from app.core.vision_size import grid_for_model_type
+from app.engine.mnn_graph import GraphError, weight_bytes_needed
 from app.engine.tokenizer_header import TokenizerHeader, TokenizerHeaderError, read_tokenizer_header
 from app.small_file import BadJSON, open_regular, read_small_json
 
@@ -57,11 +60,18 @@ _STRING_KEYS = frozenset(
 )
 _OBJECT_KEYS = frozenset({"mllm", "jinja"})
 
+# MNN assumes 4096 when hidden_size is absent (llmconfig.hpp) and reads the embedding table with it.
+# The widest language models have 16384; beyond 65536 the number is not a hidden size.
+HIDDEN_SIZE_MAX = 65536
+# The token ids MNN puts around and inside an image's tokens, with its defaults for a visual model
+# that declares none (omni.hpp). Without a vocabulary size to check them against: no tokenizer has
+# a million tokens (Gemma's 262144 are the most).
+_MNN_VISION_TOKENS = {"vision_start": 151857, "vision_end": 151858, "image_pad": 151859}
+VOCAB_MAX = 1 << 20
+
 # Vision input side. Qwen-VL patches are 14 or 16 px merged 2x2, so below 28 px there is not one
 # visual token; above 4096 px a single keyframe would take minutes on a phone and gigabytes of RAM.
 IMAGE_SIZE_MIN, IMAGE_SIZE_MAX = 28, 4096
-# A FlatBuffer starts with a 4-byte root offset; the root table needs a vtable of at least 4 bytes.
-_FLATBUFFER_MIN = 16
 
 
 @dataclass(frozen=True)
@@ -183,35 +193,39 @@ def _image_size(config: dict[str, Any], llm_config: dict[str, Any]) -> tuple[int
     return value, source
 
 
-def _check_flatbuffer(path: Path) -> None:
-    """An MNN graph is a FlatBuffer: the root offset and the root table's vtable must lie in the file."""
-    size = path.stat().st_size
-    if size < _FLATBUFFER_MIN:
-        raise ModelFolderError(f"{path.name}: {size} bytes is too small to be an MNN model")
-    with open_regular(path) as fh:
-        (root,) = struct.unpack("<I", fh.read(4))
-        if root % 4 or not 4 <= root <= size - 4:
-            raise ModelFolderError(f"{path.name}: not an MNN model (bad FlatBuffer root offset {root})")
-        fh.seek(root)
-        (back,) = struct.unpack("<i", fh.read(4))
-        vtable = root - back
-        if vtable < 4 or vtable + 4 > size:
-            raise ModelFolderError(f"{path.name}: not an MNN model (bad FlatBuffer vtable)")
-        fh.seek(vtable)
-        vsize, tsize = struct.unpack("<HH", fh.read(4))
-        if vsize < 4 or vsize % 2 or vtable + vsize > size or tsize < 4 or root + tsize > size:
-            raise ModelFolderError(f"{path.name}: not an MNN model (damaged FlatBuffer header)")
-
-
 def _require_file(path: Path, what: str) -> int:
+    """The size of `path`, which must be a readable, non-empty regular file."""
     if path.is_symlink() and not path.exists():
         raise ModelFolderError(f"{path.name}: a broken link ({what})")
-    if not path.is_file():
+    if not path.exists():
         raise ModelFolderError(f"{path.name}: missing ({what})")
-    size = path.stat().st_size
+    try:
+        with open_regular(path) as fh:  # what MNN will open: a file it may not read crashes it later
+            size = os.fstat(fh.fileno()).st_size
+    except OSError as exc:
+        raise ModelFolderError(f"{path.name}: {what} cannot be read ({exc.strerror or exc})") from exc
     if size == 0:
         raise ModelFolderError(f"{path.name}: empty file ({what})")
     return size
+
+
+def _check_graph(graph: Path, weight: Path, what: str) -> None:
+    """`graph` is an MNN graph, and `weight` holds every byte of weights the graph reads from it."""
+    _require_file(graph, f"the {what} graph")
+    try:
+        needed = weight_bytes_needed(graph)
+    except GraphError as exc:
+        raise ModelFolderError(f"{graph.name}: {exc}") from exc
+    except OSError as exc:
+        raise ModelFolderError(f"{graph.name}: the {what} graph cannot be read ({exc.strerror or exc})") from exc
+    if not needed and not (weight.exists() or weight.is_symlink()):
+        return  # all its weights are inside the graph
+    size = _require_file(weight, f"the {what} weights")
+    if size < needed:
+        raise ModelFolderError(
+            f"{weight.name}: {size} bytes, but {graph.name} reads it up to byte {needed}: "
+            "the file is truncated or belongs to another model"
+        )
 
 
 def _check_tie_embeddings(folder: Path, config: dict[str, Any], weight: Path, where: str) -> int | None:
@@ -269,6 +283,35 @@ def _check_tokenizer(path: Path, vocab: int | None) -> TokenizerHeader:
     return header
 
 
+def _where(key: str, config: dict[str, Any], llm_config: dict[str, Any]) -> str:
+    """The file that declares `key` (llm_config.json wins, as in MNN), or where it belongs when neither does."""
+    return "config.json" if key in config and key not in llm_config else "llm_config.json"
+
+
+def _check_hidden_size(config: dict[str, Any], where: str) -> None:
+    hidden = config.get("hidden_size")  # its type is checked with the others'
+    if hidden is None:
+        raise ModelFolderError(
+            f"{where}: no 'hidden_size', so MNN would assume 4096 and misread the model's embedding table"
+        )
+    if hidden > HIDDEN_SIZE_MAX:
+        raise ModelFolderError(f"{where}: 'hidden_size' {hidden} is out of range (1 to {HIDDEN_SIZE_MAX})")
+
+
+def _check_vision_token(config: dict[str, Any], key: str, vocab: int | None, where: str) -> None:
+    """MNN embeds a vision token id like any token, without a bounds check: past the table it reads foreign memory."""
+    if key in config:
+        value, said = config[key], f"'{key}' {config[key]}"
+    elif config.get("is_visual") is True:
+        value = _MNN_VISION_TOKENS[key]
+        said = f"no '{key}', so MNN would use token {value}, which"
+    else:
+        return  # not a visual model for MNN: it embeds no image tokens
+    if not 0 <= value < (vocab or VOCAB_MAX):
+        table = f"its embedding table has {vocab} tokens" if vocab else f"no model has {VOCAB_MAX} tokens"
+        raise ModelFolderError(f"{where}: {said} is not a token of this model ({table})")
+
+
 def open_model_folder(path: Path) -> ModelFolder:
     path = Path(path)
     if path.is_file() and path.name == "config.json":
@@ -285,26 +328,23 @@ def open_model_folder(path: Path) -> ModelFolder:
     _check_types(llm_config, "llm_config.json")
     merged = {**config, **llm_config}
     where = "llm_config.json" if "hidden_size" in llm_config or "tie_embeddings" in llm_config else "config.json"
+    _check_hidden_size(merged, _where("hidden_size", config, llm_config))
     image_size, image_size_source = _image_size(config, llm_config)
     files = {key: path / str(merged.get(key, default)) for key, default in _FILE_KEYS.items()}
     for p in files.values():
         if p.resolve().parent != path.resolve():
             raise ModelFolderError(f"{path}: config.json points outside the model folder: {p}")
-    missing = [p.name for key, p in files.items() if key != "visual_model" and not p.is_file()]
+    missing = [p.name for key, p in files.items() if key != "visual_model" and not p.exists()]
     if missing:
         raise ModelFolderError(f"{path}: missing model files: {', '.join(missing)}")
-    _require_file(files["llm_model"], "the language model graph")
-    _check_flatbuffer(files["llm_model"])
-    _require_file(files["llm_weight"], "the language model weights")
+    _check_graph(files["llm_model"], files["llm_weight"], "language model")
     visual = files["visual_model"]
     if merged.get("is_visual") is True or visual.exists():
-        _require_file(visual, "the vision encoder graph")
-        _check_flatbuffer(visual)
-        companion = visual.with_name(visual.name + ".weight")
-        if companion.exists() or companion.is_symlink():
-            _require_file(companion, "the vision encoder weights")
+        _check_graph(visual, visual.with_name(visual.name + ".weight"), "vision encoder")
     vocab = _check_tie_embeddings(path, merged, files["llm_weight"], where)
     _check_tokenizer(files["tokenizer_file"], vocab)
+    for key in _MNN_VISION_TOKENS:
+        _check_vision_token(merged, key, vocab, _where(key, config, llm_config))
     return ModelFolder(
         path=path,
         config=merged,
@@ -312,4 +352,46 @@ def open_model_folder(path: Path) -> ModelFolder:
         visual_path=visual,
         declared_image_size=image_size,
         image_size_source=image_size_source,
+    )
+
+
+def _exists(path: Path) -> bool:
+    try:
+        return path.exists()
+    except (OSError, ValueError):  # unreadable folder; a name with a NUL byte
+        return False
+
+
+def model_files(path: Path) -> tuple[str, ...]:
+    """The files of the model folder `path` that MNN loads, by name, as far as its configs say.
+
+    Never raises, whatever the folder holds: it names the suspects when loading crashed.
+    """
+    config: dict[str, Any] = {}
+    for name in ("config.json", "llm_config.json"):
+        with contextlib.suppress(ModelFolderError):
+            config.update(_read_json(path / name))
+
+    def named(key: str, default: str) -> str:
+        value = config.get(key)
+        return value if isinstance(value, str) and value else default
+
+    graphs = {key: named(key, default) for key, default in _FILE_KEYS.items()}
+    names = ["config.json", "llm_config.json", *graphs.values(), graphs["visual_model"] + ".weight"]
+    names.append(named("embedding_file", _EMBEDDING_DEFAULT))
+    return tuple(dict.fromkeys(name for name in names if _exists(path / name)))
+
+
+def stopped_while_loading(path: Path, how: str) -> str:
+    """The sentence for an inference worker that died (`how`: "signal 11") while MNN loaded the model at `path`.
+
+    The up-front checks passed, so MNN itself found something it could not use
+    in one of these files; naming them tells the user where to look.
+    """
+    files = model_files(path)
+    if not files:
+        return f"the inference worker stopped ({how}) while the model in {path} was being loaded: its files are missing"
+    return (
+        f"the inference worker stopped ({how}) while the model's files {', '.join(files)} in {path} "
+        "were being loaded: one of them is damaged or belongs to another model"
     )

@@ -48,10 +48,16 @@ def _truncate(name: str, keep: Callable[[int], int]) -> Callable[[Path], None]:
     return damage
 
 
+_DROP = object()  # as the value of _edit_json: the key is removed
+
+
 def _edit_json(name: str, key: str, value: object) -> Callable[[Path], None]:
     def damage(folder: Path) -> None:
         data = json.loads((folder / name).read_text())
-        data[key] = value
+        if value is _DROP:
+            del data[key]
+        else:
+            data[key] = value
         (folder / name).write_text(json.dumps(data, indent=4))
 
     return damage
@@ -84,16 +90,19 @@ DAMAGES: dict[str, tuple[Callable[[Path], None], str]] = {
     "image-size-string": (_edit_json("llm_config.json", "image_size", "128"), "llm_config.json"),
     "image-size-zero": (_edit_json("llm_config.json", "image_size", 0), "llm_config.json"),
     "image-size-huge": (_edit_json("llm_config.json", "image_size", 1_000_000), "llm_config.json"),
+    # Issue 17 item 9: each of these was "the inference worker stopped (signal 11)".
+    "visual-weight-one-byte": (_write("visual.mnn.weight", b"\0"), "visual.mnn.weight"),
+    "hidden-size-missing": (_edit_json("llm_config.json", "hidden_size", _DROP), "llm_config.json"),
+    "vision-start-huge": (_edit_json("llm_config.json", "vision_start", 10**9), "llm_config.json"),
 }
 
 # Damage the up-front checks cannot see in an unpinned folder (it needs MNN's own parsing of the
-# graph or the binary tokenizer): only the lead's worker isolation makes these a clean error.
-# Observed before that isolation (`analyze --model DIR`): see the report of issue 7 item 15.
+# graph's contents or of the binary tokenizer): only the lead's worker isolation makes these a
+# clean error. Observed before that isolation (`analyze --model DIR`): see the report of issue 7
+# item 15. A short or missing weight file is seen: the graph says how many bytes it reads (item 9).
 NEEDS_ISOLATION = {
     "visual-flipped-byte",
-    "visual-weight-truncated",
     "tokenizer-truncated-body",
-    "missing-visual-weight",
 }
 
 

@@ -7,10 +7,10 @@ import json
 import os
 from pathlib import Path
 
-import pytest
 from PIL import Image
 
 from app.frames.intake import ImageRejected, read_image_file
+from tests.unit.unprivileged import as_unprivileged
 
 
 def _jpeg() -> bytes:
@@ -126,30 +126,7 @@ def test_unreadable_folder_is_an_item(tmp_path: Path) -> None:
         (locked / "a.jpg").write_bytes(_jpeg())
         locked.chmod(0)
         try:
-            if os.geteuid() != 0:
-                reasons = [i.error.reason for i in list_inputs([str(locked)]).items if i.error]
-            else:  # root reads any folder: list it as an unprivileged user in a child
-                reasons = _as_nobody(lambda: [i.error.reason for i in list_inputs([str(locked)]).items if i.error])
+            reasons = as_unprivileged(lambda: [i.error.reason for i in list_inputs([str(locked)]).items if i.error])
         finally:
             locked.chmod(0o755)
     assert reasons == ["unreadable_folder"]
-
-
-def _as_nobody(fn):  # type: ignore[no-untyped-def]
-    read, write = os.pipe()
-    pid = os.fork()
-    if pid == 0:  # pragma: no cover - the child
-        try:
-            os.close(read)
-            os.setgid(65534)
-            os.setuid(65534)
-            os.write(write, json.dumps(fn()).encode())
-        finally:
-            os._exit(0)
-    os.close(write)
-    with os.fdopen(read, "rb") as f:
-        data = f.read()
-    os.waitpid(pid, 0)
-    if not data:
-        pytest.skip("cannot switch to an unprivileged user here")
-    return json.loads(data)

@@ -3,12 +3,17 @@
 from __future__ import annotations
 
 import json
+import os
+import re
 import shutil
+import tempfile
 from pathlib import Path
 
 import pytest
 
-from app.engine.model_folder import ModelFolderError, open_model_folder
+from app.engine.mnn_graph import weight_bytes_needed
+from app.engine.model_folder import ModelFolderError, model_files, open_model_folder, stopped_while_loading
+from tests.unit.unprivileged import as_unprivileged
 
 DEMO = Path(__file__).resolve().parents[2] / "model_store" / "keyframe-demo"
 
@@ -141,3 +146,121 @@ def test_15_a_broken_link_is_named(folder: Path, tmp_path: Path) -> None:
     (folder / "visual.mnn.weight").symlink_to(tmp_path / "gone")
     with pytest.raises(ModelFolderError, match=r"visual\.mnn\.weight: a broken link"):
         open_model_folder(folder)
+
+
+# -- issue 17 item 9: damage that MNN met as "signal 11" -------------------------------------------
+
+FOREIGN = DEMO.parents[1] / "tests" / "fixtures" / "foreign_qwen3vl"
+# What each graph reads from its weight file: all of it, as the exporter wrote it.
+WEIGHT_BYTES = {(DEMO, "llm.mnn"): 153090, (DEMO, "visual.mnn"): 400722}
+WEIGHT_BYTES |= {(FOREIGN, "llm.mnn"): 475396, (FOREIGN, "visual.mnn"): 433314}
+
+
+@pytest.mark.parametrize(("model", "graph"), sorted(WEIGHT_BYTES), ids=lambda v: getattr(v, "name", v))
+def test_9_a_graph_reads_as_many_weight_bytes_as_its_weight_file_holds(model: Path, graph: str) -> None:
+    assert (
+        weight_bytes_needed(model / graph) == WEIGHT_BYTES[model, graph] == (model / f"{graph}.weight").stat().st_size
+    )
+
+
+@pytest.mark.parametrize("keep", [1, 200_000, 400_721])
+def test_9_a_vision_weight_file_shorter_than_its_graph_reads_is_refused(folder: Path, keep: int) -> None:
+    data = (folder / "visual.mnn.weight").read_bytes()
+    (folder / "visual.mnn.weight").write_bytes(data[:keep])
+    pattern = rf"^visual\.mnn\.weight: {keep} bytes, but visual\.mnn reads it up to byte 400722: .* truncated"
+    with pytest.raises(ModelFolderError, match=pattern):
+        open_model_folder(folder)
+
+
+@pytest.mark.parametrize(
+    ("model", "short"), [(DEMO, "visual.mnn.weight"), (FOREIGN, "llm.mnn.weight")], ids=["demo", "foreign"]
+)
+def test_9_swapped_weight_files_are_refused_naming_the_short_one(tmp_path: Path, model: Path, short: str) -> None:
+    folder = Path(shutil.copytree(model, tmp_path / "model"))
+    (folder / "llm.mnn.weight").rename(folder / "swap")
+    (folder / "visual.mnn.weight").rename(folder / "llm.mnn.weight")
+    (folder / "swap").rename(folder / "visual.mnn.weight")
+    with pytest.raises(ModelFolderError, match=rf"^{re.escape(short)}: \d+ bytes, but .* belongs to another model"):
+        open_model_folder(folder)
+
+
+def test_9_an_unreadable_weight_file_is_refused_naming_it() -> None:
+    with tempfile.TemporaryDirectory() as top:  # under /tmp: reachable by an unprivileged user
+        os.chmod(top, 0o755)
+        folder = Path(shutil.copytree(DEMO, Path(top) / "model"))
+        (folder / "visual.mnn.weight").chmod(0)
+
+        def refusal() -> str:
+            try:
+                open_model_folder(folder)
+            except ModelFolderError as exc:
+                return str(exc)
+            return "accepted"
+
+        message = as_unprivileged(refusal)
+    assert message == "visual.mnn.weight: the vision encoder weights cannot be read (Permission denied)"
+
+
+def test_9_a_folder_in_place_of_a_weight_file_is_refused_naming_it(folder: Path) -> None:
+    (folder / "visual.mnn.weight").unlink()
+    (folder / "visual.mnn.weight").mkdir()
+    with pytest.raises(ModelFolderError, match=r"^visual\.mnn\.weight: the vision encoder weights cannot be read"):
+        open_model_folder(folder)
+
+
+def test_9_a_missing_hidden_size_is_refused_and_one_in_config_json_accepted(folder: Path) -> None:
+    edit(folder, "llm_config.json", hidden_size=None)
+    with pytest.raises(ModelFolderError, match=r"^llm_config\.json: no 'hidden_size', so MNN would assume 4096"):
+        open_model_folder(folder)
+    edit(folder, "config.json", hidden_size=64)
+    assert open_model_folder(folder).config["hidden_size"] == 64
+
+
+def test_9_a_hidden_size_beyond_any_model_is_refused(folder: Path) -> None:
+    edit(folder, "llm_config.json", hidden_size=10**9)
+    with pytest.raises(ModelFolderError, match=r"^llm_config\.json: 'hidden_size' 1000000000 is out of range"):
+        open_model_folder(folder)
+
+
+@pytest.mark.parametrize(("key", "value"), [("vision_start", 10**9), ("vision_end", -1), ("image_pad", 493)])
+def test_9_a_vision_token_beyond_the_vocabulary_is_refused(folder: Path, key: str, value: int) -> None:
+    edit(folder, "llm_config.json", **{key: value})
+    pattern = rf"^llm_config\.json: '{key}' {value} is not a token of this model \(its embedding table has 493 tokens\)"
+    with pytest.raises(ModelFolderError, match=pattern):
+        open_model_folder(folder)
+
+
+def test_9_the_last_token_of_the_vocabulary_is_a_vision_token_like_any(folder: Path) -> None:
+    edit(folder, "llm_config.json", vision_start=0, image_pad=492)
+    open_model_folder(folder)
+
+
+def test_9_a_visual_model_without_vision_tokens_gets_mnns_defaults_checked(folder: Path) -> None:
+    edit(folder, "llm_config.json", vision_start=None)
+    with pytest.raises(ModelFolderError, match=r"no 'vision_start', so MNN would use token 151857, which is not"):
+        open_model_folder(folder)
+
+
+def test_9_without_a_known_vocabulary_vision_tokens_are_bounded_by_any_vocabulary(folder: Path) -> None:
+    edit(folder, "llm_config.json", tie_embeddings=None, vision_start=None, image_pad=151859)
+    open_model_folder(folder)  # MNN's default and a large id may be this model's: only the table could tell
+    edit(folder, "llm_config.json", image_pad=2**20)
+    with pytest.raises(ModelFolderError, match=r"'image_pad' 1048576 is not a token of this model \(no model has"):
+        open_model_folder(folder)
+
+
+def test_9_the_files_being_loaded_are_named_when_the_worker_stops(folder: Path) -> None:
+    names = ("config.json", "llm_config.json", "llm.mnn", "llm.mnn.weight", "tokenizer.mtok", "visual.mnn")
+    assert model_files(folder) == (*names, "visual.mnn.weight")
+    assert stopped_while_loading(folder, "signal 11") == (
+        f"the inference worker stopped (signal 11) while the model's files {', '.join(names)}, visual.mnn.weight "
+        f"in {folder} were being loaded: one of them is damaged or belongs to another model"
+    )
+
+
+def test_9_the_files_are_named_whatever_the_configs_hold(folder: Path, tmp_path: Path) -> None:
+    """Composed after a crash: a config that is not JSON or names impossible files must not raise."""
+    (folder / "llm_config.json").write_bytes(b"\xff not json")
+    edit(folder, "config.json", llm_model="a\u0000b", tokenizer_file=7, visual_model="../outside.mnn")
+    assert model_files(folder) == ("config.json", "llm_config.json", "llm.mnn.weight")  # tokenizer.txt: absent
+    assert stopped_while_loading(tmp_path / "gone", "exit code -6").endswith("was being loaded: its files are missing")
