@@ -65,16 +65,34 @@ class Mirror:
 
 
 def base_mirror(url: str, name: str = "user mirror") -> Mirror:
+    shown = _without_credentials(url)  # an error names the URL: never with a password in it
     try:
         parts = urlsplit(url.strip())
         hostname, _port = parts.hostname, parts.port  # reading each checks it: ValueError when malformed
     except ValueError as exc:  # "http://[::1": an unclosed IPv6 address; "http://h:x": no port number
-        raise MirrorError(f"mirror URL is not a valid URL ({exc}), got {url!r}") from None
+        why = f" ({exc})" if shown == url else ""  # the reason may quote the netloc: "u:pass/word@h" has port "pass"
+        raise MirrorError(f"mirror URL is not a valid URL{why}, got {shown!r}") from None
+    if parts.username is not None:
+        # The URL is saved in model-mirror.json and shown in messages: a password there is in clear text.
+        raise MirrorError(
+            f"mirror URL must not contain a user name or password (Keyframe would keep them in clear text), "
+            f"got {shown!r}"
+        )
     if parts.scheme not in ("http", "https") or not hostname:
-        raise MirrorError(f"mirror URL must be http:// or https:// with a host, got {url!r}")
+        raise MirrorError(f"mirror URL must be http:// or https:// with a host, got {shown!r}")
     if parts.query or parts.fragment:
-        raise MirrorError(f"mirror URL must be a plain base URL (files are fetched as <base>/<path>), got {url!r}")
+        raise MirrorError(f"mirror URL must be a plain base URL (files are fetched as <base>/<path>), got {shown!r}")
     return Mirror(name=name, kind="base", base=url.strip().rstrip("/"))
+
+
+def _without_credentials(url: str) -> str:
+    """`url` with anything before its last '@' masked ("http://***@host/m"): that may be a password,
+    even in a URL too malformed to parse."""
+    head, at, host_and_path = url.rpartition("@")
+    if not at:
+        return url
+    scheme = head.partition("://")[0] + "://" if "://" in head else ""
+    return f"{scheme}***@{host_and_path}"
 
 
 def manifest_mirrors(manifest: Manifest) -> list[Mirror]:

@@ -205,6 +205,16 @@ def test_a_malformed_mirror_url_is_refused_in_words(tmp_path: Path, url: str) ->
     assert not (tmp_path / "data" / "model-mirror.json").exists()
 
 
+def test_a_mirror_url_with_a_password_is_refused_and_written_nowhere(tmp_path: Path) -> None:
+    """Issue 17 item 10: `models mirror http://user:pw@host/m` saved the password in clear text."""
+    ran = run_app(tmp_path, "models", "mirror", "http://user:s3cret@host/m")
+    ran.refused(2, "must not contain a user name or password", "http://***@host/m")
+    assert "s3cret" not in ran.stdout + ran.stderr
+    written = [p for p in (tmp_path / "data").rglob("*") if p.is_file()]  # the app's log among them
+    assert not [p for p in written if b"s3cret" in p.read_bytes()]
+    assert not (tmp_path / "data" / "model-mirror.json").exists()
+
+
 def test_too_little_memory_is_one_line_not_a_traceback(tmp_path: Path, image: Path) -> None:
     """Under `ulimit -v 300000` cv2's libraries cannot be mapped: that was an ImportError traceback."""
     ran = run_app(tmp_path, "analyze", str(image), memory_kib=300_000)

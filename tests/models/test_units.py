@@ -113,6 +113,32 @@ def test_bad_mirror_urls_are_refused(url: str, tmp_path: Path) -> None:
     assert load_mirror_setting({"FLET_APP_STORAGE_DATA": str(tmp_path)}) is None
 
 
+# Issue 17 item 10: a password in the URL was saved in clear text in model-mirror.json.
+CREDENTIAL_URLS = ["http://user:s3cret@host/m", "https://s3cret@host/m", "http://u:s3cret/x@host/m", "s3cret@host/m"]
+
+
+@pytest.mark.parametrize("url", CREDENTIAL_URLS)
+def test_a_mirror_url_with_credentials_is_refused_without_repeating_them(url: str, tmp_path: Path) -> None:
+    """Saved (`models mirror`, Settings) or given for one download (`--mirror`): refused, and nothing written."""
+    manifest = manifest_from_dict(json.loads((MANIFESTS / "keyframe-demo.json").read_text()))
+    for use in (
+        lambda: save_mirror_setting(url, {"FLET_APP_STORAGE_DATA": str(tmp_path)}),
+        lambda: choose_mirrors(manifest, [url]),
+    ):
+        with pytest.raises(MirrorError) as caught:
+            use()
+        assert "s3cret" not in str(caught.value) and "***@host/m" in str(caught.value)
+    assert not list(tmp_path.iterdir())
+
+
+def test_a_saved_mirror_with_credentials_is_refused_without_repeating_them(tmp_path: Path) -> None:
+    """A file written before credentials were refused: the error says to clear it and keeps the secret out."""
+    (tmp_path / "model-mirror.json").write_text(json.dumps({"mirror_base_url": "http://user:s3cret@host/m"}))
+    with pytest.raises(MirrorError, match="user name or password") as caught:
+        load_mirror_setting({"FLET_APP_STORAGE_DATA": str(tmp_path)})
+    assert "s3cret" not in str(caught.value)
+
+
 def test_rate_meter_uses_a_sliding_window() -> None:
     now = [0.0]
     meter = RateMeter(window_s=5.0, clock=lambda: now[0])
