@@ -22,6 +22,7 @@ from app.core.parser import parse_answer
 from app.core.profiles import TaskProfile
 from app.engine.stdio import claim_stdout
 from app.frames.intake import DecodedImage, decode_image_bytes, resize_exact
+from app.models.catalog import resolve_model
 from app.worker.messages import WorkerSpec
 from app.worker.serve import build_analyzer
 from bench._bare_mnn import BareMnn
@@ -89,7 +90,8 @@ def main(argv: Sequence[str] | None = None) -> int:
     args = parser.parse_args(argv)
     check_rounds(parser, args)
     out = claim_stdout()  # MNN prints on fd 1; the table owns stdout
-    analyzer = build_analyzer(WorkerSpec(model=args.model, profile=args.profile))  # the app's defaults
+    spec = WorkerSpec(model=args.model, profile=args.profile)
+    analyzer = build_analyzer(spec, resolve_model(spec.model))  # the app's defaults
     analyzer.load()
     profile = analyzer.profile
     bare = BareMnn(analyzer.folder.config_path)  # MNN's defaults: the model's config.json as is

@@ -25,6 +25,7 @@ from app.core.figures import spread
 from app.core.results import AnalysisResult
 from app.engine.stdio import claim_stdout
 from app.frames.intake import DecodedImage, decode_image_bytes
+from app.models.catalog import resolve_model
 from app.worker.messages import Analyze, Event, Finished, JobFailed, LoadFailed, Ready, WorkerSpec
 from app.worker.process_host import ProcessWorkerHost
 from app.worker.serve import build_analyzer
@@ -161,7 +162,8 @@ def main(argv: Sequence[str] | None = None) -> int:
     check_rounds(parser, args)
     out = claim_stdout()  # MNN prints on fd 1; the table owns stdout
     base = WorkerSpec(model=args.model, profile=args.profile, image_max_side=args.image_max_side)
-    analyzer = build_analyzer(base)  # never loaded: the app's own resize, prompt and MNN config, in this process
+    # Never loaded: the app's own resize, prompt and MNN config, in this process.
+    analyzer = build_analyzer(base, resolve_model(base.model))
     bare = BareMnn(analyzer.folder.config_path, analyzer.engine.options.mnn_config())
     images = bench_images(args.images)
     rows: list[Row] = []
