@@ -357,7 +357,7 @@ class Shell:
     def _layout(self) -> None:
         wide = (self.page.width or WIDE) >= WIDE
         self.rail.visible = wide
-        self.practice.arrange(wide)
+        self.practice.arrange(wide, self.page.width)
         self.sessions.arrange(wide)
         self.page.navigation_bar = None if wide else self.bar
         self.page.update()

@@ -111,7 +111,7 @@ class PracticeView:
             ),
             bgcolor=ft.Colors.BLUE_GREY_900,
             border_radius=10,
-            aspect_ratio=4 / 3,
+            height=STAGE_HEIGHT,
             clip_behavior=ft.ClipBehavior.ANTI_ALIAS,
         )
         self.model_status = ft.Text("", size=13)
@@ -227,20 +227,21 @@ class PracticeView:
         self.arrange(wide=True)
         self._running = False
 
-    def arrange(self, wide: bool) -> None:
+    def arrange(self, wide: bool, width: float | None = None) -> None:
         """A wide window: (preview, controls, timeline | card, examiner's list), so the list sits under
         the answer instead of below the fold. A phone: one column in the order a trainee needs while
         running: preview, what went wrong if anything, the whole answer, controls, timeline, list.
         The stage keeps its place in the tree: a camera control that moves is rebuilt, and its stream
         ends."""
+        # A phone's stage is 4:3 across its width. A height, not an aspect ratio: Flet wraps a control
+        # with one in another widget, and a camera whose parents change is rebuilt and its stream ends.
+        self.stage.height = STAGE_HEIGHT if wide or not width else max(160.0, (width - 32) * 3 / 4)
         if wide == self.wide:
             return
         self.wide = wide
         self.reviews.fit(wide)
         left, right = self._columns
         left.col, right.col = ({"xs": 7}, {"xs": 5}) if wide else ({"xs": 12}, {"xs": 12})
-        # A shorter stage on a wide window leaves the timeline in view; a phone's is as wide as it is.
-        self.stage.aspect_ratio, self.stage.height = (None, STAGE_HEIGHT) if wide else (4 / 3, None)
         # On a phone what went wrong (a model that cannot be used, a camera refused) comes before the card.
         if wide:
             self._live.controls = [self.stage, self._controls_row, *self._status_block]

@@ -286,6 +286,12 @@ def test_a_camera_session_keeps_going_on_other_screens_and_back(camera_browser, 
             go_to(page, label, target)
             n = practice_answers(log)
             assert wait_until(lambda n=n: practice_answers(log) > n, timeout=30), f"answers keep coming on {label}"
+        # A phone turned on its side, a window made narrow: the layout changes, the camera keeps going.
+        for size in (PHONE, {"width": 1280, "height": 800}):
+            page.set_viewport_size(size)
+            n = practice_answers(log)
+            assert wait_until(lambda n=n: practice_answers(log) > n, timeout=30), f"answers keep coming at {size}"
+            assert text_of(page, "error") == "", text_of(page, "error")
         assert text_of(page, "start-stop") == "Stop", "the session still runs"
         assert text_of(page, "error") == ""
         node(page, "start-stop").click()
