@@ -141,12 +141,12 @@ def _run(args: argparse.Namespace) -> int:
     if problem is not None:
         print(f"error: {problem}", file=sys.stderr)
         return EXIT_SETUP
-    if args.command == "models":
-        return models.run_models(args, sys.stdout)  # no MNN on this path: stdout needs no claiming
-    if args.command == "doctor":
-        return doctor.run(args, sys.stdout)
+    from app.commands.interrupts import run_interruptible
+
+    if args.command in ("models", "doctor"):
+        run = models.run_models if args.command == "models" else doctor.run
+        return run_interruptible(lambda: run(args, sys.stdout))  # no MNN on these paths: stdout needs no claiming
     if args.command in _HEADLESS:
-        from app.commands.interrupts import run_interruptible
         from app.engine.stdio import claim_stdout
 
         # Claimed inside: a stdout that is closed or cannot be written ends in a sentence there.

@@ -17,6 +17,7 @@ from typing import TYPE_CHECKING, TextIO
 
 from app.commands.common import EXIT_FAILED, EXIT_OK, emit
 from app.privacy.isolation import HOOK_ONLY, Isolation
+from app.worker.child_guard import spawned_with_signals_blocked
 from app.worker.messages import WorkerSpec
 from app.worker.process_host import isolation_probe
 from app.worker.tracker import spawn_context
@@ -87,7 +88,8 @@ def check_worker(timeout_s: float = 30.0) -> WorkerCheck:
         child = ctx.Process(
             target=isolation_probe, args=(WorkerSpec(), listener.getsockname()[1], sender), name="keyframe-doctor"
         )
-        child.start()
+        with spawned_with_signals_blocked():  # a Ctrl-C meanwhile is the parent's to act on
+            child.start()
         sender.close()
         try:
             if not receiver.poll(timeout_s):

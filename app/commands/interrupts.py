@@ -2,50 +2,25 @@
 
 The command's own `finally` blocks stop the worker and close the session log;
 the user sees one line, never a traceback. Exit codes follow the shell's
-convention (128 + signal number).
+convention (128 + signal number); the signals themselves: app.stop_signals.
 """
 
 from __future__ import annotations
 
-import signal
 import sys
-from collections.abc import Callable, Iterator
-from contextlib import contextmanager
+from collections.abc import Callable
 
-from app.commands.common import EXIT_FAILED, EXIT_INTERRUPTED, EXIT_TERMINATED
+from app.commands.common import EXIT_FAILED, EXIT_INTERRUPTED
 from app.engine.stdio import OutputFailed
-
-
-class Terminated(BaseException):
-    """SIGTERM, raised in the main thread like KeyboardInterrupt so `finally` blocks run."""
-
-
-@contextmanager
-def terminate_as_exception() -> Iterator[None]:
-    def handler(signum: int, frame: object) -> None:
-        raise Terminated()
-
-    try:
-        previous = signal.signal(signal.SIGTERM, handler)
-    except ValueError:  # not the main thread: leave signals alone
-        yield
-        return
-    try:
-        yield
-    finally:
-        signal.signal(signal.SIGTERM, previous)
+from app.stop_signals import Terminated, said_stopped, stop_signals_raise
 
 
 def run_interruptible(command: Callable[[], int]) -> int:
     try:
-        with terminate_as_exception():
+        with stop_signals_raise():
             return command()
-    except KeyboardInterrupt:
-        print("interrupted", file=sys.stderr)
-        return EXIT_INTERRUPTED
-    except Terminated:
-        print("terminated", file=sys.stderr)
-        return EXIT_TERMINATED
+    except (KeyboardInterrupt, Terminated) as stop:
+        return said_stopped(stop)
     except BrokenPipeError:
         # The reader of stdout went away (e.g. `| head`): nothing left to say to it.
         return EXIT_INTERRUPTED

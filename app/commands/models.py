@@ -6,7 +6,7 @@ errors go to stderr. With --json a failure also prints one JSON object
 gets empty output. Exit codes: 0 ok, 1 the operation failed (download,
 verification, import rejected, removing a model that is not installed), 2 setup
 problems (unknown or bundled model, model busy, bad manifest or mirror
-setting), 130 cancelled.
+setting), 130 cancelled (Ctrl-C), 143 terminated (SIGTERM); a stopped download keeps its `.part`.
 """
 
 from __future__ import annotations
@@ -17,7 +17,8 @@ import sys
 from pathlib import Path
 from typing import TYPE_CHECKING, TextIO
 
-from app.commands.common import EXIT_FAILED, EXIT_INTERRUPTED, EXIT_OK, EXIT_SETUP
+from app.commands.common import EXIT_FAILED, EXIT_INTERRUPTED, EXIT_OK, EXIT_SETUP, EXIT_TERMINATED
+from app.stop_signals import Terminated
 
 if TYPE_CHECKING:
     from app.commands.common import Subparsers
@@ -196,17 +197,22 @@ def _download(store: ModelStore, args: argparse.Namespace, out: TextIO) -> int:
     job = DownloadJob(store, manifest.id, mirrors, guard=ensure_installed(), proxies=proxies)
     bar = TerminalProgress(sys.stderr)
     job.start()
+    stopped_by: BaseException | None = None
     try:
         for progress in job.events():
             bar(progress)
-    except KeyboardInterrupt:
-        job.cancel()
+    except (KeyboardInterrupt, Terminated) as stop:  # a second signal is ignored (app.stop_signals)
+        stopped_by = stop
+        job.cancel()  # acts within a fraction of a second, even in a read from a silent server
         for progress in job.events():
             bar(progress)
     job.join()
     error = job.error
     if isinstance(error, Cancelled):
-        return _fail(args, out, "cancelled; run the same command again to resume", EXIT_INTERRUPTED, "Cancelled")
+        code = EXIT_TERMINATED if isinstance(stopped_by, Terminated) else EXIT_INTERRUPTED
+        return _fail(args, out, "cancelled; run the same command again to resume", code, "Cancelled")
+    if stopped_by is not None:  # it ended on its own just before the cancel: the signal still ends the command
+        raise stopped_by
     if isinstance(error, (DownloadError, OSError)):
         return _fail(args, out, error, EXIT_FAILED)
     if isinstance(error, (StoreError, ModelBusy)):

@@ -78,8 +78,8 @@ def run(args: argparse.Namespace, out: TextIO) -> int:
     spec = worker_spec(args)
     with video, SessionLog(log_path) as log:
         pipeline = LivePipeline(spec, on_update, sampler=sampler, log=log, host_kind=args.worker)
-        pipeline.start()
         try:
+            pipeline.start()  # inside: a Ctrl-C while the worker is spawned still stops it
             # The worker's own watchdog bounds the load by the model's size (a fixed 300 s cut a big model off).
             if not pipeline.wait_ready():
                 print(f"error: {pipeline.failure or 'the model did not load in time'}", file=sys.stderr)

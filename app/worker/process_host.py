@@ -40,6 +40,7 @@ from app import logs
 from app.core.watchdog import ProgressClock, StallLimit, load_limit_s
 from app.logs import LogSettings
 from app.privacy.isolation import Isolation
+from app.worker.child_guard import spawned_with_signals_blocked
 from app.worker.listener import HostLedger
 from app.worker.messages import (
     Analyze,
@@ -175,7 +176,8 @@ class ProcessWorkerHost(HostLedger):
         process = self._ctx.Process(
             target=_child_main, args=(self.spec, commands, sender, logs.current()), name="keyframe-worker", daemon=True
         )
-        process.start()
+        with spawned_with_signals_blocked():
+            process.start()
         sender.close()  # the child holds the only write end: EOF means it is gone
         self._child = _Child(process, commands, receiver)
         self._ready = False
@@ -203,11 +205,10 @@ class ProcessWorkerHost(HostLedger):
                 self._child.commands.put(Cancel(job_id))
 
     def stop(self, timeout: float = 5.0) -> None:
-        atexit.unregister(self.stop)
         with self._lock:
             self._stopping = True  # from here on no child is spawned
-            child = self._child
-            if child is not None:
+            child, ready = self._child, self._ready
+            if child is not None and ready:
                 try:
                     if self._in_flight.job is not None:
                         child.commands.put(Cancel(self._in_flight.job))
@@ -215,7 +216,8 @@ class ProcessWorkerHost(HostLedger):
                 except (OSError, ValueError):
                     pass  # its channels are already closed
         if child is not None:
-            child.process.join(timeout)
+            if ready:  # a child still loading reads no command before its model is in: killed at once
+                child.process.join(timeout)
             if child.process.is_alive():
                 child.process.kill()
                 child.process.join(timeout)
@@ -228,6 +230,7 @@ class ProcessWorkerHost(HostLedger):
                 child.process.kill()
                 child.process.join(timeout)
             self._close(child)
+        atexit.unregister(self.stop)  # only now: a stop cut short (by Ctrl-C, say) runs again at exit
 
     @staticmethod
     def _close(child: _Child) -> None:

@@ -53,3 +53,36 @@ def wait_gone(pids: set[int], timeout: float) -> set[int]:
         time.sleep(0.05)
         left = {p for p in left if alive(p)}
     return left
+
+
+def cmdline(pid: int) -> bytes:
+    try:
+        return Path(f"/proc/{pid}/cmdline").read_bytes()
+    except OSError:
+        return b""
+
+
+def with_environment(entry: str) -> set[int]:
+    """Live processes whose environment holds `entry` ("NAME=value"): all that a run started, even those
+    an exit left behind and the kernel handed to another parent."""
+    wanted = entry.encode()
+    found = set()
+    for name in os.listdir("/proc"):
+        if name.isdigit():
+            try:
+                environ = Path(f"/proc/{name}/environ").read_bytes()
+            except OSError:
+                continue
+            if wanted in environ.split(b"\0") and alive(int(name)):
+                found.add(int(name))
+    return found
+
+
+def runs_own_imports(pid: int) -> bool:
+    """The interpreter has started and runs the program's own imports: a compiled extension module
+    (none is loaded while Python starts) is mapped."""
+    try:
+        maps = Path(f"/proc/{pid}/maps").read_text()
+    except OSError:
+        return False
+    return ".cpython-" in maps
