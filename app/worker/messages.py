@@ -81,6 +81,7 @@ class Loading:
 
     model_bytes: int
     loads: int  # 1, or 3 when another backend is first checked against CPU (app.worker.serve)
+    folder: str = ""  # the model's folder: a crash while loading names its files
 
 
 @dataclass(frozen=True)

@@ -34,10 +34,12 @@ import time
 from collections.abc import Callable
 from dataclasses import dataclass
 from multiprocessing.connection import Connection, wait
+from pathlib import Path
 from queue import Empty
 
 from app import logs
 from app.core.watchdog import ProgressClock, StallLimit, load_limit_s
+from app.engine.model_folder import stopped_while_loading
 from app.logs import LogSettings
 from app.privacy.isolation import Isolation
 from app.worker.child_guard import spawned_with_signals_blocked
@@ -142,6 +144,7 @@ class ProcessWorkerHost(HostLedger):
         self._dead: str | None = None  # why the host gave up; set once, never cleared
         self._kill_reason: str | None = None  # set when the watchdog kills a hung child
         self._load_due: tuple[float, str] | None = None  # until Ready: when the load is overdue, and what to say
+        self._loading = ""  # the folder of the model the child is loading (its Loading message)
         self._spawned = threading.Event()
         self._reader: threading.Thread | None = None
 
@@ -183,6 +186,7 @@ class ProcessWorkerHost(HostLedger):
         self._ready = False
         floor = self.spec.load_floor_s  # until the child says how big its model is (Loading)
         self._load_due = (self._clock() + floor, f"the inference worker did not start within {floor:.0f} s")
+        self._loading = ""
 
     # --- caller side ---------------------------------------------------------------------
 
@@ -306,6 +310,7 @@ class ProcessWorkerHost(HostLedger):
                 limit = load_limit_s(event.model_bytes, event.loads, self.spec.load_floor_s)
                 size = f"{event.model_bytes / 1e6:.0f} MB of model files"
                 self._load_due = (now + limit, f"the model did not load within {limit:.0f} s ({size})")
+                self._loading = event.folder
             elif isinstance(event, Ready):
                 self._ready, self._failed_starts, self._load_due = True, 0, None
                 self._stall.loaded(event.load_ms / 1000.0)
@@ -336,6 +341,9 @@ class ProcessWorkerHost(HostLedger):
                 return
             reason, self._kill_reason = self._kill_reason or how, None
             hung = reason != how
+            if not self._ready and not hung and self._loading:
+                # Past the up-front checks, MNN itself met something it could not use: name the files.
+                reason = stopped_while_loading(Path(self._loading), how)
             job, started = self._in_flight.take()
             self._progress.end()
             failed_job = job if started else None

@@ -171,7 +171,8 @@ def serve(spec: WorkerSpec, wait: Wait, poll: Poll, emit: Callable[[Event], None
     log.info("network of the model's process: %s (%s)", isolation.level, isolation.how)
     try:
         model = resolve_model(spec.model)
-        emit(Loading(model_bytes(model.folder), loads_needed(spec)))  # the host's load watchdog starts from this
+        # The host's load watchdog starts from this; a crash while loading names the folder's files.
+        emit(Loading(model_bytes(model.folder), loads_needed(spec), str(model.folder)))
         if load_pace_ms := _test_pace_ms(TEST_LOAD_PACE_ENV):
             _pace(load_pace_ms)
         analyzer, decision = checked_analyzer(spec, model)

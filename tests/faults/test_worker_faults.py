@@ -397,3 +397,26 @@ def test_the_load_bound_lets_a_big_model_on_a_slow_disk_load() -> None:
     assert load_limit_s(real, 3, floor_s=60) > 3 * 75  # a GPU backend is first checked against CPU
     assert load_limit_s(10 * real, 1, floor_s=60) > 10 * 75  # no fixed ceiling cuts a bigger one off
     assert load_limit_s(0, 1, floor_s=60) == 60
+
+
+def test_a_worker_that_dies_while_its_model_loads_names_the_models_files(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Past the up-front checks, MNN itself may crash on a file it cannot use: "signal 11" alone told
+    the user nothing (issue 17 item 9); the reason names the files that were being loaded."""
+    from app.worker.messages import Loading
+
+    monkeypatch.setenv(TEST_LOAD_PACE_ENV, "120000")  # the load is held long enough to be hit
+    events: queue.Queue[Event] = queue.Queue()
+    host = ProcessWorkerHost(WorkerSpec(), events.put)
+    host.start()
+    try:
+        seen: list[Event] = []
+        while not any(isinstance(e, Loading) for e in seen):
+            seen.append(events.get(timeout=60))
+        os.kill(host.pid, signal.SIGSEGV)  # as MNN crashing inside load() would
+        while not any(isinstance(e, WorkerRestarted) for e in seen):
+            seen.append(events.get(timeout=60))
+    finally:
+        host.stop()
+    reason = next(e for e in seen if isinstance(e, WorkerRestarted)).reason
+    assert "signal 11" in reason and "while the model's files" in reason, reason
+    assert "llm.mnn.weight" in reason and "visual.mnn" in reason, reason
