@@ -249,7 +249,7 @@ class FileFetcher:
         part = part_path(dest)
         self._cap = min(self._policy.unknown_size_cap, size_cap if size_cap is not None else 1 << 62)
         problems: list[str] = []
-        for mirror in mirrors:
+        for number, mirror in enumerate(mirrors, start=1):
             url = mirror.url_for(entry.path)
             use_range = True
             retried_from_zero = False
@@ -268,8 +268,10 @@ class FileFetcher:
                     problems.append(f"{mirror.name}: {exc}")
                     break
                 except HashMismatch as exc:
-                    if exc.resumed and not retried_from_zero:
-                        retried_from_zero = True  # the kept prefix may be what was wrong
+                    # Once more from byte 0: the kept prefix may be what was wrong, or the response was
+                    # damaged once on its way; with no other mirror left, that try is this mirror's.
+                    if not retried_from_zero and (exc.resumed or number == len(mirrors)):
+                        retried_from_zero = True
                         continue
                     problems.append(f"{mirror.name}: {exc.reason}")
                     break
@@ -304,7 +306,10 @@ class FileFetcher:
     def _attempt(self, mirror: Mirror, url: str, entry: ManifestFile, dest: Path, part: Path, use_range: bool) -> None:
         expected = entry.size
         cap = expected if expected is not None else self._cap
-        fd = open_no_follow(part, os.O_RDWR | os.O_CREAT)
+        try:
+            fd = open_no_follow(part, os.O_RDWR | os.O_CREAT)
+        except IsADirectoryError as exc:  # not ours to remove: it may hold someone's files
+            raise DownloadError(entry.path, f"{part} is a folder where the partial download goes; move it") from exc
         try:
             have = os.fstat(fd).st_size if use_range else 0
             if have > cap:

@@ -98,11 +98,24 @@ def test_corrupted_bytes_on_the_only_mirror_install_nothing_and_name_the_file(tm
     with FaultyServer(model.served(), faults) as server, pytest.raises(DownloadError) as caught:
         store.download(model.id, [base_mirror(server.url + "/m")])
     assert caught.value.path == BIG and "SHA-256" in str(caught.value)
-    assert len(server.seen(f"/m/{BIG}")) == 1  # a mirror that served wrong bytes is not asked again
+    assert len(server.seen(f"/m/{BIG}")) == 2  # the only mirror is asked once more, then not again
     folder = store.folder(model.id)
     assert not (folder / BIG).exists() and not part_path(folder / BIG).exists()
     status = store.status(model.id)
     assert status.state is ModelState.PARTIAL and BIG in status.pending and "config.json" in status.verified
+    assert_nothing_corrupt_installed(store, model)
+
+
+def test_a_response_damaged_once_on_the_only_mirror_is_fetched_again_and_installed(
+    tmp_path: Path, model: Model
+) -> None:
+    """A one-off corrupt response failed the whole download ("does not match; nothing was installed")."""
+    faults = {f"/m/{BIG}": Faults(corrupt_at=[123_456], corrupt_responses=1)}
+    store = make_store(tmp_path / "models", model)
+    with FaultyServer(model.served(), faults) as server:
+        store.download(model.id, [base_mirror(server.url + "/m")])
+    assert ranges(server, f"/m/{BIG}") == [None, None]  # the second try from byte 0
+    assert store.status(model.id).usable
     assert_nothing_corrupt_installed(store, model)
 
 
@@ -440,3 +453,15 @@ def test_a_cancel_against_a_silent_server_acts_at_once(tmp_path: Path, model: Mo
     assert run.ended_at is not None and run.ended_at - cancelled_at < 1.5
     if when == "mid-file":
         assert part.stat().st_size == 200_000  # kept: the next download resumes from it
+
+
+def test_a_folder_where_the_partial_download_goes_is_a_sentence(tmp_path: Path, model: Model) -> None:
+    """It gave a raw "[Errno 21] Is a directory"; the folder is not removed (it may hold files)."""
+    store = make_store(tmp_path / "models", model)
+    part = part_path(store.folder(model.id) / BIG)
+    part.mkdir(parents=True)
+    (part / "keep.txt").write_text("someone's")
+    with FaultyServer(model.served()) as server, pytest.raises(DownloadError) as caught:
+        store.download(model.id, [base_mirror(server.url + "/m")])
+    assert caught.value.path == BIG and "is a folder where the partial download goes" in str(caught.value)
+    assert "Errno" not in str(caught.value) and (part / "keep.txt").read_text() == "someone's"
