@@ -30,29 +30,28 @@ def emit(out: TextIO, record: dict[str, Any], jsonl: bool) -> None:
     out.flush()
 
 
-def image_side(text: str) -> int:
-    """argparse type of --image-max-side: a clear one-line error instead of a traceback
-    (below one 32 px cell MNN has no grid; far above it a decision never ends)."""
-    from app.core.vision_size import MAX_USER_SIDE, MIN_USER_SIDE
-
+def _whole_number(text: str, lowest: int, highest: int, unit: str, suffix: str = "") -> int:
+    """An argparse value: a clear one-line error for anything but a whole number in bounds."""
     try:
         value = int(text)
     except ValueError:
-        raise argparse.ArgumentTypeError(f"{text!r} is not a whole number of pixels") from None
-    if not MIN_USER_SIDE <= value <= MAX_USER_SIDE:
-        raise argparse.ArgumentTypeError(f"{value} is outside {MIN_USER_SIDE}-{MAX_USER_SIDE} px")
+        raise argparse.ArgumentTypeError(f"{text!r} is not a whole number of {unit}") from None
+    if not lowest <= value <= highest:
+        raise argparse.ArgumentTypeError(f"{value} is outside {lowest}-{highest}{suffix}")
     return value
+
+
+def image_side(text: str) -> int:
+    """argparse type of --image-max-side (below one 32 px cell MNN has no grid; far above it a
+    decision never ends)."""
+    from app.core.vision_size import MAX_USER_SIDE, MIN_USER_SIDE
+
+    return _whole_number(text, MIN_USER_SIDE, MAX_USER_SIDE, "pixels", " px")
 
 
 def thread_count(text: str) -> int:
     """argparse type of --threads: the bounds the settings screen has (0 or 2**31 threads mean nothing to MNN)."""
-    try:
-        value = int(text)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"{text!r} is not a whole number of threads") from None
-    if not MIN_THREADS <= value <= MAX_THREADS:
-        raise argparse.ArgumentTypeError(f"{value} is outside {MIN_THREADS}-{MAX_THREADS}")
-    return value
+    return _whole_number(text, MIN_THREADS, MAX_THREADS, "threads")
 
 
 def add_model_options(parser: argparse.ArgumentParser) -> None:
