@@ -13,8 +13,8 @@ import pytest
 from websockets.exceptions import InvalidStatus
 from websockets.sync.client import connect
 
+from tests.conditions import wait_until
 from tests.e2e.conftest import AppServer, evaluate
-from tests.servers.faulty import wait_until
 
 pytestmark = pytest.mark.browser
 

@@ -17,6 +17,7 @@ import pytest
 
 from app.session.store import load_session
 from app.ui.app_main import SESSIONS, SETTINGS
+from tests.conditions import wait_until
 from tests.e2e.conftest import (
     CHROMIUM,
     CHROMIUM_ARGS,
@@ -32,7 +33,6 @@ from tests.e2e.conftest import (
 )
 from tests.integration.conftest import held_out_scenes
 from tests.integration.video import write_hands_video, write_hands_y4m
-from tests.servers.faulty import wait_until
 
 pytestmark = pytest.mark.browser
 PHONE = {"width": 390, "height": 844}

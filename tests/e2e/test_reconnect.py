@@ -8,10 +8,10 @@ from pathlib import Path
 
 import pytest
 
+from tests.conditions import wait_until
 from tests.e2e.conftest import AppServer, go_to, node, open_app_page, text_of, wait_text
 from tests.e2e.test_practice import choose, start_with_files
 from tests.integration.conftest import held_out_scenes
-from tests.servers.faulty import wait_until
 from tests.servers.tcp_relay import TcpRelay
 
 pytestmark = pytest.mark.browser

@@ -12,6 +12,7 @@ from pathlib import Path
 import pytest
 
 from app.ui.i18n import LANGUAGES
+from tests.conditions import wait_for
 from tests.e2e.conftest import AppServer, go_to, node, open_app_page, shot, wait_on_page, wait_text
 
 pytestmark = pytest.mark.browser
@@ -19,17 +20,13 @@ PHONE = {"width": 390, "height": 844}
 
 
 def wait_file(path: Path, done, timeout: float = 20) -> dict:  # noqa: ANN001
-    deadline = time.monotonic() + timeout
-    data: dict = {}
-    while time.monotonic() < deadline:
+    def read() -> dict:
         try:
-            data = json.loads(path.read_text())
+            return json.loads(path.read_text())
         except (OSError, ValueError):
-            data = {}
-        if done(data):
-            return data
-        time.sleep(0.2)
-    raise AssertionError(f"{path} never reached the expected settings; last: {data}")
+            return {}
+
+    return wait_for(read, done, timeout, f"{path} with the expected settings")
 
 
 def pick(page, identifier: str, option: str) -> None:  # noqa: ANN001

@@ -28,11 +28,12 @@ from queue import Empty, Queue
 import pytest
 
 from app.session.store import SessionLog, load_session
+from tests.conditions import wait_until
 from tests.faults.procs import cmdline, descendants, runs_own_imports, wait_gone, with_environment
 from tests.integration.conftest import held_out_scenes, write_scenes
 from tests.integration.video import write_hands_video
 from tests.models.conftest import make_model
-from tests.servers.faulty import Faults, FaultyServer, wait_until
+from tests.servers.faulty import Faults, FaultyServer
 from tests.unit.test_session import practice
 
 ROOT = Path(__file__).resolve().parents[2]

@@ -39,9 +39,9 @@ from app.worker.messages import (
 )
 from app.worker.process_host import MAX_FAILED_STARTS, ProcessWorkerHost
 from app.worker.serve import TEST_LOAD_PACE_ENV, TEST_PACE_ENV
+from tests.conditions import wait_until
 from tests.faults.procs import alive, children, wait_gone
 from tests.integration.conftest import held_out_scenes
-from tests.servers.faulty import wait_until
 
 
 @dataclass

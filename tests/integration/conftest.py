@@ -1,6 +1,5 @@
 from __future__ import annotations
 
-import time
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -10,6 +9,7 @@ from app.analyzer import Analyzer
 from app.models.catalog import DEFAULT_MODEL_ID, resolve_model
 from app.paths import PROFILES
 from app.profile_file import load_profile
+from tests.conditions import wait_for
 
 # Different from every seed the generator trains on: these scenes are held out.
 HELD_OUT_SEED = 424242
@@ -41,9 +41,4 @@ def write_scenes(folder: Path, scenes: list[tuple[str, bytes, str]]) -> list[tup
 
 def wait(controller, done, timeout: float = 90):  # noqa: ANN001, ANN201 - a PracticeController and its state
     """The controller's state once `done(state)` holds; fails after `timeout` seconds."""
-    deadline = time.monotonic() + timeout
-    while time.monotonic() < deadline:
-        if done(controller.state):
-            return controller.state
-        time.sleep(0.05)
-    raise AssertionError(f"not reached: {controller.state}")
+    return wait_for(lambda: controller.state, done, timeout, "the controller's state")

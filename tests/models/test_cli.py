@@ -16,8 +16,9 @@ import pytest
 from app.commands.models import add_models_parser, run_models
 from app.models.download import part_path
 from app.models.storage import downloaded_models_dir
+from tests.conditions import wait_until
 from tests.models.conftest import CLI, ROOT, Model, cli_env, make_model, run_cli
-from tests.servers.faulty import Faults, FaultyServer, wait_until
+from tests.servers.faulty import Faults, FaultyServer
 from tests.servers.forward_proxy import ForwardProxy
 
 BIG = "llm.mnn.weight"

@@ -21,6 +21,7 @@ from app.models.mirrors import base_mirror
 from app.models.progress import Phase, Progress
 from app.models.store import ModelState
 from app.privacy.guard import NetworkGuard, active_guard, install
+from tests.conditions import wait_until
 from tests.models.conftest import (
     FAST,
     Model,
@@ -29,7 +30,7 @@ from tests.models.conftest import (
     make_model,
     make_store,
 )
-from tests.servers.faulty import Faults, FaultyServer, wait_until
+from tests.servers.faulty import Faults, FaultyServer
 
 BIG = "llm.mnn.weight"
 

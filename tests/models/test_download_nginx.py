@@ -11,8 +11,8 @@ from app.models.download import Cancelled, part_path
 from app.models.mirrors import base_mirror
 from app.models.progress import Phase, Progress
 from app.models.store import ModelState
+from tests.conditions import wait_until
 from tests.models.conftest import Model, assert_nothing_corrupt_installed, make_model, make_store
-from tests.servers.faulty import wait_until
 from tests.servers.nginx import Nginx
 
 pytestmark = pytest.mark.nginx  # a real nginx; a skip fails under CI=true (tests/conftest.py)

@@ -16,8 +16,8 @@ from app.models.mirrors import SETTINGS_FILE, load_download_settings
 from app.models.store import ModelStore
 from app.paths import MANIFESTS
 from app.ui.models_controller import CardState, ModelKind, ModelsController, ModelsState
+from tests.conditions import wait_until
 from tests.models.conftest import FAST, RecordingGuard, make_model
-from tests.servers.faulty import wait_until
 from tests.servers.forward_proxy import ForwardProxy
 from tests.servers.nginx import Nginx
 

@@ -343,10 +343,9 @@ class FakePractice:
 
 
 def _wait(controller, phases=("done", "stopped"), timeout: float = 10.0) -> None:  # noqa: ANN001
-    from tests.servers.faulty import wait_until
+    from tests.conditions import wait_for
 
-    wait_until(lambda: controller.state.phase in phases, timeout=timeout)
-    assert controller.state.phase in phases, controller.state.phase
+    wait_for(lambda: controller.state.phase, lambda phase: phase in phases, timeout, "the end of the run")
 
 
 def _scene_files() -> list[tuple[str, bytes, str]]:

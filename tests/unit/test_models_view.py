@@ -19,7 +19,7 @@ from app.paths import MANIFESTS
 from app.ui import strings_models
 from app.ui.models_controller import CardState, ModelsController, ModelsState
 from app.ui.models_view import ModelsView, buttons_for, duration_text, size_text
-from tests.servers.faulty import wait_until
+from tests.conditions import wait_until
 from tests.unit.test_sessions_view import is_visible, tagged
 
 FILES = {"config.json": b"{}" * 100, "llm.mnn.weight": bytes(range(256)) * 400}

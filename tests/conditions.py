@@ -1,0 +1,32 @@
+"""Waiting on a condition, never on time: the one helper the tests use (CI runs at high load)."""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Callable
+from typing import TypeVar
+
+T = TypeVar("T")
+
+
+def wait_until(predicate: Callable[[], object], timeout: float = 10.0, interval: float = 0.02) -> bool:
+    """True as soon as `predicate()` is truthy; False once `timeout` seconds have gone by."""
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        if predicate():
+            return True
+        time.sleep(interval)
+    return bool(predicate())  # one last look: a slow machine may have got there at the deadline
+
+
+def wait_for(read: Callable[[], T], done: Callable[[T], bool], timeout: float, what: str) -> T:
+    """The value `read()` gives once `done(value)` holds; AssertionError naming `what` and the last value."""
+    last: list[T] = []
+
+    def reached() -> bool:
+        last[:] = [read()]
+        return done(last[0])
+
+    if wait_until(reached, timeout, interval=0.05):
+        return last[0]
+    raise AssertionError(f"{what} not reached; last: {last[0] if last else None!r}")
