@@ -14,7 +14,7 @@ import threading
 from pathlib import Path
 
 from app.frames.intake import decode_image_bytes
-from app.worker.messages import Analyze, Event, Finished, JobFailed, Ready, WorkerSpec
+from app.worker.messages import Analyze, Event, Finished, JobFailed, LoadFailed, Ready, WorkerSpec
 from app.worker.process_host import ProcessWorkerHost
 from tests.faults.procs import descendants
 from tests.integration.conftest import held_out_scenes
@@ -51,7 +51,8 @@ def test_soak_no_event_lost_and_no_growth() -> None:
     host = ProcessWorkerHost(WorkerSpec(), events.put)
     host.start()
     try:
-        assert isinstance(events.get(timeout=60), Ready)
+        while not isinstance(event := events.get(timeout=60), Ready):  # Loading comes first
+            assert not isinstance(event, LoadFailed), event
         answered, failed = 0, 0
         marks: dict[str, tuple[int, int, int, int, int]] = {}
         for i in range(WARM_UP + count):
