@@ -86,7 +86,7 @@ class PracticeView:
                 [
                     self.inset,
                     ft.Column(
-                        [ft.Row([self.busy, tagged(self.activity, "activity")], spacing=6)],
+                        [ft.Row([self.busy, ft.Container(tagged(self.activity, "activity"), expand=True)], spacing=6)],
                         spacing=4,
                         expand=True,
                     ),

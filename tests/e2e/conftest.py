@@ -328,12 +328,20 @@ def shot(page, name: str) -> Path:  # noqa: ANN001
 SHOT_SIZES = ({"width": 1280, "height": 800}, {"width": 390, "height": 844})
 
 
-def _shoot(page, name: str) -> Path:  # noqa: ANN001
+def _shoot(page, name: str, settle_s: float = 8.0) -> Path:  # noqa: ANN001
+    """Semantics (what tests wait on) can lead the painted canvas by seconds on a busy machine: the
+    picture is taken once two in a row are the same (a playing camera never settles: the last one)."""
     path = SHOTS / f"{name}-{page.viewport_size['width']}.png"
-    # Semantics (what tests wait on) can lead the picture: a busy machine painted the frame before it.
-    evaluate(page, "() => new Promise(r => requestAnimationFrame(() => requestAnimationFrame(() => r(true))))", 10)
-    page.wait_for_timeout(300)
-    page.screenshot(path=str(path))
+    page.mouse.move(1, 1)  # an event asks Flutter for a frame (an idle page may not have painted its last one)
+    deadline = time.monotonic() + settle_s
+    picture = page.screenshot()
+    while time.monotonic() < deadline:
+        page.wait_for_timeout(400)
+        again = page.screenshot()
+        if again == picture:
+            break
+        picture = again
+    path.write_bytes(picture)
     return path
 
 

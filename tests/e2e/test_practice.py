@@ -531,15 +531,16 @@ def test_the_first_answer_comes_at_once_and_a_new_session_starts_from_a_clean_ca
     page = open_app_page(camera_browser, app_server.url, permissions=["camera"])
     try:
         wait_text(page, "model-status", "Model ready")
-        choose(page, "Camera")
-        choose(page, "3 s")
-        node(page, "start-stop").click()
-        wait_text(page, "start-stop", "Stop")
+        log = start_camera(page, app_server.data, "3 s")
         started = time.monotonic()
         observations_over_time(page, 30, ["NO"])
         first_after = time.monotonic() - started
-        # The first usable picture is answered at once (it waited a whole interval: 4.6 s at 3 s).
-        assert first_after < 1.5 + 0.5, f"first answer {first_after:.1f} s after Stop showed"  # 0.5: polling
+        # The first usable picture is the first keyframe, taken at once (it waited a whole interval:
+        # t = 3.0 s at 3 s, answered 4.6 s after Start). Judged by the session's own clock, so a busy
+        # machine cannot fail it; the wall-clock figure (about 1 s here) is printed.
+        first = next(e for e in load_session(log).events if e.kind == "practice")
+        print(f"first answer on screen {first_after:.1f} s after Stop showed; its keyframe at t = {first.t:.2f} s")
+        assert first.t < 1.0, f"the first keyframe waited: t = {first.t:.2f} s"
         node(page, "start-stop").click()
         wait_text(page, "start-stop", "Start")
         assert text_of(page, "observation") == "NO", "after Stop the session's last answer stays"
