@@ -38,9 +38,9 @@ from app.models.download_job import DownloadJob
 from app.models.mirrors import base_mirror
 from app.privacy.guard import NetworkGuard, ensure_installed
 from bench._report import Row, add_receipt_option, report, run_benchmark, spread_text
+from tests.conditions import wait_until
 from tests.models.conftest import Model, make_model, make_store
 from tests.models.test_download_nginx import publish
-from tests.servers.faulty import wait_until
 from tests.servers.nginx import Logged, Nginx, nginx_binary
 
 # download.py streams with iter_raw(), which hands on each read of httpcore as it comes: at most this.
