@@ -328,7 +328,6 @@ def open_model_folder(path: Path) -> ModelFolder:
     _check_types(llm_config, "llm_config.json")
     merged = {**config, **llm_config}
     where = "llm_config.json" if "hidden_size" in llm_config or "tie_embeddings" in llm_config else "config.json"
-    _check_hidden_size(merged, _where("hidden_size", config, llm_config))
     image_size, image_size_source = _image_size(config, llm_config)
     files = {key: path / str(merged.get(key, default)) for key, default in _FILE_KEYS.items()}
     for p in files.values():
@@ -337,6 +336,7 @@ def open_model_folder(path: Path) -> ModelFolder:
     missing = [p.name for key, p in files.items() if key != "visual_model" and not p.exists()]
     if missing:
         raise ModelFolderError(f"{path}: missing model files: {', '.join(missing)}")
+    _check_hidden_size(merged, _where("hidden_size", config, llm_config))  # after: a missing file says more
     _check_graph(files["llm_model"], files["llm_weight"], "language model")
     visual = files["visual_model"]
     if merged.get("is_visual") is True or visual.exists():
