@@ -354,7 +354,7 @@ class MnnVlm:
         # multi-byte character (byte-level BPE) raises. The raw text keeps a marker instead,
         # and the strict parser rejects it like any other non-answer.
         try:
-            return self._llm.tokenizer_decode(token)
+            return str(self._llm.tokenizer_decode(token))
         except UnicodeDecodeError:
             return "\ufffd"
 
@@ -362,4 +362,5 @@ class MnnVlm:
     def _last_row(logits: Any) -> np.ndarray:
         """Logits for the next token (MNN may return one row per input position)."""
         values = np.asarray(logits.read())
-        return values.reshape(-1, values.shape[-1])[-1]
+        row: np.ndarray = values.reshape(-1, values.shape[-1])[-1]
+        return row

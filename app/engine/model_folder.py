@@ -265,7 +265,7 @@ def _check_tie_embeddings(folder: Path, config: dict[str, Any], weight: Path, wh
             f"{where}: hidden_size {hidden} does not match the embedding table in {source.name} "
             f"(tie_embeddings {tie}): the config belongs to another model or was edited"
         )
-    return vocab
+    return int(vocab)
 
 
 def _check_tokenizer(path: Path, vocab: int | None) -> TokenizerHeader:

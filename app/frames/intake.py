@@ -231,7 +231,8 @@ def scale_to_8bit(values: np.ndarray, sixteen_bit: bool = False) -> np.ndarray:
     """
     a = np.asarray(values)
     if (a.dtype.kind == "u" and a.dtype.itemsize == 2) or (sixteen_bit and a.dtype.kind in "iu"):
-        return (np.clip(a, 0, 65535).astype(np.uint32) >> 8).astype(np.uint8)
+        top: np.ndarray = (np.clip(a, 0, 65535).astype(np.uint32) >> 8).astype(np.uint8)
+        return top
     if a.dtype.kind in "iu":
         lo, hi = int(a.min()), int(a.max())
         if lo >= 0 and hi <= 255:

@@ -297,7 +297,7 @@ class FileFetcher:
 
     def _backoff(self, failures: int) -> float:
         base = min(self._policy.max_backoff_s, self._policy.backoff_s * 2 ** max(0, failures - 1))
-        return base * (0.5 + self._rng.random() / 2)  # jitter: clients cut together don't retry together
+        return float(base * (0.5 + self._rng.random() / 2))  # jitter: clients cut together don't retry together
 
     def _check_cancel(self) -> None:
         if self._cancel.is_set():

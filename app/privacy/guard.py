@@ -46,6 +46,7 @@ import threading
 import time
 from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass
+from typing import Any
 
 log = logging.getLogger("keyframe.privacy")
 
@@ -178,7 +179,7 @@ class NetworkGuard:
 
     # --- the hook's side ----------------------------------------------------------------------
 
-    def check(self, event: str, args: tuple) -> None:
+    def check(self, event: str, args: tuple[Any, ...]) -> None:
         if getattr(self._local, "resolving", False):
             return  # the guard's own lookup of a name it has just allowed
         target = self._target(event, args)
@@ -209,7 +210,7 @@ class NetworkGuard:
             self._version += 1
             self._changed.notify_all()
 
-    def _allowed_lookup(self, allowance: _Allowance, host: object, args: tuple) -> bool:
+    def _allowed_lookup(self, allowance: _Allowance, host: object, args: tuple[Any, ...]) -> bool:
         name = _name(host)
         if name is None or name not in allowance.hosts:
             return False
@@ -239,7 +240,7 @@ class NetworkGuard:
         allowance.addresses.update(ip for ip in map(_address, found) if ip is not None)
 
     @staticmethod
-    def _target(event: str, args: tuple) -> tuple[object, str] | None:
+    def _target(event: str, args: tuple[Any, ...]) -> tuple[object, str] | None:
         """(host, how to show it) for an event that names a remote host; None for the rest."""
         if event in _LOOKUPS:
             if event == "socket.getnameinfo":
@@ -320,7 +321,7 @@ class _Hook:
     def __init__(self) -> None:
         self.guard: NetworkGuard | None = None
 
-    def __call__(self, event: str, args: tuple) -> None:
+    def __call__(self, event: str, args: tuple[Any, ...]) -> None:
         guard = self.guard
         if guard is not None and event.startswith("socket."):
             guard.check(event, args)

@@ -13,7 +13,7 @@ import logging
 import shutil
 import threading
 import uuid
-from collections.abc import Callable
+from collections.abc import Awaitable, Callable
 from pathlib import Path
 from typing import TypeVar
 
@@ -108,7 +108,7 @@ class SharedPractice:
         return ref
 
 
-def build_main(model_ref: str | None = None, profile_path: Path | None = None):
+def build_main(model_ref: str | None = None, profile_path: Path | None = None) -> Callable[[ft.Page], Awaitable[None]]:
     """Returns the `main(page)` for ft.run, bound to a model (id or folder) and a profile."""
     shared = SharedPractice(WorkerSpec(model=model_ref, profile=profile_path))
 

@@ -50,7 +50,7 @@ def launch(port: int | None = None, model: str | None = None, profile: Path | No
     print(f"open {url} in your browser · Ctrl+C to stop", file=sys.stderr, flush=True)
 
     def open_tab() -> None:  # where there is a display, as Flet's own web mode does; without one, only serve
-        if not is_linux_server():
+        if not is_linux_server():  # type: ignore[no-untyped-call]  # flet leaves it unannotated
             open_in_browser(url)
 
     def serve() -> int:

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, replace
+from typing import Any
 
 import flet as ft
 
@@ -249,7 +250,7 @@ class PracticeView:
             self._live.controls = [self.stage, *self._status_block, self._card, self._controls_row]
         self._right.controls = [self._card, self._review_block] if wide else [self._review_block]
 
-    def _source_chosen(self, e: ft.Event) -> None:
+    def _source_chosen(self, e: ft.Event[Any]) -> None:
         self._chosen = self.source.selected[0]
 
     def _start_stop(self, _: object) -> None:

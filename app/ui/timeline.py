@@ -131,7 +131,7 @@ def _marker(kind: str) -> fch.ChartPointShape:
 def _nice_step(span: float, ticks: int = 6) -> float:
     raw = max(span, 1.0) / ticks
     magnitude = 10 ** math.floor(math.log10(raw))
-    return next(m * magnitude for m in (1, 2, 5, 10) if m * magnitude >= raw)
+    return float(next(m * magnitude for m in (1, 2, 5, 10) if m * magnitude >= raw))
 
 
 class TimelineChart:

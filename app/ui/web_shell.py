@@ -35,14 +35,14 @@ import os
 import secrets
 import shutil
 import sys
-from collections.abc import Callable
+from collections.abc import Awaitable, Callable
 from pathlib import Path
 
 import flet as ft
 
 from app.models.storage import cache_dir
 from app.paths import ASSETS
-from app.privacy.origin_guard import LOOPBACK, OriginGuard
+from app.privacy.origin_guard import LOOPBACK, Message, OriginGuard, Receive, Scope, Send
 
 APP_NAME = "Keyframe"
 PURPOSE = "On-device practice feedback — images stay on this device"
@@ -104,7 +104,11 @@ def check(index_html: Path = INDEX_HTML) -> None:
         )
 
 
-def asgi_app(main: Callable, port: int, on_startup: Callable[[], None] | None = None) -> OriginGuard:
+# What ft.run takes: a sync or async function of the page.
+PageMain = Callable[[ft.Page], Awaitable[None] | None]
+
+
+def asgi_app(main: PageMain, port: int, on_startup: Callable[[], None] | None = None) -> OriginGuard:
     """Flet's web app for `main` in Keyframe's page, answering only requests from that page on `port`."""
     import flet_web.fastapi as flet_fastapi  # type: ignore[import-untyped]  # desktop extra only (no web server in packaged apps)
 
@@ -135,7 +139,7 @@ def _not_fetched(kept: str) -> object:
     return Response(NOT_FETCHED_SCRIPT, media_type="text/javascript", headers={"Cache-Control": "no-store"})
 
 
-def serve(main: Callable, port: int, on_startup: Callable[[], None] | None = None) -> None:
+def serve(main: PageMain, port: int, on_startup: Callable[[], None] | None = None) -> None:
     """Serves `main` on 127.0.0.1:port until SIGINT or SIGTERM, which uvicorn raises again once it has
     shut down, so the caller's interrupt handling ends the command.
 
@@ -152,7 +156,7 @@ def serve(main: Callable, port: int, on_startup: Callable[[], None] | None = Non
     upload_dir().mkdir(parents=True, exist_ok=True)
     guarded = asgi_app(main, port, on_startup)
 
-    async def app(scope: dict, receive: Callable, send: Callable) -> None:
+    async def app(scope: Scope, receive: Receive, send: Send) -> None:
         if scope["type"] == "websocket":
             send = _drops_sends_after_disconnect(send)
         try:
@@ -176,7 +180,7 @@ def serve(main: Callable, port: int, on_startup: Callable[[], None] | None = Non
         raise WebShellError(f"the web server could not start on {LOOPBACK}:{port} (the log says why)")
 
 
-def _drops_sends_after_disconnect(send: Callable) -> Callable:
+def _drops_sends_after_disconnect(send: Send) -> Send:
     """A message for a page whose connection just closed is dropped instead of raising.
 
     Flet 1.0.5 (flet_web FletApp.handle) tells the page's session that its browser left only when
@@ -186,7 +190,7 @@ def _drops_sends_after_disconnect(send: Callable) -> Callable:
     is gone. Dropped here, the receive loop sees the disconnect and ends the session as it should.
     """
 
-    async def sender(message: dict) -> None:
+    async def sender(message: Message) -> None:
         try:
             await send(message)
         except OSError:  # uvicorn's ClientDisconnected: the browser is gone, the message has nowhere to go

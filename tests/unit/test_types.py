@@ -1,7 +1,8 @@
 """The type checker is part of the test command: mypy over `app/` as configured in pyproject.toml.
 
-`[tool.mypy]` checks all of app/ and is strict on app/core, app/worker and
-app/pipeline. A type error anywhere fails this test with mypy's own report.
+`[tool.mypy]` is strict over all of app/. A type error anywhere fails this test with mypy's own
+report. The cache is kept in the checkout's `.mypy_cache/` (ignored by git), so a second run
+checks only what changed instead of all ~120 modules again.
 """
 
 from __future__ import annotations
@@ -13,11 +14,11 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[2]
 
 
-def test_mypy_finds_no_type_errors(tmp_path: Path) -> None:
+def test_mypy_finds_no_type_errors() -> None:
     # Never skipped: mypy is in the test extra, so a missing mypy fails here too ("No module named mypy").
     config = ROOT / "pyproject.toml"
     run = subprocess.run(
-        [sys.executable, "-m", "mypy", "--config-file", str(config), "--cache-dir", str(tmp_path / "mypy-cache")],
+        [sys.executable, "-m", "mypy", "--config-file", str(config), "--cache-dir", str(ROOT / ".mypy_cache")],
         cwd=ROOT,
         capture_output=True,
         text=True,
