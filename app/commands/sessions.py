@@ -9,6 +9,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, TextIO
 
 from app.commands.common import EXIT_FAILED, EXIT_OK, emit
+from app.core.names import printable
 from app.core.profiles import ProfileError
 from app.core.session import event_to_dict
 from app.models.storage import sessions_dir
@@ -59,11 +60,6 @@ def add_parser(sub: Subparsers) -> None:
     )
 
 
-def _printable(text: str) -> str:
-    # A file name that is not UTF-8 arrives with surrogate escapes, which a UTF-8 stdout cannot write.
-    return text.encode("utf-8", "surrogateescape").decode("utf-8", "replace")
-
-
 def _session_files(folder: Path) -> list[tuple[float, Path]]:
     """The session files, newest first; what is not one is named on stderr."""
     skipped: list[NotASession] = []
@@ -90,11 +86,11 @@ def _list(folder: Path, out: TextIO, as_json: bool) -> int:
         state, facts = session.state, session_facts(session)
         rows.append(
             {
-                "id": _printable(path.stem),
-                "path": _printable(str(path)),
+                "id": printable(path.stem),
+                "path": printable(str(path)),
                 "started": facts.started,
                 "duration_s": None if facts.duration_s is None else round(facts.duration_s, 1),
-                "source": _printable(facts.source),
+                "source": printable(facts.source),
                 "keyframes": len(state.timeline),
                 "pending": len(state.pending),
                 "failed": state.failed,
@@ -169,7 +165,7 @@ def run(args: argparse.Namespace, out: TextIO) -> int:
         except OSError as exc:
             print(f"error: cannot delete {path}: {exc.strerror or exc}", file=sys.stderr)
             return EXIT_FAILED
-        print(f"deleted {_printable(path.stem)} (its log and its keyframe thumbnails)", file=sys.stderr)
+        print(f"deleted {printable(path.stem)} (its log and its keyframe thumbnails)", file=sys.stderr)
         return EXIT_OK
     exporters = {"jsonl": export_jsonl, "csv": export_csv, "summary": summary_text}
     out.write(exporters[args.format](session))

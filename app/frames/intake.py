@@ -17,6 +17,7 @@ import cv2
 import numpy as np
 from PIL import ExifTags, Image, UnidentifiedImageError
 
+from app.core.names import printable
 from app.core.sizes import over_limit
 from app.small_file import NotAFile, TooLarge, read_small_file
 
@@ -66,28 +67,8 @@ class DecodedImage:
         return int(self.rgb.shape[0])
 
 
-def printable(text: str) -> str:
-    """`text` with lone surrogates, control and other non-printable characters as
-    \\xNN / \\uNNNN escapes, so it can go to JSON, a UTF-8 stream or a terminal."""
-    if text.isprintable():
-        return text
-    out = []
-    for ch in text:
-        if ch.isprintable():
-            out.append(ch)
-        else:
-            code = ord(ch)
-            out.append(f"\\x{code:02x}" if code < 0x100 else f"\\u{code:04x}" if code < 0x10000 else f"\\U{code:08x}")
-    return "".join(out)
-
-
 def display_name(path: str | bytes | os.PathLike[str] | os.PathLike[bytes]) -> str:
-    """A path as people and JSON can take it: for display only, never to open.
-
-    A name that is not UTF-8 reaches Python as lone surrogates (surrogateescape),
-    which no UTF-8 writer accepts; its raw bytes are shown as \\xNN instead, as
-    repr() does, and control characters are escaped too.
-    """
+    """A path as people and JSON can take it (`printable`; bytes not UTF-8 as \\xNN): never to open."""
     raw = os.fsencode(path)
     return printable(raw.decode("utf-8", "backslashreplace"))
 

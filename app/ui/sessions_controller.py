@@ -18,6 +18,7 @@ from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 
+from app.core.names import printable
 from app.core.observable import Observable
 from app.core.session import (
     ExaminerCorrected,
@@ -41,11 +42,6 @@ from app.session.store import (
 from app.ui.notice import Notice
 
 EXPORT_FORMATS: tuple[str, ...] = ("csv", "jsonl")
-
-
-def printable(name: str) -> str:
-    """A file name that is not UTF-8 arrives with surrogate escapes; the screen needs real text."""
-    return name.encode("utf-8", "surrogateescape").decode("utf-8", "replace")
 
 
 @dataclass(frozen=True)
@@ -368,7 +364,7 @@ class SessionsController:
             text, mime = export_csv(opened.loaded), "text/csv"
         else:
             text, mime = export_jsonl(opened.loaded), "application/x-ndjson"
-        name = printable(opened.row.session_id).encode("ascii", "replace").decode().replace("?", "_")
+        name = opened.row.session_id.encode("ascii", "replace").decode().replace("?", "_")
         return ExportFile(f"keyframe-session-{name}.{fmt}", text.encode("utf-8"), mime)
 
     def export_finished(self, file_name: str, where: str | None) -> None:

@@ -59,6 +59,14 @@ def test_list_skips_what_is_not_a_session_file(sessions: Path) -> None:
     assert "damaged.jsonl: no readable event (2 damaged lines)" in proc.stderr
 
 
+def test_list_shows_a_name_not_utf8_escaped(sessions: Path) -> None:
+    write_session(sessions, os.fsdecode(b"caf\xe9"), practice(1, "yes"))
+    proc = app("sessions", "list", "--json")
+    assert proc.returncode == 0, proc.stderr
+    (row,) = map(json.loads, proc.stdout.splitlines())
+    assert row["id"] == "caf\\xe9" and row["path"].endswith("caf\\xe9.jsonl")
+
+
 @pytest.mark.skipif(not Path("/proc/self/mem").exists(), reason="needs Linux /proc")
 def test_list_skips_an_unreadable_session(sessions: Path) -> None:
     write_session(sessions, "good", practice(1, "yes"))

@@ -272,6 +272,18 @@ def test_exports_are_the_session_files_exports(folder: Path) -> None:
     assert controller.state.notice is None
 
 
+def test_a_session_named_in_bytes_not_utf8_is_shown_escaped_and_exported_under_an_ascii_name(folder: Path) -> None:
+    stem = os.fsdecode(b"caf\xe9")
+    write_session(folder, stem, demo_events())
+    controller = SessionsController(folder, Recorder())
+    controller.refresh()
+    (row,) = controller.state.rows
+    assert (row.session_id, row.label) == (stem, "caf\\xe9")
+    controller.open(stem)
+    as_csv = controller.export("csv")
+    assert as_csv is not None and as_csv.file_name == "keyframe-session-caf_.csv"
+
+
 def test_a_review_lands_in_a_log_still_open_for_recording(tmp_path: Path) -> None:
     path = tmp_path / "live.jsonl"
     with SessionLog(path) as live:
