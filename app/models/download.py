@@ -43,6 +43,7 @@ from urllib.parse import urljoin, urlsplit
 
 import httpx
 
+from app.durable_files import fsync_dir
 from app.models.manifest import ManifestFile
 from app.models.mirrors import Mirror
 from app.models.request_watch import RequestWatch
@@ -199,16 +200,6 @@ def _size_of(path: Path) -> int:
     except FileNotFoundError:
         return 0
     return st.st_size if stat.S_ISREG(st.st_mode) else 0
-
-
-def _fsync_dir(folder: Path) -> None:
-    # Makes the rename itself durable; not possible on Windows, harmless to skip there.
-    with contextlib.suppress(OSError, AttributeError):
-        fd = os.open(folder, os.O_RDONLY)
-        try:
-            os.fsync(fd)
-        finally:
-            os.close(fd)
 
 
 class FileFetcher:
@@ -455,7 +446,7 @@ class FileFetcher:
                 resumed,
             )
         os.replace(part, dest)
-        _fsync_dir(dest.parent)
+        fsync_dir(dest.parent)
 
     def _open(self, mirror: Mirror, url: str, headers: dict[str, str], watch: RequestWatch) -> httpx.Response:
         """GET with redirects followed by hand: each hop must stay on the mirror's hosts and

@@ -15,6 +15,8 @@ import json
 import os
 from pathlib import Path
 
+from app.durable_files import fsync_dir
+
 # O_NOFOLLOW makes open() fail (ELOOP) on a symbolic link instead of writing through it;
 # Windows has no such flag, and there only an administrator can create symbolic links.
 O_NOFOLLOW = getattr(os, "O_NOFOLLOW", 0)
@@ -65,9 +67,9 @@ def check_no_links(base: Path, path: Path) -> None:
 
 
 def write_json_atomic(path: Path, data: object, indent: int | None = None) -> None:
-    """Replace `path` with `data` as JSON, all or nothing: a temporary file beside it, fsynced,
-    then renamed over it. The temporary name is opened without following links, so one
-    planted there cannot make the write land outside the folder."""
+    """Replace `path` with `data` as JSON, all or nothing and durable: a temporary file beside it,
+    fsynced, renamed over it, then the folder fsynced. The temporary name is opened without
+    following links, so one planted there cannot make the write land outside the folder."""
     tmp = path.with_name(path.name + ".tmp")
     fd = open_no_follow(tmp, os.O_WRONLY | os.O_CREAT | os.O_TRUNC)
     with open(fd, "w", encoding="utf-8") as fh:
@@ -76,3 +78,4 @@ def write_json_atomic(path: Path, data: object, indent: int | None = None) -> No
         fh.flush()
         os.fsync(fh.fileno())
     os.replace(tmp, path)
+    fsync_dir(path.parent)

@@ -28,6 +28,7 @@ from urllib.parse import urlsplit
 
 import httpx
 
+from app.durable_files import fsync_dir
 from app.models.catalog import load_manifests, read_manifests
 from app.models.download import (
     DEFAULT_POLICY,
@@ -315,12 +316,7 @@ class ModelStore:
         if folder.exists():
             os.replace(folder, self._scratch(".trash", model_id))
         os.replace(staging, folder)
-        with contextlib.suppress(OSError):
-            fd = os.open(self.root, os.O_RDONLY)
-            try:
-                os.fsync(fd)
-            finally:
-                os.close(fd)
+        fsync_dir(self.root)
         shutil.rmtree(self.root / ".trash" / model_id, ignore_errors=True)
 
     def download(

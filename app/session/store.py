@@ -39,6 +39,7 @@ from app.core.session import (
     reduce,
     verdict_counts,
 )
+from app.durable_files import fsync_dir
 from app.models.locks import held
 from app.small_file import NotAFile, open_regular
 
@@ -55,20 +56,6 @@ class LoadedSession:
 
 def new_session_id() -> str:
     return time.strftime("%Y%m%d-%H%M%S") + "-" + uuid.uuid4().hex[:6]
-
-
-def fsync_dir(folder: Path) -> None:
-    """Make a folder's entries (a new file, a new sub-folder) durable. POSIX only."""
-    if os.name != "posix":
-        return  # Windows cannot open a folder for fsync; NTFS journals the metadata itself
-    fd = os.open(folder, os.O_RDONLY | os.O_DIRECTORY)
-    try:
-        os.fsync(fd)
-    except OSError as exc:
-        if exc.errno not in (errno.EINVAL, errno.ENOTSUP):  # file systems that cannot sync a folder
-            raise
-    finally:
-        os.close(fd)
 
 
 def make_dirs_durable(folder: Path) -> None:
