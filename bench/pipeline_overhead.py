@@ -42,7 +42,7 @@ from bench._report import (
 )
 from bench._scenes import scenes
 
-GOAL_RATIO = 1.05  # the goal: the app adds at most 5 % to what MNN itself takes
+GOAL_RATIO = 1.05  # the goal: the app adds at most 5 % to what MNN itself takes
 MODES = ("free", "constrained")
 
 

@@ -2,7 +2,7 @@
 prompt (system prompt and format instruction): time to a parsed answer, prompt tokens, and
 whether the answers agree. Same images, interleaved, one process, so both see the same load.
 
-The short question is kept only if it is faster and the answers agree (issue 13, item 4).
+The short question is kept only if it is faster and the answers agree.
 
     .venv/bin/python -m bench.prompts [--model DIR_OR_ID] [--profile F] [--image-max-side N] [--per-kind 2] [--rounds 2]
 """

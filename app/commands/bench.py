@@ -24,7 +24,7 @@ if TYPE_CHECKING:
     from app.commands.common import Subparsers
     from app.core.results import AnalysisResult
 
-# The goal on a 2-core CPU at 224 px: keyframe to parsed answer (the demo model is far below it).
+# The goal on a 2-core CPU at 224 px: keyframe to parsed answer (the demo model is far below it).
 GOAL_ANSWER_S = 2.5
 GOAL_SIDE = 224
 

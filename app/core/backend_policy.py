@@ -1,6 +1,6 @@
 """When may a non-CPU backend be trusted for a model? Pure logic.
 
-GPU backends have returned empty strings (the spike's Metal run) and garbage
+GPU backends have returned empty strings (a Metal run of an early prototype) and garbage
 (MNN issues #4375, #3987, #3370) for Qwen3-VL. So before a non-CPU backend is
 used, its answer on a reference image is compared with the CPU answer.
 """

@@ -25,8 +25,8 @@ def grid_for_model_type(model_type: object) -> int:
     return _GRID_BY_MODEL_TYPE.get(model_type, DEFAULT_GRID) if isinstance(model_type, str) else DEFAULT_GRID
 
 
-# Default longest side per backend, from the real-size Qwen3-VL-2B table in
-# shared/design/mnn-notes.md (2-core CPU): a decision at 224² takes ~4 s, within
+# Default longest side per backend, from timings of the real-size Qwen3-VL-2B on a
+# 2-core CPU (tools/real_size): a decision at 224² takes ~4 s, within
 # the longest keyframe interval (5 s); 448² takes ~14 s. GPU backends get 448².
 _BACKEND_CAPS = {"cpu": 224, "metal": 448, "opencl": 448, "vulkan": 448}
 

@@ -54,7 +54,7 @@ class EngineOptions:
     backend: str = "cpu"
     threads: int = 2
     # MNN's tmp_path (mmap and backend caches). One per backend and model: a
-    # cache shared between CPU and Metal corrupted answers in the spike.
+    # cache shared between CPU and Metal corrupted answers in an early prototype.
     cache_dir: Path | None = None
 
     def mnn_config(self) -> dict[str, Any]:

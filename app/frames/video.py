@@ -7,7 +7,7 @@ A header is not trusted: a frame rate outside MIN_FPS..MAX_FPS is replaced by
 ASSUMED_FPS (and said), frames smaller than the still-image minimum are refused,
 and a file whose position stops advancing ends the iteration.
 
-Only local files are opened (issue 12): FFmpeg reads a name such as `tcp:127.0.0.1:80`
+Only local files are opened: FFmpeg reads a name such as `tcp:127.0.0.1:80`
 or `http:host:80/clip.avi` as a URL even where a local file or folder has that name, and
 its sockets are native, so no Python audit hook sees them. `open_local_video` is the one
 place a video is opened: it hands OpenCV's FFmpeg backend only the absolute, resolved path

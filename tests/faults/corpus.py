@@ -185,7 +185,7 @@ def image_cases(root: Path) -> list[Case]:
     add("ok-jpeg-named.png", save(red, "JPEG"), check=colour_at(0.5, 0.5, (255, 0, 0)))
     add("ok-png-named.jpg", save(red, "PNG"), check=colour_at(0.5, 0.5, (255, 0, 0)))
 
-    # Item 9: modes that convert("RGB") got wrong.
+    # Modes that convert("RGB") got wrong.
     add("16bit-grey.png", save(Image.fromarray(ramp16), "PNG"), check=mean_between(115, 140))
     add("16bit-grey.tif", save(Image.fromarray(ramp16), "TIFF"), check=mean_between(115, 140))
     big_endian = Image.frombytes("I;16B", (W, H), ramp16.astype(">u2").tobytes())
@@ -310,7 +310,7 @@ def image_cases(root: Path) -> list[Case]:
     )
     add("png-text-bomb.png", text_bomb, REJECT_OR_DECODE)
 
-    # Item 10: decoders that raised outside the caught set, found by fuzzing.
+    # Decoders that raised outside the caught set, found by fuzzing.
     if "AVIF" in FORMATS:
         avif = save(noise(48, 40), "AVIF")
         for offset in (81, 82, 90, 120):

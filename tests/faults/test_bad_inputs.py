@@ -1,5 +1,5 @@
 """Bad-input corpus, still images: each case is a per-file ImageRejected with a sensible
-reason or a correct decode; never another exception, never a hang (issue 7, items 9-11)."""
+reason or a correct decode; never another exception, never a hang."""
 
 from __future__ import annotations
 
@@ -82,7 +82,7 @@ def test_a_batch_goes_on_past_every_bad_file(images: list[Case], tmp_path: Path)
     assert outcomes.count("ok") >= 50 and len(set(outcomes)) >= 7
 
 
-# ---- the app's own small files (issue 17 item 2) ---------------------------------------------------
+# ---- the app's own small files ----------------------------------------------------------------------
 # Each reader is handed a FIFO (open() would wait for a writer for ever), a device (read whole:
 # /dev/zero never ends) and a regular file one byte over its cap. It must refuse each at once
 # with a sentence naming the file; never hang, never read on.

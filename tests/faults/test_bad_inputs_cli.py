@@ -1,6 +1,6 @@
 """Bad command-line values and files: a one-line error, never a traceback, a hang or a full memory
-(issue 7 item 12: --image-max-side; item 13: ui --port; issue 17 items 2 and 8: --threads, the
-profile, labels, model config, manifests, the mirror URL, too little memory)."""
+(--image-max-side, ui --port, --threads, the profile, labels, model config, manifests, the mirror
+URL, too little memory)."""
 
 from __future__ import annotations
 
@@ -60,7 +60,7 @@ def test_ui_port_99999_from_the_shell() -> None:
 
 @pytest.mark.parametrize("value", ["0", "-1", "17", "2147483648", "two", ""])
 def test_threads_out_of_bounds(value: str, capsys: pytest.CaptureFixture[str]) -> None:
-    """Issue 17 item 8: 0, -1 and 2**31 threads were accepted; the bounds are the settings screen's, 1-16."""
+    """0, -1 and 2**31 threads used to be accepted; the bounds are the settings screen's, 1-16."""
     for command in (["analyze", "x.jpg"], ["watch", "x.mp4"], ["eval", "d"], ["bench"]):
         code, err = _parse([*command, "--threads", value], capsys)
         assert code == 2 and "--threads" in err and "Traceback" not in err
@@ -73,7 +73,7 @@ def test_threads_in_bounds(value: str) -> None:
     assert _build_parser().parse_args(["analyze", "x.jpg", "--threads", value]).threads == int(value)
 
 
-# ---- hostile files given to the commands (issue 17 items 2 and 8) ----------------------------------
+# ---- hostile files given to the commands -----------------------------------------------------------
 
 PROFILE = ROOT / "model_store" / "profiles" / "hand_position.json"
 APP_S = 60.0  # far above a demo-model run (about 2 s); only a hang reaches it
@@ -206,7 +206,7 @@ def test_a_malformed_mirror_url_is_refused_in_words(tmp_path: Path, url: str) ->
 
 
 def test_a_mirror_url_with_a_password_is_refused_and_written_nowhere(tmp_path: Path) -> None:
-    """Issue 17 item 10: `models mirror http://user:pw@host/m` saved the password in clear text."""
+    """`models mirror http://user:pw@host/m` used to save the password in clear text."""
     ran = run_app(tmp_path, "models", "mirror", "http://user:s3cret@host/m")
     ran.refused(2, "must not contain a user name or password", "http://***@host/m")
     assert "s3cret" not in ran.stdout + ran.stderr

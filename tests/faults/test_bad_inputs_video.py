@@ -1,5 +1,5 @@
 """Bad-input corpus, videos: a clean VideoError, or every good frame used and every
-damaged one counted; never another exception, never a hang (issue 7, item 14)."""
+damaged one counted; never another exception, never a hang."""
 
 from __future__ import annotations
 

@@ -254,7 +254,7 @@ def test_a_log_that_cannot_be_written_is_said_once_and_the_work_goes_on(tmp_path
         assert said == [f"note: cannot write the log {logs / name} (File too large); going on without it"], said
 
 
-# --- issue 17 item 6: signals at unlucky moments -------------------------------------------------------------
+# --- signals at unlucky moments ---------------------------------------------------------------------------
 
 STOP_WORD = {signal.SIGINT: "interrupted", signal.SIGTERM: "terminated"}
 

@@ -1,4 +1,4 @@
-"""Videos are opened as local files only (issue 12, item 2).
+"""Videos are opened as local files only.
 
 FFmpeg inside OpenCV reads a name as a URL when it starts with a protocol and a colon,
 even where a local file or folder has that name: before the fix, `watch http:127.0.0.1:<port>/clip.avi`

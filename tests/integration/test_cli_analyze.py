@@ -135,7 +135,7 @@ def test_a_model_folder_the_app_did_not_make_runs_with_a_profile(tmp_path: Path)
 
 
 def test_a_model_without_image_size_says_how_images_are_fed(tmp_path: Path) -> None:
-    """Item 16: the fallback is stated on stderr and in every result, never silent."""
+    """The fallback is stated on stderr and in every result, never silent."""
     (scene,) = write_scenes(tmp_path, held_out_scenes(count_per_kind=1, seed=3)[:1])
     model = tmp_path / "no-image-size"
     shutil.copytree(FOREIGN, model)

@@ -1,4 +1,4 @@
-"""The network isolation leaves a user's own permission bits in force (issue 17, item 5).
+"""The network isolation leaves a user's own permission bits in force.
 
 As a normal user the isolated commands enter a new user namespace, which grants every capability
 inside it, CAP_DAC_OVERRIDE over the user's own files among them. These tests run the commands as a

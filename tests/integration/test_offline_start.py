@@ -1,4 +1,4 @@
-"""Issue 9 item 7: a start needs no network at all.
+"""A start needs no network at all.
 
 The app runs inside a fresh user + network namespace (`unshare -rn`): only a loopback
 device, no route anywhere. A small urllib client in the same namespace fetches the page

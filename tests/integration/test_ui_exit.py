@@ -1,4 +1,4 @@
-"""`ui` leaves no process behind when it ends on SIGTERM (issue 17, item 10): the worker child and
+"""`ui` leaves no process behind when it ends on SIGTERM: the worker child and
 multiprocessing's resource tracker, which ignores SIGTERM, end before the app does."""
 
 from __future__ import annotations

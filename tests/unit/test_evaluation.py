@@ -209,7 +209,7 @@ def test_labels_without_header() -> None:
 
 
 def test_a_cell_over_the_csv_field_limit_is_an_error_of_its_row_only() -> None:
-    """csv refuses a field over 128 KB (issue 17 item 8: it was a _csv.Error traceback); the other rows count."""
+    """csv refuses a field over 128 KB (it used to be a _csv.Error traceback); the other rows count."""
     text = "a.jpg,yes\n" + "b.jpg," + "x" * (200 * 1024) + "\nc.jpg,no\n"
     labels = parse_labels(text, VALUES)
     assert labels.expected == {"a.jpg": "yes", "c.jpg": "no"}

@@ -1,4 +1,4 @@
-"""Bounded-time fuzzing of the image decoder (issue 7, item 10 and the fuzzing suite).
+"""Bounded-time fuzzing of the image decoder.
 
 Valid PNG, JPEG, GIF, TIFF, WebP, BMP (and AVIF where Pillow has it) files are
 mutated with bit flips, byte sets, truncations, insertions and splices. Only

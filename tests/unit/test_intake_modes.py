@@ -1,4 +1,4 @@
-"""Issue 7 items 9 and 10: every Pillow mode becomes correct RGB uint8, and any
+"""Every Pillow mode becomes correct RGB uint8, and any
 decoder failure is that file's ImageRejected."""
 
 from __future__ import annotations
@@ -27,7 +27,7 @@ def _ramp16() -> np.ndarray:
 
 @pytest.mark.parametrize("fmt", ["PNG", "TIFF"])
 def test_16_bit_grey_keeps_its_brightness(fmt: str) -> None:
-    """Item 9: convert("RGB") clipped 16-bit grey to solid white."""
+    """convert("RGB") clipped 16-bit grey to solid white."""
     rgb = decode_image_bytes(_save(Image.fromarray(_ramp16()), fmt)).rgb
     assert rgb.dtype == np.uint8 and rgb.shape == (H, W, 3)
     assert rgb[0, 0].tolist() == [0, 0, 0] and rgb[0, -1].tolist() == [255, 255, 255]
@@ -48,7 +48,7 @@ def test_32_bit_integer_tiff() -> None:
 
 @pytest.mark.parametrize(("top", "expected_max"), [(1.0, 255), (0.5, 128), (1000.0, 255)])
 def test_float_tiff_is_scaled_not_black(top: float, expected_max: int) -> None:
-    """Item 9: a float TIFF became black. 0-1 is the usual convention; other ranges are stretched."""
+    """A float TIFF used to become black. 0-1 is the usual convention; other ranges are stretched."""
     ramp = np.tile(np.linspace(0, top, W).astype(np.float32), (H, 1))
     rgb = decode_image_bytes(_save(Image.fromarray(ramp), "TIFF")).rgb
     assert abs(int(rgb.max()) - expected_max) <= 1 and rgb[0, 0, 0] == 0
@@ -84,7 +84,7 @@ def test_transparent_pixels_are_white_not_their_hidden_colour() -> None:
 
 
 def test_16_bit_grey_with_a_transparent_value_is_white_there() -> None:
-    """Issue 17 item 10: tRNS names one 16-bit grey value transparent; it decoded as grey 156."""
+    """tRNS names one 16-bit grey value transparent; it used to decode as grey 156."""
     grey = np.full((H, W), 40000, np.uint16)
     grey[:, W // 2 :] = 20000
     rgb = decode_image_bytes(_save(Image.fromarray(grey), "PNG", transparency=40000)).rgb
@@ -132,7 +132,7 @@ def test_16_bit_rgb_png_keeps_colour() -> None:
     assert decode_image_bytes(buf.tobytes()).rgb[0, 0].tolist() == [255, 0, 0]
 
 
-# Item 10: inputs that made Pillow raise outside the caught set (found by fuzzing), each
+# Inputs that made Pillow raise outside the caught set (found by fuzzing), each
 # rebuilt deterministically. DDS and SPIDER are no longer offered to Pillow at all.
 
 

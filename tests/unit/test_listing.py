@@ -1,4 +1,4 @@
-"""Issue 7 item 11: input enumeration never raises; every problem is an item or a note."""
+"""Input enumeration never raises; every problem is an item or a note."""
 
 from __future__ import annotations
 
@@ -39,7 +39,7 @@ def test_non_utf8_names_give_json_safe_display_names(tmp_path: Path) -> None:
     report = list_inputs([os.fsdecode(raw)])
     (item,) = report.items
     assert item.display.endswith("caf\\xe9\\x0a.jpg")
-    json.dumps({"file": item.display}, ensure_ascii=False).encode("utf-8")  # the crash of item 11
+    json.dumps({"file": item.display}, ensure_ascii=False).encode("utf-8")  # a lone surrogate used to crash here
     assert _outcome(item) == "ok"
     folder = list_inputs([str(tmp_path)])
     assert [i.display for i in folder.items] == [item.display]

@@ -1,4 +1,4 @@
-"""Every module logs under the app's logger, whose handlers write keyframe.log (issue 17, item 10).
+"""Every module logs under the app's logger, whose handlers write keyframe.log.
 
 A logger named `__name__` ("app.ui.latest_only") is outside the `keyframe` hierarchy: its lines,
 a worker-restart failure among them, never reached the file, while caplog (on the root) still saw them.

@@ -1,4 +1,4 @@
-"""Up-front checks of an MNN model folder (issue 7 items 15 and 16) on copies of the demo model."""
+"""Up-front checks of an MNN model folder on copies of the demo model."""
 
 from __future__ import annotations
 
@@ -148,7 +148,7 @@ def test_15_a_broken_link_is_named(folder: Path, tmp_path: Path) -> None:
         open_model_folder(folder)
 
 
-# -- issue 17 item 9: damage that MNN met as "signal 11" -------------------------------------------
+# -- damage that MNN met as "signal 11" -------------------------------------------------------------
 
 FOREIGN = DEMO.parents[1] / "tests" / "fixtures" / "foreign_qwen3vl"
 # What each graph reads from its weight file: all of it, as the exporter wrote it.

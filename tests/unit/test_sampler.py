@@ -117,7 +117,7 @@ def test_slot_keeps_one_in_flight_and_only_the_newest_waiting() -> None:
 
 
 def test_a_fast_model_never_counts_as_slower_than_the_interval() -> None:
-    """Item 7: gaps between keyframe timestamps (skips, a video read offline) are not model time."""
+    """Gaps between keyframe timestamps (skips, a video read offline) are not model time."""
     clock = FakeClock()
     slot: InFlightSlot[float] = InFlightSlot(clock)
     for t in (0.0, 9.0, 30.0, 100.0):  # keyframes far apart in frame time
@@ -131,7 +131,7 @@ def test_a_fast_model_never_counts_as_slower_than_the_interval() -> None:
 
 
 def test_after_a_failed_keyframe_holding_still_is_analysed_again() -> None:
-    """Item 6: "unchanged" compares with the last answered keyframe, not one that failed."""
+    """The "unchanged" test compares with the last answered keyframe, not one that failed."""
     sampler: KeyframeSampler[int] = KeyframeSampler(SamplerConfig(interval_s=2, change_threshold=4))
     sampler.offer(0.0, stats(1, 50), 0)
     first = sampler.offer(2.0, stats(1, 50), 1)  # closes window 0

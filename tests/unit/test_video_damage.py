@@ -1,4 +1,4 @@
-"""Issue 7 item 14: damaged frames are skipped and counted, tiny videos refused, lying
+"""Damaged frames are skipped and counted, tiny videos refused, lying
 frame rates never make a realtime player sleep without bound."""
 
 from __future__ import annotations

@@ -17,7 +17,7 @@ def test_small_images_are_not_blown_up_beyond_the_grid() -> None:
 
 
 def test_a_cap_above_the_image_never_upscales_it() -> None:
-    """Issue 7 item 12: --image-max-side above the image size upscaled it."""
+    """--image-max-side above the image size used to upscale it."""
     assert vision_size(480, 640, VisionPolicy(2048)) == (480, 640)
     assert vision_size(112, 112, VisionPolicy(448)) == (96, 96)  # rounding alone once gave 128
 
@@ -27,7 +27,7 @@ def test_sides_below_one_cell_become_one_cell() -> None:
 
 
 def test_a_user_cap_never_raises_a_declared_square() -> None:
-    """Issue 7 item 12: a user cap replaced the model's image_size, so 4096 fed a 4096² square."""
+    """A user cap used to replace the model's image_size, so 4096 fed a 4096² square."""
     from app.core.vision_size import choose_policy
 
     assert choose_policy("cpu", 128, 4096) == VisionPolicy(128, square=True)

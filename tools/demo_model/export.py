@@ -1,6 +1,6 @@
 """Export a Hugging Face Qwen3-VL folder to MNN with llmexport, then set runtime options.
 
-Two pitfalls are handled here (tiny-model.md):
+Two pitfalls of llmexport 0.0.5 and MNN's converter are handled here:
 
 * llmexport 0.0.5 imports ``utils.model`` as a top-level package, so its own
   command fails with ``No module named 'utils'``; we run it in a child

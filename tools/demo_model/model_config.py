@@ -1,6 +1,6 @@
 """Qwen3-VL configuration of the tiny demo model (random init, no hub).
 
-Shapes follow tiny-model.md: they are what llmexport 0.0.5 and MNN 3.6.1 are
+The shapes are ones llmexport 0.0.5 and MNN 3.6.1 are
 known to handle (three deepstack slots, patch 16, merge 2, temporal patch 2,
 interleaved M-RoPE with a [4, 2, 2] section for head_dim 16).
 """

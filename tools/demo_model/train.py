@@ -1,6 +1,6 @@
 """Train the tiny Qwen3-VL on synthetic CPR scenes, on the CPU, within a time budget.
 
-What pays (tiny-model.md): a steady framing, the decision token's loss x10,
+What paid in the training runs: a steady framing, the decision token's loss x10,
 one torch thread plus one data process (two threads were slower per step on
 2 cores), and - for scenes like these - auxiliary heads on the vision
 merger's output tokens that say where the hands and the correct point are.

@@ -18,7 +18,7 @@ Shape (Qwen3-VL-2B-Instruct's config.json):
 
 Export: llmexport 4-bit (block 64) with an 8-bit lm_head (the tied embedding
 table; with it the runtime files come within a few KB of the real
-Qwen3-VL-2B-Instruct-MNN's 1,475,228,382 bytes, shared/design/mnn-notes.md),
+Qwen3-VL-2B-Instruct-MNN's 1,475,228,382 bytes),
 the vision tower at llmexport's qwen3_vl default. The export peaks at about
 13 GB of RAM. Output, all outside the repository (default
 ~/.cache/keyframe-real-size, or $KEYFRAME_REAL_SIZE_CACHE):
