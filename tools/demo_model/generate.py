@@ -22,7 +22,6 @@ import sys
 import time
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
-from importlib import metadata
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -38,6 +37,7 @@ from manifest import write_manifest
 from model_config import DEMO_SHAPE, make_config
 from sequence import IMAGE_SIZE, PromptLayout, make_layout
 from train import TrainSettings, save_model, torch_decisions, train
+from versions import versions
 
 if TYPE_CHECKING:
     from transformers import PreTrainedTokenizerBase, Qwen3VLForConditionalGeneration
@@ -108,17 +108,6 @@ class Candidate:
     staging: Path
     files: list[str]
     result: dict[str, Any]
-
-
-def versions() -> dict[str, str]:
-    """Python's and the generator packages' versions, for the receipt."""
-    out = {"python": platform.python_version()}
-    for name in VERSIONED_PACKAGES:
-        try:
-            out[name] = metadata.version(name)
-        except metadata.PackageNotFoundError:
-            out[name] = "missing"
-    return out
 
 
 def parse_settings() -> Settings:
@@ -355,7 +344,7 @@ def write_receipt(
             "MNN.expr.const(NHWC, uint8) -> {'text','images':[{data,width,height}]}",
         },
         "examples": examples,
-        "versions": versions(),
+        "versions": versions(VERSIONED_PACKAGES),
         "machine": {"cpu_count": os.cpu_count(), "platform": platform.platform()},
     }
     (settings.out / "receipt.json").write_text(json.dumps(receipt, indent=2) + "\n")

@@ -49,7 +49,6 @@ import resource
 import shutil
 import sys
 import time
-from importlib import metadata
 from pathlib import Path
 
 HERE = Path(__file__).resolve().parent
@@ -59,6 +58,7 @@ sys.path.insert(0, str(REPO / "tools" / "demo_model"))
 import tokenizer as demo_tokenizer  # noqa: E402
 from export import export_model  # noqa: E402
 from model_config import TinyShape, make_config  # noqa: E402
+from versions import versions  # noqa: E402
 
 VOCAB_SIZE = 151936
 # make_config's knobs at the real size; the two fields it fixes for the tiny models
@@ -185,16 +185,6 @@ def build_checkpoint(hf_dir: Path, seed: int) -> dict:
     }
 
 
-def versions() -> dict[str, str]:
-    out = {"python": platform.python_version()}
-    for name in VERSIONED:
-        try:
-            out[name] = metadata.version(name)
-        except metadata.PackageNotFoundError:
-            out[name] = "missing"
-    return out
-
-
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--cache", type=Path, default=default_cache(), help="where everything goes (outside the repo)")
@@ -269,7 +259,7 @@ def main() -> None:
             "total_bytes": sum(sizes.values()),
         },
         "build_seconds": round(build_s, 1),
-        "versions": versions(),
+        "versions": versions(VERSIONED),
         "machine": {"cpu_count": os.cpu_count(), "platform": platform.platform()},
     }
     (out / "real_size.json").write_text(json.dumps(record, indent=2) + "\n")
