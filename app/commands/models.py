@@ -18,6 +18,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, TextIO
 
 from app.commands.common import EXIT_FAILED, EXIT_INTERRUPTED, EXIT_OK, EXIT_SETUP, EXIT_TERMINATED
+from app.core.sizes import size_words
 from app.stop_signals import Terminated
 
 if TYPE_CHECKING:
@@ -138,12 +139,6 @@ def run_models(args: argparse.Namespace, out: TextIO) -> int:
     return _fail(args, out, f"unknown models command {args.models_command!r}", EXIT_SETUP)
 
 
-def _size(n: int | None, estimate: bool) -> str:
-    if n is None:
-        return "?"
-    return f"{'~' if estimate else ''}{n / 1e6:.1f} MB"
-
-
 def _list(store: ModelStore, args: argparse.Namespace, out: TextIO) -> int:
     statuses = store.statuses()
     if args.json:
@@ -154,7 +149,7 @@ def _list(store: ModelStore, args: argparse.Namespace, out: TextIO) -> int:
             s.model_id,
             s.state.value,
             f"{len(s.verified)}/{len(s.verified) + len(s.pending)}",
-            _size(s.size, s.size_is_estimate),
+            ("~" if s.size_is_estimate else "") + size_words(s.size),
             s.display_name,
         )
         for s in statuses
@@ -167,7 +162,7 @@ def _list(store: ModelStore, args: argparse.Namespace, out: TextIO) -> int:
         if s.state.value == "damaged":
             _err(f"{s.model_id}: bundled files fail their hash check: {', '.join(s.pending)}; reinstall Keyframe")
         if s.partial_bytes:
-            out.write(f"{s.model_id}: {s.partial_bytes / 1e6:.1f} MB downloaded so far; `download` resumes it\n")
+            out.write(f"{s.model_id}: {size_words(s.partial_bytes)} downloaded so far; `download` resumes it\n")
     return EXIT_OK
 
 

@@ -12,6 +12,9 @@ from dataclasses import dataclass, replace
 from enum import Enum
 from typing import TextIO
 
+from app.core.durations import duration_words
+from app.core.sizes import size_words
+
 
 class Phase(str, Enum):
     CHECKING = "checking"  # hashing files already on disk
@@ -160,23 +163,6 @@ class ProgressTracker:
             self._emit(state)
 
 
-def _size(n: float) -> str:
-    for unit in ("B", "KB", "MB", "GB"):
-        if n < 1000 or unit == "GB":
-            return f"{n:.0f} {unit}" if unit == "B" else f"{n:.1f} {unit}"
-        n /= 1000
-    return f"{n:.1f} GB"
-
-
-def _duration(seconds: float) -> str:
-    seconds = round(seconds)
-    if seconds < 60:
-        return f"{seconds} s"
-    if seconds < 3600:
-        return f"{seconds // 60} min {seconds % 60:02d} s"
-    return f"{seconds // 3600} h {seconds % 3600 // 60:02d} min"
-
-
 def render_line(p: Progress, width: int = 24) -> str:
     """One line for a terminal: file, bar, bytes, rate, ETA or message."""
     parts = [p.model_id]
@@ -188,12 +174,12 @@ def render_line(p: Progress, width: int = 24) -> str:
             filled = int(fraction * width)
             parts.append(f"[{'#' * filled}{'-' * (width - filled)}] {fraction * 100:5.1f}%")
         approx = "~" if p.total_is_estimate else ""
-        parts.append(f"{_size(p.done)}/{approx}{_size(p.total)}" if p.total else _size(p.done))
+        parts.append(f"{size_words(p.done)}/{approx}{size_words(p.total)}" if p.total else size_words(p.done))
     if p.phase is Phase.DOWNLOADING:
         if p.rate_bps:
-            parts.append(f"{_size(p.rate_bps)}/s")
+            parts.append(f"{size_words(p.rate_bps)}/s")
         if p.eta_s is not None:
-            parts.append(f"ETA {_duration(p.eta_s)}")
+            parts.append(f"ETA {duration_words(p.eta_s)}")
     elif p.phase is not Phase.DONE:
         parts.append(p.phase.value)
     if p.message and p.phase is not Phase.FAILED:  # a failure is reported in full by whoever caught it

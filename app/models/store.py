@@ -28,6 +28,7 @@ from urllib.parse import urlsplit
 
 import httpx
 
+from app.core.sizes import size_words
 from app.durable_files import fsync_dir
 from app.models.catalog import load_manifests, read_manifests
 from app.models.download import (
@@ -470,7 +471,6 @@ class ModelStore:
         if todo and needed + self._policy.space_reserve_bytes > free:
             raise NotEnoughSpace(
                 manifest.id,
-                f"not enough free space: the download needs {needed / 1e6:.1f} MB "
-                f"plus {self._policy.space_reserve_bytes / 1e6:.0f} MB spare, "
-                f"{free / 1e6:.1f} MB are free",
+                f"not enough free space: the download needs {size_words(needed)} "
+                f"plus {size_words(self._policy.space_reserve_bytes)} spare, {size_words(free)} are free",
             )

@@ -17,6 +17,8 @@ from collections.abc import Callable, Mapping
 
 import flet as ft
 
+from app.core.durations import duration_words
+from app.core.sizes import size_words
 from app.ui.i18n import text
 from app.ui.models_controller import CardState, ModelCard, ModelKind, ModelsController, ModelsState
 from app.ui.strings_models import EN
@@ -34,26 +36,6 @@ ACTIONS: tuple[str, ...] = (
     "use",
     "delete",
 )
-
-
-def size_text(n: int | None) -> str:
-    if n is None:
-        return "?"
-    value = float(n)
-    for unit in ("B", "KB", "MB", "GB"):
-        if value < 1000 or unit == "GB":
-            return f"{value:.0f} {unit}" if unit == "B" else f"{value:.1f} {unit}"
-        value /= 1000
-    return f"{value:.1f} GB"
-
-
-def duration_text(strings: Mapping[str, str], seconds: float) -> str:
-    seconds = max(0, round(seconds))
-    if seconds < 60:
-        return text(strings, "duration_s", s=seconds)
-    if seconds < 3600:
-        return text(strings, "duration_m", m=seconds // 60, s=f"{seconds % 60:02d}")
-    return text(strings, "duration_h", h=seconds // 3600, m=f"{seconds % 3600 // 60:02d}")
 
 
 def percent(fraction: float | None) -> str:
@@ -257,7 +239,9 @@ class _CardView:
         self.failed_box.visible = bool(failed)
         self.confirm_box.visible = bool(card.confirm)
         if card.confirm == "delete":
-            self.confirm_text.value = text(s, "confirm_delete", name=self.name.value, size=size_text(card.size_on_disk))
+            self.confirm_text.value = text(
+                s, "confirm_delete", name=self.name.value, size=size_words(card.size_on_disk)
+            )
             self.confirm_yes.content = text(s, "confirm_yes_delete")
         elif card.confirm == "cancel":
             self.confirm_text.value = text(s, "confirm_cancel", name=self.name.value)
@@ -272,14 +256,14 @@ class _CardView:
     def _facts(self, card: ModelCard) -> list[str]:
         s = self._s
         facts = [text(s, "licence", licence=card.licence) if card.licence else text(s, "licence_none")]
-        facts.append(text(s, "size_on_disk", size=size_text(card.size_on_disk)))
+        facts.append(text(s, "size_on_disk", size=size_words(card.size_on_disk)))
         if card.kind is ModelKind.PINNED:
             if card.size_to_download is None:
                 facts.append(text(s, "size_to_download_unknown"))
             elif card.size_to_download == 0:
                 facts.append(text(s, "size_nothing_to_download"))
             else:
-                size = size_text(card.size_to_download)
+                size = size_words(card.size_to_download)
                 if card.size_is_estimate:
                     size = text(s, "size_about", size=size)
                 facts.append(text(s, "size_to_download", size=size))
@@ -316,11 +300,11 @@ class _CardView:
         parts: list[str] = []
         if a.total:
             key = "progress_bytes_about" if a.total_is_estimate else "progress_bytes"
-            parts.append(text(s, key, done=size_text(a.done), total=size_text(a.total)))
+            parts.append(text(s, key, done=size_words(a.done), total=size_words(a.total)))
         if a.rate_bps:
-            parts.append(text(s, "progress_rate", rate=size_text(int(a.rate_bps))))
+            parts.append(text(s, "progress_rate", rate=size_words(a.rate_bps)))
         if a.eta_s is not None:
-            parts.append(text(s, "progress_eta", time=duration_text(s, a.eta_s)))
+            parts.append(text(s, "progress_eta", time=duration_words(a.eta_s, s)))
         if a.file and a.file_count:
             parts.append(text(s, "progress_file", index=a.file_index, count=a.file_count, file=a.file))
         return " · ".join(parts)
@@ -444,7 +428,7 @@ class ModelsView:
             self.cards.controls = order
         self.storage_folder.value = text(s, "storage_folder", folder=str(state.storage_folder))
         self.storage_free.value = (
-            text(s, "storage_free", size=size_text(state.free_bytes))
+            text(s, "storage_free", size=size_words(state.free_bytes))
             if state.free_bytes is not None
             else text(s, "storage_free_unknown")
         )

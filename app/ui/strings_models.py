@@ -8,6 +8,8 @@ network error); a {size} or {rate} comes formatted with its unit (MB, GB).
 
 from __future__ import annotations
 
+from app.core import durations
+
 EN: dict[str, str] = {
     "models_title": "Models",
     "models_intro": (
@@ -50,9 +52,7 @@ EN: dict[str, str] = {
     "stopping_pause": "Pausing…",
     "stopping_cancel": "Cancelling…",
     "stopping_stop": "Stopping…",
-    "duration_s": "{s} s",
-    "duration_m": "{m} min {s} s",
-    "duration_h": "{h} h {m} min",
+    **durations.ENGLISH,  # the CLI's progress line reads durations in the same words
     # Buttons
     "btn_download": "Download",
     "btn_resume": "Resume",

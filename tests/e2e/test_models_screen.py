@@ -128,7 +128,7 @@ def test_download_cancel_pause_resume_verify_and_a_flipped_byte_named(
         go_to(page, "Models", f"model-card-{MODEL_ID}")
         wait_text(page, f"model-state-{MODEL_ID}", "Not installed")
         assert "Licence: not stated" in text_of(page, f"model-facts-{MODEL_ID}")
-        assert "To download: 6.4 MB" in text_of(page, f"model-facts-{MODEL_ID}")
+        assert "To download: 6.1 MB" in text_of(page, f"model-facts-{MODEL_ID}")
         assert "synthetic drawings only" in text_of(page, "model-kind-keyframe-demo-cpr")
         assert "Free space there" in text_of(page, "storage-free")
 

@@ -188,13 +188,13 @@ def test_render_line_and_terminal_output() -> None:
         file="llm.mnn.weight",
         file_index=2,
         file_count=8,
-        done=500_000_000,
-        total=1_000_000_000,
-        rate_bps=2_500_000,
+        done=512 << 20,
+        total=1 << 30,
+        rate_bps=2.5 * (1 << 20),
         eta_s=200,
     )
     line = render_line(p)
-    assert "llm.mnn.weight (2/8)" in line and " 50.0%" in line and "500.0 MB/1.0 GB" in line
+    assert "llm.mnn.weight (2/8)" in line and " 50.0%" in line and "512 MB/1 GB" in line
     assert "2.5 MB/s" in line and "ETA 3 min 20 s" in line
     log = io.StringIO()
     bar = TerminalProgress(log, log_every_s=60)

@@ -12,13 +12,14 @@ from pathlib import Path
 import flet as ft
 import pytest
 
+from app.core.durations import duration_words
 from app.models.catalog import DEFAULT_MODEL_ID
 from app.models.manifest import load_manifest, manifest_from_dict
 from app.models.store import ModelStore
 from app.paths import MANIFESTS
 from app.ui import strings_models
 from app.ui.models_controller import CardState, ModelsController, ModelsState
-from app.ui.models_view import ModelsView, buttons_for, duration_text, size_text
+from app.ui.models_view import ModelsView
 from tests.conditions import wait_until
 from tests.unit.test_sessions_view import is_visible, tagged
 
@@ -73,7 +74,7 @@ def test_cards_show_state_licence_sizes_and_only_the_buttons_their_state_allows(
     assert not visible(view, "model-progress-tiny-vlm")
     card_view = view._cards["tiny-vlm"]
     assert "Licence: not stated" in (card_view.facts.value or "")
-    assert "To download: 102.6 KB" in (card_view.facts.value or "")
+    assert "To download: 100.2 KB" in (card_view.facts.value or "")
     assert card_view.state_text.value == "Not installed"
     demo = view._cards[DEFAULT_MODEL_ID]
     assert demo.demo_badge.visible and demo.active_badge.visible and "synthetic" in (demo.kind.value or "")
@@ -149,11 +150,9 @@ def test_every_state_renders_in_chinese(tmp_path: Path) -> None:
     assert controller.shutdown()
 
 
-def test_sizes_durations_and_buttons_per_state() -> None:
-    assert size_text(1_475_228_382) == "1.5 GB" and size_text(999) == "999 B" and size_text(None) == "?"
-    assert duration_text(strings_models.EN, 75) == "1 min 15 s"
-    assert duration_text(strings_models.ZH, 3725) == "1 小时 02 分"
-    assert callable(buttons_for)
+def test_durations_read_in_the_screens_language() -> None:
+    assert duration_words(75, strings_models.EN) == "1 min 15 s"
+    assert duration_words(3725, strings_models.ZH) == "1 小时 02 分"
 
 
 def test_a_folder_in_use_is_listed_as_the_users_own(tmp_path: Path) -> None:
