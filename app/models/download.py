@@ -30,7 +30,6 @@ import hashlib
 import os
 import random
 import re
-import shutil
 import stat
 import threading
 import time
@@ -44,6 +43,7 @@ from urllib.parse import urljoin, urlsplit
 import httpx
 
 from app.durable_files import fsync_dir
+from app.models.disk_usage import free_bytes
 from app.models.manifest import ManifestFile
 from app.models.mirrors import Mirror
 from app.models.request_watch import RequestWatch
@@ -108,10 +108,7 @@ class Disk:
     """The two file-system facts the downloader depends on; tests substitute failures here."""
 
     def free_bytes(self, path: Path) -> int:
-        probe = path
-        while not probe.exists() and probe.parent != probe:
-            probe = probe.parent
-        return shutil.disk_usage(probe).free
+        return free_bytes(path)
 
     def write(self, fd: int, data: memoryview) -> int:
         return os.write(fd, data)

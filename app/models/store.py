@@ -50,7 +50,7 @@ from app.models.progress import Phase, Progress, ProgressTracker
 from app.models.request_watch import NO_KEEPALIVE
 from app.models.safefs import check_no_links, real_dir
 from app.models.storage import downloaded_models_dir, exclude_from_backup, manifests_dir
-from app.models.verify import FileState, VerifyReport, sha256_file, verify_folder
+from app.models.verify import FileState, HashProgress, VerifyReport, sha256_file, verify_folder
 from app.paths import MODEL_STORE
 
 if TYPE_CHECKING:
@@ -115,7 +115,7 @@ def _part_size(dest: Path) -> int:
 
 
 def _hash_file(path: Path, cancel: threading.Event | None) -> str:
-    def check() -> None:
+    def check(_n: int) -> None:
         if cancel is not None and cancel.is_set():
             raise Cancelled()
 
@@ -197,14 +197,14 @@ class ModelStore:
     def statuses(self) -> list[ModelStatus]:
         return [self.status(model_id) for model_id in sorted(self._manifests)]
 
-    def verify(self, model_id: str, before_chunk: Callable[[str], None] | None = None) -> VerifyReport:
+    def verify(self, model_id: str, on_progress: Callable[[HashProgress], None] | None = None) -> VerifyReport:
         """Full re-hash of every file; the marker is rewritten to match (failing files leave it).
 
-        `before_chunk(path)` runs before each MiB is hashed (a screen's progress); it may raise
-        (e.g. Cancelled) to stop, and then nothing is written."""
+        `on_progress` gets the bytes hashed so far before each MiB (a screen's progress); it may
+        raise (e.g. Cancelled) to stop, and then nothing is written."""
         manifest = self.manifest(model_id)
         folder = self.folder(model_id)
-        report = verify_folder(folder, manifest, before_chunk)
+        report = verify_folder(folder, manifest, on_progress)
         if manifest.bundled or not folder.is_dir() or folder.is_symlink():
             return report  # a linked folder is reported on, but nothing is written through the link
         # A download running now owns the marker; the report still stands, the marker waits.

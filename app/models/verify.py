@@ -9,6 +9,7 @@ from enum import Enum
 from pathlib import Path
 from typing import BinaryIO
 
+from app.models.disk_usage import files_bytes
 from app.models.manifest import Manifest, ManifestFile
 from app.small_file import open_regular
 
@@ -65,14 +66,15 @@ def sha256_stream(src: BinaryIO, each_chunk: Callable[[bytes], object] | None = 
     return digest.hexdigest()
 
 
-def sha256_file(path: Path, before_chunk: Callable[[], None] | None = None) -> str:
-    """`before_chunk` runs before each MiB is hashed; it may raise to abandon a long hash."""
+def sha256_file(path: Path, before_chunk: Callable[[int], None] | None = None) -> str:
+    """`before_chunk(n)` runs before each chunk of n bytes (a MiB, less at the end) is hashed;
+    it may raise to abandon a long hash."""
     with open_regular(path) as fh:  # a FIFO put in a model's folder is refused, never waited on
-        return sha256_stream(fh, None if before_chunk is None else lambda _chunk: before_chunk())
+        return sha256_stream(fh, None if before_chunk is None else lambda chunk: before_chunk(len(chunk)))
 
 
-def check_file(folder: Path, entry: ManifestFile, before_chunk: Callable[[], None] | None = None) -> FileCheck:
-    """`before_chunk` runs before each MiB is hashed (progress, or raise to stop)."""
+def check_file(folder: Path, entry: ManifestFile, before_chunk: Callable[[int], None] | None = None) -> FileCheck:
+    """`before_chunk(n)` runs before each chunk of n bytes is hashed (progress, or raise to stop)."""
     path = folder / entry.path
     if path.is_symlink() or (path.exists() and not path.is_file()):
         return FileCheck(entry.path, FileState.NOT_A_FILE)
@@ -87,10 +89,40 @@ def check_file(folder: Path, entry: ManifestFile, before_chunk: Callable[[], Non
     return FileCheck(entry.path, FileState.OK)
 
 
-def verify_folder(folder: Path, manifest: Manifest, before_chunk: Callable[[str], None] | None = None) -> VerifyReport:
-    """`before_chunk(path)` runs before each MiB of `path` is hashed: a screen's progress, or raise to stop."""
+@dataclass(frozen=True)
+class HashProgress:
+    """How far a verify is, just before it hashes the next chunk of `path`."""
 
-    def hook(path: str) -> Callable[[], None] | None:
-        return None if before_chunk is None else lambda: before_chunk(path)
+    path: str
+    file_index: int  # 1-based, in the manifest's order
+    file_count: int
+    done: int  # bytes hashed so far, over every file
+    total: int  # bytes of the model's files present when the verify began
 
-    return VerifyReport(manifest.id, folder, tuple(check_file(folder, f, hook(f.path)) for f in manifest.files))
+
+@dataclass
+class _Tally:
+    """The bytes a verify has hashed, reported before each chunk."""
+
+    report: Callable[[HashProgress], None]
+    file_count: int
+    total: int
+    done: int = 0
+
+    def before_chunk(self, path: str, index: int) -> Callable[[int], None]:
+        def before(n: int) -> None:
+            self.report(HashProgress(path, index, self.file_count, min(self.done, self.total), self.total))
+            self.done += n
+
+        return before
+
+
+def verify_folder(
+    folder: Path, manifest: Manifest, on_progress: Callable[[HashProgress], None] | None = None
+) -> VerifyReport:
+    """`on_progress` gets a HashProgress before each chunk is hashed: a screen's progress, or raise to stop."""
+    if on_progress is None:
+        return VerifyReport(manifest.id, folder, tuple(check_file(folder, f) for f in manifest.files))
+    tally = _Tally(on_progress, len(manifest.files), files_bytes(folder, (f.path for f in manifest.files)))
+    checks = (check_file(folder, f, tally.before_chunk(f.path, i)) for i, f in enumerate(manifest.files, 1))
+    return VerifyReport(manifest.id, folder, tuple(checks))

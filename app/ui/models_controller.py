@@ -19,8 +19,6 @@ from __future__ import annotations
 
 import contextlib
 import logging
-import os
-import shutil
 import threading
 import time
 from collections.abc import Callable, Mapping, Sequence
@@ -31,6 +29,7 @@ from typing import TYPE_CHECKING
 
 from app.core.observable import Observable
 from app.models.catalog import DEFAULT_MODEL_ID
+from app.models.disk_usage import files_bytes, folder_bytes, free_bytes
 from app.models.download import Cancelled, DownloadError
 from app.models.download_job import DownloadJob
 from app.models.errors import StoreError
@@ -46,6 +45,7 @@ from app.models.mirrors import (
 )
 from app.models.progress import Phase, Progress
 from app.models.store import ModelState, ModelStatus, ModelStore
+from app.models.verify import HashProgress
 from app.ui.notice import Notice
 
 if TYPE_CHECKING:
@@ -53,7 +53,6 @@ if TYPE_CHECKING:
 
 logger = logging.getLogger("keyframe.models")
 _EMIT_EVERY_S = 0.2  # verify progress is published this often at most
-_MIB = 1 << 20
 
 
 class CardState(str, Enum):
@@ -143,27 +142,6 @@ def _licence(text: str) -> str | None:
     return None if text.strip().lower() in ("", "unknown", "not stated") else text
 
 
-def _disk_size(folder: Path) -> int:
-    """Bytes of the regular files under `folder` (links are not followed; .part files count)."""
-    total = 0
-    if folder.is_symlink() or not folder.is_dir():
-        return 0
-    for root, _dirs, files in os.walk(folder):
-        for name in files:
-            with contextlib.suppress(OSError):
-                st = os.lstat(os.path.join(root, name))
-                if not os.path.islink(os.path.join(root, name)):
-                    total += st.st_size
-    return total
-
-
-def _nearest_existing(path: Path) -> Path:
-    probe = path
-    while not probe.exists() and probe.parent != probe:
-        probe = probe.parent
-    return probe
-
-
 @dataclass
 class _Record:
     """What the controller knows of one model beyond the store's status."""
@@ -196,7 +174,6 @@ class ModelsController:
         folders: Sequence[Path] = (),
         env: Mapping[str, str] | None = None,
         guard: NetworkGuard | None | object = _DEFAULT_GUARD,
-        free_bytes: Callable[[Path], int] | None = None,
     ) -> None:
         """`on_choose(model id or folder)` is called when the user picks the model to use;
         `active` is the one in use now (None: the bundled demo). `guard` is the privacy
@@ -207,7 +184,6 @@ class ModelsController:
         self._folders = tuple(Path(f) for f in folders)
         self._env = env
         self._guard = guard
-        self._free_bytes = free_bytes or (lambda p: shutil.disk_usage(p).free)
         self._lock = threading.RLock()
         self._records: dict[str, _Record] = {}
         broken = "; ".join(store.problems)
@@ -233,8 +209,8 @@ class ModelsController:
                 statuses[model_id] = self._store.status(model_id)
             except (OSError, StoreError) as exc:
                 errors[model_id] = str(exc)
-        sizes = {mid: _disk_size(s.folder) for mid, s in statuses.items()}
-        verified_sizes = {mid: self._verified_bytes(s) for mid, s in statuses.items()}
+        sizes = {mid: folder_bytes(s.folder) for mid, s in statuses.items()}
+        verified_sizes = {mid: files_bytes(s.folder, s.verified) for mid, s in statuses.items()}
         mirror_url, mirror_error, proxy = "", "", False
         try:
             settings = load_download_settings(self._env)
@@ -242,7 +218,7 @@ class ModelsController:
         except MirrorError as exc:
             mirror_error = str(exc)
         try:
-            free: int | None = self._free_bytes(_nearest_existing(self._store.root))
+            free: int | None = free_bytes(self._store.root)
         except OSError:
             free = None
         with self._lock:
@@ -268,14 +244,6 @@ class ModelsController:
             )
             self._rebuild()
         self._emit()
-
-    @staticmethod
-    def _verified_bytes(status: ModelStatus) -> int:
-        total = 0
-        for path in status.verified:
-            with contextlib.suppress(OSError):
-                total += (status.folder / path).stat().st_size
-        return total
 
     # --- the model in use -------------------------------------------------------------
 
@@ -522,41 +490,34 @@ class ModelsController:
         self._emit()
 
     def _verify_body(self, model_id: str, after_download: bool = False) -> None:
-        manifest = self._store.manifest(model_id)
-        folder = self._store.folder(model_id)
-        total = 0
-        for entry in manifest.files:
-            with contextlib.suppress(OSError):
-                total += (folder / entry.path).stat().st_size
         with self._lock:
             record = self._records.setdefault(model_id, _Record())
             stop = record.stop = threading.Event()
-            record.activity = Activity("verify", phase="hashing", total=total, file_count=len(manifest.files))
+            file_count = len(self._store.manifest(model_id).files)
+            record.activity = Activity("verify", phase="hashing", file_count=file_count)
             record.confirm = ""
             self._rebuild()
         self._emit()
-        seen: dict[str, int] = {}
         last = [0.0]
 
-        def before_chunk(path: str) -> None:
+        def on_progress(p: HashProgress) -> None:
             if stop.is_set() or self._closed:
                 raise Cancelled()
-            done = sum(seen.values())
-            seen[path] = seen.get(path, 0) + _MIB
             now = time.monotonic()
             if now - last[0] < _EMIT_EVERY_S:
                 return
             last[0] = now
-            index = list(seen).index(path) + 1
             with self._lock:
                 if record.activity is not None:
-                    record.activity = replace(record.activity, file=path, file_index=index, done=min(done, total))
+                    record.activity = replace(
+                        record.activity, file=p.path, file_index=p.file_index, done=p.done, total=p.total
+                    )
                     self._rebuild()
             self._emit()
 
         about = self._about(model_id)
         try:
-            report = self._store.verify(model_id, before_chunk)
+            report = self._store.verify(model_id, on_progress)
         except Cancelled:
             self._finish(model_id, Notice("notice_verify_stopped", about))
             return
@@ -714,7 +675,7 @@ class ModelsController:
                     licence=None,
                     state=CardState.INSTALLED if (folder / "config.json").is_file() else CardState.FAILED,
                     folder=folder,
-                    size_on_disk=_disk_size(folder),
+                    size_on_disk=folder_bytes(folder),
                     size_to_download=0,
                     total_size=None,
                     size_is_estimate=False,

@@ -1,12 +1,13 @@
 from __future__ import annotations
 
 import copy
+import hashlib
 from pathlib import Path
 
 import pytest
 
 from app.models.manifest import ManifestError, check_relative_path, manifest_from_dict
-from app.models.verify import FileState, sha256_file, verify_folder
+from app.models.verify import FileState, HashProgress, sha256_file, verify_folder
 
 SHA = "a" * 64
 BASE = {
@@ -96,3 +97,23 @@ def test_a_symlink_is_not_accepted_as_a_model_file(tmp_path: Path) -> None:
         }
     )
     assert verify_folder(tmp_path, manifest).checks[0].state is FileState.NOT_A_FILE
+
+
+def test_verify_reports_the_bytes_it_has_hashed_before_each_chunk(tmp_path: Path) -> None:
+    mib = 1 << 20
+    contents = {"a.bin": b"a" * (2 * mib + mib // 2), "b.bin": b"b" * 10}
+    for path, content in contents.items():
+        (tmp_path / path).write_bytes(content)
+    files = [{"path": "gone.bin", "sha256": SHA}]
+    files += [{"path": p, "sha256": hashlib.sha256(c).hexdigest()} for p, c in contents.items()]
+    manifest = manifest_from_dict({"schema": 1, "id": "m", "revision": "r", "files": files})
+    seen: list[HashProgress] = []
+    assert not verify_folder(tmp_path, manifest, seen.append).ok  # gone.bin is missing
+    total = 2 * mib + mib // 2 + 10
+    assert [(p.path, p.file_index, p.done) for p in seen] == [
+        ("a.bin", 2, 0),
+        ("a.bin", 2, mib),
+        ("a.bin", 2, 2 * mib),
+        ("b.bin", 3, total - 10),  # the short last chunk of a.bin counted as it was, not as a MiB
+    ]
+    assert {(p.file_count, p.total) for p in seen} == {(3, total)}
