@@ -512,16 +512,9 @@ def test_a_second_tab_shares_the_worker_and_sees_the_same_session(
 
 def worker_pids(app: AppServer) -> set[int]:
     """The app's model workers: its spawned children (the resource tracker is not one)."""
-    from tests.faults.procs import children
+    from tests.faults.procs import children, workers
 
-    found = set()
-    for pid in children(app.pid):
-        try:
-            if b"spawn_main" in Path(f"/proc/{pid}/cmdline").read_bytes():
-                found.add(pid)
-        except OSError:
-            pass
-    return found
+    return workers(children(app.pid))
 
 
 def test_the_first_answer_comes_at_once_and_a_new_session_starts_from_a_clean_card(

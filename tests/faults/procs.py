@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import os
 import time
+from collections.abc import Iterable
 from pathlib import Path
 
 
@@ -60,6 +61,12 @@ def cmdline(pid: int) -> bytes:
         return Path(f"/proc/{pid}/cmdline").read_bytes()
     except OSError:
         return b""
+
+
+def workers(pids: Iterable[int]) -> set[int]:
+    """The model workers among `pids`: the children multiprocessing spawned (their command runs
+    spawn_main); its resource tracker is not one."""
+    return {pid for pid in pids if b"spawn_main" in cmdline(pid)}
 
 
 def with_environment(entry: str) -> set[int]:

@@ -29,7 +29,7 @@ import pytest
 
 from app.session.store import SessionLog, load_session
 from tests.conditions import wait_until
-from tests.faults.procs import cmdline, descendants, runs_own_imports, wait_gone, with_environment
+from tests.faults.procs import descendants, runs_own_imports, wait_gone, with_environment, workers
 from tests.integration.conftest import held_out_scenes, write_scenes
 from tests.integration.video import write_hands_video
 from tests.models.conftest import make_model
@@ -315,7 +315,7 @@ def test_a_stop_signal_while_the_worker_is_spawned_is_one_line(
 
 def worker_of(pid: int) -> int | None:
     """The worker child of `pid` (spawned by multiprocessing; not its resource tracker)."""
-    return next((c for c in descendants(pid) if b"spawn_main" in cmdline(c)), None)
+    return next(iter(workers(descendants(pid))), None)
 
 
 def big_pinned_model(manifests: Path, size: int = 8 << 30) -> tuple[str, Path]:

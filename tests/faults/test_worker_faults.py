@@ -40,7 +40,7 @@ from app.worker.messages import (
 from app.worker.process_host import MAX_FAILED_STARTS, ProcessWorkerHost
 from app.worker.serve import TEST_LOAD_PACE_ENV, TEST_PACE_ENV
 from tests.conditions import wait_until
-from tests.faults.procs import alive, children, wait_gone
+from tests.faults.procs import alive, children, wait_gone, workers
 from tests.integration.conftest import held_out_scenes
 
 
@@ -82,14 +82,7 @@ class Recorder:
 def spawned_workers() -> set[int]:
     """This process's own worker children (not the resource tracker, not the workers of app servers
     that browser tests started: those are grandchildren)."""
-    found = set()
-    for pid in children(os.getpid()):
-        try:
-            if b"spawn_main" in Path(f"/proc/{pid}/cmdline").read_bytes():
-                found.add(pid)
-        except OSError:
-            pass
-    return found
+    return workers(children(os.getpid()))
 
 
 @pytest.fixture

@@ -18,6 +18,8 @@ from typing import IO
 import msgpack
 from websockets.sync.client import connect
 
+from tests.faults.procs import cmdline, workers
+
 ROOT = Path(__file__).resolve().parents[2]
 SUBREAPER = Path(__file__).with_name("subreaper.py")
 _REGISTER_CLIENT = 1  # Flet's MessageAction: the first message of a page
@@ -47,15 +49,15 @@ def _listens(port: int) -> bool:
         return probe.connect_ex(("127.0.0.1", port)) == 0
 
 
-def _session_commands(sid: int) -> list[str]:
-    commands = []
+def _in_session(sid: int) -> set[int]:
+    pids = set()
     for proc in Path("/proc").iterdir():
         try:
             if proc.name.isdigit() and os.getsid(int(proc.name)) == sid:
-                commands.append(proc.joinpath("cmdline").read_bytes().replace(b"\0", b" ").decode(errors="replace"))
+                pids.add(int(proc.name))
         except OSError:
             continue  # ended meanwhile
-    return commands
+    return pids
 
 
 def _end_session(sid: int) -> None:
@@ -88,8 +90,8 @@ def test_ui_ends_on_sigterm_with_its_worker_and_resource_tracker(tmp_path: Path)
     try:
         _until(lambda: _listens(port) or watcher.poll() is not None, "the UI listens")
         _open_page(port)
-        _until(lambda: any("resource_tracker" in c for c in _session_commands(pid)), "the resource tracker runs")
-        _until(lambda: any("spawn_main" in c for c in _session_commands(pid)), "the worker child runs")
+        _until(lambda: any(b"resource_tracker" in cmdline(p) for p in _in_session(pid)), "the resource tracker runs")
+        _until(lambda: bool(workers(_in_session(pid))), "the worker child runs")
         os.kill(pid, signal.SIGTERM)
         report = json.loads(_line(watcher.stdout, timeout_s=60))  # the app ended
     finally:
