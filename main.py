@@ -11,6 +11,10 @@ if __name__ == "__main__":  # not in a worker child process (multiprocessing re-
 
     import flet as ft
 
-    from app.ui.app_main import build_main
+    from app.ui.app_main import build_app
 
-    ft.run(build_main())
+    app = build_app()
+    try:
+        ft.run(app.main)
+    finally:
+        app.close()

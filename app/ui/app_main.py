@@ -1,42 +1,39 @@
-"""Flet entry point: the app shell (header, navigation, privacy sheet) and the page's async work.
+"""Flet entry point: one page's app shell (header, navigation, screens) over the app's shared state.
 
-One PracticeController serves every tab of the running app (one worker, one
-model, one session on screen); each page subscribes to it while it is open.
-Pages only render state and forward events; the camera pump and the file
-pickers are the page's async tasks because they talk to the browser.
+`build_app` makes the AppContext (app.ui.app_context): one PracticeController, Models controller
+and settings for every tab of the running app; each page's Shell subscribes while it is open.
+Pages only render state and forward events; the camera pump (app.ui.camera_pump) and the file
+picks (app.ui.file_intake) are the page's async tasks because they talk to the browser.
 """
 
 from __future__ import annotations
 
-import asyncio
 import logging
-import shutil
-import threading
 import uuid
-from collections.abc import Awaitable, Callable
+from collections.abc import Callable
 from pathlib import Path
 from typing import TypeVar
 
 import flet as ft
 import flet_camera as fc
 
-from app.core.settings import Settings
-from app.core.sizes import size_words
 from app.frames.intake import MAX_FILE_BYTES
-from app.models.catalog import DEFAULT_MODEL_ID
 from app.models.storage import sessions_dir
-from app.models.store import ModelStore
 from app.privacy.guard import GuardCounts, GuardWatcher, ensure_installed
 from app.ui import strings, strings_models, strings_sessions, strings_settings, strings_testers
+from app.ui.app_context import AppContext
+from app.ui.camera_pump import CameraPump
+from app.ui.file_intake import FileIntake, Picked
 from app.ui.i18n import LOCALES, fonts_for, language_or_default
 from app.ui.models_controller import ModelsController, ModelsState
 from app.ui.models_view import ModelsView
 from app.ui.page_loop import on_page_loop
 from app.ui.practice_controller import PracticeController, PracticeState
 from app.ui.practice_view import PracticeActions, PracticeView
+from app.ui.privacy_sheet import privacy_sheet
 from app.ui.sessions_controller import SessionsController, SessionsState
 from app.ui.sessions_view import SessionsView, file_picker_saver
-from app.ui.settings_controller import SettingsController, SettingsState, connect_practice, worker_spec
+from app.ui.settings_controller import SettingsController, SettingsState
 from app.ui.settings_view import SettingsView
 from app.ui.testers_controller import TestersController, TestersState
 from app.ui.testers_view import TestersView
@@ -51,78 +48,22 @@ log = logging.getLogger("keyframe.ui")
 # The screens, in navigation order.
 PRACTICE, SESSIONS, TESTERS, MODELS, SETTINGS = range(5)
 WIDE = 720  # px: a navigation rail from here on, a bottom bar below
-CAMERA_PERIOD_S = 0.4  # one picture from the camera this often: enough for 2–5 s keyframes
 # Checked on the size the picker reports, before a byte is sent: the upload is the boundary that owns it.
 MAX_VIDEO_BYTES = 512 * 1024 * 1024
-UPLOAD_TIMEOUT_S = 600  # a 500 MB video over loopback takes seconds; a stuck upload must end
 
 
-class SharedPractice:
-    """The app's one practice controller and its settings, made on the first page and kept for its life."""
-
-    def __init__(self, spec: WorkerSpec) -> None:
-        self._spec = spec
-        self._lock = threading.Lock()
-        self._controller: PracticeController | None = None
-        self._models: ModelsController | None = None
-        # settings.json, read once per app; a damaged one is kept as settings.json.bad and said on screen.
-        self.settings = SettingsController()
-
-    def get(self) -> PracticeController:
-        with self._lock:
-            if self._controller is None:
-                spec = worker_spec(self.settings.settings, self._spec)  # the first worker follows the settings
-                self._controller = PracticeController(spec, sessions_dir())
-                connect_practice(self.settings, self._controller, self._spec)
-                self._controller.start()
-            return self._controller
-
-    def models(self) -> ModelsController:
-        """The one Models controller of this app: a download goes on when the tab that started it closes.
-        It follows the model the worker runs (the settings' choice, else the command line's)."""
-        with self._lock:
-            if self._models is None:
-                active = self._in_use(self.settings.settings)
-                settings = self.settings
-
-                def choose(ref: str) -> None:  # "use this model": the settings restart the worker on it
-                    # The demo by its id, not None: None means "the command line's --model", which may
-                    # be the very folder that cannot be used.
-                    settings.update(model=ref)
-
-                folder = Path(active) if active and Path(active).is_dir() else None
-                self._models = models = ModelsController(
-                    ModelStore.from_env(skip_broken=True),  # a bad manifest is said on the screen
-                    on_choose=choose,
-                    active=active,
-                    folders=[folder] if folder is not None else [],  # a folder in use
-                )
-                settings.subscribe(lambda state: models.set_active(self._in_use(state.settings)))
-            return self._models
-
-    def _in_use(self, settings: Settings) -> str | None:
-        """The model the worker runs, a folder written as the Models screen lists it."""
-        ref = worker_spec(settings, self._spec).model
-        if ref and ref != DEFAULT_MODEL_ID and Path(ref).is_dir():
-            return str(Path(ref))
-        return ref
+def build_app(model_ref: str | None = None, profile_path: Path | None = None) -> AppContext:
+    """The app bound to a model (id or folder) and a profile; its `main(page)` is for ft.run."""
+    return AppContext(WorkerSpec(model=model_ref, profile=profile_path), _open_page)
 
 
-def build_main(model_ref: str | None = None, profile_path: Path | None = None) -> Callable[[ft.Page], Awaitable[None]]:
-    """Returns the `main(page)` for ft.run, bound to a model (id or folder) and a profile."""
-    shared = SharedPractice(WorkerSpec(model=model_ref, profile=profile_path))
-
-    async def main(page: ft.Page) -> None:
-        page.title = strings.EN["title"]
-        page.padding = 0
-        page.theme_mode = ft.ThemeMode.LIGHT
-        page.bgcolor = ft.Colors.WHITE  # opaque: the loading screen's copy behind the canvas must not show through
-        controller = shared.get()
-        picker = ft.FilePicker()
-        camera = fc.Camera(preview_enabled=True)
-        Shell(page, controller, picker, camera, shared.settings, shared.models()).mount()
-
-    return main
+def _open_page(page: ft.Page, app: AppContext) -> None:
+    page.title = strings.EN["title"]
+    page.padding = 0
+    page.theme_mode = ft.ThemeMode.LIGHT
+    page.bgcolor = ft.Colors.WHITE  # opaque: the loading screen's copy behind the canvas must not show through
+    controller = app.practice()
+    Shell(page, controller, ft.FilePicker(), fc.Camera(preview_enabled=True), app.settings, app.models()).mount()
 
 
 class Shell:
@@ -271,9 +212,8 @@ class Shell:
             expand=True,
         )
         self._guard_watcher: GuardWatcher | None = None
-        self._uploads: dict[str, asyncio.Future[None]] = {}  # file name -> done, for the upload in progress
-        picker.on_upload = self._on_upload
-        self._pumping_camera = False
+        self.files = FileIntake(page, picker, t, upload_dir(), keep=lambda: controller.playing_upload)
+        self.camera_pump = CameraPump(camera, controller, t, self.tab)
         self._state = PracticeState()  # the newest state, for the privacy sheet
 
     # --- lifecycle ---------------------------------------------------------------------------
@@ -319,9 +259,7 @@ class Shell:
         self.models_controller.unsubscribe(self._models_listener)
         self.settings_controller.unsubscribe(self._settings_listener)
         self.controller.unsubscribe(self._practice_listener)
-        if self._pumping_camera:  # this tab's camera fed the session: without it the session is over
-            self._pumping_camera = False
-            self.controller.camera_tab_gone(self.tab, self.t["camera_tab_gone"])
+        self.camera_pump.page_gone()
         if self._guard_watcher is not None:
             self._guard_watcher.stop()
             self._guard_watcher = None
@@ -439,28 +377,14 @@ class Shell:
         self.page.show_dialog(ft.SnackBar(ft.Text(message)))
 
     def _privacy_sheet(self) -> None:
-        state = self._state
-        worker = self.t["privacy_worker_pending"]
-        if state.isolation:
-            how = self.t.get(f"isolation_{state.isolation_kind}", state.isolation_how)  # the OS's own words in logs
-            worker = self.t[f"privacy_worker_{state.isolation}"].format(how=how)
-        paragraphs = [self.t["privacy_sheet"], worker, self.t["privacy_app"], self.t["privacy_check"]]
-        sheet = ft.AlertDialog(
-            title=ft.Text(self.t["privacy_sheet_title"]),
-            content=tagged(
-                ft.Column([ft.Text(p) for p in paragraphs], tight=True, spacing=10, width=520),
-                "privacy-sheet",
-            ),
-            actions=[ft.TextButton(self.t["close"], on_click=lambda _: self.page.pop_dialog())],
-        )
-        self.page.show_dialog(sheet)
+        self.page.show_dialog(privacy_sheet(self.t, self._state, close=lambda: self.page.pop_dialog()))
 
     async def _start(self, kind: str, interval: int) -> None:
         self.controller.set_interval(interval)
         if kind == "camera" and self._owns_camera():
             self.controller.start_opencv_camera()
         elif kind == "camera":
-            await self._camera_session()
+            await self.camera_pump.run()
         elif kind == "video":
             await self._pick_and_start(ft.FilePickerFileType.VIDEO, False, MAX_VIDEO_BYTES, self._start_video)
         else:
@@ -473,83 +397,20 @@ class Shell:
         file_type: ft.FilePickerFileType,
         many: bool,
         limit: int,
-        start: Callable[[list[tuple[str, Path]]], None],
+        start: Callable[[Picked], None],
         report: Callable[[str], None] | None = None,
     ) -> None:
-        """Files the user picks, checked against `limit` before upload; problems go to `report`
-        (the screen that asked), the practice screen's error line by default."""
-        report = report or self.controller.report_error
-        # No data with the pick: sizes are checked before a single byte is sent or decoded.
-        try:
-            files = await self.picker.pick_files(file_type=file_type, allow_multiple=many)
-        except (RuntimeError, TimeoutError) as exc:  # the browser never answered (Flet raises RuntimeError)
-            log.warning("the file chooser did not answer: %s", exc)  # the detail is for the log, not the screen
-            report(self.t["picker_failed"])
-            return
-        if not files:
-            return
-        fitting = [f for f in files if f.size <= limit]
-        if len(fitting) < len(files):
-            big = next(f for f in files if f.size > limit)
-            report(self.t["file_too_large"].format(name=big.name, size=size_words(big.size), limit=size_words(limit)))
-        if not fitting:
-            return
-        try:
-            paths = await self._fetch(fitting)
-        except (OSError, RuntimeError) as exc:
-            report(self.t["upload_failed"].format(reason=exc))
-            return
-        start(paths)
-
-    async def _fetch(self, files: list[ft.FilePickerFile]) -> list[tuple[str, Path]]:
-        """Local paths of the picked files: as they are on desktop, uploaded to 127.0.0.1 from a browser."""
-        if all(f.path for f in files):
-            return [(f.name, Path(f.path)) for f in files if f.path]
-        for old in upload_dir().glob("*"):  # earlier uploads, but never the video a session is playing
-            if old != self.controller.playing_upload:
-                shutil.rmtree(old, ignore_errors=True)
-        folder = uuid.uuid4().hex
-        loop = asyncio.get_running_loop()
-        done = {f.name: loop.create_future() for f in files}
-        self._uploads = done
-        await self.picker.upload(
-            [
-                ft.FilePickerUploadFile(
-                    id=f.id, name=f.name, upload_url=self.page.get_upload_url(f"{folder}/{f.name}", 600)
-                )
-                for f in files
-            ]
-        )
-        await asyncio.wait_for(asyncio.gather(*done.values()), timeout=UPLOAD_TIMEOUT_S)
-        return [(f.name, upload_dir() / folder / f.name) for f in files]
-
-    def _on_upload(self, e: ft.FilePickerUploadEvent) -> None:
-        waiter = self._uploads.get(e.file_name)
-        if waiter is None or waiter.done():
-            return
-        if e.error:
-            waiter.set_exception(RuntimeError(f"{e.file_name}: {e.error}"))
-        elif e.progress is not None and e.progress >= 1.0:
-            waiter.set_result(None)
+        """Problems go to `report` (the screen that asked), the practice screen's error line by default."""
+        await self.files.pick(file_type, many, limit, start, report or self.controller.report_error)
 
     def _start_video(self, files: list[tuple[str, Path]]) -> None:
         name, path = files[0]
-        uploaded = path.parent.parent == upload_dir()  # a copy made for this session: gone when it ends
-        self.controller.start_video(name, path, discard=path.parent if uploaded else None)
+        # A copy uploaded for this session is deleted when it ends.
+        self.controller.start_video(name, path, discard=path.parent if self.files.is_upload(path) else None)
 
-    def _start_stills(self, files: list[tuple[str, Path]]) -> None:
-        """The files are read on Flet's thread pool: a folder of photos must not freeze every tab."""
+    def _start_stills(self, files: Picked) -> None:
         label = files[0][0] if len(files) == 1 else f"{len(files)} images"
-
-        def read_and_start() -> None:
-            try:
-                images = [(name, path.read_bytes()) for name, path in files]
-            except OSError as exc:
-                self.controller.report_error(self.t["upload_failed"].format(reason=exc.strerror or exc))
-                return
-            self.controller.start_stills(images, label)
-
-        self.page.run_thread(read_and_start)
+        self.files.read(files, lambda images: self.controller.start_stills(images, label), self.controller.report_error)
 
     def _on_lifecycle(self, e: ft.AppLifecycleStateChangeEvent) -> None:
         backgrounded = e.state in (ft.AppLifecycleState.HIDE, ft.AppLifecycleState.PAUSE)
@@ -561,31 +422,3 @@ class Shell:
         """A packaged desktop app opens the camera itself (flet-camera serves browsers and phones)."""
         desktop = (ft.PagePlatform.MACOS, ft.PagePlatform.WINDOWS, ft.PagePlatform.LINUX)
         return not self.page.web and self.page.platform in desktop
-
-    async def _camera_session(self) -> None:
-        self.controller.prepare_camera()
-        try:
-            cameras = await self.camera.get_available_cameras()
-            if not cameras:
-                self.controller.camera_failed(self.t["camera_denied"])
-                return
-            await self.camera.initialize(cameras[0], fc.ResolutionPreset.MEDIUM, enable_audio=False)
-        except Exception as exc:  # the browser refused (permission) or has no device
-            log.warning("the camera could not be opened: %s", exc)  # e.g. CameraException(cameraNotFound, …)
-            self.controller.camera_failed(self.t["camera_denied"])
-            return
-        self.controller.start_camera(tab=self.tab)
-        self._pumping_camera = True
-        try:
-            while self._pumping_camera and self.controller.state.camera_tab == self.tab:
-                try:
-                    picture = await self.camera.take_picture()
-                except Exception as exc:
-                    if self._pumping_camera:  # not a page that just went away (its session ended with a notice)
-                        log.warning("the camera stopped sending pictures: %s", exc)
-                        self.controller.camera_failed(self.t["camera_lost"])
-                    return
-                self.controller.offer_picture(picture)
-                await asyncio.sleep(CAMERA_PERIOD_S)
-        finally:
-            self._pumping_camera = False

@@ -20,7 +20,7 @@ from flet.utils import is_linux_server, open_in_browser
 
 from app.commands.interrupts import run_interruptible
 from app.ui import web_shell
-from app.ui.app_main import build_main
+from app.ui.app_main import build_app
 
 DEFAULT_PORT = 8550
 
@@ -54,11 +54,14 @@ def launch(port: int | None = None, model: str | None = None, profile: Path | No
             open_in_browser(url)
 
     def serve() -> int:
+        app = build_app(model, profile)
         try:
-            web_shell.serve(build_main(model, profile), port, open_tab)
+            web_shell.serve(app.main, port, open_tab)
         except web_shell.WebShellError as exc:
             print(f"error: {exc}", file=sys.stderr)
             return 2
+        finally:
+            app.close()  # the server has ended: downloads stop (resumable), the session is written, the worker stops
         return 0
 
     # Ctrl-C and SIGTERM end the server cleanly, then the command with 130 / 143 and one line.

@@ -1,0 +1,23 @@
+"""The sheet the privacy notice opens: what stays on the device, and how the worker is kept offline."""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Mapping
+
+import flet as ft
+
+from app.ui.practice_controller import PracticeState
+from app.ui.widgets import tagged
+
+
+def privacy_sheet(words: Mapping[str, str], state: PracticeState, close: Callable[[], object]) -> ft.AlertDialog:
+    worker = words["privacy_worker_pending"]
+    if state.isolation:
+        how = words.get(f"isolation_{state.isolation_kind}", state.isolation_how)  # the OS's own words in logs
+        worker = words[f"privacy_worker_{state.isolation}"].format(how=how)
+    paragraphs = [words["privacy_sheet"], worker, words["privacy_app"], words["privacy_check"]]
+    return ft.AlertDialog(
+        title=ft.Text(words["privacy_sheet_title"]),
+        content=tagged(ft.Column([ft.Text(p) for p in paragraphs], tight=True, spacing=10, width=520), "privacy-sheet"),
+        actions=[ft.TextButton(words["close"], on_click=lambda _: close())],
+    )
