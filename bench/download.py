@@ -33,8 +33,8 @@ from urllib.parse import urlsplit
 from httpcore._sync.http11 import HTTP11Connection
 
 from app.core.figures import Spread, spread
-from app.models.download import DEFAULT_POLICY, Cancelled, RetryPolicy, part_path
-from app.models.download_job import DownloadJob
+from app.models.download import DEFAULT_POLICY, RetryPolicy, part_path
+from app.models.download_job import DownloadJob, DownloadOutcome, Ending
 from app.models.mirrors import base_mirror
 from app.privacy.guard import NetworkGuard, ensure_installed
 from bench._report import Row, add_receipt_option, report, run_benchmark, spread_text
@@ -79,10 +79,10 @@ def locations(size: int) -> dict[str, str]:
 
 def run_job(
     model: Model, root: Path, base: str, guard: NetworkGuard, policy: RetryPolicy = DEFAULT_POLICY, pause_at: int = 0
-) -> DownloadJob:
+) -> DownloadOutcome:
     """One download as the CLI runs it: a DownloadJob under the guard, its events drained.
 
-    `pause_at` > 0: cancel it (the Models screen's Pause) once its .part holds that many bytes.
+    `pause_at` > 0: stop it (the Models screen's Pause) once its .part holds that many bytes.
     Watched from another thread, as a tap would come: progress events are too sparse for a small file."""
     store = make_store(root, model, policy=policy)
     job = DownloadJob(store, model.id, [base_mirror(base)], guard=guard)
@@ -92,7 +92,7 @@ def run_job(
         while job.running:
             with contextlib.suppress(FileNotFoundError):
                 if part.stat().st_size >= pause_at:
-                    job.cancel()
+                    job.stop()
                     return
             time.sleep(0.0005)
 
@@ -101,18 +101,17 @@ def run_job(
         threading.Thread(target=pause, name="bench-pause", daemon=True).start()
     for _ in job.events():
         pass
-    job.join()
-    return job
+    return job.wait()
 
 
 def app_rate(model: Model, size: int, root: Path, base: str, guard: NetworkGuard) -> float:
     start = time.perf_counter()
-    job = run_job(model, root, base, guard)
+    outcome = run_job(model, root, base, guard)
     elapsed = time.perf_counter() - start
-    if job.error is not None:
-        raise job.error
-    if job.result is None or not job.result.usable:
-        raise RuntimeError(f"the app's download did not install the model: {job.result}")
+    if outcome.error is not None:
+        raise outcome.error
+    if outcome.status is None or not outcome.status.usable:
+        raise RuntimeError(f"the app's download did not install the model: {outcome}")
     shutil.rmtree(root)
     return size / elapsed / 1e6
 
@@ -167,13 +166,13 @@ def refetched(
 ) -> tuple[int, list[Logged]]:
     """Bytes nginx sent for the file beyond its size, over the cut (or paused) request and the resume."""
     base = f"{server.url}{prefix}m"
-    job = run_job(model, root, base, guard, policy, pause_at=size // 2 if pause else 0)
-    if pause and isinstance(job.error, Cancelled):
-        job = run_job(model, root, base, guard, policy)
-    if job.error is not None:
-        raise job.error
-    if job.result is None or not job.result.usable:
-        raise RuntimeError(f"the resumed download did not install the model: {job.result}")
+    outcome = run_job(model, root, base, guard, policy, pause_at=size // 2 if pause else 0)
+    if pause and outcome.ending is Ending.STOPPED:
+        outcome = run_job(model, root, base, guard, policy)
+    if outcome.error is not None:
+        raise outcome.error
+    if outcome.status is None or not outcome.status.usable:
+        raise RuntimeError(f"the resumed download did not install the model: {outcome}")
     shutil.rmtree(root)
     path = f"{prefix}m/{FILE}"
 
@@ -246,7 +245,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         "then 1 B/s); the "
         f"downloader's read timeout ({CUT_POLICY.read_timeout_s} s here, 30 s in the app) drops it and "
         "resumes; nothing is in flight then, so the figure is the downloader's own",
-        "pause: DownloadJob.cancel() at half the file, then a new job; also counts what sat in the socket "
+        "pause: DownloadJob.stop() at half the file, then a new job; also counts what sat in the socket "
         "buffers when the app stopped reading, which no client can keep",
         f"privacy guard during the run: {after[0] - before[0]} blocked, {after[1] - before[1]} let out "
         "(the mirror is loopback)",

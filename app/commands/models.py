@@ -167,29 +167,19 @@ def _list(store: ModelStore, args: argparse.Namespace, out: TextIO) -> int:
 
 
 def _download(store: ModelStore, args: argparse.Namespace, out: TextIO) -> int:
-    from app.models.download import Cancelled, DownloadError
-    from app.models.download_job import DownloadJob
-    from app.models.errors import StoreError
-    from app.models.locks import ModelBusy
-    from app.models.mirrors import DownloadSettings, choose_mirrors, load_download_settings, system_proxies
+    from app.models.download_job import Ending
+    from app.models.download_plan import DownloadRefused, plan_download
     from app.models.progress import TerminalProgress
     from app.privacy.guard import ensure_installed
 
-    manifest = store.manifest(args.model_id)
-    if manifest.bundled:
-        from app.models.store import BundledModel
-
-        raise BundledModel(f"{manifest.id} is bundled with the app and always installed; nothing to download")
-    # A saved setting that cannot be read raises MirrorError (exit 2): never a silent public fallback.
-    # It is not needed when the command line gives both the mirror and the proxy choice.
-    given = args.mirror and args.system_proxy is not None
-    saved = DownloadSettings() if given else load_download_settings()
-    mirrors = choose_mirrors(manifest, args.mirror or ([saved.mirror] if saved.mirror else []))
-    use_proxy = saved.use_system_proxy if args.system_proxy is None else args.system_proxy
-    proxies = system_proxies(mirrors) if use_proxy else {}  # MirrorError for a proxy it cannot use
+    try:
+        plan = plan_download(store, args.model_id, mirror_urls=args.mirror, use_system_proxy=args.system_proxy)
+    except DownloadRefused as refused:
+        return _fail(args, out, refused.cause, EXIT_SETUP)
+    proxies = plan.proxies
     via = f" through the proxy {', '.join(sorted(set(proxies.values())))}" if proxies else ""
-    _err(f"downloading {manifest.id} from {', '.join(m.name + ' (' + m.host + ')' for m in mirrors)}{via}")
-    job = DownloadJob(store, manifest.id, mirrors, guard=ensure_installed(), proxies=proxies)
+    _err(f"downloading {plan.manifest.id} from {', '.join(m.name + ' (' + m.host + ')' for m in plan.mirrors)}{via}")
+    job = plan.job(guard=ensure_installed())
     bar = TerminalProgress(sys.stderr)
     job.start()
     stopped_by: BaseException | None = None
@@ -198,24 +188,21 @@ def _download(store: ModelStore, args: argparse.Namespace, out: TextIO) -> int:
             bar(progress)
     except (KeyboardInterrupt, Terminated) as stop:  # a second signal is ignored (app.stop_signals)
         stopped_by = stop
-        job.cancel()  # acts within a fraction of a second, even in a read from a silent server
+        job.stop()  # acts within a fraction of a second, even in a read from a silent server; keeps the .part
         for progress in job.events():
             bar(progress)
-    job.join()
-    error = job.error
-    if isinstance(error, Cancelled):
+    outcome = job.wait()
+    if outcome.ending is Ending.STOPPED:
         code = EXIT_TERMINATED if isinstance(stopped_by, Terminated) else EXIT_INTERRUPTED
         return _fail(args, out, "cancelled; run the same command again to resume", code, "Cancelled")
-    if stopped_by is not None:  # it ended on its own just before the cancel: the signal still ends the command
+    if stopped_by is not None:  # it ended on its own just before the stop: the signal still ends the command
         raise stopped_by
-    if isinstance(error, (DownloadError, OSError)):
-        return _fail(args, out, error, EXIT_FAILED)
-    if isinstance(error, (StoreError, ModelBusy)):
-        return _fail(args, out, error, EXIT_SETUP)
-    if error is not None:
-        raise error
-    status = job.result
-    assert status is not None
+    if outcome.error is not None:
+        if outcome.ending is Ending.CRASHED:
+            raise outcome.error
+        return _fail(args, out, outcome.error, EXIT_FAILED if outcome.ending is Ending.FAILED else EXIT_SETUP)
+    status = outcome.status
+    assert status is not None  # INSTALLED
     out.write(json.dumps(status.to_dict()) + "\n" if args.json else f"installed {status.model_id} in {status.folder}\n")
     return EXIT_OK
 

@@ -40,7 +40,7 @@ from app.models.download import (
     RetryPolicy,
     part_path,
 )
-from app.models.errors import StoreError
+from app.models.errors import NoMirror, StoreError
 from app.models.importer import ImportRejected, copy_verified, import_size
 from app.models.locks import ModelBusy, ModelLock
 from app.models.manifest import Manifest, ManifestFile, model_folder
@@ -223,7 +223,8 @@ class ModelStore:
 
     # -- changes -----------------------------------------------------------------------
 
-    def _downloadable(self, model_id: str, action: str) -> Manifest:
+    def downloadable(self, model_id: str, action: str = "downloaded") -> Manifest:
+        """The manifest of a model the store may change (UnknownModel, BundledModel: it may not)."""
         manifest = self.manifest(model_id)
         if manifest.bundled:
             raise BundledModel(f"{model_id} is bundled with the app and always installed; it cannot be {action}")
@@ -252,7 +253,7 @@ class ModelStore:
         that failed before its first byte leaves an empty folder). A link planted at
         the model's folder is removed itself; what it points to is never touched.
         """
-        self._downloadable(model_id, "removed")
+        self.downloadable(model_id, "removed")
         with self.lock(model_id):
             self._prepare_root(model_id)
             folder = self.folder(model_id)
@@ -271,7 +272,7 @@ class ModelStore:
         """Drops what an unfinished download left: its .part files, and the whole folder when
         no file of it is verified yet. Verified files stay, so cancelling the repair of one bad
         file never deletes a working rest. True when anything was dropped."""
-        self._downloadable(model_id, "changed")
+        self.downloadable(model_id, "changed")
         status = self.status(model_id)
         if not status.verified:
             return self.remove(model_id)
@@ -289,7 +290,7 @@ class ModelStore:
 
     def import_folder(self, model_id: str, source: Path) -> ModelStatus:
         """Copies a local copy of a known model in, verified file by file, then swaps it into place."""
-        manifest = self._downloadable(model_id, "imported")
+        manifest = self.downloadable(model_id, "imported")
         source = Path(source)
         if not source.is_dir():
             raise ImportRejected(str(source), "not a folder")
@@ -337,9 +338,9 @@ class ModelStore:
         `proxies` ({"https": "http://proxy:3128"}, mirrors.system_proxies) sends the requests of
         those schemes through a proxy, which the guard then lets this thread reach as well.
         Without it the connection is direct: the environment's proxy variables are ignored."""
-        manifest = self._downloadable(model_id, "downloaded")
+        manifest = self.downloadable(model_id, "downloaded")
         if not mirrors:
-            raise StoreError(f"{model_id}: no mirror to download from")
+            raise NoMirror(model_id)
         cancel = cancel or threading.Event()
         tracker = ProgressTracker(model_id, on_progress or (lambda p: None))
         proxies = dict(proxies or {})

@@ -30,18 +30,17 @@ from typing import TYPE_CHECKING
 from app.core.observable import Observable
 from app.models.catalog import DEFAULT_MODEL_ID
 from app.models.disk_usage import files_bytes, folder_bytes, free_bytes
-from app.models.download import Cancelled, DownloadError
-from app.models.download_job import DownloadJob
+from app.models.download import Cancelled
+from app.models.download_job import DownloadJob, Ending
+from app.models.download_plan import DownloadRefused, Refusal, plan_download
 from app.models.errors import StoreError
 from app.models.locks import ModelBusy
 from app.models.mirrors import (
     MirrorError,
     base_mirror,
-    choose_mirrors,
     load_download_settings,
     save_mirror_setting,
     save_proxy_setting,
-    system_proxies,
 )
 from app.models.progress import Phase, Progress
 from app.models.store import ModelState, ModelStatus, ModelStore
@@ -276,28 +275,9 @@ class ModelsController:
     def download(self, model_id: str) -> bool:
         """Starts (or resumes: the .part files are kept) a download; True when it started."""
         try:
-            manifest = self._store.manifest(model_id)
-        except StoreError as exc:
-            self._notify(Notice("notice_failed", (("detail", str(exc)),), error=True))
-            return False
-        if manifest.bundled:
-            self._notify(Notice("notice_bundled", self._about(model_id)))
-            return False
-        try:
-            settings = load_download_settings(self._env)
-            mirrors = choose_mirrors(manifest, [settings.mirror] if settings.mirror else [])
-        except MirrorError as exc:
-            with self._lock:
-                self._state = replace(self._state, mirror_error=str(exc))
-            self._notify(Notice("notice_mirror_broken", (("detail", str(exc)),), error=True))
-            return False
-        if not mirrors:
-            self._notify(Notice("notice_no_mirror", self._about(model_id), error=True))
-            return False
-        try:
-            proxies = system_proxies(mirrors) if settings.use_system_proxy else {}
-        except MirrorError as exc:  # e.g. a SOCKS proxy: said, never a silent direct connection instead
-            self._notify(Notice("notice_proxy_unusable", (("detail", str(exc)),), error=True))
+            plan = plan_download(self._store, model_id, env=self._env)
+        except DownloadRefused as refused:
+            self._refused(model_id, refused)
             return False
         with self._lock:
             if self._closed:
@@ -305,8 +285,7 @@ class ModelsController:
             record = self._records.setdefault(model_id, _Record())
             if record.activity is not None:
                 return False  # already running
-            guard = self._resolve_guard()
-            job = DownloadJob(self._store, model_id, mirrors, guard=guard, proxies=proxies)
+            job = plan.job(self._resolve_guard())
             record.job = job
             record.repairing = bool(record.status and record.status.verified)
             record.stop = threading.Event()
@@ -319,8 +298,8 @@ class ModelsController:
                 target=self._follow_download, args=(model_id, job), name=f"models-{model_id}", daemon=True
             )
             record.thread = thread
-            host = ", ".join(m.host for m in mirrors)
-            via = " + proxy" if proxies else ""
+            host = ", ".join(m.host for m in plan.mirrors)
+            via = " + proxy" if plan.proxies else ""
             self._state = replace(self._state, notice=Notice("notice_downloading", (("hosts", host + via),)))
             self._rebuild()
             job.start()
@@ -329,6 +308,23 @@ class ModelsController:
         return True
 
     resume = download
+
+    def _refused(self, model_id: str, refused: DownloadRefused) -> None:
+        detail = (("detail", str(refused)),)
+        match refused.refusal:
+            case Refusal.BUNDLED:
+                notice = Notice("notice_bundled", self._about(model_id))
+            case Refusal.NO_MIRROR:
+                notice = Notice("notice_no_mirror", self._about(model_id), error=True)
+            case Refusal.SETTINGS:
+                with self._lock:
+                    self._state = replace(self._state, mirror_error=str(refused))
+                notice = Notice("notice_mirror_broken", detail, error=True)
+            case Refusal.PROXY:
+                notice = Notice("notice_proxy_unusable", detail, error=True)
+            case Refusal.UNKNOWN:
+                notice = Notice("notice_failed", detail, error=True)
+        self._notify(notice)
 
     def pause(self, model_id: str) -> None:
         """Stops the download and keeps the .part files: `resume` (even after a restart) goes on from there."""
@@ -382,36 +378,29 @@ class ModelsController:
             if record is None or record.job is None or record.activity is None:
                 return
             record.activity = replace(record.activity, stopping=how)
-            record.job.cancel()
+            record.job.stop(discard=how == "cancel")
             self._rebuild()
         self._emit()
 
     def _follow_download(self, model_id: str, job: DownloadJob) -> None:
         for progress in job.events():
             self._on_progress(model_id, progress)
-        job.join()
-        error = job.error
+        outcome = job.wait()
         with self._lock:
             record = self._records[model_id]
-            stopping = record.activity.stopping if record.activity else ""
             record.job = None
-        if isinstance(error, Cancelled):
-            if stopping == "cancel":
-                self._discard(model_id, "cancel")
-                return
+        if outcome.ending is Ending.CANCELLED:
+            self._discard(model_id, "cancel")
+            return
+        if outcome.ending is Ending.STOPPED:
             self._finish(model_id, Notice("notice_paused", self._about(model_id)))
             return
-        if error is not None:
-            failed: tuple[str, ...] = ()
-            if isinstance(error, DownloadError) and any(
-                f.path == error.path for f in self._store.manifest(model_id).files
-            ):
-                failed = (error.path,)
-            detail = str(error) or type(error).__name__
-            if isinstance(error, ModelBusy):
+        if outcome.error is not None:
+            detail = str(outcome.error) or type(outcome.error).__name__
+            if outcome.ending is Ending.BUSY:
                 detail = f"{detail} (another Keyframe is working on this model)"
             with self._lock:
-                record.failed_files = failed
+                record.failed_files = (outcome.failed_file,) if outcome.failed_file else ()
                 record.error = detail
             self._finish(model_id, Notice("notice_download_failed", (("detail", detail),), error=True))
             return
@@ -604,7 +593,7 @@ class ModelsController:
             for record in self._records.values():
                 record.stop.set()
                 if record.job is not None:
-                    record.job.cancel()
+                    record.job.stop()
                 if record.thread is not None:
                     threads.append(record.thread)
         deadline = time.monotonic() + timeout

@@ -9,8 +9,7 @@ from pathlib import Path
 
 import pytest
 
-from app.models.download import Cancelled
-from app.models.download_job import DownloadJob
+from app.models.download_job import DownloadJob, Ending
 from app.models.importer import ImportRejected
 from app.models.locks import ModelBusy
 from app.models.marker import MARKER_NAME, read_marker
@@ -201,7 +200,8 @@ def test_a_download_job_streams_progress_to_the_end(tmp_path: Path, model: Model
         job.start()
         events = list(job.events())
         assert job.join(timeout=10)
-    assert job.error is None and job.result is not None and job.result.usable
+    outcome = job.wait()
+    assert outcome.ending is Ending.INSTALLED and outcome.status is not None and outcome.status.usable
     assert events[0].phase is Phase.CHECKING and events[-1].phase is Phase.DONE
     done = [e.done for e in events if e.phase is Phase.DOWNLOADING]
     assert done == sorted(done) and events[-1].done == events[-1].total
@@ -215,11 +215,35 @@ def test_a_download_job_can_be_cancelled_and_its_thread_ends(tmp_path: Path, mod
         job.start()
         for event in job.events():
             if event.file == BIG and event.file_done > 50_000:
-                job.cancel()
+                job.stop()
         assert job.join(timeout=5)
-    assert isinstance(job.error, Cancelled) and event.phase is Phase.CANCELLED
+    assert job.wait().ending is Ending.STOPPED and event.phase is Phase.CANCELLED
     assert store.status(model.id).partial_bytes > 50_000
     assert not job.running
+
+
+def test_a_download_job_says_how_it_ended(tmp_path: Path, model: Model) -> None:
+    """One outcome, computed in the job: the CLI and the Models screen only word it."""
+    store = make_store(tmp_path / "models", model)
+    faults = {f"/m/{BIG}": Faults(rate_bps=200_000)}
+    with FaultyServer(model.served(), faults) as server:
+        job = DownloadJob(store, model.id, [base_mirror(server.url + "/m")])
+        job.start()
+        for event in job.events():
+            if event.file == BIG and event.file_done > 50_000:
+                job.stop(discard=True)
+                job.stop()  # e.g. the app closing during a cancel: the files are still to go
+        assert job.wait().ending is Ending.CANCELLED
+        with store.lock(model.id):
+            busy = DownloadJob(store, model.id, [base_mirror(server.url + "/m")])
+            busy.start()
+            outcome = busy.wait()
+        assert outcome.ending is Ending.BUSY and isinstance(outcome.error, ModelBusy)
+    with FaultyServer({}) as empty:  # 404 for every file
+        failing = DownloadJob(store, model.id, [base_mirror(empty.url + "/m")])
+        failing.start()
+        outcome = failing.wait()
+    assert outcome.ending is Ending.FAILED and outcome.failed_file in model.files
 
 
 def test_progress_is_reported_from_the_job_thread(tmp_path: Path, model: Model) -> None:
