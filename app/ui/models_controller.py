@@ -1,8 +1,10 @@
-"""State and actions of the Models screen. No Flet imports.
+"""The actions of the Models screen and the work they start. No Flet imports.
 
 Every known model is one `ModelCard`: the bundled demo (always present), each
-pinned model of the store's manifests, and model folders the user chose.
-Downloads run as the store's `DownloadJob` (its own thread), and a thread of
+pinned model of the store's manifests, and model folders the user chose; the
+cards are a pure function of what this controller gathers (app/ui/models_state.py).
+Downloads are planned by app/models/download_plan.py and run as a `DownloadJob`
+(its own thread, which says how it ended), and a thread of
 this controller turns the job's progress records into state; a full
 re-hash (verify) runs on a thread of this controller too. Both are stoppable,
 and every method returns at once: the UI thread never waits for the network
@@ -23,7 +25,6 @@ import threading
 import time
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field, replace
-from enum import Enum
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -42,117 +43,35 @@ from app.models.mirrors import (
     save_mirror_setting,
     save_proxy_setting,
 )
-from app.models.progress import Phase, Progress
+from app.models.progress import Progress
 from app.models.store import ModelState, ModelStatus, ModelStore
 from app.models.verify import HashProgress
+from app.ui.models_state import (
+    Activity,
+    ModelCard,
+    ModelFacts,
+    ModelsState,
+    card_order,
+    download_activity,
+    folder_card,
+    pinned_card,
+)
 from app.ui.notice import Notice
 
 if TYPE_CHECKING:
     from app.privacy.guard import NetworkGuard
 
+__all__ = ["ModelsController", "ModelsState"]  # the shell takes the state type from here too
+
 logger = logging.getLogger("keyframe.models")
 _EMIT_EVERY_S = 0.2  # verify progress is published this often at most
 
 
-class CardState(str, Enum):
-    NOT_INSTALLED = "not_installed"
-    PARTIAL = "partial"  # some files or parts on disk: a download resumes from them
-    DOWNLOADING = "downloading"
-    VERIFYING = "verifying"
-    INSTALLED = "installed"  # every file on record (size and time); not re-hashed since this app started
-    VERIFIED = "verified"  # every file re-hashed and matching, in this run of the app
-    FAILED = "failed"  # a file failed its hash, or the download failed
-
-
-class ModelKind(str, Enum):
-    DEMO = "demo"  # bundled with the app, trained on synthetic drawings only
-    PINNED = "pinned"  # a manifest pins every file by SHA-256
-    FOLDER = "folder"  # a folder the user chose; no manifest
-
-
-@dataclass(frozen=True)
-class Activity:
-    """Long work running on a model: a download (from the store's progress records) or a verify."""
-
-    kind: str  # "download" | "verify"
-    phase: str = "checking"  # Phase values for a download; "hashing" for a verify
-    file: str | None = None
-    file_index: int = 0
-    file_count: int = 0
-    done: int = 0
-    total: int | None = None
-    total_is_estimate: bool = False
-    rate_bps: float | None = None
-    eta_s: float | None = None
-    message: str = ""
-    stopping: str = ""  # "" | "pause" | "cancel" | "stop": asked, not yet stopped
-
-    @property
-    def fraction(self) -> float | None:
-        if not self.total:
-            return None
-        return min(1.0, self.done / self.total)
-
-
-@dataclass(frozen=True)
-class ModelCard:
-    model_id: str  # the manifest id, or the folder path for a chosen folder
-    name: str
-    kind: ModelKind
-    licence: str | None  # None: the manifest does not state one
-    state: CardState
-    folder: Path
-    size_on_disk: int
-    size_to_download: int | None  # None: unknown (no sizes pinned); 0 when nothing is left
-    total_size: int | None
-    size_is_estimate: bool
-    fraction: float | None = None  # how far: a partial download, a download or a verify running
-    names: tuple[tuple[str, str], ...] = ()  # the name in other UI languages (the manifest's display_names)
-    failed_files: tuple[str, ...] = ()
-    error: str = ""  # the failure as a sentence (download error, unreadable file…)
-    activity: Activity | None = None
-    confirm: str = ""  # "" | "delete" | "cancel": the action waiting for the user's yes
-    active: bool = False
-
-    def name_in(self, language: str) -> str:
-        return dict(self.names).get(language, self.name)
-
-    @property
-    def usable(self) -> bool:
-        return self.state in (CardState.INSTALLED, CardState.VERIFIED)
-
-
-@dataclass(frozen=True)
-class ModelsState:
-    storage_folder: Path
-    cards: tuple[ModelCard, ...] = ()
-    free_bytes: int | None = None
-    mirror_url: str = ""  # the saved mirror, "" for the manifests' own mirrors
-    mirror_error: str = ""  # the saved setting cannot be read: downloads wait until it is fixed or cleared
-    use_system_proxy: bool = False
-    listed: bool = False
-    notice: Notice | None = None
-
-    def card(self, model_id: str) -> ModelCard | None:
-        return next((c for c in self.cards if c.model_id == model_id), None)
-
-
-def _licence(text: str) -> str | None:
-    return None if text.strip().lower() in ("", "unknown", "not stated") else text
-
-
 @dataclass
-class _Record:
-    """What the controller knows of one model beyond the store's status."""
+class _Record(ModelFacts):
+    """What the controller knows of one model: the store's status, the card's facts, the work running on it."""
 
     status: ModelStatus | None = None
-    on_disk: int = 0
-    verified_bytes: int = 0
-    verified_now: bool = False  # a full re-hash passed in this run
-    failed_files: tuple[str, ...] = ()
-    error: str = ""
-    activity: Activity | None = None
-    confirm: str = ""
     stop: threading.Event = field(default_factory=threading.Event)
     job: DownloadJob | None = None
     repairing: bool = False  # the download began with verified files: a cancel keeps those
@@ -415,20 +334,7 @@ class ModelsController:
             record = self._records.get(model_id)
             if record is None or record.activity is None:
                 return
-            record.activity = Activity(
-                "download",
-                phase=p.phase.value,
-                file=p.file,
-                file_index=p.file_index,
-                file_count=p.file_count,
-                done=p.done,
-                total=p.total,
-                total_is_estimate=p.total_is_estimate,
-                rate_bps=p.rate_bps if p.phase is Phase.DOWNLOADING else None,
-                eta_s=p.eta_s if p.phase is Phase.DOWNLOADING else None,
-                message=p.message if p.phase is Phase.WAITING else "",
-                stopping=record.activity.stopping,
-            )
+            record.activity = download_activity(p, record.activity.stopping)
             self._rebuild()
         self._emit()
 
@@ -648,91 +554,17 @@ class ModelsController:
     def _rebuild(self) -> None:
         """New cards from what is known; call with the lock held."""
         cards: list[ModelCard] = []
-        manifests = self._store.manifests
-        ordered = sorted(manifests.values(), key=lambda m: (not m.bundled, m.display_name.lower()))
-        for manifest in ordered:
+        for manifest in sorted(self._store.manifests.values(), key=card_order):
             record = self._records.get(manifest.id)
-            if record is None or record.status is None:
-                continue
-            cards.append(self._card(manifest.id, record))
+            if record is not None and record.status is not None:
+                cards.append(pinned_card(manifest, record.status, record, active=manifest.id == self._active))
         for folder in self._folders:
+            has_config = (folder / "config.json").is_file()
+            size = folder_bytes(folder)
             cards.append(
-                ModelCard(
-                    model_id=str(folder),
-                    name=folder.name,
-                    kind=ModelKind.FOLDER,
-                    licence=None,
-                    state=CardState.INSTALLED if (folder / "config.json").is_file() else CardState.FAILED,
-                    folder=folder,
-                    size_on_disk=folder_bytes(folder),
-                    size_to_download=0,
-                    total_size=None,
-                    size_is_estimate=False,
-                    error="" if (folder / "config.json").is_file() else "config.json is missing",
-                    failed_files=() if (folder / "config.json").is_file() else ("config.json",),
-                    active=str(folder) == self._active,
-                )
+                folder_card(folder, has_config=has_config, size_on_disk=size, active=str(folder) == self._active)
             )
         self._state = replace(self._state, cards=tuple(cards))
-
-    def _card(self, model_id: str, record: _Record) -> ModelCard:
-        status = record.status
-        assert status is not None
-        manifest = self._store.manifest(model_id)
-        kind = ModelKind.DEMO if manifest.bundled else ModelKind.PINNED
-        total, estimate = status.size, status.size_is_estimate
-        left: int | None = None
-        if not manifest.bundled and total is not None:
-            left = max(0, total - record.verified_bytes - status.partial_bytes) if status.pending else 0
-        elif manifest.bundled:
-            left = 0
-        activity = record.activity
-        on_disk = record.on_disk
-        if activity is not None and activity.kind == "download":  # the status is read again when it ends
-            on_disk = max(on_disk, activity.done)
-            if activity.total is not None:
-                left = max(0, activity.total - activity.done)
-        fraction: float | None = None
-        failed = record.failed_files
-        if activity is not None:
-            state = CardState.DOWNLOADING if activity.kind == "download" else CardState.VERIFYING
-            fraction = activity.fraction
-        elif status.state is ModelState.DAMAGED:
-            state, failed = CardState.FAILED, status.pending
-        elif failed or record.error:
-            state = CardState.FAILED
-        elif status.state is ModelState.BUNDLED:
-            state = CardState.VERIFIED  # its status hashed every file just now
-        elif status.state is ModelState.INSTALLED:
-            state = CardState.VERIFIED if record.verified_now else CardState.INSTALLED
-        elif status.state is ModelState.PARTIAL:
-            state = CardState.PARTIAL
-            if total:
-                fraction = min(1.0, (record.verified_bytes + status.partial_bytes) / total)
-        else:
-            state = CardState.NOT_INSTALLED
-        error = record.error
-        if status.state is ModelState.DAMAGED and not error:
-            error = ", ".join(status.pending)
-        return ModelCard(
-            model_id=model_id,
-            name=manifest.display_name,
-            names=manifest.display_names,
-            kind=kind,
-            licence=_licence(manifest.licence),
-            state=state,
-            folder=status.folder,
-            size_on_disk=on_disk,
-            size_to_download=left,
-            total_size=total,
-            size_is_estimate=estimate,
-            fraction=fraction,
-            failed_files=failed,
-            error=error,
-            activity=activity,
-            confirm=record.confirm,
-            active=model_id == self._active,
-        )
 
     def subscribe(self, listener: Callable[[ModelsState], None]) -> None:
         """One controller serves every tab of the app: each page listens while it is open

@@ -20,7 +20,8 @@ import flet as ft
 from app.core.durations import duration_words
 from app.core.sizes import size_words
 from app.ui.i18n import text
-from app.ui.models_controller import CardState, ModelCard, ModelKind, ModelsController, ModelsState
+from app.ui.models_controller import ModelsController
+from app.ui.models_state import CardState, ModelCard, ModelKind, ModelsState
 from app.ui.strings_models import EN
 from app.ui.widgets import NoticeBar, tagged
 

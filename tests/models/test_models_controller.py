@@ -15,7 +15,8 @@ from app.models.manifest import load_manifest
 from app.models.mirrors import SETTINGS_FILE, load_download_settings
 from app.models.store import ModelStore
 from app.paths import MANIFESTS
-from app.ui.models_controller import CardState, ModelKind, ModelsController, ModelsState
+from app.ui.models_controller import ModelsController
+from app.ui.models_state import CardState, ModelKind, ModelsState
 from tests.conditions import wait_until
 from tests.models.conftest import FAST, RecordingGuard, make_model
 from tests.servers.forward_proxy import ForwardProxy

@@ -18,7 +18,8 @@ from app.models.manifest import load_manifest, manifest_from_dict
 from app.models.store import ModelStore
 from app.paths import MANIFESTS
 from app.ui import strings_models
-from app.ui.models_controller import CardState, ModelsController, ModelsState
+from app.ui.models_controller import ModelsController
+from app.ui.models_state import CardState, ModelsState
 from app.ui.models_view import ModelsView
 from tests.conditions import wait_until
 from tests.unit.test_sessions_view import is_visible, tagged
