@@ -207,7 +207,10 @@ def test_a_download_job_streams_progress_to_the_end(tmp_path: Path, model: Model
     assert done == sorted(done) and events[-1].done == events[-1].total
 
 
-def test_a_download_job_can_be_cancelled_and_its_thread_ends(tmp_path: Path, model: Model) -> None:
+@pytest.mark.parametrize(("discard", "ending"), [(False, Ending.STOPPED), (True, Ending.CANCELLED)])
+def test_a_download_job_can_be_stopped_and_its_thread_ends(
+    tmp_path: Path, model: Model, discard: bool, ending: Ending
+) -> None:
     store = make_store(tmp_path / "models", model)
     faults = {f"/m/{BIG}": Faults(rate_bps=200_000)}
     with FaultyServer(model.served(), faults) as server:
@@ -215,31 +218,25 @@ def test_a_download_job_can_be_cancelled_and_its_thread_ends(tmp_path: Path, mod
         job.start()
         for event in job.events():
             if event.file == BIG and event.file_done > 50_000:
-                job.stop()
+                job.stop(discard=discard)
+                job.stop()  # e.g. the app closing during a cancel: a discard asked for stays
         assert job.join(timeout=5)
-    assert job.wait().ending is Ending.STOPPED and event.phase is Phase.CANCELLED
-    assert store.status(model.id).partial_bytes > 50_000
+    assert job.wait().ending is ending and event.phase is Phase.CANCELLED
+    assert store.status(model.id).partial_bytes > 50_000  # kept by the job: dropping them is its owner's call
     assert not job.running
 
 
-def test_a_download_job_says_how_it_ended(tmp_path: Path, model: Model) -> None:
+def test_a_download_job_says_when_the_model_is_busy_or_a_file_could_not_be_fetched(
+    tmp_path: Path, model: Model
+) -> None:
     """One outcome, computed in the job: the CLI and the Models screen only word it."""
     store = make_store(tmp_path / "models", model)
-    faults = {f"/m/{BIG}": Faults(rate_bps=200_000)}
-    with FaultyServer(model.served(), faults) as server:
-        job = DownloadJob(store, model.id, [base_mirror(server.url + "/m")])
-        job.start()
-        for event in job.events():
-            if event.file == BIG and event.file_done > 50_000:
-                job.stop(discard=True)
-                job.stop()  # e.g. the app closing during a cancel: the files are still to go
-        assert job.wait().ending is Ending.CANCELLED
+    with FaultyServer({}) as empty:  # 404 for every file
         with store.lock(model.id):
-            busy = DownloadJob(store, model.id, [base_mirror(server.url + "/m")])
+            busy = DownloadJob(store, model.id, [base_mirror(empty.url + "/m")])
             busy.start()
             outcome = busy.wait()
         assert outcome.ending is Ending.BUSY and isinstance(outcome.error, ModelBusy)
-    with FaultyServer({}) as empty:  # 404 for every file
         failing = DownloadJob(store, model.id, [base_mirror(empty.url + "/m")])
         failing.start()
         outcome = failing.wait()
