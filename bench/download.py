@@ -104,14 +104,19 @@ def run_job(
     return job.wait()
 
 
+def require_installed(outcome: DownloadOutcome, which: str) -> None:
+    """The benchmark measures only downloads that installed the model."""
+    if outcome.error is not None:
+        raise outcome.error
+    if outcome.status is None or not outcome.status.usable:
+        raise RuntimeError(f"{which} did not install the model: {outcome}")
+
+
 def app_rate(model: Model, size: int, root: Path, base: str, guard: NetworkGuard) -> float:
     start = time.perf_counter()
     outcome = run_job(model, root, base, guard)
     elapsed = time.perf_counter() - start
-    if outcome.error is not None:
-        raise outcome.error
-    if outcome.status is None or not outcome.status.usable:
-        raise RuntimeError(f"the app's download did not install the model: {outcome}")
+    require_installed(outcome, "the app's download")
     shutil.rmtree(root)
     return size / elapsed / 1e6
 
@@ -169,10 +174,7 @@ def refetched(
     outcome = run_job(model, root, base, guard, policy, pause_at=size // 2 if pause else 0)
     if pause and outcome.ending is Ending.STOPPED:
         outcome = run_job(model, root, base, guard, policy)
-    if outcome.error is not None:
-        raise outcome.error
-    if outcome.status is None or not outcome.status.usable:
-        raise RuntimeError(f"the resumed download did not install the model: {outcome}")
+    require_installed(outcome, "the resumed download")
     shutil.rmtree(root)
     path = f"{prefix}m/{FILE}"
 
