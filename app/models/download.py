@@ -42,6 +42,7 @@ from urllib.parse import urljoin, urlsplit
 
 import httpx
 
+from app.core.sizes import size_words
 from app.durable_files import fsync_dir
 from app.models.disk_usage import free_bytes
 from app.models.manifest import ManifestFile
@@ -63,7 +64,13 @@ class DownloadError(Exception):
 
 
 class NotEnoughSpace(DownloadError):
-    pass
+    @classmethod
+    def unless_room(cls, path: str, what: str, needed: int, reserve: int, free: int) -> None:
+        """Raised unless `needed` bytes and the `reserve` fit in `free`: one sentence for a download,
+        one of its files, and an import."""
+        if needed + reserve > free:
+            room = f"{size_words(needed)} plus {size_words(reserve)} spare, {size_words(free)} are free"
+            raise cls(path, f"not enough free space: {what} needs {room}")
 
 
 class DiskFull(DownloadError):
@@ -414,11 +421,7 @@ class FileFetcher:
 
     def _check_space(self, path: str, part: Path, needed: int) -> None:
         free = self._disk.free_bytes(part.parent)
-        if needed + self._policy.space_reserve_bytes > free:
-            raise NotEnoughSpace(
-                path,
-                f"needs {needed} more bytes plus {self._policy.space_reserve_bytes} spare, but only {free} are free",
-            )
+        NotEnoughSpace.unless_room(path, "the rest of this file", needed, self._policy.space_reserve_bytes, free)
 
     def _hash_prefix(self, fd: int, length: int) -> hashlib._Hash:
         """Hashes the part's first `length` bytes through its open descriptor (never by path)."""

@@ -28,7 +28,6 @@ from urllib.parse import urlsplit
 
 import httpx
 
-from app.core.sizes import size_words
 from app.durable_files import fsync_dir
 from app.models.catalog import load_manifests, read_manifests
 from app.models.download import (
@@ -301,8 +300,7 @@ class ModelStore:
                 raise ImportRejected(str(source), "is the model's own folder; use `verify` instead")
             needed = import_size(manifest, source)
             free = self._disk.free_bytes(self.root)
-            if needed + self._policy.space_reserve_bytes > free:
-                raise NotEnoughSpace(model_id, f"import needs {needed} bytes plus spare, only {free} are free")
+            NotEnoughSpace.unless_room(model_id, "the import", needed, self._policy.space_reserve_bytes, free)
             staging = self._scratch(".staging", model_id)
             real_dir(staging)
             try:
@@ -469,9 +467,5 @@ class ModelStore:
         if unknown and manifest.approx_total_size is not None:
             needed = max(needed, manifest.approx_total_size - done - have_parts)
         free = self._disk.free_bytes(folder)
-        if todo and needed + self._policy.space_reserve_bytes > free:
-            raise NotEnoughSpace(
-                manifest.id,
-                f"not enough free space: the download needs {size_words(needed)} "
-                f"plus {size_words(self._policy.space_reserve_bytes)} spare, {size_words(free)} are free",
-            )
+        if todo:
+            NotEnoughSpace.unless_room(manifest.id, "the download", needed, self._policy.space_reserve_bytes, free)
