@@ -19,7 +19,7 @@ def wait_until(predicate: Callable[[], object], timeout: float = 10.0, interval:
     return bool(predicate())  # one last look: a slow machine may have got there at the deadline
 
 
-def wait_for(read: Callable[[], T], done: Callable[[T], bool], timeout: float, what: str) -> T:
+def wait_for(read: Callable[[], T], done: Callable[[T], bool], timeout: float, what: str, interval: float = 0.05) -> T:
     """The value `read()` gives once `done(value)` holds; AssertionError naming `what` and the last value."""
     last: list[T] = []
 
@@ -27,6 +27,6 @@ def wait_for(read: Callable[[], T], done: Callable[[T], bool], timeout: float, w
         last[:] = [read()]
         return done(last[0])
 
-    if wait_until(reached, timeout, interval=0.05):
+    if wait_until(reached, timeout, interval):
         return last[0]
     raise AssertionError(f"{what} not reached; last: {last[0] if last else None!r}")

@@ -26,6 +26,8 @@ from urllib.parse import urlsplit
 
 import pytest
 
+from tests.conditions import wait_for, wait_until
+
 ROOT = Path(__file__).resolve().parents[2]
 # Screenshots of every state: to $KEYFRAME_SCREENSHOTS when set (`KEYFRAME_SCREENSHOTS=docs/screenshots`
 # refreshes the README's), else a temporary folder, so a test run leaves the tracked tree unchanged.
@@ -57,15 +59,14 @@ def _free_port() -> int:
 
 
 def _wait_for_port(port: int, proc: subprocess.Popen, timeout: float = 60.0) -> None:
-    deadline = time.monotonic() + timeout
-    while time.monotonic() < deadline:
+    def listens() -> bool:
         if proc.poll() is not None:
             raise RuntimeError(f"the app exited early with status {proc.returncode}")
         with socket.socket() as s:
-            if s.connect_ex(("127.0.0.1", port)) == 0:
-                return
-        time.sleep(0.2)
-    raise TimeoutError(f"the app did not listen on port {port}")
+            return s.connect_ex(("127.0.0.1", port)) == 0
+
+    if not wait_until(listens, timeout, interval=0.2):
+        raise TimeoutError(f"the app did not listen on port {port}")
 
 
 @dataclass
@@ -366,15 +367,17 @@ def text_of(page, identifier: str) -> str:  # noqa: ANN001
 
 
 def wait_text(page, identifier: str, expected: str, timeout: float = 60) -> str:  # noqa: ANN001
-    deadline = time.monotonic() + timeout
-    seen = ""
-    while time.monotonic() < deadline:
-        seen = text_of(page, identifier)
-        if expected in seen:
-            return seen
-        time.sleep(0.2)
-    said = "; ".join(getattr(page, "console_lines", [])[-5:])
-    raise AssertionError(f"{identifier!r} never showed {expected!r}; last: {seen!r}; the page's console: {said}")
+    try:
+        return wait_for(
+            lambda: text_of(page, identifier),
+            lambda seen: expected in seen,
+            timeout,
+            f"{identifier!r} showing {expected!r}",
+            interval=0.2,
+        )
+    except AssertionError as exc:
+        said = "; ".join(getattr(page, "console_lines", [])[-5:])
+        raise AssertionError(f"{exc}; the page's console: {said}") from None
 
 
 def wait_on_page(page, said: str, timeout: float = 30) -> None:  # noqa: ANN001

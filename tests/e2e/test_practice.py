@@ -65,10 +65,7 @@ def open_menu_and_pick(page, identifier: str, option: str) -> None:  # noqa: ANN
     for _ in range(3):
         before = choice.count()
         page.locator(f"[flt-semantics-identifier='{identifier}']").click()
-        deadline = time.monotonic() + 5
-        while time.monotonic() < deadline and choice.count() <= before:
-            time.sleep(0.1)
-        if choice.count() > before:
+        if wait_until(lambda before=before: choice.count() > before, timeout=5, interval=0.1):
             choice.last.click()
             return
         page.keyboard.press("Escape")  # a menu that did open elsewhere, or half-way: closed before the next tap
@@ -155,11 +152,9 @@ def test_a_video_session_then_the_examiner_confirms_and_corrects(page, app_serve
     time.sleep(0.5)
     wrong = "NO" if second.observation == "yes" else "YES"
     open_menu_and_pick(page, f"correct-{second.event_id}", wrong)
-    deadline = time.monotonic() + 20
-    kinds: list[str] = []
-    while time.monotonic() < deadline and not {"confirmed", "corrected"} <= set(kinds):
-        kinds = [e.kind for e in load_session(log).events]
-        time.sleep(0.2)
+    assert wait_until(
+        lambda: {"confirmed", "corrected"} <= {e.kind for e in load_session(log).events}, timeout=20, interval=0.2
+    ), "the confirmation and the correction reached the log"
     events = {e.kind: e for e in load_session(log).events if e.kind in ("confirmed", "corrected")}
     assert events["confirmed"].target_id == first.event_id and events["confirmed"].note == "hands fine"
     assert events["corrected"].target_id == second.event_id

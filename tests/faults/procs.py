@@ -3,9 +3,10 @@
 from __future__ import annotations
 
 import os
-import time
 from collections.abc import Iterable
 from pathlib import Path
+
+from tests.conditions import wait_until
 
 
 def _ppid(pid: int) -> int | None:
@@ -48,11 +49,13 @@ def descendants(root: int) -> set[int]:
 
 def wait_gone(pids: set[int], timeout: float) -> set[int]:
     """The pids still alive after `timeout` seconds."""
-    deadline = time.monotonic() + timeout
-    left = {p for p in pids if alive(p)}
-    while left and time.monotonic() < deadline:
-        time.sleep(0.05)
-        left = {p for p in left if alive(p)}
+    left = set(pids)
+
+    def none_left() -> bool:
+        left.difference_update([p for p in left if not alive(p)])
+        return not left
+
+    wait_until(none_left, timeout, interval=0.05)
     return left
 
 

@@ -26,6 +26,7 @@ import pytest
 
 from app.core.session import ExaminerConfirmed
 from app.session.store import SessionLog, load_session, session_locked
+from tests.conditions import wait_until
 from tests.integration.video import write_hands_video
 from tests.unit.test_session import practice
 
@@ -162,12 +163,16 @@ def test_eight_examiners_confirming_one_keyframe_at_once_record_one_first_verdic
             subprocess.Popen(_review_cli(f"ex{i}"), cwd=ROOT, env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE)
             for i in range(8)
         ]
-        pids, deadline = {p.pid for p in procs}, time.monotonic() + 120
-        while _waiting_for_lock(path, pids) != pids:
+        pids = {p.pid for p in procs}
+
+        def all_waiting() -> bool:
+            if _waiting_for_lock(path, pids) == pids:
+                return True
             ended = [p for p in procs if p.poll() is not None]
             assert not ended, f"a review went ahead without the session's lock: {ended[0].communicate()}"
-            assert time.monotonic() < deadline, "the reviews neither waited for the lock nor ended"
-            time.sleep(0.02)
+            return False
+
+        assert wait_until(all_waiting, timeout=120), "the reviews neither waited for the lock nor ended"
     results = [(p.wait(timeout=120), *(s.decode() for s in p.communicate())) for p in procs]
     assert sorted(code for code, _, _ in results) == [0] + [1] * 7, results
     for code, out, err in results:

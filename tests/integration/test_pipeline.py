@@ -22,6 +22,7 @@ from app.session.store import SessionLog, load_session
 from app.worker.messages import Analyze, Finished, JobFailed, Ready, Token, WorkerRestarted, WorkerSpec
 from app.worker.process_host import ProcessWorkerHost
 from app.worker.serve import TEST_PACE_ENV
+from tests.conditions import wait_for, wait_until
 from tests.integration.conftest import held_out_scenes
 from tests.integration.video import write_hands_video
 
@@ -122,13 +123,16 @@ def test_worker_api_pipeline_with_session_log(tmp_path: Path) -> None:
 
 
 def _collect(host_events: list, kinds: tuple, job_id: str | None = None, timeout: float = 60.0):
-    deadline = time.monotonic() + timeout
-    while time.monotonic() < deadline:
-        for event in list(host_events):
-            if isinstance(event, kinds) and (job_id is None or getattr(event, "job_id", None) == job_id):
-                return event
-        time.sleep(0.01)
-    raise TimeoutError(f"no {kinds} for {job_id}")
+    def wanted(event: object) -> bool:
+        return isinstance(event, kinds) and (job_id is None or getattr(event, "job_id", None) == job_id)
+
+    return wait_for(
+        lambda: next(filter(wanted, list(host_events)), None),
+        lambda event: event is not None,
+        timeout,
+        f"{kinds} for {job_id}",
+        interval=0.01,
+    )
 
 
 def test_sigkill_during_inference_fails_only_that_keyframe(monkeypatch: pytest.MonkeyPatch) -> None:
@@ -150,10 +154,9 @@ def test_sigkill_during_inference_fails_only_that_keyframe(monkeypatch: pytest.M
         assert failed.error == "worker_died" and "signal 9" in failed.message
         restarted = _collect(events, (WorkerRestarted,))
         # The new child loads the model and says Ready again: a second Ready, after the restart.
-        deadline = time.monotonic() + 60
-        while not any(isinstance(e, Ready) for e in events[events.index(restarted) :]):
-            assert time.monotonic() < deadline, "the restarted worker never became ready"
-            time.sleep(0.01)
+        assert wait_until(
+            lambda: any(isinstance(e, Ready) for e in events[events.index(restarted) :]), timeout=60, interval=0.01
+        ), "the restarted worker never became ready"
         assert sum(isinstance(e, Ready) for e in events) == 2
         second_kind, second_bytes, expected = scenes[1]
         host.submit(Analyze("kf-2", decode_image_bytes(second_bytes), "kf-2"))
@@ -228,12 +231,12 @@ def test_thread_host_gives_the_same_answers() -> None:
     assert not any(isinstance(u.event, KeyframeFailed) for u in updates)
     assert all(isinstance(e.event, PracticeEvent) for e in pipeline.state.timeline)
     # stop() ends every thread the pipeline started: not one is left behind.
-    deadline = time.monotonic() + 5
-    while (left := [t.name for t in set(threading.enumerate()) - threads_before if t.is_alive()]) and (
-        time.monotonic() < deadline
-    ):
-        time.sleep(0.05)
-    assert left == [], f"threads left running after stop(): {left}"
+    wait_for(
+        lambda: [t.name for t in set(threading.enumerate()) - threads_before if t.is_alive()],
+        lambda names: not names,
+        5,
+        "every thread the pipeline started ended after stop()",
+    )
 
 
 def test_a_slow_model_supersedes_waiting_keyframes_and_says_the_interval_stretched(

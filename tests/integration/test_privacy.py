@@ -8,7 +8,6 @@ import select
 import socket
 import subprocess
 import sys
-import time
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -19,6 +18,7 @@ from app.privacy.guard import active_guard
 from app.worker import process_host
 from app.worker.messages import Analyze, Finished, JobFailed, LoadFailed, Ready, WorkerSpec
 from app.worker.thread_host import ThreadWorkerHost
+from tests.conditions import wait_for
 from tests.integration.conftest import held_out_scenes, write_scenes
 from tests.integration.leaky_worker import leaky_child_main
 from tests.integration.video import write_hands_video
@@ -64,10 +64,9 @@ def _run_leaky_worker(tmp_path: Path, monkeypatch: pytest.MonkeyPatch, port: int
     try:
         _, data, expected = held_out_scenes(count_per_kind=1, seed=55)[0]
         host.submit(Analyze("kf-1", decode_image_bytes(data), "scene"))
-        deadline = time.monotonic() + 120
-        while not (done := [e for e in events if isinstance(e, (Finished, JobFailed, LoadFailed))]):
-            assert time.monotonic() < deadline, events
-            time.sleep(0.02)
+        done = wait_for(
+            lambda: [e for e in events if isinstance(e, (Finished, JobFailed, LoadFailed))], bool, 120, "an outcome"
+        )
     finally:
         host.stop()
     finished = done[0]
@@ -114,10 +113,7 @@ def _ready(kind: type) -> Ready:
     host = kind(WorkerSpec(), events.append)
     host.start()
     try:
-        deadline = time.monotonic() + 60
-        while not (ready := [e for e in events if isinstance(e, (Ready, LoadFailed))]):
-            assert time.monotonic() < deadline, events
-            time.sleep(0.02)
+        ready = wait_for(lambda: [e for e in events if isinstance(e, (Ready, LoadFailed))], bool, 60, "a loaded model")
     finally:
         host.stop()
     assert isinstance(ready[0], Ready), ready

@@ -10,14 +10,13 @@ import signal
 import socket
 import subprocess
 import sys
-import time
-from collections.abc import Callable
 from pathlib import Path
 from typing import IO
 
 import msgpack
 from websockets.sync.client import connect
 
+from tests.conditions import wait_until
 from tests.faults.procs import cmdline, workers
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -29,13 +28,6 @@ def _free_port() -> int:
     with socket.socket() as probe:
         probe.bind(("127.0.0.1", 0))
         return int(probe.getsockname()[1])
-
-
-def _until(condition: Callable[[], bool], what: str, timeout_s: float = 120) -> None:
-    deadline = time.monotonic() + timeout_s
-    while not condition():
-        assert time.monotonic() < deadline, f"not reached in {timeout_s:.0f} s: {what}"
-        time.sleep(0.05)
 
 
 def _line(stream: IO[bytes], timeout_s: float) -> bytes:
@@ -88,10 +80,12 @@ def test_ui_ends_on_sigterm_with_its_worker_and_resource_tracker(tmp_path: Path)
     pid = int(_line(watcher.stdout, timeout_s=60))
     report = None
     try:
-        _until(lambda: _listens(port) or watcher.poll() is not None, "the UI listens")
+        assert wait_until(lambda: _listens(port) or watcher.poll() is not None, timeout=120), "the UI listens"
         _open_page(port)
-        _until(lambda: any(b"resource_tracker" in cmdline(p) for p in _in_session(pid)), "the resource tracker runs")
-        _until(lambda: bool(workers(_in_session(pid))), "the worker child runs")
+        assert wait_until(lambda: any(b"resource_tracker" in cmdline(p) for p in _in_session(pid)), timeout=120), (
+            "the resource tracker runs"
+        )
+        assert wait_until(lambda: workers(_in_session(pid)), timeout=120), "the worker child runs"
         os.kill(pid, signal.SIGTERM)
         report = json.loads(_line(watcher.stdout, timeout_s=60))  # the app ended
     finally:

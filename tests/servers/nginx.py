@@ -10,11 +10,12 @@ from __future__ import annotations
 import shutil
 import socket
 import subprocess
-import time
 from collections.abc import Mapping
 from dataclasses import dataclass
 from pathlib import Path
 from types import TracebackType
+
+from tests.conditions import wait_until
 
 LOG_FORMAT = "$uri|$status|$body_bytes_sent|$http_range"
 
@@ -99,21 +100,24 @@ http {{
             self.port = _free_port()
             conf = self.workdir / "nginx.conf"
             conf.write_text(self._config())
-            self._proc = subprocess.Popen(
+            self._proc = proc = subprocess.Popen(
                 [self._binary, "-c", str(conf), "-p", str(self.workdir), "-e", str(self.workdir / "error.log")],
                 stdout=subprocess.DEVNULL,
                 stderr=subprocess.PIPE,
             )
-            deadline = time.monotonic() + 10
-            while time.monotonic() < deadline and self._proc.poll() is None:
-                try:
-                    with socket.create_connection(("127.0.0.1", self.port), timeout=0.2):
-                        return
-                except OSError:
-                    time.sleep(0.02)
+            # Until it listens or has exited (a port taken meanwhile): only a live one listened.
+            if wait_until(lambda p=proc: p.poll() is not None or self._listens(), timeout=10) and proc.poll() is None:
+                return
             self.stop()
             last_error = (self.workdir / "error.log").read_text() if (self.workdir / "error.log").exists() else ""
         raise RuntimeError(f"nginx did not start: {last_error[-2000:]}")
+
+    def _listens(self) -> bool:
+        try:
+            with socket.create_connection(("127.0.0.1", self.port), timeout=0.2):
+                return True
+        except OSError:
+            return False
 
     def stop(self) -> None:
         proc, self._proc = self._proc, None
