@@ -20,7 +20,9 @@ from app.core.generation import Timings
 from app.core.routing import GENERATIVE, Routing
 
 
-@dataclass(frozen=True)
+# Events take keywords only: their field order is the key order of a log line, so it stays as it is,
+# and siblings differ in it (ExaminerConfirmed and ExaminerCorrected put `note` and `examiner` apart).
+@dataclass(frozen=True, kw_only=True)
 class PracticeEvent:
     event_id: str
     t: float  # seconds since the session started (frame time)
@@ -52,7 +54,7 @@ class SkipReason(str, Enum):
     SUPERSEDED = "superseded"
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, kw_only=True)
 class KeyframeSkipped:
     event_id: str
     t: float
@@ -62,7 +64,7 @@ class KeyframeSkipped:
     kind: str = field(default="skipped", init=False)
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, kw_only=True)
 class KeyframeFailed:
     event_id: str
     t: float
@@ -73,7 +75,7 @@ class KeyframeFailed:
     kind: str = field(default="failed", init=False)
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, kw_only=True)
 class ExaminerConfirmed:
     event_id: str
     target_id: str
@@ -84,7 +86,7 @@ class ExaminerConfirmed:
     kind: str = field(default="confirmed", init=False)
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, kw_only=True)
 class ExaminerCorrected:
     event_id: str
     target_id: str

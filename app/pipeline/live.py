@@ -46,6 +46,7 @@ from app.worker.messages import (
     Token,
     WorkerRestarted,
     WorkerSpec,
+    WorkerStatus,
 )
 
 logger = logging.getLogger("keyframe.pipeline")
@@ -68,7 +69,7 @@ class PipelineUpdate:
     streaming_keyframe: str | None = None
     streamed_text: str = ""
     phase: str = ""  # vision | prefill | decode, while a keyframe is analysed
-    worker_status: str = ""  # starting | ready | restarting | failed
+    worker_status: WorkerStatus | None = None  # when it changed: READY, FAILED or RESTARTING
     worker_message: str = ""
     effective_interval_s: float | None = None
     interval_stretched: bool = False  # the model needs longer per keyframe than the interval
@@ -214,9 +215,7 @@ class LivePipeline:
             waiting = self._slot.drop_waiting()
             if waiting is not None:
                 self._jobs.pop(waiting.keyframe_id, None)
-                self._record(
-                    KeyframeSkipped(_new_id(), waiting.t, self._wall(), waiting.keyframe_id, SkipReason.SUPERSEDED)
-                )
+                self._skip(waiting, SkipReason.SUPERSEDED)
             in_flight = self._slot.in_flight
             self._log = None  # the caller closes it; late answers must not reach it
             self._session += 1
@@ -270,18 +269,25 @@ class LivePipeline:
         self._count += 1
         keyframe = Keyframe(f"kf-{self._count:05d}", selection.t, selection.payload, self._session)
         if selection.decision is Decision.UNCHANGED:
-            self._record(
-                KeyframeSkipped(_new_id(), keyframe.t, self._wall(), keyframe.keyframe_id, SkipReason.UNCHANGED)
-            )
+            self._skip(keyframe, SkipReason.UNCHANGED)
             return
         dispatch, superseded = self._slot.submit(keyframe)
         if superseded is not None:
             self._sampler.settle(superseded.t, answered=False)
-            self._record(
-                KeyframeSkipped(_new_id(), superseded.t, self._wall(), superseded.keyframe_id, SkipReason.SUPERSEDED)
-            )
+            self._skip(superseded, SkipReason.SUPERSEDED)
         if dispatch is not None:
             self._dispatch(dispatch)
+
+    def _skip(self, keyframe: Keyframe, reason: SkipReason) -> None:
+        self._record(
+            KeyframeSkipped(
+                event_id=_new_id(),
+                t=keyframe.t,
+                wall_time=self._wall(),
+                keyframe_id=keyframe.keyframe_id,
+                reason=reason,
+            )
+        )
 
     @staticmethod
     def _job_id(keyframe: Keyframe) -> str:
@@ -304,16 +310,18 @@ class LivePipeline:
                 self._ready.set()
                 note = f" ({event.backend_note})" if event.backend_note else ""
                 self._notify(
-                    worker_status="ready",
+                    worker_status=WorkerStatus.READY,
                     worker_message=f"{event.model_id} on {event.backend} loaded in {event.load_ms:.0f} ms{note}",
                 )
             elif isinstance(event, LoadFailed):
                 self._failed = event.message
                 self._ready.set()
                 self._idle.notify_all()
-                self._notify(worker_status="failed", worker_message=event.message)
+                self._notify(worker_status=WorkerStatus.FAILED, worker_message=event.message)
             elif isinstance(event, WorkerRestarted):
-                self._notify(worker_status="restarting", worker_message=f"worker restarted after {event.reason}")
+                self._notify(
+                    worker_status=WorkerStatus.RESTARTING, worker_message=f"worker restarted after {event.reason}"
+                )
             elif isinstance(event, ListenerFailed):
                 self._notify(worker_message=f"an update could not be shown ({event.message})")
             elif isinstance(event, (Started, Progress, Token, Finished, JobFailed)):
@@ -341,7 +349,15 @@ class LivePipeline:
             self._notify(worker_blocked=event.network_blocked)
             self._finish(keyframe, self._practice_event(keyframe, event))
         else:
-            self._finish(keyframe, KeyframeFailed(_new_id(), keyframe.t, self._wall(), kid, event.error, event.message))
+            failed = KeyframeFailed(
+                event_id=_new_id(),
+                t=keyframe.t,
+                wall_time=self._wall(),
+                keyframe_id=kid,
+                error=event.error,
+                message=event.message,
+            )
+            self._finish(keyframe, failed)
 
     def _practice_event(self, keyframe: Keyframe, event: Finished) -> PracticeEvent:
         result = event.result
@@ -412,7 +428,7 @@ class LivePipeline:
         streaming_keyframe: str | None = None,
         streamed_text: str = "",
         phase: str = "",
-        worker_status: str = "",
+        worker_status: WorkerStatus | None = None,
         worker_message: str = "",
         keyframe_image: DecodedImage | None = None,
         worker_blocked: int | None = None,

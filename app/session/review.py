@@ -13,6 +13,7 @@
 
 from __future__ import annotations
 
+import functools
 import re
 import time
 import uuid
@@ -111,9 +112,8 @@ def make_review(
             raise ReviewError(f"{correct!r} is the model's own answer; use --confirm to agree with it")
     event_id, now = uuid.uuid4().hex[:12], time.time() if wall_time is None else wall_time
     revises = previous.event_id if previous is not None else ""
-    if correct is None:
-        return ExaminerConfirmed(event_id, target_id, now, examiner, note, revises)
-    return ExaminerCorrected(event_id, target_id, now, correct, note, examiner, revises)
+    review = ExaminerConfirmed if correct is None else functools.partial(ExaminerCorrected, observation=correct)
+    return review(event_id=event_id, target_id=target_id, wall_time=now, note=note, examiner=examiner, revises=revises)
 
 
 def record_review(

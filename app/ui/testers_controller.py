@@ -23,6 +23,7 @@ import functools
 import threading
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field, replace
+from enum import StrEnum
 from typing import Any, Protocol, TypeVar, cast
 
 from app.core.evaluation import ERROR, Prediction, Report, csv_text, evaluate, match_labels
@@ -33,6 +34,7 @@ from app.frames.jpeg import jpeg
 from app.frames.listing import is_image
 from app.ui.notice import Notice
 from app.ui.practice_controller import PracticeState
+from app.worker.messages import WorkerStatus
 
 THUMB_SIDE = 96
 F = TypeVar("F", bound=Callable[..., Any])
@@ -77,9 +79,18 @@ class TesterRow:
         return self.parse_status != ""
 
 
+class TestersPhase(StrEnum):
+    EMPTY = "empty"  # no image chosen
+    READY = "ready"  # images chosen, not run yet
+    PREPARING = "preparing"  # decoding the images
+    RUNNING = "running"  # the model answers them
+    DONE = "done"
+    STOPPED = "stopped"  # by the tester, another session or a worker that gave up
+
+
 @dataclass(frozen=True)
 class TestersState:
-    phase: str = "empty"  # empty | ready | preparing | running | done | stopped
+    phase: TestersPhase = TestersPhase.EMPTY
     images: int = 0
     rows: tuple[TesterRow, ...] = ()
     skipped: tuple[str, ...] = ()  # chosen files that are not images (as `eval` leaves them out of a folder)
@@ -100,7 +111,7 @@ class TestersState:
 
     @property
     def running(self) -> bool:
-        return self.phase in ("preparing", "running")
+        return self.phase in (TestersPhase.PREPARING, TestersPhase.RUNNING)
 
     @property
     def progress(self) -> float:
@@ -175,7 +186,7 @@ class TestersController:
             self._images, skipped = kept, tuple(left_out)
             self._rows = [TesterRow(name) for name, _ in self._images]
             self._run = None
-            phase = "ready" if self._images else "empty"
+            phase = TestersPhase.READY if self._images else TestersPhase.EMPTY
             self._set(replace(self._state, phase=phase, images=len(self._images), skipped=skipped, notice=None))
 
     @_notifies
@@ -216,7 +227,7 @@ class TestersController:
             self._rows = [TesterRow(name) for name, _ in self._images]
             run = self._run = _Run([name for name, _ in self._images])
             images = list(self._images)
-            self._set(replace(self._state, phase="preparing", notice=None))
+            self._set(replace(self._state, phase=TestersPhase.PREPARING, notice=None))
         worker = threading.Thread(
             target=self._prepare_and_start, args=(run, images), name="keyframe-testers", daemon=True
         )
@@ -229,7 +240,7 @@ class TestersController:
             if run is None or not self._state.running:
                 return
             if run.session_id is None:  # still decoding: the thread sees this and starts nothing
-                self._finish_run(run, "stopped")
+                self._finish_run(run, TestersPhase.STOPPED)
                 return
         self._practice.stop_session()  # the practice listener then marks the run stopped
 
@@ -246,21 +257,21 @@ class TestersController:
             run.keyframe_rows.append(index)
             good.append((name, data))
         with self._lock:
-            if self._run is not run or self._state.phase != "preparing":
+            if self._run is not run or self._state.phase is not TestersPhase.PREPARING:
                 return  # stopped while decoding
             if not good:
-                self._finish_run(run, "done")
+                self._finish_run(run, TestersPhase.DONE)
                 return
         interval = self._practice.start_evaluation(good, f"testers · {len(images)} images")
         with self._lock:
             if self._run is not run:
                 return
             if interval is None:
-                self._finish_run(run, "stopped")
+                self._finish_run(run, TestersPhase.STOPPED)
                 return
             run.interval = interval
             run.session_id = self._practice.state.session_id
-            self._set(replace(self._state, phase="running"))
+            self._set(replace(self._state, phase=TestersPhase.RUNNING))
         self._on_practice(self._practice.state)  # answers that came before the session id was known
 
     @_notifies
@@ -271,7 +282,7 @@ class TestersController:
             self._rows[index] = replace(self._rows[index], **changes)  # type: ignore[arg-type]
             self._set(replace(self._state))
 
-    def _finish_run(self, run: _Run, phase: str, why: str = "not_analysed") -> None:
+    def _finish_run(self, run: _Run, phase: TestersPhase, why: str = "not_analysed") -> None:
         """Rows never reached become errors; the report is computed."""
         for i, row in enumerate(self._rows):
             if not row.finished:
@@ -284,25 +295,24 @@ class TestersController:
     def _on_practice(self, practice: PracticeState) -> None:
         with self._lock:
             values = practice.answer_values
-            changed_values = values != self._state.values or (practice.worker_status == "ready") != (
-                self._state.model_ready
-            )
+            model_ready = practice.worker_status == WorkerStatus.READY
+            changed_values = values != self._state.values or model_ready != self._state.model_ready
             run = self._run
-            if run is not None and run.session_id is not None and self._state.phase == "running":
+            if run is not None and run.session_id is not None and self._state.phase is TestersPhase.RUNNING:
                 if practice.session_id != run.session_id:
-                    self._finish_run(run, "stopped", "stopped")  # another session took the worker
+                    self._finish_run(run, TestersPhase.STOPPED, "stopped")  # another session took the worker
                     return
                 before = list(self._rows)
                 self._apply_answers(run, practice)
                 if not practice.running:
-                    failed = practice.worker_status == "failed"
-                    self._finish_run(run, "done" if not failed else "stopped", "not_analysed")
+                    failed = practice.worker_status == WorkerStatus.FAILED
+                    self._finish_run(run, TestersPhase.STOPPED if failed else TestersPhase.DONE, "not_analysed")
                     return
                 if self._rows != before:  # streamed tokens and previews change nothing here
                     self._set(replace(self._state))
             if changed_values:
                 self._labels = None  # checked again against this model's answers
-                self._set(replace(self._state, values=values, model_ready=practice.worker_status == "ready"))
+                self._set(replace(self._state, values=values, model_ready=model_ready))
 
     def _apply_answers(self, run: _Run, practice: PracticeState) -> None:
         assert run.interval is not None

@@ -20,7 +20,7 @@ from app.ui.i18n import text
 from app.ui.notice import Notice
 from app.ui.strings_sessions import answer_word
 from app.ui.strings_testers import EN
-from app.ui.testers_controller import TesterRow, TestersController, TestersState
+from app.ui.testers_controller import TesterRow, TestersController, TestersPhase, TestersState
 from app.ui.widgets import NoticeBar, tagged
 
 # (file name, contents) -> where it was saved, None if cancelled (see sessions_view.file_picker_saver).
@@ -34,6 +34,12 @@ THUMB = 44
 WIDTHS = {"thumb": THUMB, "file": 170, "answer": 84, "expected": 84, "status": 84, "time": 70}
 CELL = 96  # width of a confusion-matrix cell ("UNKNOWN" on one line)
 ANSWER_COLOURS = {"yes": ft.Colors.GREEN_800, "no": ft.Colors.RED_800}
+_PHASE_KEYS = {  # the phases a line under the progress bar names
+    TestersPhase.PREPARING: "phase_preparing",
+    TestersPhase.RUNNING: "phase_running",
+    TestersPhase.DONE: "phase_done",
+    TestersPhase.STOPPED: "phase_stopped",
+}
 
 
 class TestersView:
@@ -209,11 +215,8 @@ class TestersView:
         self.progress_text.value = (
             text(s, "progress", done=state.done, total=total) if total else text(s, "progress_idle")
         )
-        phase = {"preparing": "phase_preparing", "running": "phase_running", "done": "phase_done"}
-        phase["stopped"] = "phase_stopped"
-        self.phase_text.value = (
-            text(s, phase[state.phase], done=state.done, total=total) if state.phase in phase else ""
-        )
+        key = _PHASE_KEYS.get(state.phase)
+        self.phase_text.value = text(s, key, done=state.done, total=total) if key else ""
         self._render_report(state.report)
         self._render_rows(state.rows)
 

@@ -18,6 +18,7 @@ from app.worker.messages import (
     Analyze,
     Event,
     Finished,
+    JobError,
     JobFailed,
     ListenerFailed,
     LoadFailed,
@@ -80,7 +81,7 @@ class BlockingWorker:
             elif isinstance(event, Finished) and event.job_id == job_id:
                 return Outcome(event, None)
             elif isinstance(event, JobFailed) and event.job_id == job_id:
-                if event.error == "worker_unavailable":
+                if event.error is JobError.WORKER_UNAVAILABLE:
                     raise WorkerUnavailable(event.message)
                 return Outcome(None, event)
             elif isinstance(event, LoadFailed):

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from dataclasses import dataclass
+from enum import StrEnum
 from pathlib import Path
 from typing import TYPE_CHECKING, Union
 
@@ -13,6 +14,28 @@ if TYPE_CHECKING:
     # Not imported at run time: a new worker child unpickles these messages before it isolates
     # itself, and numpy/OpenCV start threads on import, after which Linux refuses it a user namespace.
     from app.frames.intake import DecodedImage
+
+
+class WorkerStatus(StrEnum):
+    """Where a worker host is. Screens show the first four: each begins at STARTING, and the pipeline
+    reports READY, FAILED and RESTARTING from Ready, LoadFailed and WorkerRestarted. As a StrEnum each
+    is its string wherever it goes (pickled, compared, formatted, in JSON)."""
+
+    STARTING = "starting"  # the first worker is loading its model
+    READY = "ready"
+    RESTARTING = "restarting"  # a worker died and its replacement is loading the model
+    FAILED = "failed"  # given up (LoadFailed says why): no keyframe can be answered any more
+    STOPPED = "stopped"  # `stop` was called
+
+
+class JobError(StrEnum):
+    """Why a job got no answer: stable codes, kept in session logs and printed by `analyze`."""
+
+    WORKER_DIED = "worker_died"  # its worker died while on it
+    WORKER_HUNG = "worker_hung"  # its worker made no progress for too long and was killed
+    WORKER_UNAVAILABLE = "worker_unavailable"  # no worker can take it: given up, or stopped
+    ENGINE_ERROR = "engine_error"  # the engine raised on it
+    CANCELLED = "cancelled"
 
 
 @dataclass(frozen=True)
@@ -118,8 +141,7 @@ class Finished:
 @dataclass(frozen=True)
 class JobFailed:
     job_id: str
-    # Stable code: worker_died | worker_hung | worker_unavailable | engine_error | cancelled
-    error: str
+    error: JobError
     message: str
 
 

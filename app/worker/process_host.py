@@ -50,6 +50,7 @@ from app.worker.messages import (
     Command,
     Event,
     Finished,
+    JobError,
     JobFailed,
     LoadFailed,
     Loading,
@@ -60,6 +61,7 @@ from app.worker.messages import (
     Token,
     WorkerRestarted,
     WorkerSpec,
+    WorkerStatus,
 )
 from app.worker.tracker import spawn_context
 
@@ -120,6 +122,9 @@ class _Child:
     process: mp.process.BaseProcess
     commands: mp.Queue[Command]
     events: Connection
+    load_due: tuple[float, str]  # until Ready: when its load is overdue, and what to say then
+    loading: str = ""  # the folder of the model it is loading (its Loading message)
+    killed: str | None = None  # why the watchdog killed it (hung)
 
 
 class ProcessWorkerHost(HostLedger):
@@ -132,19 +137,12 @@ class ProcessWorkerHost(HostLedger):
         super().__init__(on_event)
         self._clock = clock
         self._ctx = spawn_context()
-        self._lock = threading.Lock()
         self._child: _Child | None = None
         self._stall = StallLimit(floor_s=spec.stall_floor_s)
         self._progress = ProgressClock()
         self._restarts = 0
         self._failed_starts = 0
         self._crashes_in_a_row = 0
-        self._ready = False
-        self._stopping = False
-        self._dead: str | None = None  # why the host gave up; set once, never cleared
-        self._kill_reason: str | None = None  # set when the watchdog kills a hung child
-        self._load_due: tuple[float, str] | None = None  # until Ready: when the load is overdue, and what to say
-        self._loading = ""  # the folder of the model the child is loading (its Loading message)
         self._spawned = threading.Event()
         self._reader: threading.Thread | None = None
 
@@ -164,16 +162,17 @@ class ProcessWorkerHost(HostLedger):
         self._reader.start()
         self._spawned.wait()
 
-    def _try_spawn_locked(self) -> bool:
-        """False (and the host gives up) when no process can be started: no memory, no fds."""
+    def _try_spawn_locked(self) -> _Child | None:
+        """None (and the host gives up) when no process can be started: no memory, no fds."""
         try:
-            self._spawn_locked()
+            return self._spawn_locked()
         except (OSError, RuntimeError) as exc:
-            self._dead = f"the inference worker could not be started ({type(exc).__name__}: {exc})"
-            return False
-        return True
+            self._become(
+                WorkerStatus.FAILED, f"the inference worker could not be started ({type(exc).__name__}: {exc})"
+            )
+            return None
 
-    def _spawn_locked(self) -> None:
+    def _spawn_locked(self) -> _Child:
         receiver, sender = self._ctx.Pipe(duplex=False)
         commands = self._ctx.Queue()
         process = self._ctx.Process(
@@ -182,36 +181,35 @@ class ProcessWorkerHost(HostLedger):
         with spawned_with_signals_blocked():
             process.start()
         sender.close()  # the child holds the only write end: EOF means it is gone
-        self._child = _Child(process, commands, receiver)
-        self._ready = False
         floor = self.spec.load_floor_s  # until the child says how big its model is (Loading)
-        self._load_due = (self._clock() + floor, f"the inference worker did not start within {floor:.0f} s")
-        self._loading = ""
+        due = (self._clock() + floor, f"the inference worker did not start within {floor:.0f} s")
+        self._child = _Child(process, commands, receiver, due)
+        return self._child
 
     # --- caller side ---------------------------------------------------------------------
 
     def submit(self, job: Analyze) -> None:
         """Never raises into the caller's thread: a host that gave up answers JobFailed at once."""
         with self._lock:
-            dead = self._dead or ("the inference worker is stopped" if self._stopping else None)
-            if dead is None:
+            unavailable = self._unavailable
+            if unavailable is None:
                 assert self._child is not None
                 self._in_flight.claim(job)
-                if self._ready:
+                if self._status is WorkerStatus.READY:
                     self._progress.begin(self._clock())
                 self._child.commands.put(job)
-        if dead is not None:
-            self._emit(JobFailed(job.job_id, "worker_unavailable", dead))
+        if unavailable is not None:
+            self._refuse(job.job_id, unavailable)
 
     def cancel(self, job_id: str) -> None:
         with self._lock:
-            if self._child is not None and self._dead is None and not self._stopping:
+            if self._child is not None and self._unavailable is None:
                 self._child.commands.put(Cancel(job_id))
 
     def stop(self, timeout: float = 5.0) -> None:
         with self._lock:
-            self._stopping = True  # from here on no child is spawned
-            child, ready = self._child, self._ready
+            child, ready = self._child, self._status is WorkerStatus.READY
+            self._become(WorkerStatus.STOPPED)  # or it stays FAILED: either way no child is spawned from here on
             if child is not None and ready:
                 try:
                     if self._in_flight.job is not None:
@@ -246,17 +244,17 @@ class ProcessWorkerHost(HostLedger):
 
     def _read_loop(self) -> None:
         with self._lock:
-            if not self._stopping:
+            if self._status is WorkerStatus.STARTING:  # not stopped before the reader began
                 self._try_spawn_locked()
-            dead = self._dead
+            failure = self._failure if self._status is WorkerStatus.FAILED else None
         self._spawned.set()
-        if dead is not None:
-            self._emit(LoadFailed(dead))
+        if failure is not None:
+            self._emit(LoadFailed(failure))
             return
         while True:
             with self._lock:
                 child = self._child
-                if self._stopping or self._dead or child is None:
+                if self._unavailable is not None or child is None:
                     return
             ready = wait([child.events, child.process.sentinel], timeout=_POLL_S)
             if not ready:
@@ -268,26 +266,27 @@ class ProcessWorkerHost(HostLedger):
                 except (EOFError, OSError):
                     event = None
                 if event is not None:
-                    self._deliver(event)
+                    self._deliver(child, event)
                     continue
             # EOF or the process sentinel: the child is gone (maybe after its last message).
             child.process.join(1.0)
-            self._drain(child.events)
+            self._drain(child)
             self._child_died(child)
 
-    def _drain(self, events: Connection) -> None:
+    def _drain(self, child: _Child) -> None:
         try:
-            while events.poll(0):
-                self._deliver(events.recv())
+            while child.events.poll(0):
+                self._deliver(child, child.events.recv())
         except (EOFError, OSError):
             pass
 
     def _watch_for_hang(self, child: _Child) -> None:
         with self._lock:
-            if self._kill_reason is not None:
-                return
-            self._kill_reason = self._job_overdue() if self._ready else self._load_overdue()
-            if self._kill_reason is None:
+            if child.killed is not None or self._unavailable is not None:
+                return  # a stopping host's child is stop()'s to end
+            ready = self._status is WorkerStatus.READY
+            child.killed = self._job_overdue() if ready else self._load_overdue(child)
+            if child.killed is None:
                 return
         child.process.kill()  # the reader sees its sentinel next and restarts it (or gives up on a load)
 
@@ -298,21 +297,21 @@ class ProcessWorkerHost(HostLedger):
             return None
         return f"no progress for {silent:.0f} s (limit {limit:.0f} s)"
 
-    def _load_overdue(self) -> str | None:
-        if self._load_due is None or self._clock() <= self._load_due[0]:
-            return None
-        return f"{self._load_due[1]}; it was stopped"
+    def _load_overdue(self, child: _Child) -> str | None:
+        due, what = child.load_due
+        return f"{what}; it was stopped" if self._clock() > due else None
 
-    def _deliver(self, event: Event) -> None:
+    def _deliver(self, child: _Child, event: Event) -> None:
         now = self._clock()
         with self._lock:
             if isinstance(event, Loading):
                 limit = load_limit_s(event.model_bytes, event.loads, self.spec.load_floor_s)
                 size = f"{event.model_bytes / 1e6:.0f} MB of model files"
-                self._load_due = (now + limit, f"the model did not load within {limit:.0f} s ({size})")
-                self._loading = event.folder
+                child.load_due = (now + limit, f"the model did not load within {limit:.0f} s ({size})")
+                child.loading = event.folder
             elif isinstance(event, Ready):
-                self._ready, self._failed_starts, self._load_due = True, 0, None
+                self._become(WorkerStatus.READY)
+                self._failed_starts = 0
                 self._stall.loaded(event.load_ms / 1000.0)
                 if self._in_flight.job is not None:
                     self._progress.begin(now)  # a job queued while the model loaded starts its clock now
@@ -326,10 +325,11 @@ class ProcessWorkerHost(HostLedger):
             orphaned = None
             if isinstance(event, LoadFailed):
                 # Deterministic (bad model files): restarting would not help.
-                self._dead = event.message
+                self._become(WorkerStatus.FAILED, event.message)
                 orphaned, _ = self._in_flight.take()
+            failure = self._failure
         if orphaned is not None:
-            self._emit(JobFailed(orphaned.job_id, "worker_unavailable", self._dead or ""))
+            self._refuse(orphaned.job_id, failure)
         self._emit(event)
 
     def _child_died(self, child: _Child) -> None:
@@ -337,43 +337,47 @@ class ProcessWorkerHost(HostLedger):
         how = f"exit code {exitcode}" if exitcode is None or exitcode >= 0 else f"signal {-exitcode}"
         with self._lock:
             self._close(child)
-            if self._stopping or self._dead:
+            if self._unavailable is not None:
                 return
-            reason, self._kill_reason = self._kill_reason or how, None
-            hung = reason != how
-            if not self._ready and not hung and self._loading:
+            ready, hung = self._status is WorkerStatus.READY, child.killed is not None
+            reason = child.killed or how
+            if not ready and not hung and child.loading:
                 # Past the up-front checks, MNN itself met something it could not use: name the files.
-                reason = stopped_while_loading(Path(self._loading), how)
+                reason = stopped_while_loading(Path(child.loading), how)
             job, started = self._in_flight.take()
             self._progress.end()
             failed_job = job if started else None
-            if not self._ready and hung:
-                self._dead = reason  # the same model on the same disk would hang again
-            elif not self._ready:
+            given_up = None
+            if not ready and hung:
+                given_up = reason  # the same model on the same disk would hang again
+            elif not ready:
                 self._failed_starts += 1
                 if self._failed_starts >= MAX_FAILED_STARTS:
-                    self._dead = f"the inference worker failed {self._failed_starts} times while starting ({reason})"
+                    given_up = f"the inference worker failed {self._failed_starts} times while starting ({reason})"
             elif failed_job is not None:
                 self._crashes_in_a_row += 1
                 if self._crashes_in_a_row >= MAX_CRASHES_IN_A_ROW:
-                    self._dead = f"the model crashed on {self._crashes_in_a_row} keyframes in a row ({reason})"
-            if self._dead is None and self._try_spawn_locked():
+                    given_up = f"the model crashed on {self._crashes_in_a_row} keyframes in a row ({reason})"
+            if given_up is not None:
+                self._become(WorkerStatus.FAILED, given_up)
+            elif (new_child := self._try_spawn_locked()) is not None:
+                self._become(WorkerStatus.RESTARTING)
                 self._restarts += 1
                 if job is not None and failed_job is None:
                     self._in_flight.claim(job)  # never begun: the new child takes it over
-                    self._child.commands.put(job)  # type: ignore[union-attr]
-            restarts, dead = self._restarts, self._dead
+                    new_child.commands.put(job)
+            restarts, dead = self._restarts, self._unavailable
         if dead is not None:
             log.error("worker given up: %s", dead)
         else:
             log.warning("worker restarted (%d) after %s", restarts, reason)
         # Told only now, with the new child in place: a listener may submit at once.
         if failed_job is not None:
-            code = "worker_hung" if hung else "worker_died"
+            code = JobError.WORKER_HUNG if hung else JobError.WORKER_DIED
             self._emit(JobFailed(failed_job.job_id, code, f"the inference worker stopped ({reason})"))
         if dead is not None:
             if job is not None and failed_job is None:
-                self._emit(JobFailed(job.job_id, "worker_unavailable", dead))
+                self._refuse(job.job_id, dead)
             self._emit(LoadFailed(dead))
             return
         self._emit(WorkerRestarted(reason, restarts))

@@ -30,6 +30,7 @@ from app.worker.messages import (
     Command,
     Event,
     Finished,
+    JobError,
     JobFailed,
     LoadFailed,
     Loading,
@@ -233,10 +234,10 @@ def serve(spec: WorkerSpec, wait: Wait, poll: Poll, emit: Callable[[Event], None
                 result = analyzer.analyze(cmd.image, cmd.source, on_token=on_token, cancel=during, on_phase=on_phase)
             except Exception as exc:
                 log.exception("job %s failed in the engine", cmd.job_id)
-                emit(JobFailed(cmd.job_id, "engine_error", f"{type(exc).__name__}: {exc}"))
+                emit(JobFailed(cmd.job_id, JobError.ENGINE_ERROR, f"{type(exc).__name__}: {exc}"))
                 continue
             if during.cancelled:
-                emit(JobFailed(cmd.job_id, "cancelled", "cancelled before the answer was complete"))
+                emit(JobFailed(cmd.job_id, JobError.CANCELLED, "cancelled before the answer was complete"))
             else:
                 emit(Finished(cmd.job_id, result, guard.blocked_count))
             if during.shutdown:

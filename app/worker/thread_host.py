@@ -15,7 +15,7 @@ from collections.abc import Callable
 
 from app.privacy.isolation import current_isolation
 from app.worker.listener import HostLedger
-from app.worker.messages import Analyze, Cancel, Command, Event, JobFailed, LoadFailed, Shutdown, WorkerSpec
+from app.worker.messages import Analyze, Cancel, Command, Event, LoadFailed, Ready, Shutdown, WorkerSpec, WorkerStatus
 from app.worker.serve import serve
 
 
@@ -24,8 +24,6 @@ class ThreadWorkerHost(HostLedger):
         self.spec = spec
         super().__init__(on_event)
         self._commands: queue.Queue[Command] = queue.Queue()
-        self._lock = threading.Lock()
-        self._dead: str | None = None
         self._thread = threading.Thread(target=self._run, name="keyframe-worker", daemon=True)
 
     @property
@@ -46,27 +44,31 @@ class ThreadWorkerHost(HostLedger):
         isolation = current_isolation("the model runs in a thread of the app's own process (no child processes here)")
         serve(self.spec, wait=self._commands.get, poll=poll, emit=self._deliver, isolation=isolation)
         with self._lock:
-            self._dead = self._dead or "the inference worker is stopped"
+            self._become(WorkerStatus.STOPPED)  # unless it failed: that reason stays
+            why = self._unavailable
             orphaned, _ = self._in_flight.take()
+        assert why is not None  # stopped or failed
         if orphaned is not None:
-            self._emit(JobFailed(orphaned.job_id, "worker_unavailable", self._dead))
+            self._refuse(orphaned.job_id, why)
 
     def _deliver(self, event: Event) -> None:
-        if isinstance(event, LoadFailed):
-            with self._lock:
-                self._dead = event.message
+        with self._lock:
+            if isinstance(event, Ready):
+                self._become(WorkerStatus.READY)
+            elif isinstance(event, LoadFailed):
+                self._become(WorkerStatus.FAILED, event.message)
         self._in_flight.settle(event)
         self._emit(event)
 
     def submit(self, job: Analyze) -> None:
         """Never raises into the caller's thread: a worker that ended answers JobFailed at once."""
         with self._lock:
-            dead = self._dead
-            if dead is None:
+            unavailable = self._unavailable
+            if unavailable is None:
                 self._in_flight.claim(job)
                 self._commands.put(job)
-        if dead is not None:
-            self._emit(JobFailed(job.job_id, "worker_unavailable", dead))
+        if unavailable is not None:
+            self._refuse(job.job_id, unavailable)
 
     def cancel(self, job_id: str) -> None:
         self._commands.put(Cancel(job_id))

@@ -244,7 +244,9 @@ def test_a_fifo_in_place_of_a_session_log_or_a_model_file_is_refused_at_once(
 
     def append() -> None:
         with SessionLog(path) as log:
-            log.append(KeyframeSkipped("e", t=0.0, wall_time=0.0, keyframe_id="k", reason=SkipReason.UNCHANGED))
+            log.append(
+                KeyframeSkipped(event_id="e", t=0.0, wall_time=0.0, keyframe_id="k", reason=SkipReason.UNCHANGED)
+            )
 
     read = {"load_session": lambda: load_session(path), "session_locked": lock, "append": append}
     read["sha256_file"] = lambda: sha256_file(path)

@@ -118,7 +118,7 @@ def test_sigkill_mid_session_loses_no_printed_event(
 
     # After the "restart" the session is usable: it lists, and a review appends after any torn line.
     with SessionLog(path) as log:
-        log.append(ExaminerConfirmed("after-restart", shown[0], time.time()))
+        log.append(ExaminerConfirmed(event_id="after-restart", target_id=shown[0], wall_time=time.time()))
     reloaded = load_session(path)
     assert [e.event_id for e in reloaded.events] == on_disk + ["after-restart"]
     listed = subprocess.run(

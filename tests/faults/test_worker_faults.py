@@ -36,6 +36,7 @@ from app.worker.messages import (
     Ready,
     WorkerRestarted,
     WorkerSpec,
+    WorkerStatus,
 )
 from app.worker.process_host import MAX_FAILED_STARTS, ProcessWorkerHost
 from app.worker.serve import TEST_LOAD_PACE_ENV, TEST_PACE_ENV
@@ -230,7 +231,7 @@ def test_after_too_many_failed_starts_submit_answers_instead_of_raising(scenes: 
         assert (later.job_id, later.error) == ("later", "worker_unavailable")
     finally:
         host.stop()
-    assert spawned_workers() == set()
+    assert spawned_workers() == set() and host.status is WorkerStatus.FAILED  # stopping a failed host keeps why
 
 
 def test_stop_racing_a_restart_leaves_no_worker_behind(scenes: Scenes) -> None:
@@ -244,6 +245,7 @@ def test_stop_racing_a_restart_leaves_no_worker_behind(scenes: Scenes) -> None:
         time.sleep(delay)  # the reader is noticing the death and spawning a new child
         host.stop()
         assert wait_gone(spawned_workers() - before, 5) == set(), f"orphan after stop at {delay}s"
+        assert host.status is WorkerStatus.STOPPED
 
 
 def test_a_worker_that_cannot_be_spawned_is_reported_not_a_hang() -> None:
@@ -284,6 +286,7 @@ def test_a_model_that_crashes_on_every_keyframe_is_given_up(scenes: Scenes, monk
             os.kill(host.pid, signal.SIGSEGV)  # as a damaged model does in native code
             assert collect(events, JobFailed).error == "worker_died"
         assert "crashed on 3 keyframes in a row" in collect(events, LoadFailed).message
+        assert host.status is WorkerStatus.FAILED
     finally:
         host.stop()
 

@@ -123,7 +123,12 @@ def test_review_keeps_notes_and_a_second_verdict_needs_revise(sessions: Path) ->
 
 
 def test_review_of_a_log_that_names_no_known_profile_asks_for_one(sessions: Path, tmp_path: Path) -> None:
-    write_session(sessions, "s", replace(practice(1, "no"), signal="depth_ok"), ExaminerConfirmed("c", "x", 1.0))
+    write_session(
+        sessions,
+        "s",
+        replace(practice(1, "no"), signal="depth_ok"),
+        ExaminerConfirmed(event_id="c", target_id="x", wall_time=1.0),
+    )
     proc = app("sessions", "review", "s", "e1", "--correct", "deep")
     assert proc.returncode == 1 and "pass the session's profile with --profile" in proc.stderr
     profile = tmp_path / "depth.json"

@@ -317,19 +317,19 @@ class FakePractice:
             observation = self.answers[name]
             timings = Timings(0, 0, 0, 0, 0, 0, 250.0, 0, 0)
             event = PracticeEvent(
-                f"e{i}",
-                i * 3.0,
-                0.0,
-                f"kf-{i + 1:05d}",
-                "s",
-                observation,
-                "valid",
-                "ok",
-                "{}",
-                timings,
-                "m",
-                "r",
-                "cpu",
+                event_id=f"e{i}",
+                t=i * 3.0,
+                wall_time=0.0,
+                keyframe_id=f"kf-{i + 1:05d}",
+                signal="s",
+                observation=observation,
+                parse_status="valid",
+                parse_reason="ok",
+                raw="{}",
+                timings=timings,
+                model_id="m",
+                model_revision="r",
+                backend="cpu",
             )
             session = apply(session, event)
         return 3.0 if self._finish(session) else None

@@ -71,13 +71,15 @@ def test_reducer_builds_timeline_counts_streaks_and_pending() -> None:
         practice(1, "no"),
         practice(2, "yes"),
         practice(3, "yes"),
-        KeyframeSkipped("s1", 10.0, 1010.0, "k4", SkipReason.UNCHANGED),
+        KeyframeSkipped(event_id="s1", t=10.0, wall_time=1010.0, keyframe_id="k4", reason=SkipReason.UNCHANGED),
         practice(5, "yes"),
         practice(6, "no"),
-        KeyframeFailed("f1", 20.0, 1020.0, "k7", "worker_died", "the worker exited"),
-        ExaminerConfirmed("c1", "e2", 1030.0),
-        ExaminerCorrected("c2", "e6", 1031.0, "yes", note="hands were fine"),
-        ExaminerConfirmed("c3", "does-not-exist", 1032.0),
+        KeyframeFailed(
+            event_id="f1", t=20.0, wall_time=1020.0, keyframe_id="k7", error="worker_died", message="the worker exited"
+        ),
+        ExaminerConfirmed(event_id="c1", target_id="e2", wall_time=1030.0),
+        ExaminerCorrected(event_id="c2", target_id="e6", wall_time=1031.0, observation="yes", note="hands were fine"),
+        ExaminerConfirmed(event_id="c3", target_id="does-not-exist", wall_time=1032.0),
     ]
     state = reduce(events)
     assert [e.event.event_id for e in state.timeline] == ["e1", "e2", "e3", "e5", "e6"]
@@ -93,7 +95,7 @@ def test_reducer_builds_timeline_counts_streaks_and_pending() -> None:
 
 def test_reducer_does_not_mutate_the_old_state() -> None:
     before = reduce([practice(1, "yes")])
-    after = apply(before, ExaminerConfirmed("c", "e1", 1.0))
+    after = apply(before, ExaminerConfirmed(event_id="c", target_id="e1", wall_time=1.0))
     assert before.timeline[0].review == "pending" and after.timeline[0].review == "confirmed"
 
 
@@ -111,14 +113,18 @@ def test_replay_in_pieces_equals_replay_at_once(observations: list[str]) -> None
 def test_events_round_trip_through_json() -> None:
     events = [
         practice(1, "yes"),
-        KeyframeSkipped("s", 1.0, 2.0, "k", SkipReason.SUPERSEDED),
-        KeyframeFailed("f", 1.0, 2.0, "k", "e", "m"),
-        ExaminerConfirmed("c", "e1", 3.0),
-        ExaminerCorrected("d", "e1", 4.0, "no"),
+        KeyframeSkipped(event_id="s", t=1.0, wall_time=2.0, keyframe_id="k", reason=SkipReason.SUPERSEDED),
+        KeyframeFailed(event_id="f", t=1.0, wall_time=2.0, keyframe_id="k", error="e", message="m"),
+        ExaminerConfirmed(event_id="c", target_id="e1", wall_time=3.0),
+        ExaminerCorrected(event_id="d", target_id="e1", wall_time=4.0, observation="no"),
         # Fields added later: the profile's answers, a confirmation's note, the review a revision replaces.
         replace(practice(2, "no"), profile_id="hand_position", allowed_values=("yes", "no", "unknown")),
-        ExaminerConfirmed("c2", "e1", 5.0, "ann", note="looked again", revises="d"),
-        ExaminerCorrected("d2", "e1", 6.0, "yes", note="n", examiner="bo", revises="c2"),
+        ExaminerConfirmed(
+            event_id="c2", target_id="e1", wall_time=5.0, examiner="ann", note="looked again", revises="d"
+        ),
+        ExaminerCorrected(
+            event_id="d2", target_id="e1", wall_time=6.0, observation="yes", note="n", examiner="bo", revises="c2"
+        ),
     ]
     for event in events:
         assert event_from_dict(json.loads(json.dumps(event_to_dict(event)))) == event
@@ -132,7 +138,7 @@ def test_log_is_append_only_and_survives_a_torn_last_line(tmp_path: Path) -> Non
     with open(path, "ab") as fh:
         fh.write(b'{"kind":"practice","event_id":"e3","t":')  # a write cut by a crash
     with SessionLog(path) as log:  # reopening appends, never truncates
-        log.append(ExaminerConfirmed("c1", "e1", 5.0))
+        log.append(ExaminerConfirmed(event_id="c1", target_id="e1", wall_time=5.0))
     loaded = load_session(path)
     assert [e.event_id for e in loaded.events] == ["e1", "e2", "c1"]
     assert loaded.damaged_lines == (3,)
@@ -143,7 +149,11 @@ def test_log_is_append_only_and_survives_a_torn_last_line(tmp_path: Path) -> Non
 def test_exports(tmp_path: Path) -> None:
     path = tmp_path / "s.jsonl"
     with SessionLog(path) as log:
-        for event in (practice(1, "yes"), practice(2, "no"), ExaminerCorrected("c", "e2", 9.0, "yes")):
+        for event in (
+            practice(1, "yes"),
+            practice(2, "no"),
+            ExaminerCorrected(event_id="c", target_id="e2", wall_time=9.0, observation="yes"),
+        ):
             log.append(event)
     loaded = load_session(path)
     rows = list(csv.DictReader(io.StringIO(export_csv(loaded))))
@@ -170,7 +180,11 @@ def test_a_correction_is_the_verdict_everywhere_and_the_models_answer_stays_the_
     from app.ui.review_list import ReviewList
     from app.ui.timeline import timeline_points
 
-    events = [practice(1, "yes"), practice(2, "no"), ExaminerCorrected("c", "e1", 9.0, "no")]
+    events = [
+        practice(1, "yes"),
+        practice(2, "no"),
+        ExaminerCorrected(event_id="c", target_id="e1", wall_time=9.0, observation="no"),
+    ]
     state = reduce(events)
     assert [e.verdict for e in state.timeline] == ["no", "no"]
     assert [e.event.observation for e in state.timeline] == ["yes", "no"]  # the model's, kept

@@ -102,7 +102,7 @@ def test_lines_of_the_wrong_shape_are_damaged_not_fatal(tmp_path: Path) -> None:
     with open(path, "ab") as fh:
         fh.write(b"\n".join(lines) + b"\n")
     with SessionLog(path) as log:
-        log.append(ExaminerConfirmed("c1", "e1", 5.0))
+        log.append(ExaminerConfirmed(event_id="c1", target_id="e1", wall_time=5.0))
     loaded = load_session(path)
     assert [e.event_id for e in loaded.events] == ["e1", "c1"]
     assert loaded.damaged_lines == tuple(range(2, 2 + len(lines)))
@@ -154,7 +154,7 @@ def test_old_lines_without_the_new_fields_still_load(tmp_path: Path) -> None:
     assert loaded.damaged_lines == ()
     event = loaded.events[0]
     assert isinstance(event, PracticeEvent) and event.allowed_values == () and event.profile_id == ""
-    assert loaded.events[1] == ExaminerConfirmed("c", "e9", 2.0, "ann")
+    assert loaded.events[1] == ExaminerConfirmed(event_id="c", target_id="e9", wall_time=2.0, examiner="ann")
     assert loaded.state.timeline[0].review == "confirmed"
 
 

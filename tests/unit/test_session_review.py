@@ -112,7 +112,11 @@ def test_a_second_review_is_refused_unless_revised_and_then_kept_as_history() ->
 
 def test_a_later_confirm_in_an_old_log_does_not_hide_the_correction() -> None:
     # Logs written before reviews were guarded may hold two verdicts without `revises`.
-    events = [practice(1, "no"), ExaminerCorrected("c1", "e1", 1.0, "yes"), ExaminerConfirmed("c2", "e1", 2.0)]
+    events = [
+        practice(1, "no"),
+        ExaminerCorrected(event_id="c1", target_id="e1", wall_time=1.0, observation="yes"),
+        ExaminerConfirmed(event_id="c2", target_id="e1", wall_time=2.0),
+    ]
     entry = reduce(events).timeline[0]
     assert entry.revised and [r.describe() for r in entry.history] == ["corrected yes", "confirmed no"]
 

@@ -35,10 +35,12 @@ def demo_events() -> list[SessionEvent]:
     """Four answers (yes, no, unknown, yes), one skipped and one failed keyframe."""
     return [
         recorded(1, "yes"),
-        KeyframeSkipped("s1", 4.5, 1004.5, "k-s1", SkipReason.UNCHANGED),
+        KeyframeSkipped(event_id="s1", t=4.5, wall_time=1004.5, keyframe_id="k-s1", reason=SkipReason.UNCHANGED),
         recorded(2, "no"),
         recorded(3, "unknown", "rejected"),
-        KeyframeFailed("f1", 10.5, 1010.5, "k-f1", "worker_died", "the model worker stopped"),
+        KeyframeFailed(
+            event_id="f1", t=10.5, wall_time=1010.5, keyframe_id="k-f1", error="worker_died", message="the worker died"
+        ),
         recorded(4, "yes"),
     ]
 
@@ -72,7 +74,7 @@ def test_lists_sessions_newest_first_with_counts_and_review_progress(folder: Pat
     write_session(folder, "old", [recorded(1, "no")], mtime=1_000)
     new = write_session(folder, "new", demo_events(), mtime=2_000)
     with SessionLog(new) as log:
-        log.append(ExaminerConfirmed("r1", "e1", 1100.0))
+        log.append(ExaminerConfirmed(event_id="r1", target_id="e1", wall_time=1100.0))
     (folder / "damaged.jsonl").write_text('{"kind": "practice"}\nnot json\n')
     os.utime(folder / "damaged.jsonl", (500, 500))
     (folder / "folder.jsonl").mkdir()  # not a regular file: not a session
