@@ -4,12 +4,16 @@ from __future__ import annotations
 
 import argparse
 import sys
+from collections.abc import Callable, Iterable, Iterator
 from typing import TYPE_CHECKING, TextIO
 
 from app.commands.common import EXIT_FAILED, EXIT_OK, EXIT_SETUP, add_model_options, emit, worker_spec
 
 if TYPE_CHECKING:
     from app.commands.common import Subparsers
+    from app.frames.intake import ImageRejected
+    from app.frames.listing import InputItem
+    from app.worker.blocking import BlockingWorker, Outcome, WorkerUnavailable
 
 
 def add_parser(sub: Subparsers) -> None:
@@ -20,9 +24,34 @@ def add_parser(sub: Subparsers) -> None:
     parser.add_argument("--show-tokens", action="store_true", help="echo tokens to stderr as they stream")
 
 
+def analyse_each(
+    worker: BlockingWorker, named: Iterable[tuple[str, InputItem]], on_token: Callable[[str], None] | None = None
+) -> Iterator[tuple[str, Outcome | ImageRejected | WorkerUnavailable]]:
+    """Each image read and analysed in turn (`analyze`, `eval`), as its name and what came of it: the
+    file's ImageRejected, the worker's Outcome, or WorkerUnavailable, after which nothing more is tried."""
+    from app.frames.intake import ImageRejected, read_image_file
+    from app.worker.blocking import WorkerUnavailable
+
+    for name, item in named:
+        try:
+            if item.error is not None:
+                raise item.error
+            assert item.path is not None
+            image = read_image_file(item.path)
+        except ImageRejected as exc:
+            yield name, exc
+            continue
+        try:
+            outcome = worker.analyze(image, name, on_token=on_token)
+        except WorkerUnavailable as exc:
+            yield name, exc
+            return
+        yield name, outcome
+
+
 def run(args: argparse.Namespace, out: TextIO) -> int:
     from app.core.results import InputError
-    from app.frames.intake import ImageRejected, read_image_file
+    from app.frames.intake import ImageRejected
     from app.frames.listing import list_inputs
     from app.worker.blocking import BlockingWorker, WorkerUnavailable
 
@@ -49,24 +78,17 @@ def run(args: argparse.Namespace, out: TextIO) -> int:
         for line in report.notes():
             note(line)
         status = EXIT_OK
-        for item in report.items:
-            # Display names are printable and JSON-safe even for non-UTF-8 file names.
-            name = item.display
-            try:
-                if item.error is not None:
-                    raise item.error
-                assert item.path is not None
-                image = read_image_file(item.path)
-            except ImageRejected as exc:
+        # Display names are printable and JSON-safe even for non-UTF-8 file names.
+        named = ((item.display, item) for item in report.items)
+        for name, outcome in analyse_each(worker, named, on_token=echo if args.show_tokens else None):
+            if isinstance(outcome, ImageRejected):
                 status = EXIT_FAILED
-                print(f"error: {exc}", file=sys.stderr)
-                emit(out, InputError(name, exc.reason, str(exc)).to_dict(), args.jsonl)
+                print(f"error: {outcome}", file=sys.stderr)
+                emit(out, InputError(name, outcome.reason, str(outcome)).to_dict(), args.jsonl)
                 continue
-            try:
-                outcome = worker.analyze(image, name, on_token=echo if args.show_tokens else None)
-            except WorkerUnavailable as exc:
-                print(f"error: {name}: {exc}; no further image can be analysed", file=sys.stderr)
-                emit(out, InputError(name, "worker_unavailable", str(exc)).to_dict(), args.jsonl)
+            if isinstance(outcome, WorkerUnavailable):
+                print(f"error: {name}: {outcome}; no further image can be analysed", file=sys.stderr)
+                emit(out, InputError(name, "worker_unavailable", str(outcome)).to_dict(), args.jsonl)
                 return EXIT_SETUP
             if args.show_tokens:
                 sys.stderr.write("\n")

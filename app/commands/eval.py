@@ -26,8 +26,8 @@ from app.commands.common import EXIT_FAILED, EXIT_OK, EXIT_SETUP, add_model_opti
 if TYPE_CHECKING:
     from app.commands.common import Subparsers
     from app.core.evaluation import Prediction
-    from app.frames.listing import InputItem
-    from app.worker.blocking import BlockingWorker
+    from app.frames.intake import ImageRejected
+    from app.worker.blocking import Outcome
 
 DEFAULT_LABELS = "labels.csv"
 
@@ -56,6 +56,7 @@ def add_parser(sub: Subparsers) -> None:
 
 
 def run(args: argparse.Namespace, out: TextIO) -> int:
+    from app.commands.analyze import analyse_each
     from app.core.evaluation import csv_text, evaluate, format_table, match_labels
     from app.evaluation_labels import LabelsFileError, decode_labels, read_labels_bytes
     from app.frames.intake import display_name
@@ -124,12 +125,12 @@ def run(args: argparse.Namespace, out: TextIO) -> int:
         names = [_name(i.path) for i in items if i.path is not None]
         matched = match_labels(names, labelled)
         predictions: list[Prediction] = []
-        for index, (item, name) in enumerate(zip(items, names, strict=True), start=1):
-            expected = matched.expected[name]
-            prediction = _one(worker, item, name, expected)
-            if prediction is None:
+        for index, (name, outcome) in enumerate(analyse_each(worker, zip(names, items, strict=True)), start=1):
+            if isinstance(outcome, WorkerUnavailable):
                 error(f"{name}: the worker stopped; no further image can be analysed")
                 return EXIT_SETUP
+            expected = matched.expected[name]
+            prediction = _prediction(name, expected, outcome)
             if prediction.observed is None:
                 status = EXIT_FAILED
                 error(f"{name}: {prediction.detail}")
@@ -204,23 +205,13 @@ def _few(names: tuple[str, ...], limit: int = 10) -> str:
     return ", ".join(names[:limit]) + more
 
 
-def _one(worker: BlockingWorker, item: InputItem, name: str, expected: str | None) -> Prediction | None:
-    """One image's Prediction (an error row when it fails); None when the worker is gone for good."""
+def _prediction(name: str, expected: str | None, outcome: Outcome | ImageRejected) -> Prediction:
+    """One image's Prediction: an error row when it could not be read or analysed."""
     from app.core.evaluation import ERROR, REJECTED, VALID, Prediction
-    from app.frames.intake import ImageRejected, read_image_file
-    from app.worker.blocking import WorkerUnavailable
+    from app.frames.intake import ImageRejected
 
-    try:
-        if item.error is not None:
-            raise item.error
-        assert item.path is not None
-        image = read_image_file(item.path)
-    except ImageRejected as exc:
-        return Prediction(name, expected, None, ERROR, None, f"{exc.reason}: {exc}")
-    try:
-        outcome = worker.analyze(image, name)
-    except WorkerUnavailable:
-        return None
+    if isinstance(outcome, ImageRejected):
+        return Prediction(name, expected, None, ERROR, None, f"{outcome.reason}: {outcome}")
     if outcome.finished is None:
         failed = outcome.failed
         assert failed is not None
