@@ -19,6 +19,7 @@ from typing import Protocol
 
 import cv2
 
+from app.core.notice import Notice
 from app.frames.intake import DecodedImage, ImageRejected, decode_image_bytes
 from app.frames.video import RealtimeClock, VideoError, VideoFrames
 
@@ -34,7 +35,20 @@ class FrameSink(Protocol):
 @dataclass(frozen=True)
 class SourceEnded:
     ok: bool
-    message: str = ""  # why it stopped early, or what was skipped on the way
+    said: tuple[Notice, ...] = ()  # why it stopped early, or what was skipped on the way
+    by_user: bool = False  # stopped, not ended
+
+
+STOPPED = SourceEnded(True, by_user=True)
+
+
+def refusal(exc: VideoError | ImageRejected | OSError, name: str) -> Notice:
+    """The notice for the file `name` that could not be used; the screen words its reason code."""
+    if isinstance(exc, VideoError):
+        return Notice.of("video_refused", error=True, name=name, reason=exc.reason)
+    if isinstance(exc, ImageRejected):
+        return Notice.of("image_refused", error=True, name=name, reason=exc.reason)
+    return Notice.of("source_unreadable", error=True, name=name)
 
 
 OnEnd = Callable[[SourceEnded], None]
@@ -45,7 +59,8 @@ class FrameSource:
 
     label = "source"
 
-    def __init__(self) -> None:
+    def __init__(self, name: str = "") -> None:
+        self.name = name  # for the user: a file's name
         self._stop = threading.Event()
         self._thread: threading.Thread | None = None
 
@@ -54,7 +69,7 @@ class FrameSource:
             try:
                 ended = self._run(sink)
             except (VideoError, ImageRejected, OSError) as exc:
-                ended = SourceEnded(False, str(exc))
+                ended = SourceEnded(False, (refusal(exc, self.name),))
             on_end(ended)
 
         self._thread = threading.Thread(target=run, name=f"keyframe-source-{self.label}", daemon=True)
@@ -85,23 +100,19 @@ class VideoFileSource(FrameSource):
 
     def __init__(self, path: Path, name: str = "") -> None:
         """`name`: the video's name for the user (an upload's original name), else the file's."""
-        super().__init__()
+        super().__init__(name or Path(path).name)
         self.video = VideoFrames(path)  # opened now: a bad file is refused before anything starts
-        self._name = name or Path(path).name
 
     def _run(self, sink: FrameSink) -> SourceEnded:
         clock = RealtimeClock()
         with self.video:
             for t, rgb in self.video:
                 if self._stop.wait(clock.delay(t)):
-                    return SourceEnded(True, "stopped")
-                sink.offer_frame(t, DecodedImage(rgb, "video", name=self._name))
+                    return STOPPED
+                sink.offer_frame(t, DecodedImage(rgb, "video", name=self.name))
         sink.flush()
         self._wait_answered(sink)  # the session ends with the last keyframe answered, not cancelled
-        return SourceEnded(True, "; ".join(self.video.stats.summary()))
-
-
-TABLES_LEFT_OUT = "{names}: a table of labels is for the Testers screen; left out"
+        return SourceEnded(True, tuple(self.video.stats.notices()))
 
 
 class StillsSource(FrameSource):
@@ -115,19 +126,19 @@ class StillsSource(FrameSource):
         self._interval = interval_s
 
     def _run(self, sink: FrameSink) -> SourceEnded:
-        rejected: list[str] = []
+        rejected: list[Notice] = []
         tables: list[str] = []
         slot = 0
         for name, data in self._images:
             if self._stop.is_set():
-                return SourceEnded(True, "stopped")
+                return STOPPED
             if name.lower().endswith(".csv"):  # picked with a folder of test images: not a damaged image
                 tables.append(name)
                 continue
             try:
                 image = decode_image_bytes(data, name=name)
             except ImageRejected as exc:  # that file's error; the others are still analysed
-                rejected.append(str(exc))
+                rejected.append(refusal(exc, name))
                 continue
             # One image per interval window: the sampler takes each as its own keyframe.
             sink.offer_frame(slot * self._interval, replace(image, still=True))
@@ -135,8 +146,8 @@ class StillsSource(FrameSource):
             self._wait_answered(sink)
         sink.flush()
         self._wait_answered(sink)
-        left_out = [TABLES_LEFT_OUT.format(names=", ".join(tables))] if tables else []
-        return SourceEnded(not rejected, "; ".join(rejected + left_out))
+        left_out = [Notice.of("tables_left_out", names=", ".join(tables))] if tables else []
+        return SourceEnded(not rejected, tuple(rejected + left_out))
 
 
 class OpenCvCameraSource(FrameSource):
@@ -145,7 +156,7 @@ class OpenCvCameraSource(FrameSource):
     label = "camera"
 
     def __init__(self, index: int = 0, fps: float = 10.0) -> None:
-        super().__init__()
+        super().__init__("camera")
         self._index = index
         self._period = 1.0 / fps
 
@@ -153,15 +164,15 @@ class OpenCvCameraSource(FrameSource):
         capture = cv2.VideoCapture(self._index)
         try:
             if not capture.isOpened():
-                return SourceEnded(False, "no camera could be opened (absent, or permission denied)")
+                return SourceEnded(False, (Notice("camera_denied", error=True),))
             start = time.monotonic()
             while not self._stop.wait(self._period):
                 ok, bgr = capture.read()
                 if not ok:
-                    return SourceEnded(False, "the camera stopped delivering frames")
+                    return SourceEnded(False, (Notice("camera_lost", error=True),))
                 sink.offer_frame(
                     time.monotonic() - start, DecodedImage(cv2.cvtColor(bgr, cv2.COLOR_BGR2RGB), "camera", "camera")
                 )
         finally:
             capture.release()
-        return SourceEnded(True, "stopped")
+        return STOPPED

@@ -33,6 +33,7 @@ from pathlib import Path
 import cv2
 import numpy as np
 
+from app.core.notice import Notice
 from app.frames.intake import MAX_PIXELS, MIN_SIDE, display_name
 
 MIN_FPS, MAX_FPS = 1.0, 1000.0
@@ -48,7 +49,11 @@ PROTOCOL_WHITELIST = "file"
 
 
 class VideoError(ValueError):
-    pass
+    """A file that is not a usable video. `reason` is a stable code (the screen words it per language)."""
+
+    def __init__(self, reason: str, message: str) -> None:
+        super().__init__(message)
+        self.reason = reason
 
 
 @dataclass
@@ -59,17 +64,23 @@ class VideoStats:
     fps: float = ASSUMED_FPS  # the rate the timestamps use
     declared_fps: float | None = None  # what the header says
     frame_count: int | None = None  # what the header says, when it says
-    stopped: str | None = None  # why reading ended before the header's frame count
-    notes: list[str] = field(default_factory=list)  # e.g. the frame rate that was not believed
+    stopped: Notice | None = None  # why reading ended before the header's frame count
+    notes: list[Notice] = field(default_factory=list)  # e.g. the frame rate that was not believed
+
+    def notices(self) -> list[Notice]:
+        """What a user should know about how the file was read; none for a clean file. Each also keeps
+        its English line for the command line as `detail`."""
+        said = list(self.notes)
+        if self.damaged:
+            detail = f"{self.damaged} damaged frame(s) skipped; {self.frames} frame(s) used"
+            said.append(Notice.of("video_damaged", damaged=self.damaged, frames=self.frames, detail=detail))
+        if self.stopped:
+            said.append(self.stopped)
+        return said
 
     def summary(self) -> list[str]:
         """Lines for stderr; empty for a clean file."""
-        lines = list(self.notes)
-        if self.damaged:
-            lines.append(f"{self.damaged} damaged frame(s) skipped; {self.frames} frame(s) used")
-        if self.stopped:
-            lines.append(self.stopped)
-        return lines
+        return [notice.value("detail") for notice in self.notices()]
 
 
 class VideoFrames:
@@ -94,7 +105,7 @@ class VideoFrames:
         capture = open_local_video(self._given, name)
         try:
             if not capture.isOpened():
-                raise VideoError(f"{name}: not a video OpenCV can read")
+                raise VideoError("not_a_video", f"{name}: not a video OpenCV can read")
             width = int(_prop(capture, cv2.CAP_PROP_FRAME_WIDTH))
             height = int(_prop(capture, cv2.CAP_PROP_FRAME_HEIGHT))
             if width > 0 and height > 0:
@@ -110,7 +121,8 @@ class VideoFrames:
             self.stats.fps = declared
         else:
             shown = f"{declared:g} fps" if self.stats.declared_fps else "no frame rate"
-            self.stats.notes.append(f"the file's header gives {shown}; timestamps assume {ASSUMED_FPS:g} fps")
+            detail = f"the file's header gives {shown}; timestamps assume {ASSUMED_FPS:g} fps"
+            self.stats.notes.append(Notice.of("video_fps_assumed", fps=f"{ASSUMED_FPS:g}", detail=detail))
         return capture
 
     def __enter__(self) -> VideoFrames:
@@ -141,11 +153,12 @@ class VideoFrames:
                 total = stats.frame_count
                 if total is None or index + failures >= total or failures >= self.max_consecutive_failures:
                     if total is not None and index < total and failures:
-                        stats.unread_at_end = total - index
-                        stats.stopped = (
-                            f"the last {total - index} of the {total} frames the header announces could not be "
+                        stats.unread_at_end = unread = total - index
+                        detail = (
+                            f"the last {unread} of the {total} frames the header announces could not be "
                             "decoded; the file may be truncated"
                         )
+                        stats.stopped = Notice.of("video_truncated", unread=unread, total=total, detail=detail)
                     break  # the end (a header without a count cannot tell damage from the end)
                 failures += 1  # a failed read() moves past the damaged frame: read on
                 continue
@@ -153,7 +166,8 @@ class VideoFrames:
             stuck = stuck + 1 if pos <= last_pos else 0
             last_pos = max(last_pos, pos)
             if stuck > self.max_consecutive_failures:
-                stats.stopped = f"stopped at frame {index}: the file's position no longer advances"
+                detail = f"stopped at frame {index}: the file's position no longer advances"
+                stats.stopped = Notice.of("video_stalled", frame=index, detail=detail)
                 break
             if stats.frames == 0:
                 _check_size(self.name, rgb.shape[1], rgb.shape[0])
@@ -171,7 +185,7 @@ class VideoFrames:
             stats.frames += 1
             yield t, rgb
         if stats.frames == 0:
-            raise VideoError(f"{self.name}: no frame could be decoded")
+            raise VideoError("no_frames", f"{self.name}: no frame could be decoded")
 
     def _read(self) -> np.ndarray | None:
         try:
@@ -197,20 +211,21 @@ def open_local_video(path: str | os.PathLike[str], name: str) -> cv2.VideoCaptur
     except (OSError, ValueError) as exc:
         if ffmpeg_protocol(given) != "file":
             raise VideoError(
-                f"{name}: only local video files are opened; there is no such file and the name looks like a URL"
+                "not_local",
+                f"{name}: only local video files are opened; there is no such file and the name looks like a URL",
             ) from exc
-        raise VideoError(f"{name}: cannot open ({getattr(exc, 'strerror', None) or exc})") from exc
+        raise VideoError("cannot_open", f"{name}: cannot open ({getattr(exc, 'strerror', None) or exc})") from exc
     # Only a regular file is handed to OpenCV: a FIFO or device would block it.
     if not stat.S_ISREG(info.st_mode):
-        raise VideoError(f"{name}: not a regular file")
+        raise VideoError("not_a_file", f"{name}: not a regular file")
     if info.st_size == 0:
-        raise VideoError(f"{name}: the file is empty")
+        raise VideoError("empty_file", f"{name}: the file is empty")
     try:
         return _open_capture(local)
     except VideoError:
         raise
     except Exception as exc:  # noqa: BLE001 - whatever OpenCV raises for this file
-        raise VideoError(f"{name}: not a video OpenCV can read ({exc})") from exc
+        raise VideoError("not_a_video", f"{name}: not a video OpenCV can read ({exc})") from exc
 
 
 # FFmpeg's url_find_protocol (libavformat/avio.c): the longest prefix of these characters,
@@ -288,7 +303,7 @@ def _open_capture(local: str) -> cv2.VideoCapture:
 
 def _ffmpeg_capture(local: str) -> cv2.VideoCapture:
     if not os.path.isabs(local) or ffmpeg_protocol(local) != "file":
-        raise VideoError(f"{display_name(local)}: only local video files are opened")
+        raise VideoError("not_local", f"{display_name(local)}: only local video files are opened")
     _limit_ffmpeg_protocols()
     return cv2.VideoCapture(local, cv2.CAP_FFMPEG)
 
@@ -303,9 +318,11 @@ def _prop(capture: cv2.VideoCapture, prop: int) -> float:
 
 def _check_size(name: str, width: int, height: int) -> None:
     if min(width, height) < MIN_SIDE:
-        raise VideoError(f"{name}: {width}x{height} frames are smaller than {MIN_SIDE} px")
+        raise VideoError("too_small", f"{name}: {width}x{height} frames are smaller than {MIN_SIDE} px")
     if width * height > MAX_PIXELS:
-        raise VideoError(f"{name} has {width}x{height} frames, over the limit of {MAX_PIXELS / 1e6:g} megapixels")
+        raise VideoError(
+            "too_large", f"{name} has {width}x{height} frames, over the limit of {MAX_PIXELS / 1e6:g} megapixels"
+        )
 
 
 def iter_video_frames(path: Path) -> Iterator[tuple[float, np.ndarray]]:

@@ -17,6 +17,7 @@ from typing import TypeVar
 import flet as ft
 import flet_camera as fc
 
+from app.core.notice import Notice
 from app.frames.intake import MAX_FILE_BYTES
 from app.models.storage import sessions_dir
 from app.privacy.guard import GuardCounts, GuardWatcher, ensure_installed
@@ -24,7 +25,7 @@ from app.ui import strings, strings_models, strings_sessions, strings_settings, 
 from app.ui.app_context import AppContext
 from app.ui.camera_pump import CameraPump
 from app.ui.file_intake import FileIntake, Picked
-from app.ui.i18n import LOCALES, fonts_for, language_or_default
+from app.ui.i18n import LOCALES, fonts_for, language_or_default, notice_text
 from app.ui.models_controller import ModelsController, ModelsState
 from app.ui.models_view import ModelsView
 from app.ui.page_loop import on_page_loop
@@ -212,8 +213,8 @@ class Shell:
             expand=True,
         )
         self._guard_watcher: GuardWatcher | None = None
-        self.files = FileIntake(page, picker, t, upload_dir(), keep=lambda: controller.playing_upload)
-        self.camera_pump = CameraPump(camera, controller, t, self.tab)
+        self.files = FileIntake(page, picker, upload_dir(), keep=lambda: controller.playing_upload)
+        self.camera_pump = CameraPump(camera, controller, self.tab)
         self._state = PracticeState()  # the newest state, for the privacy sheet
 
     # --- lifecycle ---------------------------------------------------------------------------
@@ -353,8 +354,8 @@ class Shell:
         self.testers.render(state)
         self.page.update()
 
-    def _testers_error(self, message: str) -> None:
-        self.testers_controller.report_error("notice_files_refused", detail=message)  # a whole sentence already
+    def _testers_error(self, notice: Notice) -> None:
+        self.testers_controller.report_error("notice_files_refused", detail=notice_text(self.t, notice))
 
     def _on_sessions(self, state: SessionsState) -> None:
         self.sessions.render(state)
@@ -398,7 +399,7 @@ class Shell:
         many: bool,
         limit: int,
         start: Callable[[Picked], None],
-        report: Callable[[str], None] | None = None,
+        report: Callable[[Notice], None] | None = None,
     ) -> None:
         """Problems go to `report` (the screen that asked), the practice screen's error line by default."""
         await self.files.pick(file_type, many, limit, start, report or self.controller.report_error)
@@ -416,7 +417,7 @@ class Shell:
         backgrounded = e.state in (ft.AppLifecycleState.HIDE, ft.AppLifecycleState.PAUSE)
         platform = self.page.platform.value if self.page.platform else ""
         if backgrounded and pauses_in_background(platform, self.page.web):
-            self.controller.pause_for_background(self.t["paused_in_background"])
+            self.controller.pause_for_background()
 
     def _owns_camera(self) -> bool:
         """A packaged desktop app opens the camera itself (flet-camera serves browsers and phones)."""

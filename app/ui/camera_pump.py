@@ -2,17 +2,17 @@
 
 flet-camera lives in the page, so the pump is that page's async task. It runs while the session
 is this tab's camera session; the page going away (`stop`) or the camera failing ends it, and the
-controller is told in words which of the two happened.
+controller is told which of the two happened.
 """
 
 from __future__ import annotations
 
 import asyncio
 import logging
-from collections.abc import Mapping
 
 import flet_camera as fc
 
+from app.core.notice import Notice
 from app.ui.practice_controller import PracticeController
 
 log = logging.getLogger("keyframe.ui")
@@ -21,10 +21,9 @@ CAMERA_PERIOD_S = 0.4  # one picture from the camera this often: enough for 2–
 
 
 class CameraPump:
-    def __init__(self, camera: fc.Camera, controller: PracticeController, words: Mapping[str, str], tab: str) -> None:
+    def __init__(self, camera: fc.Camera, controller: PracticeController, tab: str) -> None:
         self._camera = camera
         self._controller = controller
-        self._t = words
         self._tab = tab
         self._pumping = False
 
@@ -35,12 +34,12 @@ class CameraPump:
         try:
             cameras = await self._camera.get_available_cameras()
             if not cameras:
-                controller.camera_failed(self._t["camera_denied"])
+                controller.camera_failed(Notice("camera_denied", error=True))
                 return
             await self._camera.initialize(cameras[0], fc.ResolutionPreset.MEDIUM, enable_audio=False)
         except Exception as exc:  # the browser refused (permission) or has no device
             log.warning("the camera could not be opened: %s", exc)  # e.g. CameraException(cameraNotFound, …)
-            controller.camera_failed(self._t["camera_denied"])
+            controller.camera_failed(Notice("camera_denied", error=True))
             return
         controller.start_camera(tab=self._tab)
         self._pumping = True
@@ -51,7 +50,7 @@ class CameraPump:
                 except Exception as exc:
                     if self._pumping:  # not a page that just went away (its session ended with a notice)
                         log.warning("the camera stopped sending pictures: %s", exc)
-                        controller.camera_failed(self._t["camera_lost"])
+                        controller.camera_failed(Notice("camera_lost", error=True))
                     return
                 controller.offer_picture(picture)
                 await asyncio.sleep(CAMERA_PERIOD_S)
@@ -62,4 +61,4 @@ class CameraPump:
         """This tab left: if its camera fed the session, the session is over, with a notice saying why."""
         if self._pumping:
             self._pumping = False
-            self._controller.camera_tab_gone(self._tab, self._t["camera_tab_gone"])
+            self._controller.camera_tab_gone(self._tab)

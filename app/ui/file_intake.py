@@ -2,7 +2,7 @@
 
 On desktop the picker gives real paths. From a browser each file is uploaded to this app's own
 server (127.0.0.1) into a fresh folder under `upload_dir`, and the pick waits until every file has
-arrived (or failed, or UPLOAD_TIMEOUT_S passed). Problems are sentences for the screen that asked.
+arrived (or failed, or UPLOAD_TIMEOUT_S passed). Problems are notices for the screen that asked.
 """
 
 from __future__ import annotations
@@ -11,11 +11,12 @@ import asyncio
 import logging
 import shutil
 import uuid
-from collections.abc import Callable, Mapping
+from collections.abc import Callable
 from pathlib import Path
 
 import flet as ft
 
+from app.core.notice import Notice
 from app.core.sizes import size_words
 
 log = logging.getLogger("keyframe.ui")
@@ -34,13 +35,11 @@ class FileIntake:
         self,
         page: ft.Page,
         picker: ft.FilePicker,
-        words: Mapping[str, str],
         uploads: Path,
         keep: Callable[[], Path | None],
     ) -> None:
         self._page = page
         self._picker = picker
-        self._t = words
         self._uploads_dir = uploads
         self._keep = keep
         self._waiting: dict[str, asyncio.Future[None]] = {}  # file name -> done, for the upload in progress
@@ -52,7 +51,7 @@ class FileIntake:
         many: bool,
         limit: int,
         start: Callable[[Picked], None],
-        report: Callable[[str], None],
+        report: Callable[[Notice], None],
     ) -> None:
         """Files the user picks, checked against `limit` before upload, go to `start`; problems to `report`."""
         # No data with the pick: sizes are checked before a single byte is sent or decoded.
@@ -60,20 +59,24 @@ class FileIntake:
             files = await self._picker.pick_files(file_type=file_type, allow_multiple=many)
         except (RuntimeError, TimeoutError) as exc:  # the browser never answered (Flet raises RuntimeError)
             log.warning("the file chooser did not answer: %s", exc)  # the detail is for the log, not the screen
-            report(self._t["picker_failed"])
+            report(Notice("picker_failed", error=True))
             return
         if not files:
             return
         fitting = [f for f in files if f.size <= limit]
         if len(fitting) < len(files):
             big = next(f for f in files if f.size > limit)
-            report(self._t["file_too_large"].format(name=big.name, size=size_words(big.size), limit=size_words(limit)))
+            report(
+                Notice.of(
+                    "file_too_large", error=True, name=big.name, size=size_words(big.size), limit=size_words(limit)
+                )
+            )
         if not fitting:
             return
         try:
             paths = await self._fetch(fitting)
         except (OSError, RuntimeError) as exc:
-            report(self._t["upload_failed"].format(reason=exc))
+            report(Notice.of("upload_failed", error=True, reason=exc))
             return
         start(paths)
 
@@ -116,7 +119,7 @@ class FileIntake:
             waiter.set_result(None)
 
     def read(
-        self, files: Picked, start: Callable[[list[tuple[str, bytes]]], None], report: Callable[[str], None]
+        self, files: Picked, start: Callable[[list[tuple[str, bytes]]], None], report: Callable[[Notice], None]
     ) -> None:
         """The files' bytes to `start`, read on Flet's thread pool: a folder of photos must not freeze every tab."""
 
@@ -124,7 +127,7 @@ class FileIntake:
             try:
                 images = [(name, path.read_bytes()) for name, path in files]
             except OSError as exc:
-                report(self._t["upload_failed"].format(reason=exc.strerror or exc))
+                report(Notice.of("upload_failed", error=True, reason=exc.strerror or exc))
                 return
             start(images)
 

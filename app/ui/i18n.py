@@ -4,7 +4,9 @@ checks it); a screen gets its module's table for the language chosen in settings
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Iterable, Mapping
+
+from app.core.notice import Notice
 
 LANGUAGES: dict[str, str] = {"en": "English", "zh": "简体中文"}  # code -> its own name, as the chooser shows it
 # Flutter's own words (a tab's "Tab 1 of 5", a date picker) follow the page's locale.
@@ -41,3 +43,16 @@ def text(strings: Mapping[str, str], key: str, **values: object) -> str:
     crashing a render (tests/unit/test_strings.py keeps every language's keys the same)."""
     template = strings.get(key, key)
     return template.format(**values) if values else template
+
+
+def notice_text(strings: Mapping[str, str], notice: Notice) -> str:
+    """A notice in a screen's table: its `reason` code (when it has one) worded by the key
+    `<notice key>_<reason>`, which a language without it shows as the code in words."""
+    values = dict(notice.values)
+    if "reason" in values:
+        values["reason"] = strings.get(f"{notice.key}_{values['reason']}", values["reason"].replace("_", " "))
+    return text(strings, notice.key, **values)
+
+
+def notices_text(strings: Mapping[str, str], notices: Iterable[Notice]) -> str:
+    return strings.get("notice_separator", "; ").join(notice_text(strings, n) for n in notices)

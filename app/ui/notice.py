@@ -1,14 +1,5 @@
-"""What a controller has to tell the user, as data: the view words it in the chosen language."""
+"""Moved to app.core.notice (frames and sessions need it too); this name goes once every import moved."""
 
-from __future__ import annotations
+from app.core.notice import Notice
 
-from dataclasses import dataclass
-
-
-@dataclass(frozen=True)
-class Notice:
-    """Something to tell the user; `key` names a string of the screen's table, `values` fill it in."""
-
-    key: str
-    values: tuple[tuple[str, str], ...] = ()
-    error: bool = False
+__all__ = ["Notice"]

@@ -11,6 +11,7 @@ time; the UI never calls the model itself.
 
 from __future__ import annotations
 
+import logging
 import shutil
 import threading
 import time
@@ -18,13 +19,14 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 
+from app.core.notice import Notice
 from app.core.observable import Observable
 from app.core.profiles import ProfileLabels
 from app.core.sampler import DEFAULT_INTERVAL_S, SamplerConfig
 from app.core.session import KeyframeFailed, PracticeEvent, SessionState
 from app.frames.intake import DecodedImage, ImageRejected, decode_image_bytes
 from app.frames.jpeg import THUMB_SIDE, jpeg
-from app.frames.sources import FrameSource, OpenCvCameraSource, SourceEnded, StillsSource, VideoFileSource
+from app.frames.sources import FrameSource, OpenCvCameraSource, SourceEnded, StillsSource, VideoFileSource, refusal
 from app.frames.video import VideoError
 from app.pipeline.live import LivePipeline, PipelineUpdate
 from app.session.review import ReviewError, make_review, record_review
@@ -32,8 +34,11 @@ from app.session.store import SessionLog, load_session, new_session_id, read_thu
 from app.ui.latest_only import LatestOnly
 from app.worker.messages import WorkerSpec
 
+logger = logging.getLogger("keyframe.ui")
+
 RESTART_QUIET_S = 0.4  # settings clicks closer than this restart the worker once
 PREVIEW_PERIOD_S = 0.25  # at most 4 preview frames a second: enough to see, cheap to send
+NO_IMAGE = Notice("no_image_chosen", error=True)
 
 
 @dataclass(frozen=True)
@@ -65,8 +70,9 @@ class PracticeState:
     interval_stretched: bool = False
     effective_interval_s: float | None = None
     log_error: str = ""
-    notice: str = ""  # how the last source ended (skipped files, damaged frames)
-    error: str = ""  # what stopped the user: camera denied, file too large, video unreadable
+    # Keys and values, worded by each tab in its own language (app.core.notice):
+    notice: tuple[Notice, ...] = ()  # how the last source ended (skipped files, damaged frames)
+    error: tuple[Notice, ...] = ()  # what stopped the user: camera denied, file too large, video unreadable
     blocked: int = 0  # outbound connections stopped by the guards (app + worker)
     isolation: str = ""  # the model worker's network isolation: os-isolated | guarded ("" before it is ready)
     isolation_how: str = ""  # what enforces it, in one sentence
@@ -230,10 +236,10 @@ class PracticeController:
 
         return on_update
 
-    def report_error(self, message: str) -> None:
+    def report_error(self, notice: Notice) -> None:
         """Something the user tried could not start (a file over the limit, no camera). The last
         session's answer goes: beside an error it would read as the answer to what was tried."""
-        self._update(lambda s: replace(s if s.running else clean_card(s), error=message))
+        self._update(lambda s: replace(s if s.running else clean_card(s), error=(notice,)))
 
     def network_blocked(self, app_count: int) -> None:
         self._guard_blocked = app_count
@@ -247,9 +253,10 @@ class PracticeController:
         try:
             source: FrameSource = VideoFileSource(path, name)
         except (VideoError, OSError) as exc:
-            said = str(exc).replace(str(path), name)  # the file by its name, not the cache's path
+            logger.info("video %s refused: %s", name, exc)  # the precise words (with the path) for the log
+            said = refusal(exc, name)
             _remove(discard)
-            self._update(lambda s: replace(s, error=said))
+            self._update(lambda s: replace(s, error=(said,)))
             return
         self._begin(source, f"video · {name}", "video")
         with self._lock:
@@ -263,7 +270,7 @@ class PracticeController:
     def start_stills(self, images: Sequence[tuple[str, bytes]], label: str) -> None:
         """Each image is one keyframe; one that cannot be used (too large, damaged) is that file's error."""
         if not images:
-            self._update(lambda s: replace(s, error="no image was chosen"))
+            self._update(lambda s: replace(s, error=(NO_IMAGE,)))
             return
         self._begin(StillsSource(images, self._state.interval_s), label, "image" if len(images) == 1 else "folder")
 
@@ -272,7 +279,7 @@ class PracticeController:
         test images must both be scored). Returns the interval used: the image at index i of those
         that decode is the keyframe at t = i × interval; None when nothing started."""
         if not images:
-            self._update(lambda s: replace(s, error="no image was chosen"))
+            self._update(lambda s: replace(s, error=(NO_IMAGE,)))
             return None
         self._begin(None, label, "testers")
         interval = self._state.interval_s
@@ -290,14 +297,14 @@ class PracticeController:
         """Start was pressed for a camera, which takes a moment to open: the previous session's answer
         and frame go at once, not when the first picture arrives."""
         self.stop_session()
-        self._update(lambda s: replace(clean_card(s), error="", notice=""))
+        self._update(lambda s: replace(clean_card(s), error=(), notice=()))
 
     def start_camera(self, label: str = "camera", tab: str = "") -> None:
         """Frames will arrive through `offer_picture` from the page `tab` (a browser or phone camera)."""
         self._begin(None, label, "camera", camera_tab=tab)
         self._camera_started = time.monotonic()
 
-    def camera_tab_gone(self, tab: str, notice: str) -> bool:
+    def camera_tab_gone(self, tab: str) -> bool:
         """The page whose camera fed the session was reloaded, closed or lost its connection: the
         session ends (saved) and every tab says why, with no last frame or answer left looking current
         (the session's timeline and reviews stay). True when that ended a session."""
@@ -306,7 +313,7 @@ class PracticeController:
         if not owned:
             return False
         self.stop_session()
-        self._update(lambda s: replace(clean_card(s), notice=notice))
+        self._update(lambda s: replace(clean_card(s), notice=(Notice("camera_tab_gone"),)))
         return True
 
     def start_opencv_camera(self, index: int = 0) -> None:
@@ -320,15 +327,15 @@ class PracticeController:
         try:
             image = decode_image_bytes(data, name="camera")
         except ImageRejected as exc:
-            said = str(exc)
-            self._update(lambda s: replace(s, error=said))
+            said = refusal(exc, "camera")
+            self._update(lambda s: replace(s, error=(said,)))
             return
         self._frame(time.monotonic() - self._camera_started, image)
 
-    def camera_failed(self, message: str) -> None:
+    def camera_failed(self, notice: Notice) -> None:
         self.stop_session()
         # No earlier session's answer or picture under a camera error.
-        self._update(lambda s: replace(clean_card(s), error=message))
+        self._update(lambda s: replace(clean_card(s), error=(notice,)))
 
     def _begin(self, source: FrameSource | None, label: str, kind: str, camera_tab: str = "") -> None:
         self.stop_session()
@@ -346,8 +353,8 @@ class PracticeController:
                 camera_tab=camera_tab,
                 session_id=session_id,
                 session=SessionState(),
-                notice="",
-                error="",
+                notice=(),
+                error=(),
                 log_error="",
             )
         )
@@ -370,14 +377,14 @@ class PracticeController:
         if self._state.running:
             self._update(lambda s: replace(s, running=False, camera_tab="", analysing=None, streamed="", phase=""))
 
-    def pause_for_background(self, notice: str) -> bool:
+    def pause_for_background(self) -> bool:
         """The app went to the background on a phone: the session stops (saved, as by Stop) and the
         keyframe in flight is cancelled, so no model call starts while hidden (MNN's Metal backend
         crashes in the background, MNN issue #4292). True when a session was running."""
         if not self._state.running:
             return False
         self.stop_session()
-        self._update(lambda s: replace(s, notice=notice))
+        self._update(lambda s: replace(s, notice=(Notice("paused_in_background"),)))
         return True
 
     def _source_ended(self, ended: SourceEnded) -> None:
@@ -385,8 +392,8 @@ class PracticeController:
             if self._source is None:
                 return  # stopped by the user
         self.stop_session()
-        said = "" if ended.message == "stopped" else ended.message
-        self._update(lambda s: replace(s, notice=said if ended.ok else "", error="" if ended.ok else said))
+        said = () if ended.by_user else ended.said
+        self._update(lambda s: replace(s, notice=said if ended.ok else (), error=() if ended.ok else said))
 
     # --- frames --------------------------------------------------------------------------------
 

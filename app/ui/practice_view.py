@@ -14,7 +14,7 @@ import flet as ft
 
 from app.core.parser import UNKNOWN
 from app.core.session import KeyframeFailed, PracticeEvent, SessionState, TimelineEntry
-from app.ui.i18n import mono_font
+from app.ui.i18n import mono_font, notices_text
 from app.ui.practice_controller import PracticeState, clean_card
 from app.ui.review_list import ReviewList, when_taken
 from app.ui.strings import EN
@@ -280,8 +280,8 @@ class PracticeView:
         _select(self.interval, f"{state.interval_s:g}")
         self._render_worker(state)
         self._render_stage(state)
-        self.error.value = state.error
-        self.notice.value = state.notice
+        self.error.value = notices_text(self._t, state.error)
+        self.notice.value = notices_text(self._t, state.notice)
         self.log_error.value = self._t["log_error"].format(reason=state.log_error) if state.log_error else ""
 
         labels = dict(state.labels).get(self._language)

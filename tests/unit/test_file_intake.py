@@ -11,7 +11,10 @@ from types import SimpleNamespace
 
 import flet as ft
 
+from app.core.notice import Notice
+from app.core.sizes import size_words
 from app.ui import strings
+from app.ui.i18n import notice_text
 from app.ui.file_intake import FileIntake, Picked
 from tests.unit.asyncrun import run_async
 
@@ -63,14 +66,15 @@ def _intake(tmp_path: Path, picker: _Picker, keep: Path | None = None) -> tuple[
     uploads.mkdir(exist_ok=True)
     picker.uploads = uploads  # type: ignore[attr-defined]
     page = _Page()
-    return FileIntake(page, picker, strings.EN, uploads, keep=lambda: keep), page  # type: ignore[arg-type]
+    return FileIntake(page, picker, uploads, keep=lambda: keep), page  # type: ignore[arg-type]
 
 
 def _pick(intake: FileIntake, limit: int = 10) -> tuple[list[Picked], list[str]]:
+    """What started, and what the screen said (in English)."""
     started: list[Picked] = []
-    said: list[str] = []
+    said: list[Notice] = []
     run_async(intake.pick(ft.FilePickerFileType.IMAGE, True, limit, started.append, said.append))
-    return started, said
+    return started, [notice_text(strings.EN, n) for n in said]
 
 
 def test_a_picker_that_does_not_answer_is_reported_and_nothing_starts(tmp_path: Path) -> None:
@@ -87,7 +91,7 @@ def test_a_file_over_the_limit_is_named_and_never_sent_while_the_others_go_on(tm
     intake, _ = _intake(tmp_path, picker)
     started, said = _pick(intake)
     assert [f.name for f in picker.uploaded] == ["ok.jpg"]
-    assert said == ["big.jpg is 11 bytes, over the limit of 10 bytes."]
+    assert said == [f"big.jpg is {size_words(11)}, over the limit of {size_words(10)}."]
     [[(name, path)]] = started
     assert name == "ok.jpg" and path.read_bytes() == b"x" and intake.is_upload(path)
 
@@ -124,10 +128,12 @@ def test_picked_images_are_read_off_the_loop_and_a_vanished_one_is_a_sentence(tm
     (tmp_path / "a.jpg").write_bytes(b"A")
     (tmp_path / "b.jpg").write_bytes(b"B")
     started: list[list[tuple[str, bytes]]] = []
-    errors: list[str] = []
+    errors: list[Notice] = []
     intake.read([("a.jpg", tmp_path / "a.jpg"), ("b.jpg", tmp_path / "b.jpg")], started.append, errors.append)
     assert len(page.off_loop) == 1 and started == [[("a.jpg", b"A"), ("b.jpg", b"B")]]
 
     intake.read([("gone.jpg", tmp_path / "gone.jpg")], started.append, errors.append)
-    assert errors == ["The file could not be read into the app (No such file or directory)."]
+    assert [notice_text(strings.EN, n) for n in errors] == [
+        "The file could not be read into the app (No such file or directory)."
+    ]
     assert len(started) == 1

@@ -95,3 +95,39 @@ def test_chinese_strings_hold_no_english_words(module: str) -> None:
         if words:
             found[key] = sorted(words)
     assert not found, f"{module}: English left in the Chinese table: {found}"
+
+
+FRAMES = UI.parent / "frames"
+
+
+def _codes(pattern: str, source: str) -> set[str]:
+    return set(re.findall(pattern, source))
+
+
+def test_every_reason_a_file_is_refused_for_is_worded_in_every_language() -> None:
+    """A refused image or video reaches the practice screen as its reason code (app.frames.sources.refusal);
+    a code without words would show as the bare code."""
+    from app.frames.intake import _ERRNO_REASONS
+    from app.ui.strings import TABLES
+
+    intake, video = (FRAMES / "intake.py").read_text(), (FRAMES / "video.py").read_text()
+    image = _codes(r'ImageRejected\(\s*"([a-z_]+)"', intake) | set(_ERRNO_REASONS.values()) | {"unreadable"}
+    videos = _codes(r'VideoError\(\s*"([a-z_]+)"', video)
+    assert {"corrupt", "too_large", "missing"} <= image and {"not_a_video", "no_frames"} <= videos
+    for table in TABLES.values():
+        assert {c for c in image if f"image_refused_{c}" not in table} == set()
+        assert {c for c in videos if f"video_refused_{c}" not in table} == set()
+
+
+def test_a_notice_is_worded_in_the_tables_language_and_an_unknown_reason_still_reads() -> None:
+    from app.core.notice import Notice
+    from app.ui.i18n import notices_text
+    from app.ui.strings import EN, ZH
+
+    two = (Notice.of("image_refused", name="a.jpg", reason="corrupt"), Notice.of("tables_left_out", names="t.csv"))
+    assert (
+        notices_text(EN, two)
+        == "a.jpg: the image data is damaged; t.csv: a table of labels is for the Testers screen; left out"
+    )
+    assert notices_text(ZH, two) == "a.jpg：图片数据已损坏；t.csv：标签表用于“测试”页面，已略过"
+    assert notices_text(EN, (Notice.of("image_refused", name="b.png", reason="brand_new"),)) == "b.png: brand new"
