@@ -5,8 +5,8 @@ from __future__ import annotations
 import time
 from pathlib import Path
 
-from app.paths import EXAMPLES
 from app.core.notice import Notice
+from app.paths import EXAMPLES
 from app.session.review import record_review
 from app.session.store import load_session
 from app.ui.i18n import notices_text

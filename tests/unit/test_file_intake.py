@@ -14,8 +14,8 @@ import flet as ft
 from app.core.notice import Notice
 from app.core.sizes import size_words
 from app.ui import strings
-from app.ui.i18n import notice_text
 from app.ui.file_intake import FileIntake, Picked
+from app.ui.i18n import notice_text
 from tests.unit.asyncrun import run_async
 
 
