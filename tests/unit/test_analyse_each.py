@@ -12,7 +12,7 @@ from app.commands.analyze import analyse_each
 from app.frames.intake import DecodedImage, ImageRejected
 from app.frames.listing import InputItem
 from app.worker.blocking import BlockingWorker, Outcome, WorkerUnavailable
-from app.worker.messages import JobFailed
+from app.worker.messages import JobError, JobFailed
 
 
 class FakeWorker:
@@ -26,7 +26,7 @@ class FakeWorker:
         self.asked.append(source)
         if source == self.gone_at:
             raise WorkerUnavailable("the worker gave up")
-        return Outcome(None, JobFailed(source, "engine_error", source))
+        return Outcome(None, JobFailed(source, JobError.ENGINE_ERROR, source))
 
 
 def test_rejects_are_reported_and_nothing_is_tried_after_the_worker_is_gone(tmp_path: Path) -> None:
