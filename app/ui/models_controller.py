@@ -28,6 +28,7 @@ from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import TYPE_CHECKING
 
+from app.core.notice import Notice
 from app.core.observable import Observable
 from app.models.catalog import DEFAULT_MODEL_ID
 from app.models.disk_usage import files_bytes, folder_bytes, free_bytes
@@ -56,7 +57,6 @@ from app.ui.models_state import (
     folder_card,
     pinned_card,
 )
-from app.ui.notice import Notice
 
 if TYPE_CHECKING:
     from app.privacy.guard import NetworkGuard

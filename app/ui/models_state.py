@@ -12,10 +12,10 @@ from dataclasses import dataclass
 from enum import Enum
 from pathlib import Path
 
+from app.core.notice import Notice
 from app.models.manifest import Manifest
 from app.models.progress import Phase, Progress
 from app.models.store import ModelState, ModelStatus
-from app.ui.notice import Notice
 
 
 class CardState(str, Enum):
