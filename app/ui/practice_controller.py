@@ -32,7 +32,7 @@ from app.pipeline.live import LivePipeline, PipelineUpdate
 from app.session.review import ReviewError, make_review, record_review
 from app.session.store import SessionLog, load_session, new_session_id, read_thumbnail
 from app.ui.latest_only import LatestOnly
-from app.worker.messages import WorkerSpec
+from app.worker.messages import WorkerSpec, WorkerStatus
 
 logger = logging.getLogger("keyframe.ui")
 
@@ -43,7 +43,7 @@ NO_IMAGE = Notice("no_image_chosen", error=True)
 
 @dataclass(frozen=True)
 class PracticeState:
-    worker_status: str = "starting"  # starting | ready | restarting | failed
+    worker_status: WorkerStatus = WorkerStatus.STARTING
     worker_message: str = ""
     model_id: str = ""
     model_asked: str = ""  # the model the worker was asked for: an id, a folder's name ("" for the demo)
@@ -215,7 +215,7 @@ class PracticeController:
         self._update(
             lambda s: replace(
                 s,
-                worker_status="starting",
+                worker_status=WorkerStatus.STARTING,
                 worker_message="",
                 model_id="",
                 model_asked=_model_name(spec),
@@ -444,7 +444,7 @@ class PracticeController:
     # --- pipeline updates (delivery thread) ----------------------------------------------------
 
     def _on_update(self, update: PipelineUpdate) -> None:
-        model = self._pipeline.model if update.worker_status == "ready" else None
+        model = self._pipeline.model if update.worker_status == WorkerStatus.READY else None
         thumb = jpeg(update.keyframe_image.rgb, side=THUMB_SIDE) if update.keyframe_image is not None else None
         if update.worker_blocked is not None:
             self._worker_blocked = update.worker_blocked

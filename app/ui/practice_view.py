@@ -22,6 +22,7 @@ from app.ui.strings_sessions import EN as WORDS
 from app.ui.strings_sessions import answer_word, reason_words
 from app.ui.timeline import TimelineChart, mark_style
 from app.ui.widgets import tagged
+from app.worker.messages import WorkerStatus
 
 SOURCES = ("camera", "video", "image", "folder")
 INTERVALS = (2, 3, 4, 5)
@@ -274,7 +275,7 @@ class PracticeView:
         self._running = state.running
         self.start_stop.content = self._t["stop"] if state.running else self._t["start"]
         self.start_stop.icon = ft.Icons.STOP if state.running else ft.Icons.PLAY_ARROW
-        self.start_stop.disabled = state.worker_status == "failed"
+        self.start_stop.disabled = state.worker_status == WorkerStatus.FAILED
         self.source.disabled = self.interval.disabled = state.running
         _select(self.source, state.source_kind if state.running and state.source_kind in SOURCES else self._chosen)
         _select(self.interval, f"{state.interval_s:g}")
@@ -306,18 +307,18 @@ class PracticeView:
 
     def _render_worker(self, state: PracticeState) -> None:
         status = state.worker_status
-        if status == "ready":
+        if status == WorkerStatus.READY:
             text = self._t["worker_ready"].format(model=state.model_id)
-        elif status == "failed":
+        elif status == WorkerStatus.FAILED:
             model = state.model_asked or self._t["demo_model_name"]
             text = self._t["worker_failed"].format(model=model, reason=state.worker_message)
-        elif status == "restarting":
+        elif status == WorkerStatus.RESTARTING:
             text = self._t["worker_restarting"].format(reason=state.worker_message)
         else:
             text = self._t["worker_starting"]
         self.model_status.value = text
-        self.model_status.color = ft.Colors.RED_800 if status == "failed" else ft.Colors.GREY_800
-        self.model_hint.visible = self.open_models_box.visible = status == "failed"
+        self.model_status.color = ft.Colors.RED_800 if status == WorkerStatus.FAILED else ft.Colors.GREY_800
+        self.model_hint.visible = self.open_models_box.visible = status == WorkerStatus.FAILED
         self.model_hint.value = self._t["worker_failed_folder_hint" if state.model_is_folder else "worker_failed_hint"]
 
     def _render_stage(self, state: PracticeState) -> None:

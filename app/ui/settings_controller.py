@@ -21,7 +21,7 @@ from typing import TYPE_CHECKING
 from app.core.observable import Observable
 from app.core.settings import Settings, SettingsError, changed, worker_changed
 from app.settings_file import LoadedSettings, load_settings, save_settings, settings_path
-from app.worker.messages import WorkerSpec
+from app.worker.messages import WorkerSpec, WorkerStatus
 
 if TYPE_CHECKING:
     from app.ui.practice_controller import PracticeController, PracticeState
@@ -56,7 +56,7 @@ def worker_spec(settings: Settings, base: WorkerSpec) -> WorkerSpec:
 class WorkerReport:
     """What the model worker said about its backend (from PracticeState)."""
 
-    status: str = "starting"  # starting | ready | restarting | failed
+    status: WorkerStatus = WorkerStatus.STARTING
     asked: str = ""  # the backend it was asked for
     used: str = ""  # the backend it uses after its self-check ("" until it is ready)
     note: str = ""  # why (the worker's own sentence)
@@ -183,9 +183,9 @@ class SettingsController:
 
     # --- what the worker reported ------------------------------------------------------------
 
-    def worker_update(self, status: str, asked: str, used: str, note: str, message: str = "") -> None:
+    def worker_update(self, status: WorkerStatus, asked: str, used: str, note: str, message: str = "") -> None:
         """From the practice controller's state: the worker's status and its backend self-check."""
-        report = WorkerReport(status=status or "starting", asked=asked, used=used, note=note, message=message)
+        report = WorkerReport(status=status, asked=asked, used=used, note=note, message=message)
         if report != self._state.worker:
             self._set(lambda s: replace(s, worker=report))
 

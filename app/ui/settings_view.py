@@ -21,6 +21,7 @@ from app.ui.i18n import LANGUAGES, NAMES_FONT, text
 from app.ui.settings_controller import SettingsController, SettingsState, WorkerReport, backend_name
 from app.ui.strings_settings import EN
 from app.ui.widgets import tagged
+from app.worker.messages import WorkerStatus
 
 AUTO = "auto"
 IMAGE_SIDES = (224, 320, 448, 640, 896)  # on the 32 px grid of Qwen3-VL; 224 is on Qwen2-VL's 28 px grid too
@@ -29,9 +30,9 @@ IMAGE_SIDES = (224, 320, 448, 640, 896)  # on the 32 px grid of Qwen3-VL; 224 is
 def backend_line(strings: Mapping[str, str], worker: WorkerReport) -> tuple[str, bool]:
     """The worker's backend self-check in words, and whether it is a problem to show in red."""
     asked = backend_name(worker.asked)
-    if worker.status == "failed":
+    if worker.status == WorkerStatus.FAILED:
         return text(strings, "backend_failed", asked=asked, message=worker.message), True
-    if not worker.used or worker.status in ("starting", "restarting"):
+    if not worker.used or worker.status in (WorkerStatus.STARTING, WorkerStatus.RESTARTING):
         return text(strings, "backend_checking", asked=asked), False
     used = backend_name(worker.used)
     if worker.fell_back:
