@@ -18,8 +18,8 @@ from app.core.vision_size import VisionPolicy, choose_policy, square_crop, visio
 from app.engine.mnn_vlm import CancelFlag, EngineOptions, MnnVlm, PhaseCallback, TokenCallback
 from app.engine.model_folder import open_model_folder
 from app.frames.intake import DecodedImage, resize_exact
+from app.locations import engine_cache_dir
 from app.models.catalog import ModelRef
-from app.models.storage import engine_cache_dir
 from app.paths import PROFILES
 
 

@@ -18,7 +18,7 @@ from app.commands import analyze, bench, doctor, models, sessions, watch
 from app.commands import eval as evaluation
 from app.commands.common import EXIT_FAILED, EXIT_SETUP
 from app.core.profiles import ProfileError
-from app.logs import log_dir
+from app.locations import log_dir
 from app.profile_file import load_profile
 
 log = logging.getLogger("keyframe.cli")

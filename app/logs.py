@@ -18,13 +18,10 @@ import logging
 import logging.handlers
 import os
 import sys
-from collections.abc import Mapping
 from dataclasses import dataclass, replace
 from pathlib import Path
 
-import platformdirs
-
-from app.models.storage import APP_NAME
+from app.locations import log_dir
 
 LOGGER = "keyframe"
 ANSWERS_ENV = "KEYFRAME_LOG_ANSWERS"
@@ -46,12 +43,6 @@ class LogSettings:
 
 
 _current: LogSettings | None = None
-
-
-def log_dir(env: Mapping[str, str] | None = None) -> Path:
-    env = os.environ if env is None else env
-    flet_data = env.get("FLET_APP_STORAGE_DATA")
-    return Path(flet_data) / "logs" if flet_data else Path(platformdirs.user_log_dir(APP_NAME, appauthor=False))
 
 
 def current() -> LogSettings | None:

@@ -12,30 +12,18 @@ from __future__ import annotations
 
 import logging
 import os
-from collections.abc import Mapping
 from dataclasses import dataclass
 from pathlib import Path
 
-import platformdirs
-
 from app.core.settings import Settings, SettingsError, settings_from_dict, settings_to_dict
+from app.locations import settings_path
 from app.models.safefs import write_json_atomic
-from app.models.storage import APP_NAME
 from app.small_file import BadJSON, TooLarge, read_small_json
 
 logger = logging.getLogger("keyframe.settings")
 
-FILE_NAME = "settings.json"
 BAD_SUFFIX = ".bad"
 MAX_BYTES = 64 * 1024  # a settings file is a few hundred bytes; anything far larger is not one
-
-
-def settings_path(env: Mapping[str, str] | None = None) -> Path:
-    """Where the settings live: Flet's app storage when it is set (phones, built apps, tests), else the
-    platform's per-user config folder."""
-    value = (os.environ if env is None else env).get("FLET_APP_STORAGE_DATA")
-    folder = Path(value) if value else Path(platformdirs.user_config_dir(APP_NAME, appauthor=False))
-    return folder / FILE_NAME
 
 
 @dataclass(frozen=True)

@@ -54,6 +54,7 @@ def run(args: argparse.Namespace, out: TextIO) -> int:
     from app.frames.intake import ImageRejected
     from app.frames.listing import list_inputs
     from app.worker.blocking import BlockingWorker, WorkerUnavailable
+    from app.worker.messages import JobError
 
     def note(message: str) -> None:
         print(f"note: {message}", file=sys.stderr)
@@ -88,7 +89,7 @@ def run(args: argparse.Namespace, out: TextIO) -> int:
                 continue
             if isinstance(outcome, WorkerUnavailable):
                 print(f"error: {name}: {outcome}; no further image can be analysed", file=sys.stderr)
-                emit(out, InputError(name, "worker_unavailable", str(outcome)).to_dict(), args.jsonl)
+                emit(out, InputError(name, JobError.WORKER_UNAVAILABLE, str(outcome)).to_dict(), args.jsonl)
                 return EXIT_SETUP
             if args.show_tokens:
                 sys.stderr.write("\n")

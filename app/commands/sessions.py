@@ -12,7 +12,7 @@ from app.commands.common import EXIT_FAILED, EXIT_OK, emit
 from app.core.names import printable
 from app.core.profiles import ProfileError
 from app.core.session import event_to_dict
-from app.models.storage import sessions_dir
+from app.locations import sessions_dir
 from app.profile_file import load_profile
 from app.session.review import ReviewError, record_review
 from app.session.store import (

@@ -37,7 +37,7 @@ def run(args: argparse.Namespace, out: TextIO) -> int:
     from app.core.session import event_to_dict
     from app.frames.intake import DecodedImage
     from app.frames.video import RealtimeClock, VideoError, VideoFrames
-    from app.models.storage import sessions_dir
+    from app.locations import sessions_dir
     from app.pipeline.live import LivePipeline, PipelineUpdate
     from app.session.store import SessionLog, new_session_id
 

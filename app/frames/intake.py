@@ -19,12 +19,8 @@ from PIL import ExifTags, Image, UnidentifiedImageError
 
 from app.core.names import printable
 from app.core.sizes import over_limit
+from app.frames.limits import MAX_FILE_BYTES, MAX_PIXELS, MIN_SIDE
 from app.small_file import NotAFile, TooLarge, read_small_file
-
-# Far above any camera frame, far below what would exhaust memory when decoded.
-MAX_PIXELS = 50_000_000
-MAX_FILE_BYTES = 64 * 1024 * 1024
-MIN_SIDE = 16
 
 # Only the photo formats are offered to Pillow: each extra plugin is attack surface
 # (fuzzing found DDS, SPIDER and libavif raising outside the documented set).

@@ -34,7 +34,8 @@ import cv2
 import numpy as np
 
 from app.core.notice import Notice
-from app.frames.intake import MAX_PIXELS, MIN_SIDE, display_name
+from app.frames.intake import display_name
+from app.frames.limits import MAX_PIXELS, MIN_SIDE
 
 MIN_FPS, MAX_FPS = 1.0, 1000.0
 ASSUMED_FPS = 30.0

@@ -29,6 +29,7 @@ from urllib.parse import urlsplit
 import httpx
 
 from app.durable_files import fsync_dir
+from app.locations import downloaded_models_dir, exclude_from_backup, manifests_dir
 from app.models.catalog import load_manifests, read_manifests
 from app.models.download import (
     DEFAULT_POLICY,
@@ -48,7 +49,6 @@ from app.models.mirrors import Mirror
 from app.models.progress import Phase, Progress, ProgressTracker
 from app.models.request_watch import NO_KEEPALIVE
 from app.models.safefs import check_no_links, real_dir
-from app.models.storage import downloaded_models_dir, exclude_from_backup, manifests_dir
 from app.models.verify import FileState, HashProgress, VerifyReport, sha256_file, verify_folder
 from app.paths import MODEL_STORE
 

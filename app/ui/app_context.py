@@ -16,8 +16,8 @@ from pathlib import Path
 import flet as ft
 
 from app.core.settings import Settings
+from app.locations import sessions_dir
 from app.models.catalog import DEFAULT_MODEL_ID
-from app.models.storage import sessions_dir
 from app.models.store import ModelStore
 from app.ui.models_controller import ModelsController
 from app.ui.practice_controller import PracticeController

@@ -18,15 +18,16 @@ import flet as ft
 import flet_camera as fc
 
 from app.core.notice import Notice
-from app.frames.intake import MAX_FILE_BYTES
-from app.models.storage import sessions_dir
+from app.frames.limits import MAX_FILE_BYTES, MAX_VIDEO_BYTES
+from app.locations import sessions_dir, upload_dir
 from app.privacy.guard import GuardCounts, GuardWatcher, ensure_installed
 from app.ui import strings, strings_models, strings_sessions, strings_settings, strings_testers
 from app.ui.app_context import AppContext
 from app.ui.camera_pump import CameraPump
 from app.ui.file_intake import FileIntake, Picked
 from app.ui.i18n import LOCALES, fonts_for, language_or_default, notice_text
-from app.ui.models_controller import ModelsController, ModelsState
+from app.ui.models_controller import ModelsController
+from app.ui.models_state import ModelsState
 from app.ui.models_view import ModelsView
 from app.ui.page_loop import on_page_loop
 from app.ui.practice_controller import PracticeController, PracticeState
@@ -38,7 +39,6 @@ from app.ui.settings_controller import SettingsController, SettingsState
 from app.ui.settings_view import SettingsView
 from app.ui.testers_controller import TestersController, TestersState
 from app.ui.testers_view import TestersView
-from app.ui.web_shell import upload_dir
 from app.ui.widgets import tagged
 from app.worker.hosts import pauses_in_background
 from app.worker.messages import WorkerSpec
@@ -49,8 +49,6 @@ log = logging.getLogger("keyframe.ui")
 # The screens, in navigation order.
 PRACTICE, SESSIONS, TESTERS, MODELS, SETTINGS = range(5)
 WIDE = 720  # px: a navigation rail from here on, a bottom bar below
-# Checked on the size the picker reports, before a byte is sent: the upload is the boundary that owns it.
-MAX_VIDEO_BYTES = 512 * 1024 * 1024
 
 
 def build_app(model_ref: str | None = None, profile_path: Path | None = None) -> AppContext:

@@ -61,8 +61,6 @@ from app.ui.models_state import (
 if TYPE_CHECKING:
     from app.privacy.guard import NetworkGuard
 
-__all__ = ["ModelsController", "ModelsState"]  # the shell takes the state type from here too
-
 logger = logging.getLogger("keyframe.models")
 _EMIT_EVERY_S = 0.2  # verify progress is published this often at most
 

@@ -19,6 +19,7 @@ from dataclasses import dataclass, field, replace
 from pathlib import Path
 
 from app.core.names import printable
+from app.core.notice import Notice
 from app.core.observable import Observable
 from app.core.session import (
     ExaminerCorrected,
@@ -39,7 +40,6 @@ from app.session.store import (
     session_facts,
     session_files,
 )
-from app.ui.notice import Notice
 
 EXPORT_FORMATS: tuple[str, ...] = ("csv", "jsonl")
 

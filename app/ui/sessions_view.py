@@ -13,8 +13,8 @@ from collections.abc import Awaitable, Callable, Mapping
 
 import flet as ft
 
+from app.core.notice import Notice
 from app.ui.i18n import text
-from app.ui.notice import Notice
 from app.ui.review_list import ReviewList
 from app.ui.sessions_controller import (
     EXPORT_FORMATS,

@@ -20,7 +20,8 @@ from typing import TYPE_CHECKING
 
 from app.core.observable import Observable
 from app.core.settings import Settings, SettingsError, changed, worker_changed
-from app.settings_file import LoadedSettings, load_settings, save_settings, settings_path
+from app.locations import settings_path
+from app.settings_file import LoadedSettings, load_settings, save_settings
 from app.worker.messages import WorkerSpec, WorkerStatus
 
 if TYPE_CHECKING:

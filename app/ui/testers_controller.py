@@ -27,12 +27,12 @@ from enum import StrEnum
 from typing import Any, Protocol, TypeVar, cast
 
 from app.core.evaluation import ERROR, Prediction, Report, csv_text, evaluate, match_labels
+from app.core.notice import Notice
 from app.core.observable import Observable
 from app.evaluation_labels import Labels, LabelsFileError, decode_labels, normalise_name
 from app.frames.intake import ImageRejected, decode_image_bytes
 from app.frames.jpeg import jpeg
 from app.frames.listing import is_image
-from app.ui.notice import Notice
 from app.ui.practice_controller import PracticeState
 from app.worker.messages import WorkerStatus
 

@@ -14,10 +14,10 @@ from pathlib import Path
 import flet as ft
 
 from app.core.evaluation import Report, shown, signed
+from app.core.notice import Notice
 from app.evaluation_labels import MAX_LABELS_BYTES
-from app.frames.intake import MAX_FILE_BYTES
+from app.frames.limits import MAX_FILE_BYTES
 from app.ui.i18n import text
-from app.ui.notice import Notice
 from app.ui.strings_sessions import answer_word
 from app.ui.strings_testers import EN
 from app.ui.testers_controller import TesterRow, TestersController, TestersPhase, TestersState

@@ -40,11 +40,10 @@ from pathlib import Path
 
 import flet as ft
 
-from app.models.storage import cache_dir
+from app.locations import upload_dir
 from app.paths import ASSETS
 from app.privacy.origin_guard import LOOPBACK, Message, OriginGuard, Receive, Scope, Send
 
-APP_NAME = "Keyframe"
 PURPOSE = "On-device practice feedback — images stay on this device"
 # The page is loading before the app knows the chosen language: the loading screen says it in both.
 PURPOSE_ZH = "设备端练习反馈——图像只留在本设备"
@@ -218,5 +217,3 @@ _LOG_CONFIG = {
 }
 
 
-def upload_dir() -> Path:
-    return cache_dir() / "uploads"

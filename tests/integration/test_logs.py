@@ -11,7 +11,7 @@ from pathlib import Path
 
 import pytest
 
-from app import logs
+from app import locations, logs
 from app.core.generation import Timings
 from app.core.session import PracticeEvent
 from app.pipeline.live import LivePipeline
@@ -36,8 +36,8 @@ def _run_cli(*args: str, env_data: Path) -> subprocess.CompletedProcess[str]:
 
 
 def test_the_log_folder_is_the_app_storage_in_built_apps() -> None:
-    assert logs.log_dir({"FLET_APP_STORAGE_DATA": "/data/app"}) == Path("/data/app/logs")
-    assert logs.log_dir({}).name.lower() in ("log", "logs")  # platformdirs' user log folder
+    assert locations.log_dir({"FLET_APP_STORAGE_DATA": "/data/app"}) == Path("/data/app/logs")
+    assert locations.log_dir({}).name.lower() in ("log", "logs")  # platformdirs' user log folder
 
 
 def test_a_failed_model_load_keeps_its_traceback_in_the_worker_log(log_folder: Path) -> None:

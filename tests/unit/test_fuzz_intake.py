@@ -16,7 +16,8 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from PIL import Image
 
-from app.frames.intake import FORMATS, MIN_SIDE, ImageRejected, decode_image_bytes
+from app.frames.intake import FORMATS, ImageRejected, decode_image_bytes
+from app.frames.limits import MIN_SIDE
 
 EXAMPLES = int(os.environ.get("KEYFRAME_FUZZ_EXAMPLES", "4000"))
 

@@ -1,7 +1,8 @@
-"""Where downloaded models and app data live on this device.
+"""Where the app keeps its files on this device: models, sessions, logs, settings, uploads, caches.
 
-Built Flet apps get FLET_APP_STORAGE_DATA (the app's sandboxed folder on iOS
-and Android); otherwise platformdirs gives the usual per-OS folder.
+Built Flet apps get FLET_APP_STORAGE_DATA and FLET_APP_STORAGE_CACHE (the app's sandboxed folders
+on iOS and Android; tests set them too); otherwise platformdirs gives the usual per-OS folders.
+Every location is a function of the environment, so a test or a second app points them elsewhere.
 """
 
 from __future__ import annotations
@@ -39,8 +40,25 @@ def sessions_dir(env: Mapping[str, str] | None = None) -> Path:
     return data_dir(env) / "sessions"
 
 
+def log_dir(env: Mapping[str, str] | None = None) -> Path:
+    flet_data = (os.environ if env is None else env).get("FLET_APP_STORAGE_DATA")
+    return Path(flet_data) / "logs" if flet_data else Path(platformdirs.user_log_dir(APP_NAME, appauthor=False))
+
+
+def settings_path(env: Mapping[str, str] | None = None) -> Path:
+    """settings.json: in Flet's app storage when it is set, else the platform's per-user config folder."""
+    folder = _flet_or_platform(env, "FLET_APP_STORAGE_DATA", platformdirs.user_config_dir(APP_NAME, appauthor=False))
+    return folder / "settings.json"
+
+
+def upload_dir(env: Mapping[str, str] | None = None) -> Path:
+    """Copies of files a browser uploaded for a session (deleted when it ends, and at each start)."""
+    return cache_dir(env) / "uploads"
+
+
 def engine_cache_dir(model_id: str, backend: str, env: Mapping[str, str] | None = None) -> Path:
-    """MNN tmp_path for one model on one backend; never shared (see mnn-notes)."""
+    """MNN tmp_path for one model on one backend; never shared: a tmp_path shared by two backends
+    corrupted their answers (MNN 3.6.0)."""
     return cache_dir(env) / "mnn" / model_id / backend
 
 
