@@ -9,19 +9,19 @@ from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 from pathlib import Path
 
+from app.locations import downloaded_models_dir, manifests_dir
 from app.models.manifest import Manifest, ManifestError, load_manifest, model_folder
-from app.models.storage import downloaded_models_dir, manifests_dir
 from app.models.verify import FileState, VerifyReport, check_file, verify_folder
 from app.paths import MANIFESTS, MODEL_STORE
 
 DEFAULT_MODEL_ID = "keyframe-demo-cpr"
 
-# Load-time verification policy (issue 7, item 17). The marker's size+mtime check misses a file
+# Load-time verification policy. The marker's size+mtime check misses a file
 # edited in place with its size and mtime kept, and MNN then crashes on it; so every pinned model
 # is re-hashed in full before each load, and nothing is cached. Measured on this machine (2-core
 # AVX2 + SHA-NI, page cache warm): SHA-256 at 1.46-1.56 GB/s over a 1 GiB file (app.models.verify.
 # sha256_file), i.e. ~1.0 s for the real 1.475 GB model, while MNN loads that model in 7.6 s
-# (0.19 GB/s, mnn-notes.md). Both grow linearly with size, so hashing stays ~13 % of the load at
+# (0.19 GB/s, measured with MNN 3.6.0). Both grow linearly with size, so hashing stays ~13 % of the load at
 # any size and no size threshold is needed; the read also warms the page cache MNN reads next.
 # Phones with ARMv8 crypto extensions hash at similar speeds.
 HASH_BYTES_PER_S = 1.5e9
@@ -71,7 +71,8 @@ def installed_mnn_version() -> str | None:
     """MNN's version without importing it (importing MNN loads the native library and prints).
 
     An MNN already imported in this process answers for itself; else the installed
-    distribution's metadata. Never imports MNN's converter tools package (see mnn-notes.md).
+    distribution's metadata. Never imports MNN's converter tools package
+    (MNN.tools installs a logging SDK that reports usage to a remote server).
     """
     module = sys.modules.get("MNN")
     if module is not None and callable(getattr(module, "version", None)):

@@ -159,7 +159,8 @@ def test_a_hang_in_native_code_is_caught_by_the_watchdog(
 def test_keyframes_after_a_failure_are_not_judged_unchanged_against_it(
     scenes: Scenes, pipeline_factory, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    """Item 6 end to end: the trainee holds still after a failed keyframe and still gets an answer."""
+    """The waiting keyframe survives a failed one, end to end: the trainee holds still after a failed
+    keyframe and still gets an answer."""
     recorder = Recorder()
     monkeypatch.setenv(TEST_PACE_ENV, "300")
     pipeline = pipeline_factory(WorkerSpec(), recorder)
@@ -330,7 +331,7 @@ def test_an_app_that_exits_without_stopping_its_worker_still_exits() -> None:
     assert not wait_gone({pid}, 10), "the worker outlived the app"
 
 
-# --- issue 17 item 3: a model load that hangs ------------------------------------------------------------------
+# --- a model load that hangs -----------------------------------------------------------------------------------
 
 
 def stop_once_spawned(worker: BlockingWorker) -> threading.Thread:
@@ -396,7 +397,7 @@ def test_the_load_bound_lets_a_big_model_on_a_slow_disk_load() -> None:
 
 def test_a_worker_that_dies_while_its_model_loads_names_the_models_files(monkeypatch: pytest.MonkeyPatch) -> None:
     """Past the up-front checks, MNN itself may crash on a file it cannot use: "signal 11" alone told
-    the user nothing (issue 17 item 9); the reason names the files that were being loaded."""
+    the user nothing; the reason names the files that were being loaded."""
     from app.worker.messages import Loading
 
     monkeypatch.setenv(TEST_LOAD_PACE_ENV, "120000")  # the load is held long enough to be hit

@@ -14,8 +14,8 @@ from pathlib import Path
 import pytest
 
 from app.commands.models import add_models_parser, run_models
+from app.locations import downloaded_models_dir
 from app.models.download import part_path
-from app.models.storage import downloaded_models_dir
 from tests.conditions import wait_until
 from tests.models.conftest import CLI, ROOT, Model, cli_env, make_model, run_cli
 from tests.servers.faulty import Faults, FaultyServer
@@ -122,7 +122,7 @@ def test_remove_and_the_bundled_model(
     models("import", model.id, str(write_source(tmp_path / "src", model)))
     assert models("remove", model.id) == (0, f"removed {model.id}\n")
     capsys.readouterr()
-    assert models("remove", model.id) == (1, "")  # issue 7 item 20: not "removed", and not success
+    assert models("remove", model.id) == (1, "")  # not "removed", and not success
     assert f"{model.id} is not installed" in capsys.readouterr().err
     assert listing()[model.id]["state"] == "not installed"
     assert models("remove", "demo-bundled")[0] == 2
@@ -242,7 +242,7 @@ def test_download_uses_the_system_proxy_only_when_chosen(
 def test_import_refuses_a_fifo_among_the_files_at_once(
     env: dict[str, str], model: Model, tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
-    """open() on a FIFO waits for a writer for ever: `models import` hung on one (issue 17 item 2)."""
+    """open() on a FIFO waits for a writer for ever: `models import` hung on one."""
     from tests.faults.corpus import run_bounded
 
     source = write_source(tmp_path / "src", model)

@@ -330,7 +330,7 @@ def test_a_redirect_to_another_scheme_is_refused(tmp_path: Path, model: Model) -
 def test_a_redirect_without_a_usable_location_fails_that_mirror_in_words(
     tmp_path: Path, model: Model, headers: dict[str, str]
 ) -> None:
-    """Issue 17 item 8: a 302 without Location was a KeyError traceback; an empty one a redirect to itself."""
+    """A 302 without Location was a KeyError traceback; an empty one a redirect to itself."""
     faults = {"/m/config.json": Faults(statuses=[(302, headers)])}
     store = make_store(tmp_path / "models", model)
     with FaultyServer(model.served(), faults) as server, pytest.raises(DownloadError, match="config.json") as caught:
@@ -373,7 +373,7 @@ def test_cancel_during_a_retry_wait_stops_promptly(tmp_path: Path, model: Model)
     assert not store.status(model.id).usable
 
 
-# --- issue 17 item 3: requests that block without end, and a cancel that waited for the read timeout ---------
+# --- requests that block without end, and a cancel that waited for the read timeout ---------
 
 
 class Background:

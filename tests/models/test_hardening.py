@@ -1,4 +1,4 @@
-"""Issue 7, items 15-20: what the review and the fault probe found in the model store."""
+"""What a review and a fault probe found in the model store: removal, imports, verification, markers."""
 
 from __future__ import annotations
 

@@ -6,8 +6,8 @@ Every damage is tried two ways:
 - unpinned: the same damage in a folder that is no longer a copy (config.json or
   llm_config.json edited harmlessly as well), so only the up-front checks of
   engine.model_folder stand between it and MNN. Damage they cannot see without
-  running MNN is marked NEEDS_ISOLATION: only the worker process (the lead's
-  part of issue 7) turns the crash it may cause into a clean error.
+  running MNN is marked NEEDS_ISOLATION: only the worker process turns the
+  crash it may cause into a clean error.
 Both ways also run `python -m app analyze --model DIR` in a subprocess: exit 2,
 a one-line error naming the file, no traceback, no signal.
 """
@@ -90,16 +90,16 @@ DAMAGES: dict[str, tuple[Callable[[Path], None], str]] = {
     "image-size-string": (_edit_json("llm_config.json", "image_size", "128"), "llm_config.json"),
     "image-size-zero": (_edit_json("llm_config.json", "image_size", 0), "llm_config.json"),
     "image-size-huge": (_edit_json("llm_config.json", "image_size", 1_000_000), "llm_config.json"),
-    # Issue 17 item 9: each of these was "the inference worker stopped (signal 11)".
+    # Each of these was "the inference worker stopped (signal 11)".
     "visual-weight-one-byte": (_write("visual.mnn.weight", b"\0"), "visual.mnn.weight"),
     "hidden-size-missing": (_edit_json("llm_config.json", "hidden_size", _DROP), "llm_config.json"),
     "vision-start-huge": (_edit_json("llm_config.json", "vision_start", 10**9), "llm_config.json"),
 }
 
 # Damage the up-front checks cannot see in an unpinned folder (it needs MNN's own parsing of the
-# graph's contents or of the binary tokenizer): only the lead's worker isolation makes these a
-# clean error. Observed before that isolation (`analyze --model DIR`): see the report of issue 7
-# item 15. A short or missing weight file is seen: the graph says how many bytes it reads (item 9).
+# graph's contents or of the binary tokenizer): only the worker's process isolation makes these a
+# clean error (before it, `analyze --model DIR` crashed on them). A short or missing weight file
+# is seen: the graph says how many bytes it reads.
 NEEDS_ISOLATION = {
     "visual-flipped-byte",
     "tokenizer-truncated-body",

@@ -13,6 +13,7 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
+from app.locations import exclude_from_backup
 from app.models.download import (
     ContentRange,
     FileFetcher,
@@ -32,7 +33,6 @@ from app.models.mirrors import (
     save_mirror_setting,
 )
 from app.models.progress import Phase, Progress, ProgressTracker, RateMeter, TerminalProgress, render_line
-from app.models.storage import exclude_from_backup
 from app.paths import MANIFESTS
 
 
@@ -113,7 +113,7 @@ def test_bad_mirror_urls_are_refused(url: str, tmp_path: Path) -> None:
     assert load_mirror_setting({"FLET_APP_STORAGE_DATA": str(tmp_path)}) is None
 
 
-# Issue 17 item 10: a password in the URL was saved in clear text in model-mirror.json.
+# A password in the URL was saved in clear text in model-mirror.json.
 CREDENTIAL_URLS = ["http://user:s3cret@host/m", "https://s3cret@host/m", "http://u:s3cret/x@host/m", "s3cret@host/m"]
 
 
