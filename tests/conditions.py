@@ -6,6 +6,11 @@ import time
 from collections.abc import Callable
 from typing import TypeVar
 
+# The bound on a whole command a test runs (a CLI run, a benchmark, a script in a fresh interpreter):
+# a guard against a hang, not a speed target. A run that takes seconds on a quiet machine took
+# over 120 s at a load of 10 on this 2-core machine, so the bound is far above that.
+HANG_S = 600
+
 T = TypeVar("T")
 
 

@@ -28,7 +28,7 @@ from queue import Empty, Queue
 import pytest
 
 from app.session.store import SessionLog, load_session
-from tests.conditions import wait_until
+from tests.conditions import HANG_S, wait_until
 from tests.faults.procs import descendants, runs_own_imports, wait_gone, with_environment, workers
 from tests.integration.conftest import held_out_scenes, write_scenes
 from tests.integration.video import write_hands_video
@@ -410,6 +410,6 @@ def test_a_stop_signal_that_python_drops_is_sent_again() -> None:
         """
     )
     started = time.monotonic()
-    proc = subprocess.run([sys.executable, "-c", script], cwd=ROOT, capture_output=True, text=True, timeout=60)
+    proc = subprocess.run([sys.executable, "-c", script], cwd=ROOT, capture_output=True, text=True, timeout=HANG_S)
     assert (proc.returncode, proc.stderr) == (130, "interrupted\n")
     assert time.monotonic() - started < 10

@@ -30,6 +30,7 @@ import pytest
 
 from app.frames import video as video_module
 from app.frames.video import CAPTURE_OPTIONS_ENV, VideoError, VideoFrames, capture_options, ffmpeg_protocol
+from tests.conditions import HANG_S
 from tests.integration.video import write_hands_video
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -152,7 +153,7 @@ def test_watch_analyses_the_local_file_a_url_like_name_names(
         env=env,
         capture_output=True,
         text=True,
-        timeout=120,
+        timeout=HANG_S,
     )
     assert proc.returncode == 0, proc.stderr
     answers = [e["observation"] for e in map(json.loads, proc.stdout.splitlines()) if e["kind"] == "practice"]

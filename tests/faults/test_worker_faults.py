@@ -40,7 +40,7 @@ from app.worker.messages import (
 )
 from app.worker.process_host import MAX_FAILED_STARTS, ProcessWorkerHost
 from app.worker.serve import TEST_LOAD_PACE_ENV, TEST_PACE_ENV
-from tests.conditions import wait_until
+from tests.conditions import HANG_S, wait_until
 from tests.faults.procs import alive, children, wait_gone, workers
 from tests.integration.conftest import held_out_scenes
 
@@ -267,7 +267,7 @@ def test_a_worker_that_cannot_be_spawned_is_reported_not_a_hang() -> None:
         "host.stop()\n"
     )
     proc = subprocess.run(
-        [sys.executable, "-c", script], capture_output=True, text=True, timeout=60, cwd=Path(__file__).parents[2]
+        [sys.executable, "-c", script], capture_output=True, text=True, timeout=HANG_S, cwd=Path(__file__).parents[2]
     )
     assert proc.returncode == 0, proc.stderr
     assert proc.stdout.startswith("LoadFailed the inference worker could not be started"), proc.stdout
@@ -325,7 +325,7 @@ def test_an_app_that_exits_without_stopping_its_worker_still_exits() -> None:
         print(host.pid, flush=True)
         """
     )  # exits with the host still running
-    done = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, timeout=30)
+    done = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, timeout=HANG_S)
     assert done.returncode == 0, done.stderr
     pid = int(done.stdout.split()[-1])
     assert not wait_gone({pid}, 10), "the worker outlived the app"

@@ -10,6 +10,8 @@ import sys
 from pathlib import Path
 from typing import Any
 
+from tests.conditions import HANG_S
+
 ROOT = Path(__file__).resolve().parents[2]
 
 
@@ -18,7 +20,7 @@ def _bench(tmp_path: Path, name: str, *args: str) -> tuple[dict[str, str], dict[
     env = {**os.environ, "FLET_APP_STORAGE_DATA": str(tmp_path / "data")}
     receipt = tmp_path / f"{name}.json"
     command = [sys.executable, "-m", f"bench.{name}", *args, "--receipt", str(receipt)]
-    proc = subprocess.run(command, cwd=ROOT, capture_output=True, text=True, timeout=120, env=env)
+    proc = subprocess.run(command, cwd=ROOT, capture_output=True, text=True, timeout=HANG_S, env=env)
     # Exit 1 is a missed goal (the tiny model's overhead ratio may well miss it), never a crash.
     assert proc.returncode == (1 if "MISSED" in proc.stdout else 0), proc.stderr
     assert "Traceback" not in proc.stderr

@@ -10,12 +10,14 @@ import subprocess
 import sys
 from pathlib import Path
 
+from tests.conditions import HANG_S
+
 ROOT = Path(__file__).resolve().parents[2]
 
 
 def _bench(name: str, *args: str) -> str:
     proc = subprocess.run(
-        [sys.executable, "-m", f"bench.{name}", *args], cwd=ROOT, capture_output=True, text=True, timeout=60
+        [sys.executable, "-m", f"bench.{name}", *args], cwd=ROOT, capture_output=True, text=True, timeout=HANG_S
     )
     assert proc.returncode in (0, 1), proc.stderr  # 1: a goal missed; anything else is a failure
     assert "Traceback" not in proc.stderr, proc.stderr
@@ -99,7 +101,7 @@ def test_the_runner_runs_each_benchmark_with_its_receipt_and_sums_up(tmp_path: P
         cwd=ROOT,
         capture_output=True,
         text=True,
-        timeout=120,
+        timeout=HANG_S,
     )
     assert proc.returncode in (0, 1), proc.stderr
     assert "=== bench.sampler" in proc.stdout and "=== summary" in proc.stdout
@@ -121,13 +123,13 @@ def test_prompts_compares_the_short_question_with_the_full_prompt(tmp_path: Path
 def test_a_bad_model_or_receipt_is_one_sentence_not_a_traceback(tmp_path: Path) -> None:
     proc = subprocess.run(
         [sys.executable, "-m", "bench.decoding", "--model", str(tmp_path / "nope")],
-        cwd=ROOT, capture_output=True, text=True, timeout=60,
+        cwd=ROOT, capture_output=True, text=True, timeout=HANG_S,
     )  # fmt: skip
     assert proc.returncode == 2 and proc.stderr.strip().startswith("error: no model")
     assert "Traceback" not in proc.stderr
     (tmp_path / "other.json").write_text('{"a": 1}')
     proc = subprocess.run(
         [sys.executable, "-m", "bench.plot_receipts", str(tmp_path / "other.json"), "--out", str(tmp_path / "p.png")],
-        cwd=ROOT, capture_output=True, text=True, timeout=60,
+        cwd=ROOT, capture_output=True, text=True, timeout=HANG_S,
     )  # fmt: skip
     assert proc.returncode == 2 and "other.json: not a receipt" in proc.stderr and "Traceback" not in proc.stderr

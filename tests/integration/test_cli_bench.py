@@ -8,13 +8,15 @@ import subprocess
 import sys
 from pathlib import Path
 
+from tests.conditions import HANG_S
+
 ROOT = Path(__file__).resolve().parents[2]
 
 
 def _bench(tmp_path: Path, *args: str) -> subprocess.CompletedProcess[str]:
     env = {**os.environ, "FLET_APP_STORAGE_DATA": str(tmp_path / "data")}
     command = [sys.executable, "-m", "app", "bench", *args]
-    return subprocess.run(command, cwd=ROOT, capture_output=True, text=True, timeout=180, env=env)
+    return subprocess.run(command, cwd=ROOT, capture_output=True, text=True, timeout=HANG_S, env=env)
 
 
 def test_a_receipt_holds_every_figure_for_the_runs_asked(tmp_path: Path) -> None:

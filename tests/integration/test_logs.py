@@ -18,6 +18,7 @@ from app.pipeline.live import LivePipeline
 from app.session.store import SessionLog
 from app.worker.messages import Event, LoadFailed, WorkerSpec
 from app.worker.process_host import ProcessWorkerHost
+from tests.conditions import HANG_S
 
 ROOT = Path(__file__).resolve().parents[2]
 
@@ -106,7 +107,7 @@ def test_the_ui_worker_sends_mnn_console_lines_to_the_log_not_the_terminal(log_f
         "host.stop()\n"
         "print(type(e).__name__)\n"
     )
-    run = subprocess.run([sys.executable, "-c", script], cwd=ROOT, capture_output=True, text=True, timeout=120)
+    run = subprocess.run([sys.executable, "-c", script], cwd=ROOT, capture_output=True, text=True, timeout=HANG_S)
     assert run.stdout.strip() == "Ready", run.stderr
     assert "The device supports" not in run.stderr
     assert "The device supports" in (log_folder / logs.WORKER_LOG).read_text()

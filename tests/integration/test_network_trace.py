@@ -14,6 +14,7 @@ from pathlib import Path
 
 import pytest
 
+from tests.conditions import HANG_S
 from tests.integration.conftest import held_out_scenes, write_scenes
 from tests.integration.network_trace import addressed_calls, isolation_probes, strace_prefix
 from tests.integration.video import write_hands_video
@@ -36,7 +37,7 @@ def test_a_traced_run_makes_no_connection_at_all(strace: str, netns: None, tmp_p
         cwd=ROOT,
         capture_output=True,
         text=True,
-        timeout=180,
+        timeout=HANG_S,
         env={**os.environ, "FLET_APP_STORAGE_DATA": str(tmp_path / "data")},
     )
     assert proc.returncode == 0, proc.stderr

@@ -19,6 +19,8 @@ from pathlib import Path
 
 import pytest
 
+from tests.conditions import HANG_S
+
 ROOT = Path(__file__).resolve().parents[2]
 FIRST_LINE = "open http://127.0.0.1:{port} in your browser · Ctrl+C to stop"
 PAGE_WITHIN_S = 15.0  # "a few seconds" on a 2-core machine that runs the rest of the suite beside it
@@ -82,7 +84,7 @@ def _start_offline(tmp_path: Path, server: list[str], port: int) -> tuple[float,
         env=env,
         capture_output=True,
         text=True,
-        timeout=120,
+        timeout=HANG_S,
     )
     assert proc.returncode == 0, f"status {proc.returncode}\n{proc.stdout}\n{proc.stderr}"
     seconds = float(proc.stdout.split("PAGE_AFTER_S=")[1].split()[0])

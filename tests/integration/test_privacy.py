@@ -18,7 +18,7 @@ from app.privacy.guard import active_guard
 from app.worker import process_host
 from app.worker.messages import Analyze, Finished, JobFailed, LoadFailed, Ready, WorkerSpec
 from app.worker.thread_host import ThreadWorkerHost
-from tests.conditions import wait_for
+from tests.conditions import HANG_S, wait_for
 from tests.integration.conftest import held_out_scenes, write_scenes
 from tests.integration.leaky_worker import leaky_child_main
 from tests.integration.video import write_hands_video
@@ -136,7 +136,9 @@ ISOLATE = (
 def _isolate(prefix: list[str], threads: str, port: int) -> list[str]:
     """Runs ISOLATE in a fresh process; its two lines: `level uid gid native-connect-outcome`, then how."""
     command = [*prefix, sys.executable, "-c", ISOLATE, threads, str(port)]
-    return subprocess.run(command, cwd=ROOT, capture_output=True, text=True, timeout=60, check=True).stdout.splitlines()
+    return subprocess.run(
+        command, cwd=ROOT, capture_output=True, text=True, timeout=HANG_S, check=True
+    ).stdout.splitlines()
 
 
 @pytest.mark.netns
@@ -190,7 +192,7 @@ def test_the_app_never_imports_mnn_tools(tmp_path: Path) -> None:
         "sys.stderr.write('LEAKED=' + ','.join(leaked) + '\\n')\n"
         "sys.exit(code)\n"
     )
-    proc = subprocess.run([sys.executable, "-c", script], cwd=ROOT, capture_output=True, text=True, timeout=120)
+    proc = subprocess.run([sys.executable, "-c", script], cwd=ROOT, capture_output=True, text=True, timeout=HANG_S)
     assert proc.returncode == 0, proc.stderr
     assert "LEAKED=\n" in proc.stderr
     for path in (ROOT / "app").rglob("*.py"):
@@ -224,7 +226,7 @@ def test_analyze_and_watch_run_without_a_network_as_a_user(
         cwd=ROOT,
         capture_output=True,
         text=True,
-        timeout=120,
+        timeout=HANG_S,
         env={**os.environ, "FLET_APP_STORAGE_DATA": str(tmp_path / "data")},
     )
     assert proc.returncode == 0, proc.stderr

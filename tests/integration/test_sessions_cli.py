@@ -15,6 +15,7 @@ import pytest
 
 from app.core.session import ExaminerConfirmed
 from app.session.store import SessionLog
+from tests.conditions import HANG_S
 from tests.unit.test_session import practice
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -29,7 +30,7 @@ def sessions(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
 
 def app(*args: str) -> subprocess.CompletedProcess[str]:
     return subprocess.run(
-        [sys.executable, "-m", "app", *args], cwd=ROOT, capture_output=True, text=True, timeout=120, env=os.environ
+        [sys.executable, "-m", "app", *args], cwd=ROOT, capture_output=True, text=True, timeout=HANG_S, env=os.environ
     )
 
 

@@ -27,6 +27,7 @@ from app.models.marker import all_quick_ok
 from app.models.mirrors import MirrorError, base_mirror, load_mirror_setting
 from app.models.progress import Progress
 from app.models.store import ModelState, ModelStore
+from tests.conditions import HANG_S
 from tests.models.conftest import FAST, ROOT, Model, make_store
 from tests.models.test_cli import env as env  # noqa: F401 - the CLI tests' fixture, reused
 from tests.models.test_cli import models, write_source
@@ -308,6 +309,6 @@ def test_20_the_mnn_version_is_read_without_importing_mnn() -> None:
         "import sys; from app.models.catalog import installed_mnn_version as v; "
         "print(v()); assert not any(m == 'MNN' or m.startswith('MNN.') for m in sys.modules)"
     )
-    result = subprocess.run([sys.executable, "-c", code], cwd=ROOT, capture_output=True, text=True, timeout=60)
+    result = subprocess.run([sys.executable, "-c", code], cwd=ROOT, capture_output=True, text=True, timeout=HANG_S)
     assert result.returncode == 0, result.stderr
     assert result.stdout.strip()[:1].isdigit()

@@ -25,6 +25,7 @@ import pytest
 
 from app.engine.model_folder import ModelFolderError, open_model_folder
 from app.models.catalog import DEFAULT_MODEL_ID, ModelNotVerified, resolve_model
+from tests.conditions import HANG_S
 from tests.models.conftest import ROOT
 
 DEMO = ROOT / "model_store" / "keyframe-demo"
@@ -154,7 +155,7 @@ def _analyze(folder: Path) -> subprocess.CompletedProcess[str]:
         cwd=ROOT,
         capture_output=True,
         text=True,
-        timeout=180,
+        timeout=HANG_S,
     )
 
 

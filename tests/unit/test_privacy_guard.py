@@ -27,6 +27,7 @@ from pathlib import Path
 import pytest
 
 from app.privacy.guard import GuardCounts, GuardWatcher, NetworkBlocked, NetworkGuard, active_guard, install
+from tests.conditions import HANG_S
 
 ROOT = Path(__file__).resolve().parents[2]
 InstallGuard = Callable[..., NetworkGuard]
@@ -139,7 +140,7 @@ def test_no_blocked_entry_point_reaches_a_syscall(strace: str, tmp_path: Path) -
         env=env,
         capture_output=True,
         text=True,
-        timeout=60,
+        timeout=HANG_S,
     )
     assert run.returncode == 0, run.stderr
     assert int(run.stdout.strip()) >= len(BLOCKED) - 2  # (the two IPv6 calls need IPv6 sockets)

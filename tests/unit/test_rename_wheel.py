@@ -23,6 +23,7 @@ from types import ModuleType
 
 import pytest
 
+from tests.conditions import HANG_S
 from tests.unit.wheels import pip_install_target
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -85,7 +86,9 @@ def make_wheel(tmp: Path, files: dict[str, bytes] | None = None, *, record: dict
 
 
 def run_script(*args: str | Path) -> subprocess.CompletedProcess[str]:
-    return subprocess.run([sys.executable, str(SCRIPT), *map(str, args)], capture_output=True, text=True, timeout=60)
+    return subprocess.run(
+        [sys.executable, str(SCRIPT), *map(str, args)], capture_output=True, text=True, timeout=HANG_S
+    )
 
 
 def test_rename_moves_the_metadata_and_keeps_every_file(tmp_path: Path) -> None:
@@ -136,7 +139,7 @@ def test_pip_installs_it_as_opencv_python_headless(tmp_path: Path) -> None:
         [sys.executable, "-m", "pip", "list", "--path", str(target), "--format", "json"],
         capture_output=True,
         text=True,
-        timeout=60,
+        timeout=HANG_S,
     )
     assert listed.returncode == 0, listed.stderr
     assert json.loads(listed.stdout) == [{"name": "opencv-python-headless", "version": "5.0.0.93"}]

@@ -23,6 +23,7 @@ from types import ModuleType
 
 import pytest
 
+from tests.conditions import HANG_S
 from tests.unit.wheels import pip_install_target
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -272,7 +273,7 @@ def test_command_line(tmp_path: Path) -> None:
         [sys.executable, str(SCRIPT), str(wheel), "-o", str(tmp_path / "wh"), "--local-version", "keyframe7"],
         capture_output=True,
         text=True,
-        timeout=60,
+        timeout=HANG_S,
     )
     assert run.returncode == 0, run.stderr
     out = Path(run.stdout.strip().splitlines()[-1])
@@ -282,6 +283,6 @@ def test_command_line(tmp_path: Path) -> None:
         [sys.executable, str(SCRIPT), str(wheel), "-o", str(tmp_path / "wh"), "--local-version", "no-dash"],
         capture_output=True,
         text=True,
-        timeout=60,
+        timeout=HANG_S,
     )
     assert bad.returncode == 1 and "local version label" in bad.stderr

@@ -25,6 +25,8 @@ from typing import Any
 import pytest
 import yaml  # PyYAML: a dependency of flet-cli (via cookiecutter)
 
+from tests.conditions import HANG_S
+
 ROOT = Path(__file__).resolve().parents[2]
 WORKFLOW = ROOT / ".github" / "workflows" / "build-apps.yml"
 
@@ -77,7 +79,7 @@ def step_running(job: dict[str, Any], command: str) -> dict[str, Any]:
 
 
 def test_actionlint_version_is_the_pinned_one() -> None:
-    run = subprocess.run([actionlint_binary(), "-version"], capture_output=True, text=True, timeout=60)
+    run = subprocess.run([actionlint_binary(), "-version"], capture_output=True, text=True, timeout=HANG_S)
     assert run.returncode == 0, run.stderr
     assert "1.17.0" in run.stdout, run.stdout
 
