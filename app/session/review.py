@@ -2,7 +2,8 @@
 
 - A correction must be one of the answers the question's profile allows. Those
   are recorded in the PracticeEvent; logs written before that fall back to the
-  bundled profile the event names, then to the bundled profiles with its signal.
+  bundled profile the event names, then to the bundled profiles with its signal (a checklist's
+  signals each count as one).
 - A keyframe is reviewed once. A second verdict is refused unless the examiner
   asks to revise; a revision is a new event that names the one it replaces, and
   the reducer keeps both, so nothing an examiner said is lost.
@@ -23,7 +24,7 @@ from pathlib import Path
 from app.core.profiles import ProfileError, TaskProfile
 from app.core.session import ExaminerConfirmed, ExaminerCorrected, PracticeEvent, SessionState
 from app.paths import PROFILES
-from app.profile_file import load_profile
+from app.profile_file import load_checklist
 from app.session.store import SessionLog, load_session, session_locked
 
 _PROFILE_ID = re.compile(r"^[a-z][a-z0-9_]{0,63}$")  # a recorded id never becomes a path outside PROFILES
@@ -52,12 +53,10 @@ def allowed_answers(
     if event.allowed_values:
         return AllowedAnswers(event.allowed_values, f"profile {event.profile_id or event.signal} (recorded)")
     if _PROFILE_ID.match(event.profile_id):
-        named = _load(profiles_dir / f"{event.profile_id}.json")
-        if named is not None and named.signal == event.signal:
-            return AllowedAnswers(named.values, f"profile {named.id}")
-    candidates = [
-        p for p in (_load(path) for path in sorted(profiles_dir.glob("*.json"))) if p and p.signal == event.signal
-    ]
+        named = _asking(event.signal, profiles_dir / f"{event.profile_id}.json")
+        if named:
+            return AllowedAnswers(named[0].values, f"profile {named[0].id}")
+    candidates = [p for path in sorted(profiles_dir.glob("*.json")) for p in _asking(event.signal, path)]
     value_sets = {frozenset(p.values) for p in candidates}
     if len(value_sets) == 1:
         return AllowedAnswers(candidates[0].values, "profile " + ", ".join(p.id for p in candidates))
@@ -67,11 +66,12 @@ def allowed_answers(
     )
 
 
-def _load(path: Path) -> TaskProfile | None:
+def _asking(signal: str, path: Path) -> list[TaskProfile]:
+    """The questions for `signal` in the profile or checklist file `path` (none if it cannot be used)."""
     try:
-        return load_profile(path)
+        return [p for p in load_checklist(path).signals if p.signal == signal]
     except ProfileError:
-        return None
+        return []
 
 
 def make_review(

@@ -6,18 +6,22 @@ from pathlib import Path
 
 import pytest
 
-from app.core.profiles import ProfileError, ProfileLabels, profile_from_dict
+from app.core.profiles import ProfileError, ProfileLabels, TaskProfile, profile_from_dict
 from app.paths import PROFILES
-from app.profile_file import load_profile
+from app.profile_file import load_checklist, load_profile
 
 BASE = {"schema": 1, "id": "p", "signal": "hand_position_correct", "values": ["yes", "no"], "prompt": "Q?"}
 
 
+def _shipped_signals() -> list[tuple[str, TaskProfile]]:
+    """Every question the shipped profiles and checklists ask, with its file's name."""
+    return [(path.name, spec) for path in sorted(PROFILES.glob("*.json")) for spec in load_checklist(path).signals]
+
+
 def test_shipped_profiles_load() -> None:
-    paths = sorted(PROFILES.glob("*.json"))
-    assert paths, "the app ships at least one profile"
-    for path in paths:
-        profile = load_profile(path)
+    shipped = _shipped_signals()
+    assert {name for name, _ in shipped} >= {"hand_position.json", "hand_position_instruct.json"}
+    for _, profile in shipped:
         assert profile.signal and profile.values and profile.prompt
 
 
@@ -105,7 +109,6 @@ def test_bad_labels_are_refused_naming_the_problem(labels: object, message: str)
 
 
 def test_the_shipped_profiles_carry_chinese_labels_for_every_answer() -> None:
-    for path in sorted(PROFILES.glob("*.json")):
-        profile = load_profile(path)
+    for name, profile in _shipped_signals():
         zh = profile.labels_for("zh")
-        assert zh.title and zh.question and [v for v, _ in zh.values] == list(profile.values), path.name
+        assert zh.title and zh.question and [v for v, _ in zh.values] == list(profile.values), (name, profile.signal)
