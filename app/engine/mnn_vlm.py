@@ -24,6 +24,10 @@ from app.engine.model_folder import ModelFolder
 from app.engine.stdio import native_stdout_to_stderr
 from app.engine.tokenizer_header import TokenizerHeaderError, read_tokenizer_header
 
+# Where a question goes in the chat text of a checklist (`see`): after the image, replaced per signal.
+_QUESTION = "KEYFRAME_QUESTION_HERE"
+_IMAGE_END = "</img>"
+
 # End-of-turn tokens of common chat templates, used only when the tokenizer file
 # lists no stop ids (MNN itself would then never stop before the token limit).
 _FALLBACK_STOP_TEXTS = ("<|im_end|>", "<|endoftext|>", "<end_of_turn>", "<|eot_id|>", "</s>")
@@ -77,7 +81,7 @@ def chat_prompt(llm: Any, prompt: str, system: str | None = None, use_template: 
     """The chat-templated text with one image placeholder, as MNN's response() builds it.
 
     Public so benchmarks give a bare `MNN.llm` the very text the app gives it."""
-    user = f"<img>image_0</img>{prompt}"
+    user = f"<img>image_0{_IMAGE_END}{prompt}"
     if not use_template:
         return user
     if system:
@@ -305,33 +309,92 @@ class MnnVlm:
             # state, so encoding any other text after it corrupts the prefill.
             tree = self._choice_tree(tuple(answers))
             llm, ids, logits = self._see_and_prefill(rgb, prompt, system, clock, on_phase, tree.prefix)
-            if on_token is not None and tree.prefix:
-                on_token(self._decode(tree.prefix))
-            path: list[int] = []
-            score = 1.0
-            cancelled = False
-            while len(tree.matching(path)) > 1:
-                if cancel is not None and cancel.is_set():
-                    cancelled = True
-                    break
-                if path:
-                    logits = llm.forward([path[-1]])
-                token, p = pick(self._last_row(logits), tree.allowed(path))
-                score *= p
-                path.append(token)
-                clock.token()
-                if on_token is not None:
-                    on_token(self._decode([token]))
-        if cancelled:
-            text = self._decode(tree.prefix + tuple(path))
-            timings = clock.timings(self.load_ms, len(ids) + len(tree.prefix), len(path))
-            return Choice(None, None, Generation(text, FinishReason.CANCELLED, tuple(path), timings))
+            return self._pick_answer(tree, answers, logits, clock, len(ids), on_token, cancel)
+
+    def see(
+        self,
+        rgb: np.ndarray,
+        questions: Sequence[tuple[str, Sequence[str]]],
+        *,
+        system: str | None = None,
+        on_phase: PhaseCallback | None = None,
+        preprocess_ms: float = 0.0,
+    ) -> SeenImage:
+        """One keyframe for several constrained questions, (prompt, answers) each: the image is
+        encoded and prefilled once, then `SeenImage.choose(i)` asks question i after it and rolls
+        the KV cache back to the image, so each answer is the one asked alone would get."""
+        clock = _Clock(preprocess_ms)
+        with native_stdout_to_stderr():
+            # Everything but the image first: Omni's tokenizer_encode keeps per-prompt vision
+            # state, so text encoded after the image prompt corrupts its prefill.
+            if self._llm is None:
+                raise EngineError("the model is not loaded")
+            head, tail = self._split_at_image(system)
+            asked = [
+                (self._encode_text(tail.replace(_QUESTION, prompt)), tuple(answers), self._choice_tree(tuple(answers)))
+                for prompt, answers in questions
+            ]
+            llm = self._llm
+            _phase(on_phase, "vision")
+            llm.reset()  # drop history, so each keyframe is judged on its own
+            llm.generate_init()
+            ids = list(llm.tokenizer_encode({"text": head, "images": [self._image_part(rgb)]}))
+            if not ids:
+                raise EngineError("the model's tokenizer produced no input tokens")
+            clock.vision_done()
+            _phase(on_phase, "prefill")
+            llm.forward(ids)
+            image_end = llm._c_obj.get_current_history()
+            # MNN 3.6.1: a multi-token forward straight after an image prefill fails its shape
+            # check (a broadcast error); one single-token forward, erased again, avoids it.
+            llm.forward(ids[-1:])
+            llm._c_obj.erase_history(image_end, llm._c_obj.get_current_history())
+            clock.prefill_done()
+        return SeenImage(self, clock, len(ids), image_end, asked)
+
+    def _split_at_image(self, system: str | None) -> tuple[str, str]:
+        """The chat text up to the image's end, and the rest with _QUESTION where the question goes."""
+        text = self.build_prompt(_QUESTION, system)
+        cut = text.index(_IMAGE_END) + len(_IMAGE_END)
+        if _QUESTION not in text[cut:]:
+            raise EngineError("the model's chat template does not put the question after the image")
+        return text[:cut], text[cut:]
+
+    def _pick_answer(
+        self,
+        tree: ChoiceTree,
+        answers: Sequence[str],
+        logits: Any,
+        clock: _Clock,
+        prompt_tokens: int,
+        on_token: TokenCallback | None,
+        cancel: CancelFlag | None,
+    ) -> Choice:
+        """From the logits after the answers' shared prefix: pick where they differ, force the rest."""
+        llm = self._llm
+        if on_token is not None and tree.prefix:
+            on_token(self._decode(tree.prefix))
+        path: list[int] = []
+        score = 1.0
+        while len(tree.matching(path)) > 1:
+            if cancel is not None and cancel.is_set():
+                text = self._decode(tree.prefix + tuple(path))
+                timings = clock.timings(self.load_ms, prompt_tokens + len(tree.prefix), len(path))
+                return Choice(None, None, Generation(text, FinishReason.CANCELLED, tuple(path), timings))
+            if path:
+                logits = llm.forward([path[-1]])
+            token, p = pick(self._last_row(logits), tree.allowed(path))
+            score *= p
+            path.append(token)
+            clock.token()
+            if on_token is not None:
+                on_token(self._decode([token]))
         index = tree.matching(path)[0]
         rest = tree.branches[index][len(path) :]
         if on_token is not None and rest:
             on_token(self._decode(rest))
         clock.token()
-        timings = clock.timings(self.load_ms, len(ids) + len(tree.prefix), len(path))
+        timings = clock.timings(self.load_ms, prompt_tokens + len(tree.prefix), len(path))
         generation = Generation(answers[index], FinishReason.STOP, tree.prefix + tree.branches[index], timings)
         return Choice(index, score, generation)
 
@@ -364,3 +427,40 @@ class MnnVlm:
         values = np.asarray(logits.read())
         row: np.ndarray = values.reshape(-1, values.shape[-1])[-1]
         return row
+
+
+class SeenImage:
+    """A keyframe encoded once (`MnnVlm.see`); each question is asked after it and rolled back.
+    The first answer's timings carry the vision encode and the image's prefill; later ones only
+    their own question's prefill and picks."""
+
+    def __init__(
+        self,
+        engine: MnnVlm,
+        clock: _Clock,
+        image_tokens: int,
+        image_end: int,
+        questions: list[tuple[tuple[int, ...], tuple[str, ...], ChoiceTree]],
+    ) -> None:
+        self._engine = engine
+        self._first_clock: _Clock | None = clock
+        self._image_tokens = image_tokens
+        self._image_end = image_end
+        self._questions = questions
+
+    def choose(self, index: int, on_token: TokenCallback | None = None, cancel: CancelFlag | None = None) -> Choice:
+        """Question `index` of those given to `see`, asked after the image; the cache is then back at the image."""
+        engine = self._engine
+        ids, answers, tree = self._questions[index]
+        clock = self._first_clock or _Clock(0.0)  # a later question: no vision, its own prefill
+        self._first_clock = None
+        llm = engine._llm
+        with native_stdout_to_stderr():
+            logits = llm.forward(list(ids) + list(tree.prefix))
+            clock.prefill_done()
+            try:
+                return engine._pick_answer(
+                    tree, answers, logits, clock, self._image_tokens + len(ids), on_token, cancel
+                )
+            finally:
+                llm._c_obj.erase_history(self._image_end, llm._c_obj.get_current_history())
