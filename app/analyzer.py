@@ -11,9 +11,11 @@ from pathlib import Path
 
 import numpy as np
 
-from app.core.parser import parse_answer
+from app.core.checklist import Checklist
+from app.core.generation import FinishReason, Generation, Timings
+from app.core.parser import UNKNOWN, ParsedAnswer, ParseReason, parse_answer
 from app.core.profiles import TaskProfile
-from app.core.results import AnalysisResult
+from app.core.results import AnalysisResult, ChecklistResult
 from app.core.vision_size import VisionPolicy, choose_policy, square_crop, vision_size
 from app.engine.mnn_vlm import CancelFlag, EngineOptions, MnnVlm, PhaseCallback, TokenCallback
 from app.engine.model_folder import open_model_folder
@@ -35,9 +37,18 @@ class AnalyzerSettings:
 class Analyzer:
     """Owns one loaded model; call `analyze` from one thread at a time."""
 
-    def __init__(self, model: ModelRef, profile: TaskProfile, settings: AnalyzerSettings | None = None) -> None:
+    def __init__(
+        self,
+        model: ModelRef,
+        profile: TaskProfile,
+        settings: AnalyzerSettings | None = None,
+        checklist: Checklist | None = None,
+    ) -> None:
+        """`checklist`: several signals to ask about each keyframe (`analyze_checklist`); `profile` is
+        then its first signal, what the worker names when it is ready."""
         self.model = model
         self.profile = profile
+        self.checklist = checklist
         self.settings = settings or AnalyzerSettings()
         model.require_verified()  # a pinned model must match its manifest before MNN sees it
         self.folder = open_model_folder(model.folder)
@@ -75,18 +86,82 @@ class Analyzer:
         cancel: CancelFlag | None = None,
         on_phase: PhaseCallback | None = None,
     ) -> AnalysisResult:
+        """The profile's one question about `image`."""
+        rgb, preprocess_ms = self._prepared(image)
+        return self._ask(self.profile, rgb, source, preprocess_ms, on_token, cancel, on_phase)
+
+    def analyze_checklist(
+        self,
+        image: DecodedImage,
+        source: str,
+        checklist: Checklist,
+        on_token: TokenCallback | None = None,
+        cancel: CancelFlag | None = None,
+        on_phase: PhaseCallback | None = None,
+    ) -> ChecklistResult:
+        """Every signal of `checklist` about `image`, the gate first. Constrained: the image is encoded
+        and prefilled once for all of them (MnnVlm.see). Free generation asks each with the whole
+        prompt. A closed gate leaves the others `unknown` (not_visible) at no model cost."""
+        rgb, preprocess_ms = self._prepared(image)
+        order = checklist.ordered()
+        seen = None
+        if self.settings.constrained:
+            questions = [(spec.ask(True)[0], self._answers(spec)) for spec in order]
+            seen = self.engine.see(
+                rgb, questions, system=checklist.system, on_phase=on_phase, preprocess_ms=preprocess_ms
+            )
+        answered: dict[str, AnalysisResult] = {}
+        gate_open: bool | None = None
+        for i, spec in enumerate(order):
+            if gate_open is False or (cancel is not None and cancel.is_set()):
+                answered[spec.signal] = self._not_asked(spec, source, cancelled=gate_open is not False)
+                continue
+            if seen is not None:
+                choice = seen.choose(i, on_token=on_token, cancel=cancel)
+                answered[spec.signal] = self._result(spec, source, choice.generation, choice.score)
+            else:
+                answered[spec.signal] = self._ask(spec, rgb, source, preprocess_ms, on_token, cancel, on_phase)
+            if spec.signal == checklist.gate:
+                gate_open = answered[spec.signal].observation == checklist.gate_open
+        return ChecklistResult(
+            source=source,
+            model_id=self.model.id,
+            model_revision=self.model.revision,
+            profile_id=checklist.id,
+            results=tuple(answered[spec.signal] for spec in checklist.signals),
+            gate=checklist.gate,
+            gate_open=gate_open,
+            note=self.folder.image_size_note or "",
+        )
+
+    def _prepared(self, image: DecodedImage) -> tuple[np.ndarray, float]:
         self.load()
         start = time.perf_counter()
         rgb = self.prepare(image)
-        preprocess_ms = (time.perf_counter() - start) * 1000.0
+        return rgb, (time.perf_counter() - start) * 1000.0
+
+    @staticmethod
+    def _answers(spec: TaskProfile) -> list[str]:
+        return [spec.answer_text(v) for v in spec.values]
+
+    def _ask(
+        self,
+        spec: TaskProfile,
+        rgb: np.ndarray,
+        source: str,
+        preprocess_ms: float,
+        on_token: TokenCallback | None,
+        cancel: CancelFlag | None,
+        on_phase: PhaseCallback | None,
+    ) -> AnalysisResult:
+        """One question with the whole prompt at once (a one-signal profile's way)."""
         score = None
-        prompt, system = self.profile.ask(self.settings.constrained)
+        prompt, system = spec.ask(self.settings.constrained)
         if self.settings.constrained:
-            answers = [self.profile.answer_text(v) for v in self.profile.values]
             choice = self.engine.choose(
                 rgb,
                 prompt,
-                answers,
+                self._answers(spec),
                 system=system,
                 on_token=on_token,
                 on_phase=on_phase,
@@ -99,24 +174,44 @@ class Analyzer:
                 rgb,
                 prompt,
                 system=system,
-                max_new_tokens=self.profile.max_new_tokens,
+                max_new_tokens=spec.max_new_tokens,
                 on_token=on_token,
                 on_phase=on_phase,
                 cancel=cancel,
                 preprocess_ms=preprocess_ms,
             )
+        return self._result(spec, source, generation, score)
+
+    def _result(self, spec: TaskProfile, source: str, generation: Generation, score: float | None) -> AnalysisResult:
         return AnalysisResult(
             source=source,
             model_id=self.model.id,
             model_revision=self.model.revision,
-            profile_id=self.profile.id,
-            signal=self.profile.signal,
+            profile_id=spec.id,
+            signal=spec.signal,
             # Valid by construction when constrained, and still gated by the strict parser.
-            answer=parse_answer(generation.text, self.profile, generation.finish),
+            answer=parse_answer(generation.text, spec, generation.finish),
             finish=generation.finish,
             timings=generation.timings,
             decoding="constrained" if self.settings.constrained else "free",
             model_score=score,
+            note=self.folder.image_size_note or "",
+        )
+
+    def _not_asked(self, spec: TaskProfile, source: str, cancelled: bool) -> AnalysisResult:
+        """A signal the model was not asked: the gate said no, or the keyframe was cancelled first."""
+        finish = FinishReason.CANCELLED if cancelled else FinishReason.NOT_ASKED
+        reason = ParseReason.TRUNCATED if cancelled else ParseReason.NOT_VISIBLE
+        return AnalysisResult(
+            source=source,
+            model_id=self.model.id,
+            model_revision=self.model.revision,
+            profile_id=spec.id,
+            signal=spec.signal,
+            answer=ParsedAnswer(UNKNOWN, reason, ""),
+            finish=finish,
+            timings=Timings(self.engine.load_ms, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0, 0),
+            decoding="constrained" if self.settings.constrained else "free",
             note=self.folder.image_size_note or "",
         )
 

@@ -19,7 +19,7 @@ from app.commands import eval as evaluation
 from app.commands.common import EXIT_FAILED, EXIT_SETUP
 from app.core.profiles import ProfileError
 from app.locations import log_dir
-from app.profile_file import load_profile
+from app.profile_file import load_checklist, load_profile
 
 log = logging.getLogger("keyframe.cli")
 
@@ -130,7 +130,8 @@ def _profile_problem(args: argparse.Namespace) -> str | None:
     if path is None or args.command not in (*_ISOLATED, "ui"):  # `sessions review --profile` checks its own
         return None
     try:
-        load_profile(path)
+        # `analyze` asks every signal of a checklist; the other commands need one question.
+        load_checklist(path) if args.command == "analyze" else load_profile(path)
     except ProfileError as exc:
         return f"the profile could not be used: {exc}"
     return None

@@ -5,6 +5,7 @@ from __future__ import annotations
 import argparse
 import sys
 from collections.abc import Callable, Iterable, Iterator
+from dataclasses import replace
 from typing import TYPE_CHECKING, TextIO
 
 from app.commands.common import EXIT_FAILED, EXIT_OK, EXIT_SETUP, add_model_options, emit, worker_spec
@@ -65,7 +66,8 @@ def run(args: argparse.Namespace, out: TextIO) -> int:
 
     # The model loads and runs in a child process: a damaged model that crashes MNN in
     # native code becomes a clean error here (exit 2, or that image's error), never a segfault.
-    with BlockingWorker(worker_spec(args), host_kind="process", on_notice=note) as worker:
+    spec = replace(worker_spec(args), checklists=True)  # a checklist profile: every signal per image
+    with BlockingWorker(spec, host_kind="process", on_notice=note) as worker:
         try:
             ready = worker.start()
         except WorkerUnavailable as exc:

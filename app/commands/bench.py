@@ -118,7 +118,7 @@ def run(args: argparse.Namespace, out: TextIO) -> int:
             if i == 0:
                 continue
             if outcome.finished is not None:
-                results.append(outcome.finished.result)
+                results.append(outcome.finished.answer)
                 walls.append((time.perf_counter() - handed) * 1000)
             else:
                 assert outcome.failed is not None

@@ -216,7 +216,7 @@ def _prediction(name: str, expected: str | None, outcome: Outcome | ImageRejecte
         failed = outcome.failed
         assert failed is not None
         return Prediction(name, expected, None, ERROR, None, f"{failed.error}: {failed.message}")
-    result = outcome.finished.result
+    result = outcome.finished.answer
     return Prediction(
         name,
         expected,

@@ -10,6 +10,7 @@ class FinishReason(str, Enum):
     STOP = "stop"  # the model emitted one of its end tokens
     LENGTH = "length"  # the token limit was reached
     CANCELLED = "cancelled"  # the caller asked to stop
+    NOT_ASKED = "not_asked"  # a checklist's gate said no: the model was not asked this signal
 
 
 @dataclass(frozen=True)

@@ -31,6 +31,7 @@ class ParseReason(str, Enum):
     WRONG_SIGNAL = "wrong_signal"
     INVALID_VALUE = "invalid_value"
     TRUNCATED = "truncated"  # generation stopped (token limit, cancel) before a valid answer
+    NOT_VISIBLE = "not_visible"  # a checklist's gate said no: not asked, nothing the model said
 
 
 @dataclass(frozen=True)

@@ -6,7 +6,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from app.core.generation import FinishReason, Timings
-from app.core.parser import ParsedAnswer
+from app.core.parser import ParsedAnswer, ParseReason
 
 
 @dataclass(frozen=True)
@@ -31,18 +31,64 @@ class AnalysisResult:
         return {
             "file": self.source,
             "ok": True,
+            **self.signal_dict(),
+            "model": {"id": self.model_id, "revision": self.model_revision},
+            "profile": self.profile_id,
+            "timings_ms": self.timings.to_dict(),
+            **({"note": self.note} if self.note else {}),
+        }
+
+    def signal_dict(self) -> dict[str, Any]:
+        """The answer to this result's one question, as a record and a checklist's entry show it."""
+        return {
             "signal": self.signal,
             "observation": self.answer.observation,
-            "parse_status": "valid" if self.answer.valid else "rejected",
+            "parse_status": _parse_status(self.answer),
             "parse_reason": self.answer.reason.value,
             "raw": self.answer.raw,
             "finish": self.finish.value,
             "decoding": self.decoding,
             "model_score": None if self.model_score is None else round(self.model_score, 4),
             "confidence": 0.0,  # generative answers are never confident; an examiner confirms
-            "model": {"id": self.model_id, "revision": self.model_revision},
+        }
+
+
+def _parse_status(answer: ParsedAnswer) -> str:
+    if answer.reason is ParseReason.NOT_VISIBLE:
+        return "not_asked"
+    return "valid" if answer.valid else "rejected"
+
+
+@dataclass(frozen=True)
+class ChecklistResult:
+    """A keyframe's answers to every signal of a checklist, in the checklist's order, from one image encode."""
+
+    source: str
+    model_id: str
+    model_revision: str
+    profile_id: str
+    results: tuple[AnalysisResult, ...]
+    gate: str | None = None  # the signal asked first
+    gate_open: bool | None = None  # its answer let the others be asked (None: no gate)
+    note: str = ""
+
+    def result(self, signal: str) -> AnalysisResult:
+        return next(r for r in self.results if r.signal == signal)
+
+    @property
+    def total_ms(self) -> float:
+        return sum(r.timings.total_ms for r in self.results)
+
+    def to_dict(self) -> dict[str, Any]:
+        return {
+            "file": self.source,
+            "ok": True,
             "profile": self.profile_id,
-            "timings_ms": self.timings.to_dict(),
+            "gate": None if self.gate is None else {"signal": self.gate, "open": self.gate_open},
+            "signals": [{**r.signal_dict(), "timings_ms": r.timings.to_dict()} for r in self.results],
+            "confidence": 0.0,  # generative answers are never confident; an examiner confirms each signal
+            "model": {"id": self.model_id, "revision": self.model_revision},
+            "total_ms": round(self.total_ms, 1),
             **({"note": self.note} if self.note else {}),
         }
 

@@ -360,7 +360,7 @@ class LivePipeline:
             self._finish(keyframe, failed)
 
     def _practice_event(self, keyframe: Keyframe, event: Finished) -> PracticeEvent:
-        result = event.result
+        result = event.answer
         model_id, revision, backend = self._model
         return PracticeEvent(
             event_id=_new_id(),

@@ -118,6 +118,7 @@ EN: dict[str, str] = {
     "reason_wrong_signal": "the model answered another question",
     "reason_invalid_value": "the model gave an answer that is not allowed",
     "reason_truncated": "the model's reply was cut off",
+    "reason_not_visible": "not asked: the checklist's first question said it cannot be seen",
 }
 
 ZH: dict[str, str] = {
@@ -225,6 +226,7 @@ ZH: dict[str, str] = {
     "reason_wrong_signal": "模型回答了另一个问题",
     "reason_invalid_value": "模型给出了不允许的回答",
     "reason_truncated": "模型的回复被截断了",
+    "reason_not_visible": "未提问：检查表的第一个问题表明无法看到",
 }
 
 TABLES: dict[str, dict[str, str]] = {"en": EN, "zh": ZH}

@@ -8,7 +8,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Union
 
 from app.core.profiles import ProfileLabels
-from app.core.results import AnalysisResult
+from app.core.results import AnalysisResult, ChecklistResult
 
 if TYPE_CHECKING:
     # Not imported at run time: a new worker child unpickles these messages before it isolates
@@ -52,6 +52,9 @@ class WorkerSpec:
     stall_floor_s: float = 30.0
     # The load watchdog's floor (app.core.watchdog.load_limit_s); lowered only by fault tests.
     load_floor_s: float = 60.0
+    # A checklist profile (several signals) is accepted: `analyze` prints every signal; the live app
+    # shows one question, so its workers refuse a checklist in words.
+    checklists: bool = False
 
 
 # --- host -> worker ---------------------------------------------------------------------
@@ -134,8 +137,15 @@ class Token:
 @dataclass(frozen=True)
 class Finished:
     job_id: str
-    result: AnalysisResult
+    result: AnalysisResult | ChecklistResult  # a checklist's only for a spec with `checklists`
     network_blocked: int = 0  # outbound attempts the worker's guard has blocked so far
+
+    @property
+    def answer(self) -> AnalysisResult:
+        """The one answer of a one-question job: what the live app, eval and bench ask for."""
+        if isinstance(self.result, ChecklistResult):
+            raise TypeError("a checklist's answers where one answer was expected (WorkerSpec.checklists)")
+        return self.result
 
 
 @dataclass(frozen=True)

@@ -23,7 +23,7 @@ from app.models.catalog import DEFAULT_MODEL_ID, ModelRef, resolve_model
 from app.paths import REFERENCE_IMAGE
 from app.privacy.guard import ensure_installed
 from app.privacy.isolation import Isolation
-from app.profile_file import load_profile
+from app.profile_file import load_checklist, load_profile
 from app.worker.messages import (
     Analyze,
     Cancel,
@@ -49,14 +49,16 @@ Wait = Callable[[], Command]  # blocking
 
 
 def build_analyzer(spec: WorkerSpec, model: ModelRef, backend: str | None = None) -> Analyzer:
-    profile = load_profile(spec.profile or default_profile_path(model))
+    path = spec.profile or default_profile_path(model)
+    checklist = load_checklist(path) if spec.checklists else None
+    profile = checklist.signals[0] if checklist is not None else load_profile(path)
     settings = AnalyzerSettings(
         backend=backend or spec.backend,
         threads=spec.threads,
         image_max_side=spec.image_max_side,
         constrained=spec.constrained,
     )
-    return Analyzer(model, profile, settings)
+    return Analyzer(model, profile, settings, None if checklist is None or checklist.is_single else checklist)
 
 
 def loads_needed(spec: WorkerSpec) -> int:
@@ -231,7 +233,11 @@ def serve(spec: WorkerSpec, wait: Wait, poll: Poll, emit: Callable[[Event], None
                     _pace(pace_ms)
 
             try:
-                result = analyzer.analyze(cmd.image, cmd.source, on_token=on_token, cancel=during, on_phase=on_phase)
+                result = (
+                    analyzer.analyze_checklist(cmd.image, cmd.source, analyzer.checklist, on_token, during, on_phase)
+                    if analyzer.checklist is not None
+                    else analyzer.analyze(cmd.image, cmd.source, on_token=on_token, cancel=during, on_phase=on_phase)
+                )
             except Exception as exc:
                 log.exception("job %s failed in the engine", cmd.job_id)
                 emit(JobFailed(cmd.job_id, JobError.ENGINE_ERROR, f"{type(exc).__name__}: {exc}"))

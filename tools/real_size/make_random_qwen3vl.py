@@ -96,12 +96,15 @@ def profile_texts() -> list[str]:
     """The bundled profiles' prompts, system prompts and answers (the text the app sends)."""
     texts: list[str] = []
     for path in sorted((REPO / "model_store" / "profiles").glob("*.json")):
-        profile = json.loads(path.read_text(encoding="utf-8"))
-        texts += [profile.get("prompt") or "", profile.get("system") or ""]
-        texts += [
-            json.dumps({"signal": profile["signal"], "observation": v}, separators=(",", ":"))
-            for v in profile["values"]
-        ]
+        data = json.loads(path.read_text(encoding="utf-8"))
+        texts.append(data.get("system") or "")
+        for signal in data.get("signals", [data]):  # a checklist lists its signals; a profile is one
+            constrained = signal.get("constrained") or {}
+            texts += [signal.get("prompt") or "", constrained.get("prompt") or "", constrained.get("system") or ""]
+            texts += [
+                json.dumps({"signal": signal["signal"], "observation": v}, separators=(",", ":"))
+                for v in signal["values"]
+            ]
     return [t for t in texts if t]
 
 
