@@ -20,6 +20,7 @@ from bench._report import run_benchmark
 BENCHES = (  # the fast ones first
     "sampler",
     "decoding",
+    "checklist",
     "pipeline_overhead",
     "defaults",
     "memory",

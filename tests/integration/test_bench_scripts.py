@@ -133,3 +133,15 @@ def test_a_bad_model_or_receipt_is_one_sentence_not_a_traceback(tmp_path: Path) 
         cwd=ROOT, capture_output=True, text=True, timeout=HANG_S,
     )  # fmt: skip
     assert proc.returncode == 2 and "other.json: not a receipt" in proc.stderr and "Traceback" not in proc.stderr
+
+
+def test_checklist_compares_one_encode_with_one_signal_and_with_separate_asking(tmp_path: Path) -> None:
+    receipt = tmp_path / "checklist.json"
+    out = _bench("checklist", "--images", "2", "--rounds", "1", "--receipt", str(receipt))
+    assert out.startswith("Checklist of 3 signals: keyframe-demo-cpr, cpr_checklist, 2 images x 1 rounds")
+    _goal(_line(out, "/ one signal, median"), "<= 1.6x")
+    assert "n=4" in _line(out, "each extra signal")  # two extra signals on each of two images
+    picks = re.search(r"(\d+)/(\d+)", _line(out, "picks equal to separate asking"))
+    assert picks and int(picks[2]) == 6 and int(picks[1]) <= 6
+    rows = {row["name"]: row for row in json.loads(receipt.read_text())["rows"]}
+    assert rows["  / one signal, median"]["goal"] == "<= 1.6x"

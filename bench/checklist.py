@@ -1,0 +1,109 @@
+"""A checklist's cost: N signals from one image encode against one signal, and against asking each
+signal with its whole prompt, same images, one run (interleaved, so all three see the same load).
+
+The image part (vision encode + the image's prefill) is timed on its own; each extra signal adds its
+question's prefill and picks. Every signal is asked (the gate is not applied: this measures N).
+The picks of one encode are compared with separate asking on the trained question and on all.
+
+    .venv/bin/python -m bench.checklist [--model DIR_OR_ID] [--profile CHECKLIST] [--images 10] [--rounds 3]
+"""
+
+from __future__ import annotations
+
+import argparse
+import time
+
+import numpy as np
+
+from app.analyzer import Analyzer
+from app.core.figures import spread
+from app.engine.mnn_vlm import Choice
+from app.engine.stdio import claim_stdout
+from app.frames.intake import decode_image_bytes
+from app.models.catalog import resolve_model
+from app.paths import PROFILES
+from app.profile_file import load_checklist
+from bench._report import (
+    Row,
+    add_model_options,
+    add_receipt_option,
+    add_rounds_options,
+    check_rounds,
+    report,
+    run_benchmark,
+    spread_text,
+)
+from bench._scenes import scenes
+
+GOAL_RATIO = 1.6  # N signals (the goal is set for 4) at most this times one signal
+
+
+def _ms_since(start: float) -> float:
+    return (time.perf_counter() - start) * 1000.0
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser()
+    add_model_options(parser, profile_default=PROFILES / "cpr_checklist.json")
+    add_rounds_options(parser, images=10, rounds=3)
+    add_receipt_option(parser)
+    args = parser.parse_args()
+    check_rounds(parser, args)
+    out = claim_stdout()
+    model = resolve_model(args.model)
+    checklist = load_checklist(args.profile)
+    analyzer = Analyzer(model, checklist.signals[0])
+    analyzer.load()
+    engine = analyzer.engine
+    questions = [(spec.ask(True)[0], [spec.answer_text(v) for v in spec.values]) for spec in checklist.ordered()]
+    n = len(questions)
+    per_kind = max(1, args.images // 5)
+    images = [analyzer.prepare(decode_image_bytes(data)) for _, data, _ in scenes(per_kind)][: args.images]
+    times: dict[str, list[float]] = {"one": [], "all": [], "separately": [], "image": [], "extra": []}
+    same = total = 0
+
+    def one_encode(rgb: np.ndarray) -> list[Choice]:
+        start = time.perf_counter()
+        seen = engine.see(rgb, questions, system=checklist.system)
+        times["image"].append(_ms_since(start))
+        answers = []
+        for i in range(len(questions)):
+            asked = time.perf_counter()
+            answers.append(seen.choose(i))
+            if i:
+                times["extra"].append(_ms_since(asked))
+        times["all"].append(_ms_since(start))
+        return answers
+
+    def separately(rgb: np.ndarray) -> list[Choice]:
+        start = time.perf_counter()
+        answers = [engine.choose(rgb, q, a, system=checklist.system) for q, a in questions]
+        times["separately"].append(_ms_since(start))
+        return answers
+
+    for _ in range(args.rounds):
+        for rgb in images:
+            start = time.perf_counter()
+            engine.see(rgb, questions[:1], system=checklist.system).choose(0)
+            times["one"].append(_ms_since(start))
+            pairs = zip(one_encode(rgb), separately(rgb), strict=True)
+            same += sum(t.index == a.index for t, a in pairs)
+            total += n
+    one, together_spread, separately = (spread(times[k]) for k in ("one", "all", "separately"))
+    ratio = together_spread.median / one.median
+    rows = [
+        Row("one signal (image encoded, one question)", spread_text(one)),
+        Row(f"{n} signals, one image encode", spread_text(together_spread)),
+        Row("  / one signal, median", f"{ratio:.2f}x", f"<= {GOAL_RATIO:g}x", ratio <= GOAL_RATIO),
+        Row("  image part (vision + image prefill)", spread_text(spread(times["image"]))),
+        Row("  each extra signal", spread_text(spread(times["extra"]))),
+        Row(f"{n} signals asked separately (whole prompt each)", spread_text(separately)),
+        Row("  one encode / separately, median", f"{together_spread.median / separately.median:.2f}x"),
+        Row("picks equal to separate asking", f"{same}/{total}", "all", same == total),
+    ]
+    title = f"Checklist of {n} signals: {model.id}, {checklist.id}, {len(images)} images x {args.rounds} rounds"
+    return report(out, title, rows, args.receipt)
+
+
+if __name__ == "__main__":
+    run_benchmark(main)
