@@ -6,7 +6,7 @@ Shared by the CLI and the UI so both give the same answer for the same input.
 from __future__ import annotations
 
 import time
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 
 import numpy as np
@@ -202,18 +202,8 @@ class Analyzer:
         """A signal the model was not asked: the gate said no, or the keyframe was cancelled first."""
         finish = FinishReason.CANCELLED if cancelled else FinishReason.NOT_ASKED
         reason = ParseReason.TRUNCATED if cancelled else ParseReason.NOT_VISIBLE
-        return AnalysisResult(
-            source=source,
-            model_id=self.model.id,
-            model_revision=self.model.revision,
-            profile_id=spec.id,
-            signal=spec.signal,
-            answer=ParsedAnswer(UNKNOWN, reason, ""),
-            finish=finish,
-            timings=Timings(self.engine.load_ms, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0, 0),
-            decoding="constrained" if self.settings.constrained else "free",
-            note=self.folder.image_size_note or "",
-        )
+        nothing = Generation("", finish, (), Timings(self.engine.load_ms, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0, 0))
+        return replace(self._result(spec, source, nothing, None), answer=ParsedAnswer(UNKNOWN, reason, ""))
 
     def close(self) -> None:
         self.engine.close()
