@@ -41,6 +41,9 @@ def test_switching_to_chinese_leaves_no_english_word_on_any_screen(browser, tmp_
     scenes = held_out_scenes(count_per_kind=1, seed=61)
     image = tmp_path / "yes.jpg"
     image.write_bytes(next(data for _, data, expected in scenes if expected == "yes"))
+    broken, table = tmp_path / "broken.jpg", tmp_path / "labels.csv"
+    broken.write_bytes(b"not a picture")
+    table.write_text("file,expected\n")
     data = tmp_path / "data"
     with AppServer(data) as server:
         page = open_app_page(browser, server.url)
@@ -68,6 +71,14 @@ def test_switching_to_chinese_leaves_no_english_word_on_any_screen(browser, tmp_
                     shot(page, f"zh-{target}")
                 page.set_viewport_size({"width": 1280, "height": 800})
                 time.sleep(0.5)
+            # What went wrong is said in Chinese too: a damaged image and a labels table among the files.
+            go_to(page, "练习", "start-stop")
+            choose(page, "多张图片")
+            start_with_files(page, [broken, table])
+            said = wait_text(page, "error", "不是能识别的图片格式", timeout=60)
+            assert "broken.jpg：不是能识别的图片格式" in said, said
+            found["practice-error"] = english_on_screen(page)
+            shot(page, "zh-practice-error")
             node(page, "privacy-notice").click()
             node(page, "privacy-sheet").wait_for(timeout=10_000)
             found["privacy"] = english_on_screen(page)
