@@ -72,7 +72,7 @@ def installed_mnn_version() -> str | None:
 
     An MNN already imported in this process answers for itself; else the installed
     distribution's metadata. Never imports MNN's converter tools package
-    (MNN.tools installs a logging SDK that reports usage to a remote server).
+    (it installs a logging SDK that reports usage to a remote server).
     """
     module = sys.modules.get("MNN")
     if module is not None and callable(getattr(module, "version", None)):
