@@ -197,8 +197,9 @@ def main() -> None:
     ap.add_argument(
         "--image-size",
         type=int,
-        default=896,
-        help="image_size written to llm_config.json: the app feeds squares of min(this, --image-max-side)",
+        default=420,
+        help="image_size written to llm_config.json (420: what llmexport writes for every Qwen3-VL export); "
+        "the app feeds squares of min(this, --image-max-side), snapped to the 32 px grid",
     )
     ap.add_argument("--reuse-hf", action="store_true", help="export the checkpoint already in CACHE/hf")
     ap.add_argument("--drop-hf", action="store_true", help="delete the HF checkpoint after the export")
