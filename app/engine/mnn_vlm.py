@@ -210,8 +210,11 @@ class MnnVlm:
         """Prompt + image to token ids; runs the vision encoder. Caller holds the fd guard."""
         if self._llm is None:
             raise EngineError("the model is not loaded")
+        return self._encode_text_with_image(rgb, self.build_prompt(prompt, system))
+
+    def _encode_text_with_image(self, rgb: np.ndarray, text: str) -> list[int]:
+        """Chat text holding the image placeholder, and the image, to token ids, on a fresh history."""
         llm = self._llm
-        text = self.build_prompt(prompt, system)
         image = self._image_part(rgb)
         llm.reset()  # drop history, so each keyframe is judged on its own
         llm.generate_init()
@@ -336,11 +339,7 @@ class MnnVlm:
             ]
             llm = self._llm
             _phase(on_phase, "vision")
-            llm.reset()  # drop history, so each keyframe is judged on its own
-            llm.generate_init()
-            ids = list(llm.tokenizer_encode({"text": head, "images": [self._image_part(rgb)]}))
-            if not ids:
-                raise EngineError("the model's tokenizer produced no input tokens")
+            ids = self._encode_text_with_image(rgb, head)
             clock.vision_done()
             _phase(on_phase, "prefill")
             llm.forward(ids)
