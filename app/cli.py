@@ -130,8 +130,8 @@ def _profile_problem(args: argparse.Namespace) -> str | None:
     if path is None or args.command not in (*_ISOLATED, "ui"):  # `sessions review --profile` checks its own
         return None
     try:
-        # `analyze` asks every signal of a checklist; the other commands need one question.
-        load_checklist(path) if args.command == "analyze" else load_profile(path)
+        # These ask every signal of a checklist; the others (the app's screens) need one question.
+        load_checklist(path) if args.command in ("analyze", "watch", "eval") else load_profile(path)
     except ProfileError as exc:
         return f"the profile could not be used: {exc}"
     return None

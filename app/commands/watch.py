@@ -5,6 +5,7 @@ from __future__ import annotations
 import argparse
 import sys
 import time
+from dataclasses import replace
 from pathlib import Path
 from typing import TYPE_CHECKING, TextIO
 
@@ -34,7 +35,7 @@ def add_parser(sub: Subparsers) -> None:
 
 def run(args: argparse.Namespace, out: TextIO) -> int:
     from app.core.sampler import SamplerConfig
-    from app.core.session import event_to_dict
+    from app.core.session import PracticeEvent, event_to_dict
     from app.frames.intake import DecodedImage
     from app.frames.video import RealtimeClock, VideoError, VideoFrames
     from app.locations import sessions_dir
@@ -51,8 +52,13 @@ def run(args: argparse.Namespace, out: TextIO) -> int:
     said = {"stretched": False, "log_error": ""}
 
     def on_update(update: PipelineUpdate) -> None:
-        if update.event is not None:
-            emit(out, event_to_dict(update.event), jsonl=True)
+        answers = [e for e in update.events if isinstance(e, PracticeEvent)]
+        if len(answers) > 1:  # a checklist's keyframe: one line with every signal, the gate's effect in each
+            line = {"kind": "checklist", "keyframe_id": answers[0].keyframe_id, "t": answers[0].t}
+            emit(out, {**line, "signals": [event_to_dict(e) for e in answers]}, jsonl=True)
+        else:
+            for event in update.events:
+                emit(out, event_to_dict(event), jsonl=True)
         if update.worker_message:
             print(f"worker: {update.worker_message}", file=sys.stderr)
         if update.log_error != said["log_error"]:
@@ -75,7 +81,7 @@ def run(args: argparse.Namespace, out: TextIO) -> int:
     except VideoError as exc:
         print(f"error: {exc}", file=sys.stderr)
         return EXIT_FAILED
-    spec = worker_spec(args)
+    spec = replace(worker_spec(args), checklists=True)  # a checklist profile: every signal per keyframe
     with video, SessionLog(log_path) as log:
         pipeline = LivePipeline(spec, on_update, sampler=sampler, log=log, host_kind=args.worker)
         try:

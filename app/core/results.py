@@ -27,6 +27,13 @@ class AnalysisResult:
     def observation(self) -> str:
         return self.answer.observation
 
+    @property
+    def parse_status(self) -> str:
+        """valid | rejected, or not_asked: a checklist's signal its gate left unasked."""
+        if self.answer.reason is ParseReason.NOT_VISIBLE:
+            return "not_asked"
+        return "valid" if self.answer.valid else "rejected"
+
     def to_dict(self) -> dict[str, Any]:
         return {
             "file": self.source,
@@ -43,7 +50,7 @@ class AnalysisResult:
         return {
             "signal": self.signal,
             "observation": self.answer.observation,
-            "parse_status": _parse_status(self.answer),
+            "parse_status": self.parse_status,
             "parse_reason": self.answer.reason.value,
             "raw": self.answer.raw,
             "finish": self.finish.value,
@@ -51,12 +58,6 @@ class AnalysisResult:
             "model_score": None if self.model_score is None else round(self.model_score, 4),
             "confidence": 0.0,  # generative answers are never confident; an examiner confirms
         }
-
-
-def _parse_status(answer: ParsedAnswer) -> str:
-    if answer.reason is ParseReason.NOT_VISIBLE:
-        return "not_asked"
-    return "valid" if answer.valid else "rejected"
 
 
 @dataclass(frozen=True)

@@ -30,7 +30,7 @@ class PracticeEvent:
     keyframe_id: str
     signal: str
     observation: str
-    parse_status: str  # valid | rejected
+    parse_status: str  # valid | rejected | not_asked (a checklist signal its gate left unasked)
     parse_reason: str
     raw: str
     timings: Timings
@@ -46,6 +46,9 @@ class PracticeEvent:
     # `still`: a still image, whose `t` is only its place in the list, not a time.
     source: str = ""
     still: bool = False
+    # A checklist's signal its gate left unasked: the gate's signal (its own event on the same
+    # keyframe says what it answered). Written only when set, so one-signal records stay as they were.
+    gated_by: str = ""
     kind: str = field(default="practice", init=False)
 
 
@@ -140,13 +143,14 @@ class TimelineEntry:
 
 @dataclass(frozen=True)
 class SessionState:
+    """A checklist's keyframe is one timeline entry per signal (same keyframe_id), each reviewed on its own."""
+
     timeline: tuple[TimelineEntry, ...] = ()
-    counts: tuple[tuple[str, int], ...] = ()  # observation -> count (model answers)
+    counts: tuple[tuple[str, int], ...] = ()  # observation -> count (model answers, every signal)
+    signal_counts: tuple[tuple[str, tuple[tuple[str, int], ...]], ...] = ()  # signal -> its counts, first seen first
     skipped: int = 0
     unchanged: int = 0
     failed: int = 0
-    current_streak: tuple[str, int] | None = None  # (observation, length) of the latest run
-    longest_streaks: tuple[tuple[str, int], ...] = ()
     failures: tuple[KeyframeFailed, ...] = ()
     last_t: float = 0.0
 
@@ -154,14 +158,33 @@ class SessionState:
     def pending(self) -> tuple[TimelineEntry, ...]:
         return tuple(e for e in self.timeline if e.review == "pending")
 
-    def count(self, observation: str) -> int:
-        return dict(self.counts).get(observation, 0)
+    @property
+    def signals(self) -> tuple[str, ...]:
+        """The signals answered, in the order they first appeared (one for a one-signal profile)."""
+        return tuple(signal for signal, _ in self.signal_counts)
+
+    @property
+    def keyframes_answered(self) -> int:
+        """Keyframes with answers: a checklist's keyframe has one entry per signal but counts once."""
+        return len({e.event.keyframe_id for e in self.timeline})
+
+    def count(self, observation: str, signal: str | None = None) -> int:
+        counts = self.counts if signal is None else dict(self.signal_counts).get(signal, ())
+        return dict(counts).get(observation, 0)
 
 
-def _bump(pairs: tuple[tuple[str, int], ...], key: str, value: int | None = None) -> tuple[tuple[str, int], ...]:
+def _bump(pairs: tuple[tuple[str, int], ...], key: str) -> tuple[tuple[str, int], ...]:
     d = dict(pairs)
-    d[key] = d.get(key, 0) + 1 if value is None else max(d.get(key, 0), value)
+    d[key] = d.get(key, 0) + 1
     return tuple(sorted(d.items()))
+
+
+def _bump_signal(
+    per_signal: tuple[tuple[str, tuple[tuple[str, int], ...]], ...], signal: str, observation: str
+) -> tuple[tuple[str, tuple[tuple[str, int], ...]], ...]:
+    d = dict(per_signal)  # keeps first-seen order
+    d[signal] = _bump(d.get(signal, ()), observation)
+    return tuple(d.items())
 
 
 def _review(state: SessionState, event: ExaminerConfirmed | ExaminerCorrected) -> SessionState:
@@ -178,14 +201,11 @@ def _review(state: SessionState, event: ExaminerConfirmed | ExaminerCorrected) -
 def apply(state: SessionState, event: SessionEvent) -> SessionState:
     """The reducer: a new state, the old one untouched. Unknown targets are ignored."""
     if isinstance(event, PracticeEvent):
-        streak = state.current_streak
-        length = streak[1] + 1 if streak and streak[0] == event.observation else 1
         return replace(
             state,
             timeline=state.timeline + (TimelineEntry(event, GENERATIVE),),
             counts=_bump(state.counts, event.observation),
-            current_streak=(event.observation, length),
-            longest_streaks=_bump(state.longest_streaks, event.observation, length),
+            signal_counts=_bump_signal(state.signal_counts, event.signal, event.observation),
             last_t=max(state.last_t, event.t),
         )
     if isinstance(event, KeyframeSkipped):
@@ -228,6 +248,8 @@ def event_to_dict(event: SessionEvent) -> dict[str, Any]:
         data["reason"] = event.reason.value
     if isinstance(event, PracticeEvent):
         data["allowed_values"] = list(event.allowed_values)
+        if not event.gated_by:
+            del data["gated_by"]
     return data
 
 
@@ -290,9 +312,11 @@ def event_from_dict(data: dict[str, Any]) -> SessionEvent:
     return event
 
 
-def verdict_counts(state: SessionState) -> tuple[tuple[str, int], ...]:
-    """How many keyframes have each verdict (the examiner's where reviewed, else the model's answer)."""
+def verdict_counts(state: SessionState, signal: str | None = None) -> tuple[tuple[str, int], ...]:
+    """How many answers have each verdict (the examiner's where reviewed, else the model's answer),
+    of one signal or of every signal."""
     counts: dict[str, int] = {}
     for entry in state.timeline:
-        counts[entry.verdict] = counts.get(entry.verdict, 0) + 1
+        if signal is None or entry.event.signal == signal:
+            counts[entry.verdict] = counts.get(entry.verdict, 0) + 1
     return tuple(sorted(counts.items()))

@@ -16,6 +16,7 @@ from collections import deque
 from collections.abc import Callable
 from dataclasses import dataclass, field
 
+from app.core.results import AnalysisResult, ChecklistResult
 from app.core.sampler import Decision, KeyframeSampler, SamplerConfig, Selection
 from app.core.session import (
     KeyframeFailed,
@@ -65,7 +66,9 @@ class PipelineUpdate:
     """What changed; the listener re-renders from `state`."""
 
     state: SessionState
-    event: SessionEvent | None = None
+    event: SessionEvent | None = None  # the last of `events`
+    # Every event this update recorded: one, or a checklist keyframe's answers (one per signal, in order).
+    events: tuple[SessionEvent, ...] = ()
     streaming_keyframe: str | None = None
     streamed_text: str = ""
     phase: str = ""  # vision | prefill | decode, while a keyframe is analysed
@@ -142,7 +145,7 @@ class LivePipeline:
         self._ready = threading.Event()
         self._failed: str | None = None
         self._model = ("", "", spec.backend)
-        self._answer_values: tuple[str, ...] = ()
+        self._answer_values: dict[str, tuple[str, ...]] = {}  # signal -> the answers its profile allows
         self._ready_event: Ready | None = None
         self._host = make_host(spec, self._on_worker_event, host_kind)
 
@@ -305,7 +308,8 @@ class LivePipeline:
         with self._lock:
             if isinstance(event, Ready):
                 self._model = (event.model_id, event.model_revision, event.backend)
-                self._answer_values = event.answer_values
+                self._answer_values = dict(event.signal_values)
+                self._answer_values.setdefault("", event.answer_values)  # a one-signal profile's
                 self._ready_event = event
                 self._ready.set()
                 note = f" ({event.backend_note})" if event.backend_note else ""
@@ -347,7 +351,7 @@ class LivePipeline:
                 self._notify(streaming_keyframe=kid, streamed_text="".join(self._stream.pieces))
         elif isinstance(event, Finished):
             self._notify(worker_blocked=event.network_blocked)
-            self._finish(keyframe, self._practice_event(keyframe, event))
+            self._finish(keyframe, *self._practice_events(keyframe, event.result))
         else:
             failed = KeyframeFailed(
                 event_id=_new_id(),
@@ -359,8 +363,26 @@ class LivePipeline:
             )
             self._finish(keyframe, failed)
 
-    def _practice_event(self, keyframe: Keyframe, event: Finished) -> PracticeEvent:
-        result = event.answer
+    def _practice_events(
+        self, keyframe: Keyframe, result: AnalysisResult | ChecklistResult
+    ) -> tuple[PracticeEvent, ...]:
+        """One event per answer: a checklist's keyframe gives one per signal, each reviewed on its own."""
+        if isinstance(result, AnalysisResult):
+            return (self._practice_event(keyframe, result, self._answer_values.get("", ())),)
+        gated_by = result.gate if result.gate_open is False else None
+        return tuple(
+            self._practice_event(
+                keyframe,
+                answer,
+                self._answer_values.get(answer.signal, ()),
+                gated_by if answer.signal != gated_by else None,
+            )
+            for answer in result.results
+        )
+
+    def _practice_event(
+        self, keyframe: Keyframe, result: AnalysisResult, allowed: tuple[str, ...], gated_by: str | None = None
+    ) -> PracticeEvent:
         model_id, revision, backend = self._model
         return PracticeEvent(
             event_id=_new_id(),
@@ -369,7 +391,7 @@ class LivePipeline:
             keyframe_id=keyframe.keyframe_id,
             signal=result.signal,
             observation=result.observation,
-            parse_status="valid" if result.answer.valid else "rejected",
+            parse_status=result.parse_status,
             parse_reason=result.answer.reason.value,
             raw=result.answer.raw,
             timings=result.timings,
@@ -378,26 +400,31 @@ class LivePipeline:
             backend=backend,
             model_score=result.model_score,
             profile_id=result.profile_id,
-            allowed_values=self._answer_values,
+            allowed_values=allowed,
             source=keyframe.image.name,
             still=keyframe.image.still,
+            gated_by=gated_by or "",
         )
 
-    def _finish(self, keyframe: Keyframe, event: SessionEvent) -> None:
+    def _finish(self, keyframe: Keyframe, *events: SessionEvent) -> None:
         self._jobs.pop(self._job_id(keyframe), None)
-        self._sampler.settle(keyframe.t, answered=isinstance(event, PracticeEvent))
+        self._sampler.settle(keyframe.t, answered=isinstance(events[0], PracticeEvent))
         self._stream = None
-        if isinstance(event, PracticeEvent) and self._log is not None:
-            self._save_thumbnail(self._log, event.event_id, keyframe.image)
-        self._record(event)
+        answers = [e for e in events if isinstance(e, PracticeEvent)]
+        if answers and self._log is not None:
+            self._save_thumbnails(self._log, answers, keyframe.image)
+        self._record(*events)
         self._advance()
 
     @staticmethod
-    def _save_thumbnail(log: SessionLog, event_id: str, image: DecodedImage) -> None:
-        """Before the answer is recorded, so a screen showing the answer finds its picture."""
+    def _save_thumbnails(log: SessionLog, answers: list[PracticeEvent], image: DecodedImage) -> None:
+        """Before the answers are recorded, so a screen showing one finds its picture (each answer of a
+        checklist's keyframe has it under its own id: reviews and screens look answers up by id)."""
+        data = jpeg(image.rgb, side=THUMB_SIDE)
         try:
-            log.save_thumbnail(event_id, jpeg(image.rgb, side=THUMB_SIDE))
-        except OSError as exc:  # a full disk: the answer is kept, only its picture is missing
+            for answer in answers:
+                log.save_thumbnail(answer.event_id, data)
+        except OSError as exc:  # a full disk: the answers are kept, only their picture is missing
             logger.warning("keyframe thumbnail not saved (%s)", exc.strerror or exc)
 
     def _advance(self) -> None:
@@ -406,25 +433,27 @@ class LivePipeline:
             self._dispatch(following)
         self._idle.notify_all()
 
-    def _record(self, event: SessionEvent) -> None:
-        # On disk (fsynced) before the UI can show it: a crash loses nothing that was seen.
+    def _record(self, *events: SessionEvent) -> None:
+        # On disk (fsynced) before the UI can show them: a crash loses nothing that was seen.
         # A log that cannot be written (disk full) must not stop the session: the event is
         # kept in memory and the failure is shown with every update until a write succeeds.
-        if self._log is not None:
-            try:
-                self._log.append(event)
-                self._log_error = ""
-            except OSError as exc:
-                self._log_error = f"the session log cannot be written ({exc.strerror or exc})"
-                logger.error("%s: %s", self._log_error, event.event_id)
-        self._state = apply(self._state, event)
-        _log_event(event)
-        self._notify(event=event)
+        # A checklist keyframe's answers are shown together, in one update, once all are on disk.
+        for event in events:
+            if self._log is not None:
+                try:
+                    self._log.append(event)
+                    self._log_error = ""
+                except OSError as exc:
+                    self._log_error = f"the session log cannot be written ({exc.strerror or exc})"
+                    logger.error("%s: %s", self._log_error, event.event_id)
+            self._state = apply(self._state, event)
+            _log_event(event)
+        self._notify(events=events)
 
     def _notify(
         self,
         *,
-        event: SessionEvent | None = None,
+        events: tuple[SessionEvent, ...] = (),
         streaming_keyframe: str | None = None,
         streamed_text: str = "",
         phase: str = "",
@@ -437,7 +466,8 @@ class LivePipeline:
         interval = self.sampler_config.interval_s
         update = PipelineUpdate(
             state=self._state,
-            event=event,
+            event=events[-1] if events else None,
+            events=events,
             streaming_keyframe=streaming_keyframe,
             streamed_text=streamed_text,
             phase=phase,

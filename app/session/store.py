@@ -337,14 +337,30 @@ def export_jsonl(session: LoadedSession) -> str:
     return "".join(json.dumps(event_to_dict(e), ensure_ascii=False) + "\n" for e in session.events)
 
 
+def _listed(counts: tuple[tuple[str, int], ...]) -> str:
+    return ", ".join(f"{k} {v}" for k, v in counts) or "none"
+
+
 def summary_text(session: LoadedSession) -> str:
     state = session.state
     revised = [e for e in state.timeline if e.revised]
+    if len(state.signals) > 1:  # a checklist: counts of different questions do not add up
+        answers = [f"Model answers, {signal}: {_listed(dict(state.signal_counts)[signal])}" for signal in state.signals]
+        verdicts = [f"Verdicts, {signal}: {_listed(verdict_counts(state, signal))}" for signal in state.signals]
+        counted = [
+            f"Keyframes analysed: {state.keyframes_answered} (a checklist of {len(state.signals)} signals)",
+            *answers,
+            "Verdicts are the examiner's where reviewed:",
+            *verdicts,
+        ]
+    else:
+        counted = [
+            f"Keyframes analysed: {len(state.timeline)}",
+            f"Model answers: {_listed(state.counts)}",
+            f"Verdicts (the examiner's where reviewed): {_listed(verdict_counts(state))}",
+        ]
     lines = [
-        f"Keyframes analysed: {len(state.timeline)}",
-        "Model answers: " + (", ".join(f"{k} {v}" for k, v in state.counts) or "none"),
-        "Verdicts (the examiner's where reviewed): "
-        + (", ".join(f"{k} {v}" for k, v in verdict_counts(state)) or "none"),
+        *counted,
         f"Skipped: {state.skipped} (unchanged {state.unchanged}); failed: {state.failed}",
         f"Pending examiner confirmation: {len(state.pending)}",
         f"Reviewed: {sum(1 for e in state.timeline if e.review != 'pending')} "

@@ -52,8 +52,8 @@ class WorkerSpec:
     stall_floor_s: float = 30.0
     # The load watchdog's floor (app.core.watchdog.load_limit_s); lowered only by fault tests.
     load_floor_s: float = 60.0
-    # A checklist profile (several signals) is accepted: `analyze` prints every signal; the live app
-    # shows one question, so its workers refuse a checklist in words.
+    # A checklist profile (several signals) is accepted: `analyze` and `watch` record every signal; the
+    # app's screens show one question, so their workers refuse a checklist in words.
     checklists: bool = False
 
 
@@ -99,6 +99,8 @@ class Ready:
     isolation_how: str = ""  # what enforces it there, in one sentence
     isolation_kind: str = ""  # the same as a code screens translate (app.privacy.isolation.Isolation.kind)
     labels: tuple[tuple[str, ProfileLabels], ...] = ()  # the profile's words for people, per language
+    # A checklist's signals with the answers each allows, in its order (empty: one signal, `answer_values`).
+    signal_values: tuple[tuple[str, tuple[str, ...]], ...] = ()
 
 
 @dataclass(frozen=True)

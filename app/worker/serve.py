@@ -209,6 +209,9 @@ def serve(spec: WorkerSpec, wait: Wait, poll: Poll, emit: Callable[[Event], None
             isolation.how,
             isolation.kind,
             analyzer.profile.labels,
+            ()
+            if analyzer.checklist is None
+            else tuple((spec.signal, spec.values) for spec in analyzer.checklist.signals),
         )
     )
     pace_ms = _test_pace_ms()

@@ -130,9 +130,10 @@ def test_a_damaged_checklist_is_refused_in_a_sentence_naming_the_file(tmp_path: 
     assert line.startswith("error: the profile could not be used: ") and str(bad) in line and "gate" in line
 
 
-def test_the_commands_that_take_one_question_refuse_a_checklist_in_words(tmp_path: Path) -> None:
+def test_the_app_screens_refuse_a_checklist_in_words(tmp_path: Path) -> None:
+    # analyze, watch and eval ask every signal; the app's screens show one question, for now.
     checklist = str(PROFILES / "cpr_checklist.json")
-    for command in (["watch", str(tmp_path / "practice.mp4")], ["eval", str(tmp_path)], ["ui", "--port", "1"]):
+    for command in (["ui", "--port", "1"],):
         proc = subprocess.run(
             [sys.executable, "-m", "app", *command, "--profile", checklist],
             cwd=ROOT, capture_output=True, text=True, timeout=HANG_S,

@@ -66,7 +66,7 @@ def test_generative_answers_are_never_confident(tmp_path: Path) -> None:
     assert [(r["confidence"], r["alert_tier"], r["review"]) for r in rows] == [("0.0", "low", "pending")] * 3
 
 
-def test_reducer_builds_timeline_counts_streaks_and_pending() -> None:
+def test_reducer_builds_timeline_counts_and_pending() -> None:
     events = [
         practice(1, "no"),
         practice(2, "yes"),
@@ -84,8 +84,8 @@ def test_reducer_builds_timeline_counts_streaks_and_pending() -> None:
     state = reduce(events)
     assert [e.event.event_id for e in state.timeline] == ["e1", "e2", "e3", "e5", "e6"]
     assert state.count("yes") == 3 and state.count("no") == 2
-    assert state.current_streak == ("no", 1)
-    assert dict(state.longest_streaks) == {"yes": 3, "no": 1}
+    assert state.signals == ("hand_position_correct",) and state.keyframes_answered == 5
+    assert state.count("yes", "hand_position_correct") == 3 and state.count("yes", "hands_stacked") == 0
     assert state.skipped == 1 and state.unchanged == 1 and state.failed == 1
     assert [e.event.event_id for e in state.pending] == ["e1", "e3", "e5"]
     reviewed = {e.event.event_id: (e.review, e.final_observation) for e in state.timeline if e.review != "pending"}
@@ -106,8 +106,6 @@ def test_replay_in_pieces_equals_replay_at_once(observations: list[str]) -> None
     assert reduce(events[half:], reduce(events[:half])) == reduce(events)
     state = reduce(events)
     assert sum(v for _, v in state.counts) == len(events)
-    if events:
-        assert state.current_streak[0] == observations[-1]
 
 
 def test_events_round_trip_through_json() -> None:
@@ -205,3 +203,64 @@ def test_a_correction_is_the_verdict_everywhere_and_the_models_answer_stays_the_
     assert [(r["observation"], r["verdict"]) for r in rows] == [("yes", "no"), ("no", "no")]
     summary = summary_text(load_session(path))
     assert "Model answers: no 1, yes 1" in summary and "Verdicts (the examiner's where reviewed): no 2" in summary
+
+
+def checklist_keyframe(i: int, answers: dict[str, str], gated_by: str = "") -> list[PracticeEvent]:
+    """A checklist keyframe's events: one per signal, sharing the keyframe; `gated_by` on the unasked."""
+    gate = next(iter(answers))
+    return [
+        replace(
+            practice(i, observation),
+            event_id=f"e{i}-{signal}",
+            signal=signal,
+            profile_id="cpr_checklist",
+            allowed_values=("yes", "no", "unknown"),
+            parse_status="not_asked" if gated_by and signal != gate else "valid",
+            parse_reason="not_visible" if gated_by and signal != gate else "ok",
+            gated_by=gated_by if signal != gate else "",
+        )
+        for signal, observation in answers.items()
+    ]
+
+
+def test_a_checklist_session_counts_each_signal_apart_and_reviews_each_answer(tmp_path: Path) -> None:
+    events = [
+        *checklist_keyframe(1, {"hands_visible": "yes", "hand_position_correct": "no", "hands_stacked": "yes"}),
+        *checklist_keyframe(
+            2, {"hands_visible": "no", "hand_position_correct": "unknown", "hands_stacked": "unknown"}, "hands_visible"
+        ),
+        ExaminerCorrected(event_id="c1", target_id="e1-hand_position_correct", wall_time=2000.0, observation="yes"),
+    ]
+    state = reduce(events)
+    assert state.signals == ("hands_visible", "hand_position_correct", "hands_stacked")
+    assert state.keyframes_answered == 2 and len(state.timeline) == 6
+    assert dict(dict(state.signal_counts)["hands_visible"]) == {"no": 1, "yes": 1}
+    assert state.count("unknown", "hands_stacked") == 1 and state.count("yes", "hands_stacked") == 1
+    # Each signal's answer is its own entry, pending on its own: the correction touched one of six.
+    assert [e.review for e in state.timeline].count("corrected") == 1
+    assert len(state.pending) == 5 and all(e.routing.confidence == 0.0 for e in state.timeline)
+    log = SessionLog(tmp_path / "c.jsonl")
+    for event in events:
+        log.append(event)
+    log.close()
+    loaded = load_session(tmp_path / "c.jsonl")
+    assert list(loaded.events) == events  # gated_by survives the log
+    summary = summary_text(loaded)
+    assert "Keyframes analysed: 2 (a checklist of 3 signals)" in summary
+    assert "Model answers, hand_position_correct: no 1, unknown 1" in summary
+    assert "Verdicts, hand_position_correct: unknown 1, yes 1" in summary
+    rows = list(csv.DictReader(io.StringIO(export_csv(loaded))))
+    assert [(r["keyframe_id"], r["signal"], r["verdict"]) for r in rows][:3] == [
+        ("k1", "hands_visible", "yes"),
+        ("k1", "hand_position_correct", "yes"),
+        ("k1", "hands_stacked", "yes"),
+    ]
+    assert [r["parse_reason"] for r in rows if r["keyframe_id"] == "k2"] == ["ok", "not_visible", "not_visible"]
+
+
+def test_a_one_signal_record_has_no_checklist_field() -> None:
+    # Older readers and exports see exactly the record they always did.
+    record = event_to_dict(practice(1, "yes"))
+    assert "gated_by" not in record
+    gated = checklist_keyframe(1, {"hands_visible": "no", "hands_stacked": "unknown"}, "hands_visible")
+    assert [event_to_dict(e).get("gated_by") for e in gated] == [None, "hands_visible"]
