@@ -131,7 +131,7 @@ def _profile_problem(args: argparse.Namespace) -> str | None:
         return None
     try:
         # These ask every signal of a checklist; the others (the app's screens) need one question.
-        load_checklist(path) if args.command in ("analyze", "watch", "eval") else load_profile(path)
+        load_checklist(path) if args.command in ("analyze", "watch", "eval", "bench") else load_profile(path)
     except ProfileError as exc:
         return f"the profile could not be used: {exc}"
     return None

@@ -81,6 +81,7 @@ def _progress(done: int, total: int) -> None:
 
 def run(args: argparse.Namespace, out: TextIO) -> int:
     from app.frames.intake import ImageRejected, read_image_file
+    from app.profile_file import load_checklist
     from app.worker.blocking import BlockingWorker, WorkerUnavailable
 
     if args.runs < 1:
@@ -95,6 +96,17 @@ def run(args: argparse.Namespace, out: TextIO) -> int:
     if not images:
         print("error: no image to measure with", file=sys.stderr)
         return EXIT_FAILED
+    checklist = load_checklist(args.profile) if args.profile is not None else None  # checked before the model
+    if checklist is not None and not checklist.is_single:
+        from app.commands import bench_checklist
+
+        try:
+            figures = bench_checklist.measure(args, checklist, images, _progress)
+        except WorkerUnavailable as exc:
+            print(f"error: the model could not be loaded: {exc}", file=sys.stderr)
+            return EXIT_SETUP
+        written = _deliver(args, out, figures, bench_checklist.table(figures))
+        return EXIT_OK if written and figures["rounds"] and not figures["failures"] else EXIT_FAILED
     started = time.perf_counter()
     results: list[AnalysisResult] = []
     walls: list[float] = []  # keyframe handed to the worker -> parsed answer back, in this process
@@ -126,17 +138,20 @@ def run(args: argparse.Namespace, out: TextIO) -> int:
             _progress(i, args.runs)
         at_end = memory_kib(worker.pid)
     receipt = _receipt(args, ready, load_s, results, walls, failures, after_load, at_end, images)
-    if args.json:
-        out.write(json.dumps(receipt, indent=2, ensure_ascii=False) + "\n")
-    else:
-        out.write(_table(receipt))
+    written = _deliver(args, out, receipt, _table(receipt))
+    return EXIT_OK if written and results and not failures else EXIT_FAILED
+
+
+def _deliver(args: argparse.Namespace, out: TextIO, receipt: dict[str, Any], table: str) -> bool:
+    """Prints the receipt (a table, or JSON) and writes it to --receipt; False if that file cannot be written."""
+    out.write(json.dumps(receipt, indent=2, ensure_ascii=False) + "\n" if args.json else table)
     if args.receipt is not None:
         try:  # after the figures are printed: a receipt file that cannot be written does not lose them
             args.receipt.write_text(json.dumps(receipt, indent=2, ensure_ascii=False) + "\n", encoding="utf-8")
         except OSError as exc:
             print(f"error: cannot write the receipt {args.receipt}: {exc.strerror or exc}", file=sys.stderr)
-            return EXIT_FAILED
-    return EXIT_OK if results and not failures else EXIT_FAILED
+            return False
+    return True
 
 
 def _receipt(

@@ -55,6 +55,8 @@ class WorkerSpec:
     # A checklist profile (several signals) is accepted: `analyze` and `watch` record every signal; the
     # app's screens show one question, so their workers refuse a checklist in words.
     checklists: bool = False
+    # One signal of a checklist profile, asked alone with its whole prompt (`bench` compares it with all).
+    signal: str | None = None
 
 
 # --- host -> worker ---------------------------------------------------------------------

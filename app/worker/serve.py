@@ -17,6 +17,7 @@ from pathlib import Path
 
 from app.analyzer import Analyzer, AnalyzerSettings, default_profile_path
 from app.core.backend_policy import BackendDecision, judge_backend
+from app.core.profiles import ProfileError
 from app.engine.stdio import capture_native_output
 from app.frames.intake import read_image_file
 from app.models.catalog import DEFAULT_MODEL_ID, ModelRef, resolve_model
@@ -50,15 +51,25 @@ Wait = Callable[[], Command]  # blocking
 
 def build_analyzer(spec: WorkerSpec, model: ModelRef, backend: str | None = None) -> Analyzer:
     path = spec.profile or default_profile_path(model)
+    if spec.signal is not None:
+        try:
+            alone = load_checklist(path).signal(spec.signal)
+        except KeyError:
+            raise ProfileError(f"{path}: no signal {spec.signal!r}") from None
+        return Analyzer(model, alone, _settings(spec, backend))
     checklist = load_checklist(path) if spec.checklists else None
     profile = checklist.signals[0] if checklist is not None else load_profile(path)
-    settings = AnalyzerSettings(
+    several = None if checklist is None or checklist.is_single else checklist
+    return Analyzer(model, profile, _settings(spec, backend), several)
+
+
+def _settings(spec: WorkerSpec, backend: str | None) -> AnalyzerSettings:
+    return AnalyzerSettings(
         backend=backend or spec.backend,
         threads=spec.threads,
         image_max_side=spec.image_max_side,
         constrained=spec.constrained,
     )
-    return Analyzer(model, profile, settings, None if checklist is None or checklist.is_single else checklist)
 
 
 def loads_needed(spec: WorkerSpec) -> int:

@@ -13,13 +13,18 @@ import subprocess
 import sys
 from pathlib import Path
 
+import pytest
+
+from app.core.profiles import ProfileError
 from app.core.sampler import SamplerConfig
 from app.core.session import PracticeEvent
 from app.frames.intake import DecodedImage
 from app.frames.video import iter_video_frames
+from app.models.catalog import resolve_model
 from app.pipeline.live import LivePipeline, PipelineUpdate
 from app.session.store import SessionLog, load_session, read_thumbnail
 from app.worker.messages import WorkerSpec
+from app.worker.serve import build_analyzer
 from tests.conditions import HANG_S
 from tests.integration.video import write_hands_video
 
@@ -172,3 +177,15 @@ def test_the_pipeline_records_a_checklist_keyframe_at_once_and_replays_it(tmp_pa
     # Every answer has the keyframe's picture under its own id, as a review screen looks it up.
     pictures = {entry.event.event_id: read_thumbnail(log_path, entry.event.event_id) for entry in state.timeline}
     assert all(data and data.startswith(b"\xff\xd8") for data in pictures.values())
+
+
+def test_one_signal_of_a_checklist_is_asked_alone_and_a_missing_one_named(tmp_path: Path) -> None:
+    profile = gated_checklist(tmp_path)
+    model = resolve_model(None)
+    alone = build_analyzer(WorkerSpec(profile=profile, signal="hands_stacked"), model)
+    try:
+        assert alone.checklist is None and alone.profile.signal == "hands_stacked"
+    finally:
+        alone.close()
+    with pytest.raises(ProfileError, match=r"gated\.json: no signal 'arms_straight'"):
+        build_analyzer(WorkerSpec(profile=profile, signal="arms_straight"), model)

@@ -52,3 +52,33 @@ def test_an_unreadable_image_is_a_clear_error(tmp_path: Path) -> None:
     proc = _bench(tmp_path, "--runs", "1", "--image", str(broken))
     assert proc.returncode == 1
     assert proc.stderr.startswith("error: ") and "broken.jpg" in proc.stderr and "Traceback" not in proc.stderr
+
+
+def test_a_checklist_is_measured_against_one_of_its_signals_in_the_same_run(tmp_path: Path) -> None:
+    receipt_file = tmp_path / "checklist.json"
+    profile = ROOT / "model_store" / "profiles" / "cpr_checklist.json"
+    proc = _bench(tmp_path, "--profile", str(profile), "--runs", "2", "--json", "--receipt", str(receipt_file))
+    assert proc.returncode == 0, proc.stderr
+    receipt = json.loads(proc.stdout)
+    assert json.loads(receipt_file.read_text()) == receipt
+    assert receipt["signals"] == ["hands_visible", "hand_position_correct", "hands_stacked"]
+    assert receipt["alone"] == "hands_visible" and receipt["rounds"] == 2 and not receipt["failures"]
+    for key in ("one_signal_ms", "checklist_ms", "ratio", "image_vision_ms", "first_signal_ms", "signals_asked"):
+        figure = receipt[key]
+        assert figure["n"] == 2 and figure["min"] <= figure["median"] <= figure["max"], (key, figure)
+    asked = receipt["signals_asked"]
+    assert 1 <= asked["min"] <= asked["max"] <= 3
+    # Every asked answer is strict-valid (constrained): the checklist's and the lone signal's.
+    assert receipt["strict_valid"] == receipt["answers"] >= 2 * (1 + 1)
+    # Its first answer carries the image, so it costs at least the encode it reports.
+    assert receipt["first_signal_ms"]["min"] >= receipt["image_vision_ms"]["min"]
+
+
+def test_a_checklist_table_separates_the_image_and_each_extra_signal(tmp_path: Path) -> None:
+    profile = ROOT / "model_store" / "profiles" / "cpr_checklist.json"
+    proc = _bench(tmp_path, "--profile", str(profile), "--runs", "1", "--worker", "thread")
+    assert proc.returncode == 0, proc.stderr
+    names = [line.strip().split("  ")[0] for line in proc.stdout.splitlines()]
+    for row in ("one signal (hands_visible) alone", "the checklist, one encode", "checklist ÷ one, per round",
+                "image: vision encode", "first signal (with the image)", "each extra signal"):  # fmt: skip
+        assert row in names, (row, proc.stdout)
