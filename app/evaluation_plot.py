@@ -3,7 +3,8 @@
 Drawn with Pillow (already a dependency) so `eval --plot` needs no plotting library. The
 matrix cells are shaded by their share of the row (a correct answer on the diagonal is
 green, a wrong one red); the latency panel is a bar per image in the report's order, with
-the median marked, so a slow image or a slowdown over the run shows at a glance.
+the median marked, so a slow image or a slowdown over the run shows at a glance. A checklist's
+report is one such panel per signal, stacked in the checklist's order.
 """
 
 from __future__ import annotations
@@ -13,7 +14,7 @@ from pathlib import Path
 
 from PIL import Image, ImageDraw, ImageFont
 
-from app.core.evaluation import Report
+from app.core.evaluation import ChecklistReport, Report
 from app.core.figures import spread
 
 _CELL = 76  # wide enough for UNKNOWN above its column
@@ -138,3 +139,18 @@ def render_report(report: Report, title: str) -> Image.Image:
 
 def write_report_png(report: Report, title: str, path: Path) -> None:
     render_report(report, title).save(path, format="PNG")
+
+
+def render_checklist(report: ChecklistReport, title: str) -> Image.Image:
+    """Each signal's panel (its matrix and the time its question took per image), one under the other."""
+    panels = [render_report(s.report, f"{title} · {s.signal}{' (the gate)' if s.gate else ''}") for s in report.signals]
+    image = Image.new("RGB", (max(p.width for p in panels), sum(p.height for p in panels)), "white")
+    top = 0
+    for panel in panels:
+        image.paste(panel, (0, top))
+        top += panel.height
+    return image
+
+
+def write_checklist_png(report: ChecklistReport, title: str, path: Path) -> None:
+    render_checklist(report, title).save(path, format="PNG")

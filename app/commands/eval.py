@@ -6,6 +6,11 @@ a child process, `BlockingWorker`); the answers are compared with labels.csv by
 stdout gets the report (a table, or one JSON object with `--json`); progress,
 notes and per-file errors go to stderr; `--csv OUT` writes one row per image.
 
+A checklist profile (`--profile`, several signals) has every signal of an image
+asked from one encode of it, as `analyze` does; its labels.csv has a column per
+signal under a header, and the report is one per signal (`evaluate_checklist`):
+one table each, one JSON object holding them all, one CSV row per image and signal.
+
 Exit status: 0 when every image was answered and every label row was usable;
 1 when a file, an analysis or a label row failed (the rest is still reported),
 or the CSV cannot be written; 2 when nothing could start (no such folder, a
@@ -18,18 +23,25 @@ import argparse
 import json
 import os
 import sys
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass, replace
 from pathlib import Path
-from typing import TYPE_CHECKING, TextIO
+from typing import TYPE_CHECKING, Any, TextIO
 
 from app.commands.common import EXIT_FAILED, EXIT_OK, EXIT_SETUP, add_model_options, worker_spec
 
 if TYPE_CHECKING:
     from app.commands.common import Subparsers
-    from app.core.evaluation import Prediction
+    from app.core.checklist import Checklist
+    from app.core.evaluation import ChecklistReport, Prediction
+    from app.core.results import AnalysisResult
+    from app.evaluation_labels import ChecklistLabels, Labels
     from app.frames.intake import ImageRejected
     from app.worker.blocking import Outcome
+    from app.worker.messages import Ready
 
 DEFAULT_LABELS = "labels.csv"
+SINGLE = ""  # the one signal of a one-signal profile: its output names no signal, as it always has
 
 
 def add_parser(sub: Subparsers) -> None:
@@ -38,7 +50,8 @@ def add_parser(sub: Subparsers) -> None:
         help="testers' mode: answer every image of a folder and compare with labels.csv",
         description="Run every image of DIR through the model and compare the answers with a labels file "
         "(rows: file name, expected value). Prints the confusion matrix, precision and recall per value, "
-        "the unknown rate and the yes-bias.",
+        "the unknown rate and the yes-bias. With a checklist profile the labels file has a header row "
+        "(file, then a column per signal) and the report is one per signal.",
     )
     parser.add_argument("folder", metavar="DIR", help="a folder of images (read one level deep)")
     parser.add_argument(
@@ -57,21 +70,15 @@ def add_parser(sub: Subparsers) -> None:
 
 def run(args: argparse.Namespace, out: TextIO) -> int:
     from app.commands.analyze import analyse_each
-    from app.core.evaluation import csv_text, evaluate, format_table, match_labels
-    from app.evaluation_labels import LabelsFileError, decode_labels, read_labels_bytes
+    from app.core.evaluation import match_labels
+    from app.evaluation_labels import LabelsFileError, read_labels_bytes
     from app.frames.intake import display_name
     from app.frames.listing import list_inputs
     from app.worker.blocking import BlockingWorker, WorkerUnavailable
 
-    def note(message: str) -> None:
-        print(f"note: {message}", file=sys.stderr)
-
-    def error(message: str) -> None:
-        print(f"error: {message}", file=sys.stderr)
-
     folder = Path(args.folder)
     if not folder.is_dir():
-        error(f"{display_name(args.folder)}: not a folder of images")
+        _error(f"{display_name(args.folder)}: not a folder of images")
         return EXIT_SETUP
     labels_path: Path | None = args.labels
     if labels_path is None and (folder / DEFAULT_LABELS).is_file():
@@ -81,116 +88,206 @@ def run(args: argparse.Namespace, out: TextIO) -> int:
         try:
             labels_data = read_labels_bytes(labels_path)  # before the model loads: a typo costs no wait
         except LabelsFileError as exc:
-            error(str(exc))
+            _error(str(exc))
             return EXIT_SETUP
     else:
-        note(f"no labels file (--labels, or {DEFAULT_LABELS} in the folder): answers only, no confusion matrix")
+        _note(f"no labels file (--labels, or {DEFAULT_LABELS} in the folder): answers only, no confusion matrix")
+    checklist = _checklist(args.profile)
+    labels: Labels | ChecklistLabels | None = None
+    if checklist is not None and labels_data is not None and labels_path is not None:
+        # A checklist's columns are known before the model loads: a misnamed one costs no wait either.
+        labels = _decode(labels_data, labels_path, _signal_values(checklist))
+        if labels is None:
+            return EXIT_SETUP
 
-    with BlockingWorker(worker_spec(args), host_kind="process", on_notice=note) as worker:
+    spec = worker_spec(args) if checklist is None else replace(worker_spec(args), checklists=True)
+    with BlockingWorker(spec, host_kind="process", on_notice=_note) as worker:
         try:
             ready = worker.start()
         except WorkerUnavailable as exc:
-            error(f"the model could not be loaded: {exc}")
+            _error(f"the model could not be loaded: {exc}")
             return EXIT_SETUP
         if ready.backend != args.backend:
-            note(ready.backend_note)
+            _note(ready.backend_note)
         if ready.model_note:
-            note(ready.model_note)
-        values = ready.answer_values
+            _note(ready.model_note)
+        signals = {SINGLE: ready.answer_values} if checklist is None else _signal_values(checklist)
         status = EXIT_OK
-        labelled: dict[str, str] = {}
         label_errors: list[str] = []
         if labels_data is not None and labels_path is not None:
-            try:
-                labels = decode_labels(labels_data, values, display_name(labels_path))
-            except LabelsFileError as exc:
-                error(str(exc))
-                return EXIT_SETUP
+            if labels is None:  # a one-signal profile's answers are known once the model has loaded
+                labels = _decode(labels_data, labels_path, signals)
+                if labels is None:
+                    return EXIT_SETUP
             for line in labels.notes:
-                note(f"{display_name(labels_path)} {line}")
+                _note(f"{display_name(labels_path)} {line}")
             for row_error in labels.errors:
                 label_errors.append(str(row_error))
-                error(f"{display_name(labels_path)} {row_error}")
+                _error(f"{display_name(labels_path)} {row_error}")
             if labels.errors:
                 status = EXIT_FAILED
-            labelled = labels.expected
+        labelled = _by_signal(labels, signals)
 
         listing = list_inputs([folder])
         if labels_path is not None:  # the labels file in the folder is not an image: no note for it
             own = display_name(folder / labels_path.name) if labels_path.parent.resolve() == folder.resolve() else ""
             listing.skipped = [s for s in listing.skipped if s.display != own]
         for line in listing.notes():
-            note(line)
+            _note(line)
         items = [i for i in listing.items if i.path is not None and i.path != folder]
         names = [_name(i.path) for i in items if i.path is not None]
-        matched = match_labels(names, labelled)
-        predictions: list[Prediction] = []
+        matched = {signal: match_labels(names, labelled[signal]) for signal in signals}
+        rows: dict[str, list[Prediction]] = {signal: [] for signal in signals}
         for index, (name, outcome) in enumerate(analyse_each(worker, zip(names, items, strict=True)), start=1):
             if isinstance(outcome, WorkerUnavailable):
-                error(f"{name}: the worker stopped; no further image can be analysed")
+                _error(f"{name}: the worker stopped; no further image can be analysed")
                 return EXIT_SETUP
-            expected = matched.expected[name]
-            prediction = _prediction(name, expected, outcome)
-            if prediction.observed is None:
+            predictions = _predictions(name, {s: m.expected[name] for s, m in matched.items()}, outcome)
+            failed = next((p for p in predictions.values() if p.observed is None), None)
+            if failed is not None:
                 status = EXIT_FAILED
-                error(f"{name}: {prediction.detail}")
-            shown = prediction.observed if prediction.observed is not None else "error"
-            versus = f" (expected {expected})" if expected is not None else ""
-            print(f"[{index}/{len(items)}] {name}: {shown}{versus}", file=sys.stderr)
-            predictions.append(prediction)
+                _error(f"{name}: {failed.detail}")
+            print(f"[{index}/{len(items)}] {name}: {_progress(predictions)}", file=sys.stderr)
+            for signal, prediction in predictions.items():
+                rows[signal].append(prediction)
         for item in listing.items:  # the folder itself could not be listed
             if item.error is not None and item.path == folder:
                 status = EXIT_FAILED
-                error(str(item.error))
+                _error(str(item.error))
 
-    if matched.missing:
-        note(f"{len(matched.missing)} labelled file(s) not in the folder: {_few(matched.missing)}")
-    if labelled and matched.unlabelled:
-        note(f"{len(matched.unlabelled)} image(s) without a label: {_few(matched.unlabelled)}")
-    report = evaluate(predictions, values)
+    missing = tuple(dict.fromkeys(name for m in matched.values() for name in m.missing))  # labelled for any signal
+    unlabelled = tuple(name for name in names if not any(name in labelled[s] for s in signals))
+    if missing:
+        _note(f"{len(missing)} labelled file(s) not in the folder: {_few(missing)}")
+    if any(labelled.values()) and unlabelled:
+        _note(f"{len(unlabelled)} image(s) without a label: {_few(unlabelled)}")
+    output = _single(rows[SINGLE], signals[SINGLE]) if checklist is None else _checklist_output(rows, checklist)
     if args.json:
         record = {
             "folder": display_name(folder),
             "labels": None if labels_path is None else display_name(labels_path),
             "model": {"id": ready.model_id, "revision": ready.model_revision},
-            **report.to_dict(),
+            **output.report,
             "label_errors": label_errors,
-            "missing_images": list(matched.missing),
-            "unlabelled_images": list(matched.unlabelled),
-            "images": [
-                {
-                    "file": p.name,
-                    "expected": p.expected,
-                    "observed": p.observed,
-                    "parse_status": p.parse_status,
-                    "detail": p.detail,
-                    "seconds": None if p.seconds is None else round(p.seconds, 3),
-                }
-                for p in report.rows
-            ],
+            "missing_images": list(missing),
+            "unlabelled_images": list(unlabelled),
+            "images": output.images,
         }
         out.write(json.dumps(record, ensure_ascii=False, indent=2) + "\n")
     else:
-        out.write(f"model {ready.model_id} · folder {display_name(folder)}\n")
-        out.write(format_table(report))
+        what = "" if checklist is None else f" · checklist {checklist.id}"
+        out.write(f"model {ready.model_id} · folder {display_name(folder)}{what}\n")
+        out.write(output.table)
     out.flush()
+    return _write_files(args, output, ready, folder, status)
+
+
+@dataclass(frozen=True)
+class _Output:
+    """The report in every form the command gives it."""
+
+    report: dict[str, Any]  # the JSON object's report fields
+    images: list[dict[str, Any]]  # the JSON object's per-image answers
+    table: str
+    csv: str
+    plot: Callable[[str, Path], None]  # draws the PNG: (title, path)
+
+
+def _single(rows: Sequence[Prediction], values: Sequence[str]) -> _Output:
+    from app.core.evaluation import csv_text, evaluate, format_table
+    from app.evaluation_plot import write_report_png
+
+    report = evaluate(rows, values)
+    images = [{"file": p.name, **_answer(p)} for p in report.rows]
+    return _Output(
+        report.to_dict(), images, format_table(report), csv_text(report), lambda t, p: write_report_png(report, t, p)
+    )
+
+
+def _checklist_output(rows: Mapping[str, Sequence[Prediction]], checklist: Checklist) -> _Output:
+    from app.core.evaluation import checklist_csv_text, evaluate_checklist, format_checklist_table
+    from app.evaluation_plot import write_checklist_png
+
+    report = evaluate_checklist(rows, _signal_values(checklist), checklist.gate, checklist.gate_open)
+    return _Output(
+        {"profile": checklist.id, **report.to_dict()},
+        _checklist_images(report),
+        format_checklist_table(report),
+        checklist_csv_text(report),
+        lambda t, p: write_checklist_png(report, t, p),
+    )
+
+
+def _write_files(args: argparse.Namespace, output: _Output, ready: Ready, folder: Path, status: int) -> int:
+    """--csv and --plot; `status` unless one cannot be written."""
+    from app.frames.intake import display_name
+
     if args.csv is not None:
         try:
-            args.csv.write_text(csv_text(report), encoding="utf-8", newline="")
+            args.csv.write_text(output.csv, encoding="utf-8", newline="")
         except OSError as exc:
-            error(f"{display_name(args.csv)}: the CSV cannot be written ({exc.strerror or exc})")
+            _error(f"{display_name(args.csv)}: the CSV cannot be written ({exc.strerror or exc})")
             return EXIT_FAILED
-        note(f"per-image CSV written to {display_name(args.csv)}")
+        _note(f"per-image CSV written to {display_name(args.csv)}")
     if args.plot is not None:
-        from app.evaluation_plot import write_report_png
-
         try:
-            write_report_png(report, f"{ready.model_id} · {display_name(folder)}", args.plot)
+            output.plot(f"{ready.model_id} · {display_name(folder)}", args.plot)
         except OSError as exc:
-            error(f"{display_name(args.plot)}: the plot cannot be written ({exc.strerror or exc})")
+            _error(f"{display_name(args.plot)}: the plot cannot be written ({exc.strerror or exc})")
             return EXIT_FAILED
-        note(f"plot written to {display_name(args.plot)}")
+        _note(f"plot written to {display_name(args.plot)}")
     return status
+
+
+def _note(message: str) -> None:
+    print(f"note: {message}", file=sys.stderr)
+
+
+def _error(message: str) -> None:
+    print(f"error: {message}", file=sys.stderr)
+
+
+def _checklist(profile: Path | None) -> Checklist | None:
+    """The checklist `--profile` names; None for a one-signal profile, or one that cannot be read (the
+    worker says why, in the words it has for every command)."""
+    from app.core.profiles import ProfileError
+    from app.profile_file import load_checklist
+
+    if profile is None:
+        return None  # the model's own profile: one signal
+    try:
+        checklist = load_checklist(profile)
+    except ProfileError:
+        return None
+    return None if checklist.is_single else checklist
+
+
+def _signal_values(checklist: Checklist) -> dict[str, tuple[str, ...]]:
+    """Each signal's answers, in the checklist's order (its file's, as `analyze` prints them)."""
+    return {spec.signal: tuple(spec.values) for spec in checklist.signals}
+
+
+def _decode(data: bytes, path: Path, signals: Mapping[str, Sequence[str]]) -> Labels | ChecklistLabels | None:
+    """The labels in `data` for these signals; None (said on stderr) when the file cannot be used."""
+    from app.evaluation_labels import LabelsFileError, decode_checklist_labels, decode_labels
+    from app.frames.intake import display_name
+
+    try:
+        if list(signals) == [SINGLE]:
+            return decode_labels(data, signals[SINGLE], display_name(path))
+        return decode_checklist_labels(data, signals, display_name(path))
+    except LabelsFileError as exc:
+        _error(str(exc))
+        return None
+
+
+def _by_signal(labels: Labels | ChecklistLabels | None, signals: Mapping[str, object]) -> dict[str, dict[str, str]]:
+    """Signal -> file name -> label, every signal present (an empty dict: no label for it)."""
+    from app.evaluation_labels import ChecklistLabels
+
+    if labels is None:
+        return {signal: {} for signal in signals}
+    return labels.expected if isinstance(labels, ChecklistLabels) else {SINGLE: labels.expected}
 
 
 def _name(path: Path) -> str:
@@ -205,23 +302,63 @@ def _few(names: tuple[str, ...], limit: int = 10) -> str:
     return ", ".join(names[:limit]) + more
 
 
-def _prediction(name: str, expected: str | None, outcome: Outcome | ImageRejected) -> Prediction:
-    """One image's Prediction: an error row when it could not be read or analysed."""
-    from app.core.evaluation import ERROR, REJECTED, VALID, Prediction
+def _progress(predictions: Mapping[str, Prediction]) -> str:
+    """An image's answers on its progress line: "no (expected yes)", each signal named in a checklist."""
+    parts = []
+    for signal, p in predictions.items():
+        shown = p.observed if p.observed is not None else "error"
+        versus = f" (expected {p.expected})" if p.expected is not None else ""
+        parts.append(f"{signal} {shown}{versus}" if signal else f"{shown}{versus}")
+    return " · ".join(parts)
+
+
+def _predictions(
+    name: str, expected: Mapping[str, str | None], outcome: Outcome | ImageRejected
+) -> dict[str, Prediction]:
+    """One image's Prediction per signal of `expected`: error rows when it could not be read or analysed."""
+    from app.core.evaluation import ERROR, Prediction
+    from app.core.results import AnalysisResult
     from app.frames.intake import ImageRejected
 
     if isinstance(outcome, ImageRejected):
-        return Prediction(name, expected, None, ERROR, None, f"{outcome.reason}: {outcome}")
-    if outcome.finished is None:
+        detail = f"{outcome.reason}: {outcome}"
+    elif outcome.finished is None:
         failed = outcome.failed
         assert failed is not None
-        return Prediction(name, expected, None, ERROR, None, f"{failed.error}: {failed.message}")
-    result = outcome.finished.answer
-    return Prediction(
-        name,
-        expected,
-        result.observation,
-        VALID if result.answer.valid else REJECTED,
-        result.timings.total_ms / 1000,
-        result.answer.reason.value,
-    )
+        detail = f"{failed.error}: {failed.message}"
+    else:
+        result = outcome.finished.result
+        answers = {SINGLE: result} if isinstance(result, AnalysisResult) else {r.signal: r for r in result.results}
+        return {signal: _answered(name, label, answers[signal]) for signal, label in expected.items()}
+    return {signal: Prediction(name, label, None, ERROR, None, detail) for signal, label in expected.items()}
+
+
+def _answered(name: str, expected: str | None, result: AnalysisResult) -> Prediction:
+    from app.core.evaluation import NOT_ASKED, REJECTED, VALID, Prediction
+    from app.core.parser import ParseReason
+
+    seconds = result.timings.total_ms / 1000
+    if result.answer.reason is ParseReason.NOT_VISIBLE:  # the gate left it unasked: unknown, and no model time
+        return Prediction(name, expected, result.observation, NOT_ASKED, None, result.answer.reason.value)
+    status = VALID if result.answer.valid else REJECTED
+    return Prediction(name, expected, result.observation, status, seconds, result.answer.reason.value)
+
+
+def _answer(p: Prediction) -> dict[str, Any]:
+    """One image's answer to one signal in the JSON object."""
+    return {
+        "expected": p.expected,
+        "observed": p.observed,
+        "parse_status": p.parse_status,
+        "detail": p.detail,
+        "seconds": None if p.seconds is None else round(p.seconds, 3),
+    }
+
+
+def _checklist_images(report: ChecklistReport) -> list[dict[str, Any]]:
+    """Per image, each signal's answer (every signal's rows are in the images' order)."""
+    first = report.signals[0].report.rows
+    return [
+        {"file": p.name, "signals": {s.signal: _answer(s.report.rows[i]) for s in report.signals}}
+        for i, p in enumerate(first)
+    ]

@@ -22,6 +22,12 @@ shown as "—"):
   answered images, where the positive value is "yes" when the profile has it and
   otherwise the profile's first value. Above 0 the model says yes more often than
   the labels do; an `unknown` answer counts as "not yes".
+
+A checklist (several signals asked about each image) gets one such report per signal
+(`evaluate_checklist`), each from `evaluate` over that signal's predictions. A signal
+its gate left unasked is answered `unknown` (parse status `not_asked`): it counts as
+an unknown answer, in neither the valid nor the rejected count, and the signal's
+report says how many there were.
 """
 
 from __future__ import annotations
@@ -34,8 +40,10 @@ from typing import Any
 
 UNKNOWN = "unknown"
 VALID, REJECTED, ERROR = "valid", "rejected", "error"
+NOT_ASKED = "not_asked"  # a checklist's signal its gate left unasked: `unknown`, nothing the model said
 NONE_SHOWN = "—"  # a rate with an empty denominator
 CSV_COLUMNS = ("file", "expected", "observed", "correct", "parse_status", "detail", "seconds")
+CHECKLIST_CSV_COLUMNS = ("file", "signal", *CSV_COLUMNS[1:])  # one row per image and signal
 _FORMULA_START = ("=", "+", "-", "@", "\t", "\r")
 
 
@@ -46,8 +54,8 @@ class Prediction:
     name: str
     expected: str | None
     observed: str | None
-    parse_status: str  # valid | rejected | error
-    seconds: float | None = None  # the model's time for this image (None for an error)
+    parse_status: str  # valid | rejected | not_asked | error
+    seconds: float | None = None  # the model's time for this image (None: an error, or a signal not asked)
     detail: str = ""  # the parse reason, or what went wrong
 
     @property
@@ -227,6 +235,58 @@ def evaluate(predictions: Iterable[Prediction], values: Sequence[str]) -> Report
     )
 
 
+@dataclass(frozen=True)
+class SignalReport:
+    """One signal of a checklist: its report, as a one-signal profile's would be."""
+
+    signal: str
+    report: Report
+    gate: bool = False  # this signal is the checklist's gate
+
+    @property
+    def not_asked(self) -> int:
+        """Its answers that are `unknown` only because the gate left it unasked."""
+        return sum(p.parse_status == NOT_ASKED for p in self.report.rows)
+
+    def to_dict(self) -> dict[str, Any]:
+        return {"gate": self.gate, "not_asked": self.not_asked, **self.report.to_dict()}
+
+
+@dataclass(frozen=True)
+class ChecklistReport:
+    signals: tuple[SignalReport, ...]  # in the checklist's order
+    gate: str | None = None
+    gate_open: str = "yes"  # the gate's answer that lets the others be asked
+
+    def signal(self, name: str) -> SignalReport:
+        return next(s for s in self.signals if s.signal == name)
+
+    def to_dict(self) -> dict[str, Any]:
+        return {
+            "gate": None if self.gate is None else {"signal": self.gate, "open": self.gate_open},
+            "signals": {s.signal: s.to_dict() for s in self.signals},
+        }
+
+
+def evaluate_checklist(
+    predictions: Mapping[str, Sequence[Prediction]],
+    values: Mapping[str, Sequence[str]],
+    gate: str | None = None,
+    gate_open: str = "yes",
+) -> ChecklistReport:
+    """A report per signal of `values` (signal -> its answers, in the checklist's order) over that signal's
+    predictions, one per image in the same order for every signal (ValueError otherwise: the per-image
+    rows of the export pair them by position)."""
+    names = {signal: [p.name for p in predictions.get(signal, ())] for signal in values}
+    if len({tuple(n) for n in names.values()}) > 1:
+        raise ValueError("every signal needs one prediction per image, in the same order")
+    reports = (
+        SignalReport(signal, evaluate(predictions.get(signal, ()), answers), signal == gate)
+        for signal, answers in values.items()
+    )
+    return ChecklistReport(tuple(reports), gate, gate_open)
+
+
 # --- labels against the images found -------------------------------------------------------
 
 
@@ -284,12 +344,25 @@ def csv_rows(report: Report) -> list[dict[str, str]]:
 
 
 def csv_text(report: Report) -> str:
+    return _csv_text(CSV_COLUMNS, csv_rows(report))
+
+
+def checklist_csv_text(report: ChecklistReport) -> str:
+    """One row per image and signal, image by image, with the one-signal export's columns and the signal's
+    name: a spreadsheet's filter on `signal` shows one signal's rows as the one-signal export has them."""
+    per_signal = [(s.signal, csv_rows(s.report)) for s in report.signals]  # signals are lower_snake_case names
+    images = len(per_signal[0][1]) if per_signal else 0
+    rows = [{"signal": signal, **answers[i]} for i in range(images) for signal, answers in per_signal]
+    return _csv_text(CHECKLIST_CSV_COLUMNS, rows)
+
+
+def _csv_text(columns: Sequence[str], rows: list[dict[str, str]]) -> str:
     """RFC 4180 text: CRLF line ends, so a name holding CR or LF is quoted (csv quotes only the terminator's
     characters), and spreadsheets open it as they are."""
     buf = io.StringIO()
-    writer = csv.DictWriter(buf, fieldnames=CSV_COLUMNS, lineterminator="\r\n")
+    writer = csv.DictWriter(buf, fieldnames=columns, lineterminator="\r\n")
     writer.writeheader()
-    writer.writerows(csv_rows(report))
+    writer.writerows(rows)
     return buf.getvalue()
 
 
@@ -321,6 +394,21 @@ def format_table(report: Report) -> str:
         f" {shown(report.predicted_positive_rate)} − true {report.positive} {shown(report.true_positive_rate)})"
     )
     return "\n".join(lines) + "\n"
+
+
+def format_checklist_table(report: ChecklistReport) -> str:
+    """A checklist's report as plain text: each signal's table under its name, in the checklist's order."""
+    parts = []
+    for s in report.signals:
+        role = f" (the gate: the others are asked when it says {report.gate_open})" if s.gate else ""
+        lines = [f"== {s.signal}{role}", format_table(s.report).rstrip("\n")]
+        if report.gate is not None and not s.gate:
+            lines.append(
+                f"{'not asked':<14}{s.not_asked} of {s.report.counts.answered} answered images: the gate"
+                f" {report.gate} did not say {report.gate_open} (counted as unknown)"
+            )
+        parts.append("\n".join(lines) + "\n")
+    return "\n".join(parts)
 
 
 def _grid(rows: list[list[str]]) -> list[str]:

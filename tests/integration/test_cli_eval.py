@@ -4,12 +4,15 @@ from __future__ import annotations
 
 import csv
 import json
+import re
+import shutil
 import subprocess
 import sys
 from pathlib import Path
 
 import pytest
 
+from app.paths import EXAMPLES, PROFILES
 from tests.integration.conftest import held_out_scenes, write_scenes
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -138,3 +141,165 @@ def test_plot_writes_the_matrix_and_latencies_as_png(
     assert (
         refused.returncode == 1 and "the plot cannot be written" in refused.stderr and "Traceback" not in refused.stderr
     )
+
+
+# --- a one-signal profile's output, pinned --------------------------------------------------------
+# What `eval` printed on `_pinned_folder` (the tracked example scenes) before checklists came to it,
+# captured from that code: a one-signal profile's report stays byte for byte what it was. Only the
+# measured seconds are masked. A retrained demo model may answer differently: capture these again then.
+
+PINNED_TABLE = """\
+model keyframe-demo-cpr · folder FOLDER
+images 7 · answered 6 · errors 1 · labelled 6 · unlabelled 1 · rejected by the parser 0
+
+Confusion matrix (rows: expected, columns: observed)
+expected \\ observed  yes  no  unknown  total
+yes                    3   0        0      3
+no                     0   2        0      2
+unknown                0   0        0      0
+total                  3   2        0      5
+
+value    precision  recall  expected  predicted
+yes          1.000   1.000         3          3
+no           1.000   1.000         2          2
+unknown          —       —         0          0
+
+accuracy      1.000 (5/5)
+unknown rate  0.000 (0/6)
+yes-bias     +0.000 (predicted yes 0.600 − true yes 0.600)
+"""
+
+PINNED_STDERR = """\
+error: FOLDER/labels.csv line 9: odd.jpg: 'maybe' is not an answer of this profile (yes, no, unknown)
+error: broken.jpg: corrupt: FOLDER/broken.jpg: the image data is damaged (OSError: Truncated File Read)
+[1/7] broken.jpg: error (expected no)
+[2/7] correct-1.jpg: yes (expected yes)
+[3/7] correct-2.jpg: yes (expected yes)
+[4/7] correct-3.jpg: yes (expected yes)
+[5/7] off_torso-1.jpg: no (expected no)
+[6/7] side-1.jpg: no (expected no)
+[7/7] too_high-1.jpg: no
+note: 1 labelled file(s) not in the folder: gone.jpg
+note: 1 image(s) without a label: too_high-1.jpg
+"""
+
+_BROKEN = "corrupt: FOLDER/broken.jpg: the image data is damaged (OSError: Truncated File Read)"
+
+PINNED_CSV = (
+    "file,expected,observed,correct,parse_status,detail,seconds\r\n"
+    f"broken.jpg,no,,,error,{_BROKEN},\r\n"
+    "correct-1.jpg,yes,yes,yes,valid,ok,S\r\n"
+    "correct-2.jpg,yes,yes,yes,valid,ok,S\r\n"
+    "correct-3.jpg,yes,yes,yes,valid,ok,S\r\n"
+    "off_torso-1.jpg,no,no,yes,valid,ok,S\r\n"
+    "side-1.jpg,no,no,yes,valid,ok,S\r\n"
+    "too_high-1.jpg,,no,,valid,ok,S\r\n"
+)
+
+
+def _pinned_image(name: str, expected: str | None, observed: str) -> dict[str, object]:
+    return {"file": name, "expected": expected, "observed": observed, "parse_status": "valid", "detail": "ok",
+            "seconds": "S"}  # fmt: skip
+
+
+PINNED_JSON = {
+    "folder": "FOLDER",
+    "labels": "FOLDER/labels.csv",
+    "model": {"id": "keyframe-demo-cpr", "revision": "g1-2026-11-30-s777"},
+    "values": ["yes", "no", "unknown"],
+    "columns": ["yes", "no", "unknown"],
+    "confusion_matrix": {
+        "yes": {"yes": 3, "no": 0, "unknown": 0},
+        "no": {"yes": 0, "no": 2, "unknown": 0},
+        "unknown": {"yes": 0, "no": 0, "unknown": 0},
+    },
+    "per_value": {
+        "yes": {"precision": 1.0, "recall": 1.0, "expected": 3, "predicted": 3, "correct": 3},
+        "no": {"precision": 1.0, "recall": 1.0, "expected": 2, "predicted": 2, "correct": 2},
+        "unknown": {"precision": None, "recall": None, "expected": 0, "predicted": 0, "correct": 0},
+    },
+    "accuracy": 1.0,
+    "unknown_rate": 0.0,
+    "positive_value": "yes",
+    "predicted_positive_rate": 0.6,
+    "true_positive_rate": 0.6,
+    "yes_bias": 0.0,
+    "counts": {
+        "images": 7,
+        "answered": 6,
+        "errors": 1,
+        "labelled": 6,
+        "labelled_answered": 5,
+        "unlabelled": 1,
+        "valid": 6,
+        "rejected": 0,
+        "unknown": 0,
+        "correct": 5,
+    },  # fmt: skip
+    "label_errors": ["line 9: odd.jpg: 'maybe' is not an answer of this profile (yes, no, unknown)"],
+    "missing_images": ["gone.jpg"],
+    "unlabelled_images": ["too_high-1.jpg"],
+    "images": [
+        {
+            "file": "broken.jpg",
+            "expected": "no",
+            "observed": None,
+            "parse_status": "error",
+            "detail": _BROKEN,
+            "seconds": None,
+        },  # fmt: skip
+        _pinned_image("correct-1.jpg", "yes", "yes"),
+        _pinned_image("correct-2.jpg", "yes", "yes"),
+        _pinned_image("correct-3.jpg", "yes", "yes"),
+        _pinned_image("off_torso-1.jpg", "no", "no"),
+        _pinned_image("side-1.jpg", "no", "no"),
+        _pinned_image("too_high-1.jpg", None, "no"),
+    ],
+}
+
+
+def _pinned_folder(where: Path) -> Path:
+    """The tracked example scenes, a damaged image, and a labels file with a bad row and a name with no image."""
+    where.mkdir()
+    for image in sorted(EXAMPLES.glob("*.jpg")):
+        shutil.copyfile(image, where / image.name)
+    (where / "broken.jpg").write_bytes((EXAMPLES / "correct-1.jpg").read_bytes()[:200])
+    rows = ["correct-1.jpg,yes", "correct-2.jpg,Yes", "correct-3.jpg,yes", "off_torso-1.jpg,no", "side-1.jpg,no"]
+    rows += ["broken.jpg,no", "gone.jpg,yes", "odd.jpg,maybe"]
+    (where / "labels.csv").write_text("file,expected\n" + "\n".join(rows) + "\n", encoding="utf-8")
+    return where
+
+
+def _one_signal_checklist(path: Path) -> Path:
+    """hand_position.json written as a checklist file of one signal: a one-signal profile all the same."""
+    profile = json.loads((PROFILES / "hand_position.json").read_text(encoding="utf-8"))
+    zh = profile["labels"]["zh"]
+    signal = {key: profile[key] for key in ("signal", "values", "prompt")}
+    signal["labels"] = {"zh": {"question": zh["question"], "values": zh["values"]}}
+    shared = {key: profile[key] for key in ("schema", "id", "title", "system", "max_new_tokens")}
+    path.write_text(json.dumps({**shared, "labels": {"zh": {"title": zh["title"]}}, "signals": [signal]}))
+    return path
+
+
+def _own_lines(stderr: str) -> str:
+    """The command's own stderr lines (MNN's native output, e.g. the CPU features it found, aside)."""
+    return "".join(line + "\n" for line in stderr.splitlines() if line.startswith(("error: ", "note: ", "[")))
+
+
+def test_a_one_signal_profile_prints_the_report_it_always_has(tmp_path: Path) -> None:
+    where = _pinned_folder(tmp_path / "pinned")
+    one = _one_signal_checklist(tmp_path / "one-signal-checklist.json")
+    for profile in ([], ["--profile", str(PROFILES / "hand_position.json")], ["--profile", str(one)]):
+        proc = run_app("eval", str(where), *profile)
+        assert proc.returncode == 1, proc.stderr  # the bad label row and the damaged image
+        assert proc.stdout.replace(str(where), "FOLDER") == PINNED_TABLE, profile
+        assert _own_lines(proc.stderr).replace(str(where), "FOLDER") == PINNED_STDERR, profile
+    out_csv = tmp_path / "per-image.csv"
+    proc = run_app(
+        "eval", str(where), "--profile", str(PROFILES / "hand_position.json"), "--json", "--csv", str(out_csv)
+    )
+    assert proc.returncode == 1, proc.stderr
+    printed = re.sub(r'"seconds": \d+(\.\d+)?', '"seconds": "S"', proc.stdout.replace(str(where), "FOLDER"))
+    assert printed == json.dumps(PINNED_JSON, ensure_ascii=False, indent=2) + "\n"
+    written = out_csv.read_bytes().decode("utf-8").replace(str(where), "FOLDER")
+    assert re.sub(r",\d+\.\d{3}\r\n", ",S\r\n", written) == PINNED_CSV
