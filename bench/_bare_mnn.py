@@ -25,8 +25,9 @@ class BareAnswer:
     text: str  # as response() returned it (MNN appends its end_with, a newline, after a stop)
     finish: FinishReason
     ms: float  # around response() only
-    prompt_tokens: int
-    pixels_mp: float  # the image MNN's vision encoder actually saw, in megapixels
+    prompt_tokens: int  # -1 when MNN could not say (its response() raised)
+    pixels_mp: float  # the image MNN's vision encoder actually saw, in megapixels (nan: could not say)
+    error: str = ""  # response() raised, e.g. on generated text that is not valid UTF-8
 
 
 class BareMnn:
@@ -37,10 +38,16 @@ class BareMnn:
         import MNN.llm
 
         self._expr: Any = MNN.expr
-        self._llm: Any = MNN.llm.create(str(config_path))
+        self._create = lambda: MNN.llm.create(str(config_path))
+        self._config = config or {}
+        self._llm: Any = self._loaded()
+
+    def _loaded(self) -> Any:
+        llm = self._create()
         # The text comes templated (chat_prompt, as the app builds it): MNN must not template it twice.
-        self._llm.set_config({**(config or {}), "use_template": False})
-        self._llm.load()
+        llm.set_config({**self._config, "use_template": False})
+        llm.load()
+        return llm
 
     def text(self, prompt: str, system: str | None, use_template: bool = True) -> str:
         return chat_prompt(self._llm, prompt, system, use_template)
@@ -55,7 +62,14 @@ class BareMnn:
         self._llm.set_config({"max_new_tokens": max_new_tokens})
         self._llm.reset()  # no history: each keyframe on its own, as the app does
         start = time.perf_counter()
-        raw = self._llm.response({"text": text, "images": [image]}, False)
+        try:
+            raw = self._llm.response({"text": text, "images": [image]}, False)
+        except Exception as exc:  # MNN's own error, kept as this answer's
+            ms = (time.perf_counter() - start) * 1000.0
+            # MNN 3.6.1: after response() raised (generated text that is not valid UTF-8), reading
+            # `context` crashes the process; the model is loaded afresh and this answer says why.
+            self._llm = self._loaded()
+            return BareAnswer("", FinishReason.STOP, ms, -1, float("nan"), f"{type(exc).__name__}: {exc}")
         ms = (time.perf_counter() - start) * 1000.0
         context = self._llm.context
         finish = FinishReason.STOP if int(context.status) == _NORMAL_FINISHED else FinishReason.LENGTH

@@ -131,14 +131,20 @@ def main(argv: Sequence[str] | None = None) -> int:
         Row("strict-valid, MNN defaults", f"{sum(b.valid for b in theirs)} of {n}"),
         Row("expected answer, Keyframe / MNN", f"{sum(a.right for a in ours)} / {sum(b.right for b in theirs)} of {n}"),
     ]
+    seen = [p for p in pixels if p == p]  # nan: MNN's response() raised, so it could not say
     notes = [
         f"model {analyzer.model.id}, profile {profile.id}, {len(shots)} frames x {args.rounds} rounds, "
         "one warm-up not counted",
         "ratio: median of the per-frame ratios (each pair ran back to back, so it shares the machine's load)",
-        f"MNN's vision encoder saw {spread(pixels).median:.3f} MP of each 2.074 MP frame"
+        (f"MNN's vision encoder saw {spread(seen).median:.3f} MP of each 2.074 MP frame" if seen else "")
         + (f" (the model declares image_size {analyzer.folder.image_size})" if analyzer.folder.image_size else ""),
         "expected answers mean something on a trained model only",
     ]
+    if len(seen) < len(pixels):
+        notes.append(
+            f"MNN's response() raised on {len(pixels) - len(seen)} of {n} (generated text not valid UTF-8): "
+            "counted as invalid answers, the model loaded afresh after each"
+        )
     if profile.ask(True) != profile.ask(False):
         notes.append("Keyframe reads the profile's shorter constrained prompt, MNN its free-generation one")
     return report(out, "defaults: Keyframe's vs MNN's on a 1080p frame", rows, args.receipt, notes)
