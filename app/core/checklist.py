@@ -12,9 +12,11 @@ A checklist file lists its signals; each is asked like a one-signal profile::
         "constrained": {"prompt": "Stacked?"}, "max_new_tokens": 24}]}
 
 The system turn comes before the image, which is encoded once for all signals, so it is the
-checklist's (top level) and no signal has its own, for free or constrained decoding alike. The gate
-is asked first; an answer other than its `open` value leaves the others unasked (`unknown`), so each
-of them must allow "unknown". A file without `signals` is a one-signal profile, read unchanged.
+checklist's (top level) and no signal has its own, for free or constrained decoding alike. For the
+same reason the questions come after the image: `question_place` may be given at the top level, but
+`"before_image"` only for a checklist of one signal. The gate is asked first; an answer other than
+its `open` value leaves the others unasked (`unknown`), so each of them must allow "unknown". A
+file without `signals` is a one-signal profile, read unchanged.
 """
 
 from __future__ import annotations
@@ -23,13 +25,20 @@ from dataclasses import dataclass
 from typing import Any
 
 from app.core.parser import UNKNOWN
-from app.core.profiles import ProfileError, ProfileLabels, TaskProfile, profile_from_dict
+from app.core.profiles import (
+    ProfileError,
+    ProfileLabels,
+    QuestionPlace,
+    TaskProfile,
+    profile_from_dict,
+    question_place_from,
+)
 
 # Every signal costs its question's prefill and decoding on each keyframe: a checklist stays short.
 MAX_SIGNALS = 8
-_KEYS = {"schema", "id", "title", "system", "max_new_tokens", "labels", "gate", "signals"}
+_KEYS = {"schema", "id", "title", "system", "max_new_tokens", "question_place", "labels", "gate", "signals"}
 _SIGNAL_KEYS = {"signal", "values", "prompt", "constrained", "max_new_tokens", "labels"}
-_SHARED = ("schema", "id", "title", "system", "max_new_tokens")  # handed to every signal
+_SHARED = ("schema", "id", "title", "system", "max_new_tokens", "question_place")  # handed to every signal
 
 
 @dataclass(frozen=True)
@@ -75,6 +84,12 @@ def checklist_from_dict(data: Any, source: str = "profile") -> Checklist:
         raise ProfileError(f"{source}: 'signals' must be a non-empty list of signals")
     if len(entries) > MAX_SIGNALS:
         raise ProfileError(f"{source}: {len(entries)} signals, more than the {MAX_SIGNALS} a checklist may ask")
+    place = question_place_from(data.get("question_place", QuestionPlace.AFTER_IMAGE.value), source)
+    if place is QuestionPlace.BEFORE_IMAGE and len(entries) > 1:
+        raise ProfileError(
+            f"{source}: 'question_place' \"before_image\" needs a checklist of one signal: with {len(entries)} the "
+            "image is encoded once and every question is asked after it"
+        )
     _check_titles(data.get("labels", {}), source)
     shared = {key: data[key] for key in _SHARED if key in data}
     signals = tuple(_signal(entry, i, shared, data.get("labels", {}), source) for i, entry in enumerate(entries))
@@ -100,7 +115,9 @@ def _signal(entry: Any, index: int, shared: dict[str, Any], titles: Any, source:
         raise ProfileError(f"{where} must be an object")
     unknown = sorted(set(entry) - _SIGNAL_KEYS)
     if unknown:
-        raise ProfileError(f"{where}: unknown keys {unknown} (a checklist's system, id and title are shared)")
+        raise ProfileError(
+            f"{where}: unknown keys {unknown} (a checklist's system, id, title and question_place are shared)"
+        )
     spec = {**shared, **entry, "labels": _merged_labels(titles, entry.get("labels", {}), where)}
     constrained = entry.get("constrained")
     if isinstance(constrained, dict):

@@ -14,6 +14,11 @@ the title, the question as shown (the prompt is what the model reads) and words 
 "system": null}`. A long format instruction ("answer with only this JSON…") is needed for free
 generation only; under constrained decoding the answer's form is forced, and every prompt token
 costs prefill time (on a 2B model about 12 ms each on 2 cores), so the question alone is asked.
+
+`question_place` (optional) is where the question goes in the user's turn: `"after_image"` (the
+default, what the bundled demo model was trained on) or `"before_image"`. Text before the image is
+the same on every keyframe, so the engine keeps it in the model's cache and prefills only the image
+and what follows it: before the image, the question costs nothing after the first keyframe.
 """
 
 from __future__ import annotations
@@ -21,6 +26,7 @@ from __future__ import annotations
 import json
 import re
 from dataclasses import dataclass
+from enum import Enum
 from typing import Any
 
 PROFILE_SCHEMA = 1
@@ -34,6 +40,22 @@ class ProfileError(ValueError):
 
 
 _LANGUAGE = re.compile(r"^[a-z]{2,3}(-[A-Za-z0-9]{2,8})?$")
+
+
+class QuestionPlace(Enum):
+    """Where the question goes in the user's turn, relative to the keyframe's image."""
+
+    AFTER_IMAGE = "after_image"
+    BEFORE_IMAGE = "before_image"
+
+
+def question_place_from(value: Any, source: str) -> QuestionPlace:
+    """The `question_place` setting of a profile or checklist; ProfileError naming `source`."""
+    for place in QuestionPlace:
+        if value == place.value:
+            return place
+    choices = " or ".join(repr(p.value) for p in QuestionPlace)
+    raise ProfileError(f"{source}: 'question_place' must be {choices}, got {value!r}")
 
 
 @dataclass(frozen=True)
@@ -60,6 +82,11 @@ class TaskProfile:
     labels: tuple[tuple[str, ProfileLabels], ...] = ()  # (language code, labels)
     constrained_prompt: str | None = None  # None: the same prompt and system as free generation
     constrained_system: str | None = None
+    question_place: QuestionPlace = QuestionPlace.AFTER_IMAGE
+
+    @property
+    def question_first(self) -> bool:
+        return self.question_place is QuestionPlace.BEFORE_IMAGE
 
     def ask(self, constrained: bool) -> tuple[str, str | None]:
         """(prompt, system) the model reads for this kind of decoding."""
@@ -81,7 +108,10 @@ def profile_from_dict(data: Any, source: str = "profile") -> TaskProfile:
     schema = data.get("schema", PROFILE_SCHEMA)
     if schema != PROFILE_SCHEMA:
         raise ProfileError(f"{source}: unsupported profile schema {schema!r} (expected {PROFILE_SCHEMA})")
-    known = {"schema", "id", "signal", "values", "prompt", "system", "max_new_tokens", "title", "labels", "constrained"}
+    known = {
+        "schema", "id", "signal", "values", "prompt", "system", "max_new_tokens", "title", "labels", "constrained",
+        "question_place",
+    }  # fmt: skip
     unknown = sorted(set(data) - known)
     if unknown:
         raise ProfileError(f"{source}: unknown keys {unknown}")
@@ -120,6 +150,7 @@ def profile_from_dict(data: Any, source: str = "profile") -> TaskProfile:
         labels=_labels(data.get("labels", {}), values, source),
         constrained_prompt=constrained_prompt,
         constrained_system=constrained_system,
+        question_place=question_place_from(data.get("question_place", QuestionPlace.AFTER_IMAGE.value), source),
     )
 
 

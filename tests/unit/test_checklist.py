@@ -12,7 +12,7 @@ from typing import Any
 import pytest
 
 from app.core.checklist import MAX_SIGNALS, checklist_from_dict
-from app.core.profiles import ProfileError, profile_from_dict
+from app.core.profiles import ProfileError, QuestionPlace, profile_from_dict
 from app.paths import PROFILES
 from app.profile_file import load_checklist, load_profile
 from app.session.review import ReviewError, allowed_answers
@@ -159,6 +159,9 @@ def _changed(change: Any) -> dict[str, Any]:
         (lambda d: d["signals"][0]["labels"]["zh"]["values"].update(maybe="也许"), "does not allow: ['maybe']"),
         (lambda d: d["signals"][0]["labels"].update(zh=""), "must be an object with 'title', 'question'"),
         (lambda d: d.update(labels={"Chinese": {"title": "T"}}), "language codes"),
+        (lambda d: d.update(question_place="before_image"), '"before_image" needs a checklist of one signal'),
+        (lambda d: d.update(question_place="first"), "'question_place' must be 'after_image' or 'before_image'"),
+        (lambda d: d["signals"][0].update(question_place="after_image"), "unknown keys ['question_place']"),
     ],
 )
 def test_a_damaged_checklist_is_refused_with_a_sentence_naming_the_file(
@@ -203,3 +206,15 @@ def test_reviews_of_old_logs_find_a_checklists_signal(tmp_path: Path) -> None:
     with pytest.raises(ReviewError, match="several bundled profiles disagree"):
         allowed_answers(stacked, profiles_dir=tmp_path)
     assert allowed_answers(replace(old, signal="position"), profiles_dir=tmp_path).source == "profile cpr"
+
+
+def test_where_the_question_goes_is_the_checklists_and_before_the_image_only_for_one_signal(tmp_path: Path) -> None:
+    after = checklist_from_dict({**CHECKLIST, "question_place": "after_image"}, "c.json")
+    assert after == checklist_from_dict(CHECKLIST, "c.json")  # the default
+    assert not any(spec.question_first for spec in after.signals)
+    one = _write(
+        tmp_path, {**CHECKLIST, "gate": None, "question_place": "before_image", "signals": [_signal("visible")]}
+    )
+    (spec,) = load_checklist(one).signals
+    assert spec.question_place is QuestionPlace.BEFORE_IMAGE and spec.question_first
+    assert load_profile(one) == spec

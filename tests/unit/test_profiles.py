@@ -6,7 +6,7 @@ from pathlib import Path
 
 import pytest
 
-from app.core.profiles import ProfileError, ProfileLabels, TaskProfile, profile_from_dict
+from app.core.profiles import ProfileError, ProfileLabels, QuestionPlace, TaskProfile, profile_from_dict
 from app.paths import PROFILES
 from app.profile_file import load_checklist, load_profile
 
@@ -47,6 +47,9 @@ def test_answer_text_is_compact_json() -> None:
         ({"constrained": {"prompt": "Q?", "colour": "red"}}, "'constrained' must be an object"),
         ({"constrained": {"system": "Be brief."}}, "'constrained.prompt' must be a non-empty string"),
         ({"constrained": {"prompt": "Q?", "system": 3}}, "'constrained.system' must be a string or null"),
+        ({"question_place": "before"}, "'question_place' must be 'after_image' or 'before_image', got 'before'"),
+        ({"question_place": None}, "'question_place' must be 'after_image' or 'before_image', got None"),
+        ({"question_place": ["before_image"]}, "'question_place' must be"),
     ],
 )
 def test_bad_profiles_are_refused_with_a_reason(change: dict, message: str) -> None:
@@ -112,3 +115,14 @@ def test_the_shipped_profiles_carry_chinese_labels_for_every_answer() -> None:
     for name, profile in _shipped_signals():
         zh = profile.labels_for("zh")
         assert zh.title and zh.question and [v for v, _ in zh.values] == list(profile.values), (name, profile.signal)
+
+
+def test_the_question_goes_after_the_image_unless_the_profile_puts_it_before(tmp_path: Path) -> None:
+    assert profile_from_dict(BASE).question_place is QuestionPlace.AFTER_IMAGE  # every existing profile's way
+    assert profile_from_dict({**BASE, "question_place": "after_image"}) == profile_from_dict(BASE)
+    first = profile_from_dict({**BASE, "question_place": "before_image"})
+    assert first.question_place is QuestionPlace.BEFORE_IMAGE and first.question_first
+    bad = tmp_path / "first.json"
+    bad.write_text(json.dumps({**BASE, "question_place": "above"}))
+    with pytest.raises(ProfileError, match=rf"^{re.escape(str(bad))}: 'question_place' must be"):
+        load_profile(bad)
