@@ -100,12 +100,13 @@ class Analyzer:
         on_phase: PhaseCallback | None = None,
     ) -> ChecklistResult:
         """Every signal of `checklist` about `image`, the gate first. Constrained: the image is encoded
-        and prefilled once for all of them (MnnVlm.see). Free generation asks each with the whole
-        prompt. A closed gate leaves the others `unknown` (not_visible) at no model cost."""
+        and prefilled once for all of them (MnnVlm.see). Free generation, and a checklist of one
+        question asked before the image, ask each with the whole prompt. A closed gate leaves the
+        others `unknown` (not_visible) at no model cost."""
         rgb, preprocess_ms = self._prepared(image)
         order = checklist.ordered()
         seen = None
-        if self.settings.constrained:
+        if self.settings.constrained and not any(spec.question_first for spec in order):
             questions = [(spec.ask(True)[0], self._answers(spec)) for spec in order]
             seen = self.engine.see(
                 rgb, questions, system=checklist.system, on_phase=on_phase, preprocess_ms=preprocess_ms
@@ -154,7 +155,8 @@ class Analyzer:
         cancel: CancelFlag | None,
         on_phase: PhaseCallback | None,
     ) -> AnalysisResult:
-        """One question with the whole prompt at once (a one-signal profile's way)."""
+        """One question with the whole prompt at once (a one-signal profile's way); the text before
+        the image is prefilled once and kept for the keyframes after (MnnVlm)."""
         score = None
         prompt, system = spec.ask(self.settings.constrained)
         if self.settings.constrained:
@@ -163,6 +165,7 @@ class Analyzer:
                 prompt,
                 self._answers(spec),
                 system=system,
+                question_first=spec.question_first,
                 on_token=on_token,
                 on_phase=on_phase,
                 cancel=cancel,
@@ -174,6 +177,7 @@ class Analyzer:
                 rgb,
                 prompt,
                 system=system,
+                question_first=spec.question_first,
                 max_new_tokens=spec.max_new_tokens,
                 on_token=on_token,
                 on_phase=on_phase,

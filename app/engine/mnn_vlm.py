@@ -6,6 +6,10 @@ the vision encoder) -> forward(prompt ids) -> greedy pick -> forward([token]) ..
 Leaving the loop is how cancel and the token limit work. The loop is greedy on
 purpose: the product asks for one fixed JSON answer, where sampling only adds
 noise.
+
+The chat text before the image (the template's start, the system turn, a question asked before
+the image) is the same on every keyframe: it stays in MNN's KV cache, and each keyframe rolls the
+cache back to its end instead of resetting it, then prefills only the image and what follows.
 """
 
 from __future__ import annotations
@@ -26,7 +30,9 @@ from app.engine.tokenizer_header import TokenizerHeaderError, read_tokenizer_hea
 
 # Where a question goes in the chat text of a checklist (`see`): after the image, replaced per signal.
 _QUESTION = "KEYFRAME_QUESTION_HERE"
+_IMAGE = "<img>image_0</img>"  # MNN's placeholder for images[0]
 _IMAGE_END = "</img>"
+_RUNNING = 0  # MNN.llm.LlmStatus.RUNNING, as generate_init() sets it: forward() refuses an error status
 
 # End-of-turn tokens of common chat templates, used only when the tokenizer file
 # lists no stop ids (MNN itself would then never stop before the token limit).
@@ -77,11 +83,14 @@ def _import_mnn_llm() -> Any:
     return MNN
 
 
-def chat_prompt(llm: Any, prompt: str, system: str | None = None, use_template: bool = True) -> str:
-    """The chat-templated text with one image placeholder, as MNN's response() builds it.
+def chat_prompt(
+    llm: Any, prompt: str, system: str | None = None, use_template: bool = True, question_first: bool = False
+) -> str:
+    """The chat-templated text with one image placeholder, as MNN's response() builds it; the question
+    follows the image unless `question_first`.
 
     Public so benchmarks give a bare `MNN.llm` the very text the app gives it."""
-    user = f"<img>image_0{_IMAGE_END}{prompt}"
+    user = f"{prompt}{_IMAGE}" if question_first else f"{_IMAGE}{prompt}"
     if not use_template:
         return user
     if system:
@@ -96,7 +105,16 @@ def image_part(expr: Any, rgb: np.ndarray) -> dict[str, Any]:
         raise EngineError("the image must be an HxWx3 uint8 RGB array")
     bgr = np.ascontiguousarray(rgb[:, :, ::-1])  # MNN's vision preprocessing expects BGR
     var = expr.const(bgr, list(bgr.shape), expr.NHWC, expr.uint8)
+    # Always both sides: MNN keeps a size it was given for later images that come without one.
     return {"data": var, "height": int(bgr.shape[0]), "width": int(bgr.shape[1])}
+
+
+@dataclass(frozen=True)
+class _KeptText:
+    """Chat text before the image whose tokens are the first `tokens` entries of the KV cache."""
+
+    text: str
+    tokens: int
 
 
 @dataclass(frozen=True)
@@ -152,11 +170,23 @@ class MnnVlm:
         self._llm: Any = None
         self._stop_ids: frozenset[int] = frozenset()
         self._choice_trees: dict[tuple[str, ...], ChoiceTree] = {}
+        self._kept: _KeptText | None = None
+        self._history = 0  # the KV cache's length as this engine's last forward left it
+        self._keyframe = 0  # counts image prefills: a SeenImage knows when its image has gone
         self.load_ms = 0.0
 
     @property
     def stop_ids(self) -> frozenset[int]:
         return self._stop_ids
+
+    @property
+    def kept_tokens(self) -> int:
+        """Tokens of constant chat text the next keyframe will not prefill again (0: none kept)."""
+        return self._kept.tokens if self._kept is not None else 0
+
+    def forget_prefix(self) -> None:
+        """The next keyframe prefills its whole prompt on an empty cache (and keeps its text again)."""
+        self._kept = None
 
     def load(self) -> float:
         """Loads the model once; returns the load time in ms."""
@@ -182,6 +212,7 @@ class MnnVlm:
 
     def close(self) -> None:
         self._llm = None
+        self._kept = None
 
     def _find_stop_ids(self) -> frozenset[int]:
         try:
@@ -198,52 +229,95 @@ class MnnVlm:
                     found.add(int(encoded[0]))
         return frozenset(found)
 
-    def build_prompt(self, prompt: str, system: str | None = None) -> str:
+    def build_prompt(self, prompt: str, system: str | None = None, question_first: bool = False) -> str:
         """The chat-templated text with one image placeholder, as MNN's response() builds it."""
         with native_stdout_to_stderr():
-            return chat_prompt(self._llm, prompt, system, self.folder.use_template)
+            return chat_prompt(self._llm, prompt, system, self.folder.use_template, question_first)
 
     def _image_part(self, rgb: np.ndarray) -> dict[str, Any]:
         return image_part(self._mnn.expr, rgb)
 
-    def _encode(self, rgb: np.ndarray, prompt: str, system: str | None) -> list[int]:
-        """Prompt + image to token ids; runs the vision encoder. Caller holds the fd guard."""
-        if self._llm is None:
-            raise EngineError("the model is not loaded")
-        return self._encode_text_with_image(rgb, self.build_prompt(prompt, system))
+    def _forward(self, ids: list[int]) -> Any:
+        logits = self._llm.forward(ids)
+        self._history = self._llm._c_obj.get_current_history()
+        return logits
 
-    def _encode_text_with_image(self, rgb: np.ndarray, text: str) -> list[int]:
-        """Chat text holding the image placeholder, and the image, to token ids, on a fresh history."""
-        llm = self._llm
-        image = self._image_part(rgb)
-        llm.reset()  # drop history, so each keyframe is judged on its own
-        llm.generate_init()
-        ids = list(llm.tokenizer_encode({"text": text, "images": [image]}))
-        if not ids:
-            raise EngineError("the model's tokenizer produced no input tokens")
-        return ids
+    def _rewind(self, end: int) -> None:
+        """Drops the KV cache after its first `end` entries. MNN does it at the next forward, which
+        must follow at once: a second erase before it is taken as a mistake (and said on stdout)."""
+        c_obj = self._llm._c_obj
+        current = c_obj.get_current_history()
+        if current > end:
+            c_obj.erase_history(end, current)
 
-    def _see_and_prefill(
+    def _prefill(
         self,
         rgb: np.ndarray,
-        prompt: str,
-        system: str | None,
+        text: str,
         clock: _Clock,
         on_phase: PhaseCallback | None,
         forced: Sequence[int] = (),
-    ) -> tuple[Any, list[int], Any]:
-        """The step every way of answering starts with: the vision encoder, then one prefill of the
-        prompt and `forced` tokens after it (MNN 3.6.1 rejects a multi-token forward after a
-        prefill, so they go in the same one). (llm, the prompt's ids, the last logits); the caller
-        holds the fd guard."""
+    ) -> tuple[int, int, Any]:
+        """The step every way of answering starts with: the vision encoder, then one prefill of `text`
+        (chat text holding the image placeholder) and `forced` tokens after it (MNN 3.6.1 rejects a
+        multi-token forward after a prefill, so they go in the same one).
+
+        The text before the image, when the cache holds it from the last keyframe, is not prefilled
+        again: the cache is rolled back to its end, and MNN numbers the new tokens from the cache's
+        length on, so they get the positions they have on a fresh history. Returns (prompt tokens,
+        the prompt's last token, the last logits); the caller holds the fd guard."""
+        if self._llm is None:
+            raise EngineError("the model is not loaded")
+        llm = self._llm
+        image = self._image_part(rgb)
+        head = text[: text.index(_IMAGE)]
+        kept = self._kept
+        if kept is not None and (kept.text != head or llm._c_obj.get_current_history() != self._history):
+            kept = None  # other text before the image, or the model was driven past this engine
+        self._kept = None  # until this keyframe's prefill has succeeded
+        self._keyframe += 1
+        head_ids: list[int] = []
         _phase(on_phase, "vision")
-        ids = self._encode(rgb, prompt, system)
-        clock.vision_done()
-        _phase(on_phase, "prefill")
-        logits = self._llm.forward(ids + list(forced))
-        clock.prefill_done()
-        _phase(on_phase, "decode")
-        return self._llm, ids, logits
+        try:
+            if kept is not None:
+                self._rewind(kept.tokens)
+                # What generate_init() sets, without emptying the cache: prompt numbering, a running status.
+                llm._c_obj.set_context({"gen_seq_len": 0, "status": _RUNNING})
+                ids = list(llm.tokenizer_encode({"text": text[len(head) :], "images": [image]}))
+            else:
+                # Before the image prompt: Omni's tokenizer_encode keeps per-prompt vision state,
+                # so encoding any other text after it corrupts the prefill.
+                head_ids = list(llm.tokenizer_encode(head)) if head else []
+                llm.reset()  # drop history, so each keyframe is judged on its own
+                llm.generate_init()
+                ids = list(llm.tokenizer_encode({"text": text, "images": [image]}))
+            if not ids:
+                raise EngineError("the model's tokenizer produced no input tokens")
+            clock.vision_done()
+            _phase(on_phase, "prefill")
+            logits = self._forward(ids + list(forced))
+        except BaseException:
+            self._drop_queued_images()
+            raise
+        held = kept.tokens if kept is not None else 0
+        if kept is None and head_ids and ids[: len(head_ids)] == head_ids:
+            kept = _KeptText(head, len(head_ids))
+        self._kept = kept
+        return held + len(ids), ids[-1], logits
+
+    def _drop_queued_images(self) -> None:
+        """After a keyframe failed between its image encode and its forward: MNN keeps an encoded
+        image queued, even across reset(), and the next forward takes it for its own image. A text
+        forward of two tokens takes it; one single token goes first, because after an image prefill
+        a longer text forward fails MNN's shape check (and the Python binding then crashes)."""
+        llm = self._llm
+        self._kept = None
+        llm.reset()
+        llm.generate_init()
+        llm.forward([0])
+        llm.generate_init()
+        llm.forward([0, 0])
+        llm.reset()
 
     def generate(
         self,
@@ -251,6 +325,7 @@ class MnnVlm:
         prompt: str,
         *,
         system: str | None = None,
+        question_first: bool = False,
         max_new_tokens: int = 32,
         on_token: TokenCallback | None = None,
         on_phase: PhaseCallback | None = None,
@@ -267,7 +342,10 @@ class MnnVlm:
         tokens: list[int] = []
         finish = FinishReason.LENGTH
         with native_stdout_to_stderr():
-            llm, ids, logits = self._see_and_prefill(rgb, prompt, system, clock, on_phase)
+            text = chat_prompt(self._llm, prompt, system, self.folder.use_template, question_first)
+            prompt_tokens, _, logits = self._prefill(rgb, text, clock, on_phase)
+            clock.prefill_done()
+            _phase(on_phase, "decode")
             while True:
                 if cancel is not None and cancel.is_set():
                     finish = FinishReason.CANCELLED
@@ -284,8 +362,8 @@ class MnnVlm:
                     on_token(piece)
                 if len(tokens) >= max_new_tokens:
                     break
-                logits = llm.forward([token])
-        timings = clock.timings(self.load_ms, len(ids), len(tokens))
+                logits = self._forward([token])
+        timings = clock.timings(self.load_ms, prompt_tokens, len(tokens))
         return Generation(text="".join(pieces), finish=finish, token_ids=tuple(tokens), timings=timings)
 
     def choose(
@@ -295,6 +373,7 @@ class MnnVlm:
         answers: list[str],
         *,
         system: str | None = None,
+        question_first: bool = False,
         on_token: TokenCallback | None = None,
         on_phase: PhaseCallback | None = None,
         cancel: CancelFlag | None = None,
@@ -311,8 +390,11 @@ class MnnVlm:
             # Before the image prompt: Omni's tokenizer_encode keeps per-prompt vision
             # state, so encoding any other text after it corrupts the prefill.
             tree = self._choice_tree(tuple(answers))
-            llm, ids, logits = self._see_and_prefill(rgb, prompt, system, clock, on_phase, tree.prefix)
-            return self._pick_answer(tree, answers, logits, clock, len(ids), on_token, cancel)
+            text = chat_prompt(self._llm, prompt, system, self.folder.use_template, question_first)
+            prompt_tokens, _, logits = self._prefill(rgb, text, clock, on_phase, tree.prefix)
+            clock.prefill_done()
+            _phase(on_phase, "decode")
+            return self._pick_answer(tree, answers, logits, clock, prompt_tokens, on_token, cancel)
 
     def see(
         self,
@@ -324,8 +406,8 @@ class MnnVlm:
         preprocess_ms: float = 0.0,
     ) -> SeenImage:
         """One keyframe for several constrained questions, (prompt, answers) each: the image is
-        encoded and prefilled once, then `SeenImage.choose(i)` asks question i after it and rolls
-        the KV cache back to the image, so each answer is the one asked alone would get."""
+        encoded and prefilled once, then `SeenImage.choose(i)` rolls the KV cache back to the image
+        and asks question i after it, so each answer is the one asked alone would get."""
         clock = _Clock(preprocess_ms)
         with native_stdout_to_stderr():
             # Everything but the image first: Omni's tokenizer_encode keeps per-prompt vision
@@ -337,23 +419,18 @@ class MnnVlm:
                 (self._encode_text(tail.replace(_QUESTION, prompt)), tuple(answers), self._choice_tree(tuple(answers)))
                 for prompt, answers in questions
             ]
-            llm = self._llm
-            _phase(on_phase, "vision")
-            ids = self._encode_text_with_image(rgb, head)
-            clock.vision_done()
-            _phase(on_phase, "prefill")
-            llm.forward(ids)
-            image_end = llm._c_obj.get_current_history()
+            prompt_tokens, last, _ = self._prefill(rgb, head, clock, on_phase)
+            image_end = self._history
             # MNN 3.6.1: a multi-token forward straight after an image prefill fails its shape
-            # check (a broadcast error); one single-token forward, erased again, avoids it.
-            llm.forward(ids[-1:])
-            llm._c_obj.erase_history(image_end, llm._c_obj.get_current_history())
+            # check (a broadcast error); one single-token forward first avoids it (the first
+            # question's rollback erases it).
+            self._forward([last])
             clock.prefill_done()
-        return SeenImage(self, clock, len(ids), image_end, asked)
+        return SeenImage(self, clock, prompt_tokens, image_end, asked, self._keyframe)
 
     def _split_at_image(self, system: str | None) -> tuple[str, str]:
         """The chat text up to the image's end, and the rest with _QUESTION where the question goes."""
-        text = self.build_prompt(_QUESTION, system)
+        text = chat_prompt(self._llm, _QUESTION, system, self.folder.use_template)
         cut = text.index(_IMAGE_END) + len(_IMAGE_END)
         if _QUESTION not in text[cut:]:
             raise EngineError("the model's chat template does not put the question after the image")
@@ -370,7 +447,6 @@ class MnnVlm:
         cancel: CancelFlag | None,
     ) -> Choice:
         """From the logits after the answers' shared prefix: pick where they differ, force the rest."""
-        llm = self._llm
         if on_token is not None and tree.prefix:
             on_token(self._decode(tree.prefix))
         path: list[int] = []
@@ -381,7 +457,7 @@ class MnnVlm:
                 timings = clock.timings(self.load_ms, prompt_tokens + len(tree.prefix), len(path))
                 return Choice(None, None, Generation(text, FinishReason.CANCELLED, tuple(path), timings))
             if path:
-                logits = llm.forward([path[-1]])
+                logits = self._forward([path[-1]])
             token, p = pick(self._last_row(logits), tree.allowed(path))
             score *= p
             path.append(token)
@@ -429,9 +505,9 @@ class MnnVlm:
 
 
 class SeenImage:
-    """A keyframe encoded once (`MnnVlm.see`); each question is asked after it and rolled back.
-    The first answer's timings carry the vision encode and the image's prefill; later ones only
-    their own question's prefill and picks."""
+    """A keyframe encoded once (`MnnVlm.see`); the KV cache is rolled back to the image before each
+    question. Usable until the engine prefills another image. The first answer's timings carry the
+    vision encode and the image's prefill; later ones only their own question's prefill and picks."""
 
     def __init__(
         self,
@@ -440,26 +516,25 @@ class SeenImage:
         image_tokens: int,
         image_end: int,
         questions: list[tuple[tuple[int, ...], tuple[str, ...], ChoiceTree]],
+        keyframe: int,
     ) -> None:
         self._engine = engine
         self._first_clock: _Clock | None = clock
         self._image_tokens = image_tokens
         self._image_end = image_end
         self._questions = questions
+        self._keyframe = keyframe
 
     def choose(self, index: int, on_token: TokenCallback | None = None, cancel: CancelFlag | None = None) -> Choice:
-        """Question `index` of those given to `see`, asked after the image; the cache is then back at the image."""
+        """Question `index` of those given to `see`, asked right after the image."""
         engine = self._engine
+        if engine._keyframe != self._keyframe:
+            raise EngineError("this keyframe's image has left the model's cache: another one was prefilled since")
         ids, answers, tree = self._questions[index]
         clock = self._first_clock or _Clock(0.0)  # a later question: no vision, its own prefill
         self._first_clock = None
-        llm = engine._llm
         with native_stdout_to_stderr():
-            logits = llm.forward(list(ids) + list(tree.prefix))
+            engine._rewind(self._image_end)
+            logits = engine._forward(list(ids) + list(tree.prefix))
             clock.prefill_done()
-            try:
-                return engine._pick_answer(
-                    tree, answers, logits, clock, self._image_tokens + len(ids), on_token, cancel
-                )
-            finally:
-                llm._c_obj.erase_history(self._image_end, llm._c_obj.get_current_history())
+            return engine._pick_answer(tree, answers, logits, clock, self._image_tokens + len(ids), on_token, cancel)

@@ -8,6 +8,8 @@ from pathlib import Path
 from app.analyzer import Analyzer
 from app.core.generation import FinishReason
 from app.core.parser import ParseReason
+from app.engine.mnn_vlm import _Clock
+from app.engine.stdio import native_stdout_to_stderr
 from app.frames.intake import decode_image_bytes
 from tests.integration.conftest import held_out_scenes
 
@@ -108,7 +110,9 @@ def test_stop_ids_come_from_the_tokenizer_file(demo_analyzer: Analyzer) -> None:
 def test_every_token_decodes_without_raising(demo_analyzer: Analyzer) -> None:
     engine = demo_analyzer.engine
     _, data, _ = held_out_scenes(count_per_kind=1, seed=13)[0]
-    logits = engine._llm.forward(engine._encode(demo_analyzer.prepare(decode_image_bytes(data)), "Hi", None))
+    rgb = demo_analyzer.prepare(decode_image_bytes(data))
+    with native_stdout_to_stderr():
+        _, _, logits = engine._prefill(rgb, engine.build_prompt("Hi"), _Clock(0.0), None)
     vocab = engine._last_row(logits).shape[0]
     del logits  # an MNN Var alive at interpreter exit can crash the teardown
     pieces = [engine._decode_piece(t) for t in range(vocab)]
