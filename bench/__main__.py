@@ -21,6 +21,8 @@ BENCHES = (  # the fast ones first
     "sampler",
     "decoding",
     "checklist",
+    "kept_text",
+    "question_place",
     "pipeline_overhead",
     "defaults",
     "memory",
