@@ -52,13 +52,18 @@ document.addEventListener('securitypolicyviolation', (e) => {
 """
 
 
+# How long a condition on the page (a text, a port, a screen) is waited for at most. A bound, not a
+# speed: at a load of ~15 on this 2-core machine a page took over 60 s to say its model was ready.
+PAGE_WAIT_S = 180.0
+
+
 def _free_port() -> int:
     with socket.socket() as s:
         s.bind(("127.0.0.1", 0))
         return s.getsockname()[1]
 
 
-def _wait_for_port(port: int, proc: subprocess.Popen, timeout: float = 60.0) -> None:
+def _wait_for_port(port: int, proc: subprocess.Popen, timeout: float = PAGE_WAIT_S) -> None:
     def listens() -> bool:
         if proc.poll() is not None:
             raise RuntimeError(f"the app exited early with status {proc.returncode}")
@@ -252,6 +257,20 @@ def browser(playwright_driver) -> Iterator[object]:  # noqa: ANN001
     b.close()
 
 
+@pytest.fixture(autouse=True)
+def _no_page_outlives_its_test(request: pytest.FixtureRequest) -> Iterator[None]:
+    """Closes what a test left open on the run's browser. The browser lives as long as the whole run and
+    the browser tests come first: one page left open kept a renderer at ~50 % of a core (and its GPU
+    process at ~30 %) for every later test of a CI run."""
+    yield
+    if "browser" not in request.fixturenames:
+        return
+    for context in list(request.getfixturevalue("browser").contexts):
+        urls = [pg.url for pg in context.pages]
+        print(f"{request.node.nodeid} left {urls or 'a context'} open; closed it")
+        context.close()
+
+
 def wait_until_loaded(pg, reloaded: bool = False) -> None:  # noqa: ANN001
     """The loading screen is gone (Flutter's first frame), the semantics tree is on, and the app's page
     is there (its always-shown privacy notice).
@@ -366,7 +385,7 @@ def text_of(page, identifier: str) -> str:  # noqa: ANN001
         return ""
 
 
-def wait_text(page, identifier: str, expected: str, timeout: float = 60) -> str:  # noqa: ANN001
+def wait_text(page, identifier: str, expected: str, timeout: float = PAGE_WAIT_S) -> str:  # noqa: ANN001
     try:
         return wait_for(
             lambda: text_of(page, identifier),
@@ -380,7 +399,7 @@ def wait_text(page, identifier: str, expected: str, timeout: float = 60) -> str:
         raise AssertionError(f"{exc}; the page's console: {said}") from None
 
 
-def wait_on_page(page, said: str, timeout: float = 30) -> None:  # noqa: ANN001
+def wait_on_page(page, said: str, timeout: float = PAGE_WAIT_S) -> None:  # noqa: ANN001
     """Until some node of the page's semantics tree says `said` (its text or its label)."""
     page.wait_for_function(
         """(said) => [...document.querySelectorAll('flt-semantics')].some(
@@ -390,7 +409,7 @@ def wait_on_page(page, said: str, timeout: float = 30) -> None:  # noqa: ANN001
     )
 
 
-def go_to(page, label: str, target: str, timeout: float = 60) -> None:  # noqa: ANN001
+def go_to(page, label: str, target: str, timeout: float = PAGE_WAIT_S) -> None:  # noqa: ANN001
     """Through the navigation, to the screen showing the node `target`: the rail's buttons on a wide
     window, the bottom bar's tabs on a phone (whose names go on after the label: "设置 第 5 个标签，共 5 个").
     A tap that lands while the page still lays itself out, or on a rail just hidden, misses: a person
