@@ -64,9 +64,8 @@ class Analyzer:
         """Vision cost grows faster than pixels, so the side is capped per backend
         (or by the user); a model that declares `image_size` gets squares no larger;
         sides snap to the model's own patch grid (28 px Qwen2/2.5-VL, 32 px Qwen3-VL)."""
-        return choose_policy(
-            self.settings.backend, self.folder.image_size, self.settings.image_max_side, self.folder.vision_grid
-        )
+        cap = self.settings.image_max_side or self.profile.image_max_side  # the user's choice, else the profile's
+        return choose_policy(self.settings.backend, self.folder.image_size, cap, self.folder.vision_grid)
 
     def prepare(self, image: DecodedImage) -> np.ndarray:
         """The keyframe exactly as the model will see it."""

@@ -36,9 +36,13 @@ from app.core.profiles import (
 
 # Every signal costs its question's prefill and decoding on each keyframe: a checklist stays short.
 MAX_SIGNALS = 8
-_KEYS = {"schema", "id", "title", "system", "max_new_tokens", "question_place", "labels", "gate", "signals"}
+_KEYS = {
+    "schema", "id", "title", "system", "max_new_tokens", "question_place", "image_max_side", "labels", "gate",
+    "signals",
+}  # fmt: skip
 _SIGNAL_KEYS = {"signal", "values", "prompt", "constrained", "max_new_tokens", "labels"}
-_SHARED = ("schema", "id", "title", "system", "max_new_tokens", "question_place")  # handed to every signal
+# Handed to every signal; the image is encoded once for all of them, so its side is the checklist's.
+_SHARED = ("schema", "id", "title", "system", "max_new_tokens", "question_place", "image_max_side")
 
 
 @dataclass(frozen=True)

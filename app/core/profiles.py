@@ -29,6 +29,8 @@ from dataclasses import dataclass
 from enum import Enum
 from typing import Any
 
+from app.core.vision_size import MAX_USER_SIDE, MIN_USER_SIDE
+
 PROFILE_SCHEMA = 1
 # Signal and value names end up as JSON strings and in CSV exports: keep them plain.
 _NAME = re.compile(r"^[a-z][a-z0-9_]{0,63}$")
@@ -83,6 +85,9 @@ class TaskProfile:
     constrained_prompt: str | None = None  # None: the same prompt and system as free generation
     constrained_system: str | None = None
     question_place: QuestionPlace = QuestionPlace.AFTER_IMAGE
+    # The longest image side this profile's questions were found to hold at (fewer visual tokens, less
+    # time); None: the backend's default. An explicit --image-max-side or Settings value wins.
+    image_max_side: int | None = None
 
     @property
     def question_first(self) -> bool:
@@ -110,7 +115,7 @@ def profile_from_dict(data: Any, source: str = "profile") -> TaskProfile:
         raise ProfileError(f"{source}: unsupported profile schema {schema!r} (expected {PROFILE_SCHEMA})")
     known = {
         "schema", "id", "signal", "values", "prompt", "system", "max_new_tokens", "title", "labels", "constrained",
-        "question_place",
+        "question_place", "image_max_side",
     }  # fmt: skip
     unknown = sorted(set(data) - known)
     if unknown:
@@ -151,7 +156,19 @@ def profile_from_dict(data: Any, source: str = "profile") -> TaskProfile:
         constrained_prompt=constrained_prompt,
         constrained_system=constrained_system,
         question_place=question_place_from(data.get("question_place", QuestionPlace.AFTER_IMAGE.value), source),
+        image_max_side=image_side_from(data.get("image_max_side"), source),
     )
+
+
+def image_side_from(value: Any, source: str) -> int | None:
+    """A profile's `image_max_side`: None, or whole pixels within what --image-max-side takes."""
+    if value is None:
+        return None
+    if not isinstance(value, int) or isinstance(value, bool) or not MIN_USER_SIDE <= value <= MAX_USER_SIDE:
+        raise ProfileError(
+            f"{source}: 'image_max_side' must be a whole number of pixels from {MIN_USER_SIDE} to {MAX_USER_SIDE}"
+        )
+    return value
 
 
 def _prompt_and_system(data: dict[str, Any], source: str, where: str) -> tuple[str, str | None]:

@@ -13,6 +13,7 @@ import subprocess
 import sys
 from pathlib import Path
 
+import numpy as np
 import pytest
 
 from app.core.profiles import ProfileError
@@ -189,3 +190,25 @@ def test_one_signal_of_a_checklist_is_asked_alone_and_a_missing_one_named(tmp_pa
         alone.close()
     with pytest.raises(ProfileError, match=r"gated\.json: no signal 'arms_straight'"):
         build_analyzer(WorkerSpec(profile=profile, signal="arms_straight"), model)
+
+
+def test_a_profile_that_asks_for_a_smaller_image_gets_it_unless_the_user_chose(tmp_path: Path) -> None:
+    data = json.loads(gated_checklist(tmp_path).read_text())
+    small = tmp_path / "small.json"
+    small.write_text(json.dumps({**data, "image_max_side": 96}))  # the demo model declares 128
+    image = DecodedImage(np.full((480, 640, 3), 128, np.uint8), "frame")
+    sides = {}
+    for name, spec in {
+        "default": WorkerSpec(profile=gated_checklist(tmp_path), checklists=True),
+        "profile": WorkerSpec(profile=small, checklists=True),
+        "user": WorkerSpec(profile=small, checklists=True, image_max_side=64),
+    }.items():
+        analyzer = build_analyzer(spec, resolve_model(None))
+        try:
+            sides[name] = analyzer.prepare(image).shape[:2]
+            if name == "profile":  # and the model answers every signal on it
+                result = analyzer.analyze_checklist(image, "frame", analyzer.checklist)
+                assert len(result.results) == 2
+        finally:
+            analyzer.close()
+    assert sides == {"default": (128, 128), "profile": (96, 96), "user": (64, 64)}

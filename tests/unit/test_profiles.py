@@ -6,6 +6,7 @@ from pathlib import Path
 
 import pytest
 
+from app.core.checklist import checklist_from_dict
 from app.core.profiles import ProfileError, ProfileLabels, QuestionPlace, TaskProfile, profile_from_dict
 from app.paths import PROFILES
 from app.profile_file import load_checklist, load_profile
@@ -50,6 +51,10 @@ def test_answer_text_is_compact_json() -> None:
         ({"question_place": "before"}, "'question_place' must be 'after_image' or 'before_image', got 'before'"),
         ({"question_place": None}, "'question_place' must be 'after_image' or 'before_image', got None"),
         ({"question_place": ["before_image"]}, "'question_place' must be"),
+        ({"image_max_side": 16}, "'image_max_side' must be a whole number of pixels from 32 to 2048"),
+        ({"image_max_side": 4096}, "'image_max_side' must be"),
+        ({"image_max_side": 192.0}, "'image_max_side' must be"),
+        ({"image_max_side": True}, "'image_max_side' must be"),
     ],
 )
 def test_bad_profiles_are_refused_with_a_reason(change: dict, message: str) -> None:
@@ -126,3 +131,14 @@ def test_the_question_goes_after_the_image_unless_the_profile_puts_it_before(tmp
     bad.write_text(json.dumps({**BASE, "question_place": "above"}))
     with pytest.raises(ProfileError, match=rf"^{re.escape(str(bad))}: 'question_place' must be"):
         load_profile(bad)
+
+
+def test_a_profile_may_ask_for_a_smaller_image_and_a_checklist_shares_it() -> None:
+    assert profile_from_dict(BASE).image_max_side is None
+    assert profile_from_dict({**BASE, "image_max_side": 192}).image_max_side == 192
+    checklist = load_checklist(PROFILES / "cpr_checklist.json")
+    data = {**json.loads((PROFILES / "cpr_checklist.json").read_text()), "image_max_side": 160}
+    assert {spec.image_max_side for spec in checklist.signals} == {None}
+    assert {spec.image_max_side for spec in checklist_from_dict(data).signals} == {160}
+    with pytest.raises(ProfileError, match="unknown keys"):  # one image encode for all: not a signal's own
+        checklist_from_dict({**data, "signals": [{**data["signals"][0], "image_max_side": 96}, *data["signals"][1:]]})
