@@ -56,8 +56,10 @@ class Seen:
 
 class FaultyServer:
     def __init__(self, files: dict[str, bytes], faults: dict[str, Faults] | None = None) -> None:
-        self.files = files  # URL path -> content
         self.faults = faults or {}  # URL path -> Faults
+        # URL path -> content, padded once here: padding (and copying) tens of MB per request kept a
+        # loaded machine from sending the headers within a test policy's half-second read timeout.
+        self.files = {path: self._inflated(path, data) for path, data in files.items()}
         self._lock = threading.Lock()
         self._seen: list[Seen] = []
         self._responses: dict[str, int] = {}
@@ -99,6 +101,11 @@ class FaultyServer:
 
     def bytes_sent(self, path: str | None = None) -> int:
         return sum(s.sent for s in self.seen(path))
+
+    def _inflated(self, path: str, data: bytes) -> bytes:
+        """The file as served: padded with zeros to its Faults' `inflate_to` (Content-Length says so)."""
+        size = self.faults.get(path, Faults()).inflate_to
+        return data + bytes(size - len(data)) if size is not None and size > len(data) else data
 
     def record(self, seen: Seen) -> None:
         with self._lock:
@@ -150,8 +157,6 @@ class _Handler(BaseHTTPRequestHandler):
         seq = owner.next_seq()
         data = owner.files.get(path)
         faults = owner.faults.get(path, Faults())
-        if data is not None and faults.inflate_to is not None and faults.inflate_to > len(data):
-            data = data + bytes(faults.inflate_to - len(data))
         if faults.silent_s:
             owner.stopping.wait(faults.silent_s)
         if faults.interim_every_s is not None:
@@ -178,8 +183,9 @@ class _Handler(BaseHTTPRequestHandler):
                 return
             start = max(0, start - faults.range_shift)
         index = owner.next_response_index(path)
-        body = bytearray(data[start:])
-        if faults.corrupt_responses is None or index < faults.corrupt_responses:
+        body: bytes | bytearray | memoryview = memoryview(data)[start:]  # no copy unless bytes are corrupted
+        if faults.corrupt_at and (faults.corrupt_responses is None or index < faults.corrupt_responses):
+            body = bytearray(body)
             for offset in faults.corrupt_at:
                 if start <= offset < size:
                     body[offset - start] ^= 0xFF
