@@ -5,7 +5,9 @@ The image part (vision encode + the image's prefill) is timed on its own; each e
 question's prefill and picks. Every signal is asked (the gate is not applied: this measures N). Every
 way keeps the chat text before the image across keyframes, as the app does (one signal kept against
 prefilled whole: `bench.kept_text`).
-The picks of one encode are compared with separate asking on the trained question and on all.
+The picks of one encode are compared with separate asking, and so are the scores (the chosen
+answer's probability among the allowed ones): how far one encode moves a score where the picks agree,
+and how sure each way was where they differ (near-ties flip on small differences).
 
     .venv/bin/python -m bench.checklist [--model DIR_OR_ID] [--profile CHECKLIST] [--images 10] [--rounds 3]
 """
@@ -44,6 +46,16 @@ def _ms_since(start: float) -> float:
     return (time.perf_counter() - start) * 1000.0
 
 
+def _gap_text(gaps: list[float]) -> str:
+    if not gaps:
+        return "none"
+    return f"largest {max(gaps):.4f}, median {float(np.median(gaps)):.4f} (n={len(gaps)})"
+
+
+def _split_text(scores: list[float]) -> str:
+    return spread_text(spread(scores), "probability", 3) if scores else "none"
+
+
 def main() -> int:
     parser = argparse.ArgumentParser()
     add_model_options(parser, profile_default=PROFILES / "cpr_checklist.json")
@@ -63,6 +75,8 @@ def main() -> int:
     images = [analyzer.prepare(decode_image_bytes(data)) for _, data, _ in scenes(per_kind)][: args.images]
     times: dict[str, list[float]] = {"one": [], "all": [], "separately": [], "image": [], "extra": []}
     same = total = 0
+    agree_gaps: list[float] = []  # |score one encode - score separately|, same pick
+    split_scores: list[float] = []  # both ways' scores where the picks differ
 
     def one_encode(rgb: np.ndarray) -> list[Choice]:
         start = time.perf_counter()
@@ -88,9 +102,14 @@ def main() -> int:
             start = time.perf_counter()
             engine.see(rgb, questions[:1], system=checklist.system).choose(0)
             times["one"].append(_ms_since(start))
-            pairs = zip(one_encode(rgb), separately(rgb), strict=True)
-            same += sum(t.index == a.index for t, a in pairs)
-            total += n
+            for t, a in zip(one_encode(rgb), separately(rgb), strict=True):
+                total += 1
+                if t.index != a.index:
+                    split_scores += [s for s in (t.score, a.score) if s is not None]
+                    continue
+                same += 1
+                if t.score is not None and a.score is not None:
+                    agree_gaps.append(abs(t.score - a.score))
     one, together_spread, apart = (spread(times[k]) for k in ("one", "all", "separately"))
     ratio = together_spread.median / one.median
     rows = [
@@ -102,6 +121,8 @@ def main() -> int:
         Row(f"{n} signals asked separately (whole prompt each)", spread_text(apart)),
         Row("  one encode / separately, median", f"{together_spread.median / apart.median:.2f}x"),
         Row("picks equal to separate asking", f"{same}/{total}", "all", same == total),
+        Row("  score difference where the picks agree", _gap_text(agree_gaps)),
+        Row("  scores where the picks differ", _split_text(split_scores)),
     ]
     title = f"Checklist of {n} signals: {model.id}, {checklist.id}, {len(images)} images x {args.rounds} rounds"
     return report(out, title, rows, args.receipt)
