@@ -9,7 +9,10 @@ The picks of one encode are compared with separate asking, and so are the scores
 answer's probability among the allowed ones): how far one encode moves a score where the picks agree,
 and how sure each way was where they differ (near-ties flip on small differences).
 
-    .venv/bin/python -m bench.checklist [--model DIR_OR_ID] [--profile CHECKLIST] [--images 10] [--rounds 3]
+    .venv/bin/python -m bench.checklist [--model DIR_OR_ID] [--profile CHECKLIST] [--signals N]
+        [--images 10] [--rounds 3]
+
+``--signals N`` asks the first N signals in asking order (the gate first): the goal is set for 4.
 """
 
 from __future__ import annotations
@@ -60,16 +63,21 @@ def main() -> int:
     parser = argparse.ArgumentParser()
     add_model_options(parser, profile_default=PROFILES / "cpr_checklist.json")
     add_rounds_options(parser, images=10, rounds=3)
+    parser.add_argument("--signals", type=int, default=None, help="ask only the first N signals (asking order)")
     add_receipt_option(parser)
     args = parser.parse_args()
     check_rounds(parser, args)
     out = claim_stdout()
     model = resolve_model(args.model)
     checklist = load_checklist(args.profile)
+    asked = checklist.ordered()
+    if args.signals is not None and not 1 <= args.signals <= len(asked):
+        parser.error(f"--signals must be 1 to {len(asked)}: {checklist.id} has {len(asked)} signals")
+    asked = asked[: args.signals]
     analyzer = Analyzer(model, checklist.signals[0])
     analyzer.load()
     engine = analyzer.engine
-    questions = [(spec.ask(True)[0], [spec.answer_text(v) for v in spec.values]) for spec in checklist.ordered()]
+    questions = [(spec.ask(True)[0], [spec.answer_text(v) for v in spec.values]) for spec in asked]
     n = len(questions)
     per_kind = max(1, args.images // 5)
     images = [analyzer.prepare(decode_image_bytes(data)) for _, data, _ in scenes(per_kind)][: args.images]

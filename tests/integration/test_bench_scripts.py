@@ -150,3 +150,14 @@ def test_checklist_compares_one_encode_with_one_signal_and_with_separate_asking(
     assert f"n={2 * (6 - agreed)}," in split if agreed < 6 else split.rstrip().endswith("none")
     rows = {row["name"]: row for row in json.loads(receipt.read_text())["rows"]}
     assert rows["  / one signal, median"]["goal"] == "<= 1.6x"
+
+
+def test_checklist_asks_the_first_n_signals_gate_first() -> None:
+    out = _bench("checklist", "--signals", "2", "--images", "1", "--rounds", "1")
+    assert out.startswith("Checklist of 2 signals: keyframe-demo-cpr, cpr_checklist, 1 images x 1 rounds")
+    assert "n=1" in _line(out, "each extra signal") and "/2" in _line(out, "picks equal to separate asking")
+    proc = subprocess.run(
+        [sys.executable, "-m", "bench.checklist", "--signals", "4"], cwd=ROOT, capture_output=True, text=True,
+        timeout=HANG_S,
+    )  # fmt: skip
+    assert proc.returncode == 2 and "--signals must be 1 to 3: cpr_checklist has 3 signals" in proc.stderr
