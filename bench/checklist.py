@@ -5,9 +5,10 @@ The image part (vision encode + the image's prefill) is timed on its own; each e
 question's prefill and picks. Every signal is asked (the gate is not applied: this measures N). Every
 way keeps the chat text before the image across keyframes, as the app does (one signal kept against
 prefilled whole: `bench.kept_text`).
-The picks of one encode are compared with separate asking, and so are the scores (the chosen
-answer's probability among the allowed ones): how far one encode moves a score where the picks agree,
-and how sure each way was where they differ (near-ties flip on small differences).
+The picks of one encode are compared with separate asking, and so are the scores, as log
+probabilities (the chosen tokens' under the full softmax; on random weights a probability is about
+1/vocabulary, so only its log shows a difference): how far one encode moves it where the picks
+agree, and how sure each way was where they differ (near-ties flip on small differences).
 
     .venv/bin/python -m bench.checklist [--model DIR_OR_ID] [--profile CHECKLIST] [--signals N]
         [--images 10] [--rounds 3]
@@ -18,6 +19,7 @@ and how sure each way was where they differ (near-ties flip on small differences
 from __future__ import annotations
 
 import argparse
+import math
 import time
 
 import numpy as np
@@ -49,14 +51,18 @@ def _ms_since(start: float) -> float:
     return (time.perf_counter() - start) * 1000.0
 
 
+def _log(score: float) -> float:
+    return math.log(max(score, 1e-300))
+
+
 def _gap_text(gaps: list[float]) -> str:
     if not gaps:
         return "none"
-    return f"largest {max(gaps):.4f}, median {float(np.median(gaps)):.4f} (n={len(gaps)})"
+    return f"largest {max(gaps):.4f}, median {float(np.median(gaps)):.4f} nats (n={len(gaps)})"
 
 
 def _split_text(scores: list[float]) -> str:
-    return spread_text(spread(scores), "probability", 3) if scores else "none"
+    return spread_text(spread(scores), "nats", 3) if scores else "none"
 
 
 def main() -> int:
@@ -83,8 +89,8 @@ def main() -> int:
     images = [analyzer.prepare(decode_image_bytes(data)) for _, data, _ in scenes(per_kind)][: args.images]
     times: dict[str, list[float]] = {"one": [], "all": [], "separately": [], "image": [], "extra": []}
     same = total = 0
-    agree_gaps: list[float] = []  # |score one encode - score separately|, same pick
-    split_scores: list[float] = []  # both ways' scores where the picks differ
+    agree_gaps: list[float] = []  # |log score one encode - log score separately|, same pick
+    split_scores: list[float] = []  # both ways' log scores where the picks differ
 
     def one_encode(rgb: np.ndarray) -> list[Choice]:
         start = time.perf_counter()
@@ -113,11 +119,11 @@ def main() -> int:
             for t, a in zip(one_encode(rgb), separately(rgb), strict=True):
                 total += 1
                 if t.index != a.index:
-                    split_scores += [s for s in (t.score, a.score) if s is not None]
+                    split_scores += [_log(c.score) for c in (t, a) if c.score is not None]
                     continue
                 same += 1
                 if t.score is not None and a.score is not None:
-                    agree_gaps.append(abs(t.score - a.score))
+                    agree_gaps.append(abs(_log(t.score) - _log(a.score)))
     one, together_spread, apart = (spread(times[k]) for k in ("one", "all", "separately"))
     ratio = together_spread.median / one.median
     rows = [
@@ -129,8 +135,8 @@ def main() -> int:
         Row(f"{n} signals asked separately (whole prompt each)", spread_text(apart)),
         Row("  one encode / separately, median", f"{together_spread.median / apart.median:.2f}x"),
         Row("picks equal to separate asking", f"{same}/{total}", "all", same == total),
-        Row("  score difference where the picks agree", _gap_text(agree_gaps)),
-        Row("  scores where the picks differ", _split_text(split_scores)),
+        Row("  |log score difference| where the picks agree", _gap_text(agree_gaps)),
+        Row("  log scores where the picks differ", _split_text(split_scores)),
     ]
     title = f"Checklist of {n} signals: {model.id}, {checklist.id}, {len(images)} images x {args.rounds} rounds"
     return report(out, title, rows, args.receipt)

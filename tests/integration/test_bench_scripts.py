@@ -144,9 +144,9 @@ def test_checklist_compares_one_encode_with_one_signal_and_with_separate_asking(
     picks = re.search(r"(\d+)/(\d+)", _line(out, "picks equal to separate asking"))
     assert picks and int(picks[2]) == 6 and int(picks[1]) <= 6
     agreed = int(picks[1])
-    gaps = _line(out, "score difference where the picks agree")
+    gaps = _line(out, "|log score difference| where the picks agree")
     assert f"(n={agreed})" in gaps if agreed else gaps.rstrip().endswith("none")
-    split = _line(out, "scores where the picks differ")  # both ways' scores of each differing pick
+    split = _line(out, "log scores where the picks differ")  # both ways' scores of each differing pick
     assert f"n={2 * (6 - agreed)}," in split if agreed < 6 else split.rstrip().endswith("none")
     rows = {row["name"]: row for row in json.loads(receipt.read_text())["rows"]}
     assert rows["  / one signal, median"]["goal"] == "<= 1.6x"
