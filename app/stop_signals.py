@@ -8,9 +8,11 @@ its end and the user still reads one line. Standard library only, for the same r
 
 Two CPython quirks met on the way (3.11): an exception raised where Python drops exceptions (a
 weakref callback during an import, a `__del__`) never stops anything, so such a stop is sent
-again; and a KeyboardInterrupt that left code run by exec() of a string (dataclasses and
-namedtuple do that as the app is imported) made the interpreter kill itself with SIGINT at
-exit (-2) although it was handled.
+again, from a thread, until it is raised where it counts (one raised inside the hook that reports the
+drop would be lost as well, so a stop arriving there waits for the next send); and a
+KeyboardInterrupt that left code run by exec() of a string (dataclasses and namedtuple do that as
+the app is imported) made the interpreter kill itself with SIGINT at exit (-2) although it was
+handled.
 """
 
 from __future__ import annotations
@@ -18,6 +20,7 @@ from __future__ import annotations
 import os
 import signal
 import sys
+import time
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 
@@ -29,11 +32,15 @@ class Terminated(BaseException):
 
 
 _stopping: list[int] = []  # the signal this process is stopping for (at most one entry)
+_in_hook: list[bool] = []  # set while `_dropped` runs: what it raised would be dropped too
+RESEND_S = 0.01
 
 
 def _raise(signum: int, frame: object) -> None:
     if _stopping:
         return  # already stopping: the cleanup under way is not cut short
+    if _in_hook:
+        return  # the resender sends it again once the hook is over
     _stopping.append(signum)
     raise KeyboardInterrupt() if signum == signal.SIGINT else Terminated()
 
@@ -42,11 +49,26 @@ def _dropped(unraisable: sys.UnraisableHookArgs, then: Callable[[sys.UnraisableH
     if not (isinstance(unraisable.exc_value, (KeyboardInterrupt, Terminated)) and _stopping):
         then(unraisable)
         return
-    import threading
+    _in_hook.append(True)
+    try:
+        import threading
 
-    signum = _stopping.pop()  # nothing is stopping after all
-    # Sent from another thread a moment later: the main thread handles it once out of here.
-    threading.Timer(0.01, os.kill, (os.getpid(), signum)).start()
+        signum = _stopping.pop()  # nothing is stopping after all
+        # Starting a thread runs Python code, where the resent stop may already arrive: `_raise` ignores
+        # it while `_in_hook` is set, and the resender sends it again.
+        threading.Thread(target=_resend, args=(signum,), name="stop-resend", daemon=True).start()
+    finally:
+        _in_hook.clear()  # the last call of the hook: from here no bytecode checks for signals
+
+
+def _resend(signum: int) -> None:
+    """Send `signum` to this process until the main thread has raised it (a raise dropped again is
+    reported to `_dropped`, which starts another resender)."""
+    while True:
+        time.sleep(RESEND_S)
+        if _stopping:
+            return
+        os.kill(os.getpid(), signum)
 
 
 def install() -> None:
