@@ -89,6 +89,7 @@ def main() -> int:
     images = [analyzer.prepare(decode_image_bytes(data)) for _, data, _ in scenes(per_kind)][: args.images]
     times: dict[str, list[float]] = {"one": [], "all": [], "separately": [], "image": [], "extra": []}
     same = total = 0
+    agreed = {spec.signal: 0 for spec in asked}  # picks equal to separate asking, per signal
     agree_gaps: list[float] = []  # |log score one encode - log score separately|, same pick
     split_scores: list[float] = []  # both ways' log scores where the picks differ
 
@@ -116,12 +117,13 @@ def main() -> int:
             start = time.perf_counter()
             engine.see(rgb, questions[:1], system=checklist.system).choose(0)
             times["one"].append(_ms_since(start))
-            for t, a in zip(one_encode(rgb), separately(rgb), strict=True):
+            for spec, t, a in zip(asked, one_encode(rgb), separately(rgb), strict=True):
                 total += 1
                 if t.index != a.index:
                     split_scores += [_log(c.score) for c in (t, a) if c.score is not None]
                     continue
                 same += 1
+                agreed[spec.signal] += 1
                 if t.score is not None and a.score is not None:
                     agree_gaps.append(abs(_log(t.score) - _log(a.score)))
     one, together_spread, apart = (spread(times[k]) for k in ("one", "all", "separately"))
@@ -135,6 +137,7 @@ def main() -> int:
         Row(f"{n} signals asked separately (whole prompt each)", spread_text(apart)),
         Row("  one encode / separately, median", f"{together_spread.median / apart.median:.2f}x"),
         Row("picks equal to separate asking", f"{same}/{total}", "all", same == total),
+        *(Row(f"  {signal}", f"{k}/{total // n}") for signal, k in agreed.items()),
         Row("  |log score difference| where the picks agree", _gap_text(agree_gaps)),
         Row("  log scores where the picks differ", _split_text(split_scores)),
     ]

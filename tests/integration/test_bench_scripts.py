@@ -144,6 +144,9 @@ def test_checklist_compares_one_encode_with_one_signal_and_with_separate_asking(
     picks = re.search(r"(\d+)/(\d+)", _line(out, "picks equal to separate asking"))
     assert picks and int(picks[2]) == 6 and int(picks[1]) <= 6
     agreed = int(picks[1])
+    signals = ("hands_visible", "hand_position_correct", "hands_stacked")
+    per_signal = [re.search(r"(\d+)/2\b", _line(out, s)) for s in signals]  # each of 2 images
+    assert all(per_signal) and sum(int(m[1]) for m in per_signal if m) == agreed
     gaps = _line(out, "|log score difference| where the picks agree")
     assert f"(n={agreed})" in gaps if agreed else gaps.rstrip().endswith("none")
     split = _line(out, "log scores where the picks differ")  # both ways' scores of each differing pick
