@@ -58,7 +58,8 @@ def _log(score: float) -> float:
 def _gap_text(gaps: list[float]) -> str:
     if not gaps:
         return "none"
-    return f"largest {max(gaps):.4f}, median {float(np.median(gaps)):.4f} nats (n={len(gaps)})"
+    s = spread(gaps)
+    return f"largest {s.high:.4f}, median {s.median:.4f} nats (n={s.n})"
 
 
 def _split_text(scores: list[float]) -> str:
@@ -88,7 +89,7 @@ def main() -> int:
     per_kind = max(1, args.images // 5)
     images = [analyzer.prepare(decode_image_bytes(data)) for _, data, _ in scenes(per_kind)][: args.images]
     times: dict[str, list[float]] = {"one": [], "all": [], "separately": [], "image": [], "extra": []}
-    same = total = 0
+    total = 0
     agreed = {spec.signal: 0 for spec in asked}  # picks equal to separate asking, per signal
     agree_gaps: list[float] = []  # |log score one encode - log score separately|, same pick
     split_scores: list[float] = []  # both ways' log scores where the picks differ
@@ -122,10 +123,10 @@ def main() -> int:
                 if t.index != a.index:
                     split_scores += [_log(c.score) for c in (t, a) if c.score is not None]
                     continue
-                same += 1
                 agreed[spec.signal] += 1
                 if t.score is not None and a.score is not None:
                     agree_gaps.append(abs(_log(t.score) - _log(a.score)))
+    same = sum(agreed.values())
     one, together_spread, apart = (spread(times[k]) for k in ("one", "all", "separately"))
     ratio = together_spread.median / one.median
     rows = [
