@@ -16,6 +16,7 @@ from app.core.generation import FinishReason, Generation, Timings
 from app.core.parser import UNKNOWN, ParsedAnswer, ParseReason, parse_answer
 from app.core.profiles import TaskProfile
 from app.core.results import AnalysisResult, ChecklistResult
+from app.core.score_cut import cut
 from app.core.vision_size import VisionPolicy, choose_policy, square_crop, vision_size
 from app.engine.mnn_vlm import CancelFlag, EngineOptions, MnnVlm, PhaseCallback, TokenCallback
 from app.engine.model_folder import open_model_folder
@@ -192,8 +193,9 @@ class Analyzer:
             model_revision=self.model.revision,
             profile_id=spec.id,
             signal=spec.signal,
-            # Valid by construction when constrained, and still gated by the strict parser.
-            answer=parse_answer(generation.text, spec, generation.finish),
+            # Valid by construction when constrained, and still gated by the strict parser; then the
+            # profile's score cut, if it has one.
+            answer=cut(parse_answer(generation.text, spec, generation.finish), score, spec.min_score),
             finish=generation.finish,
             timings=generation.timings,
             decoding="constrained" if self.settings.constrained else "free",

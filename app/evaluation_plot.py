@@ -1,4 +1,5 @@
-"""A testers' report as one PNG: the confusion matrix beside the time each image took.
+"""A testers' report as one PNG: the confusion matrix, the time each image took, and the score cut's
+curve (accuracy against coverage, app.core.score_cut) with the profile's saved cut marked.
 
 Drawn with Pillow (already a dependency) so `eval --plot` needs no plotting library. The
 matrix cells are shaded by their share of the row (a correct answer on the diagonal is
@@ -21,6 +22,7 @@ _CELL = 76  # wide enough for UNKNOWN above its column
 _PAD = 16
 _HEAD = 40  # the matrix's header: its caption, then the column names
 _PLOT_W, _PLOT_H = 420, 220
+_CURVE_W = 220  # the score cut's square: coverage 0..1 across, accuracy 0..1 up (height _PLOT_H)
 _INK, _GRID, _RIGHT, _WRONG, _BAR = (33, 33, 33), (200, 200, 200), (46, 125, 50), (198, 40, 40), (0, 105, 92)
 
 
@@ -76,8 +78,8 @@ def layout(report: Report, title: str) -> tuple[tuple[int, int], list[Label]]:
     label_w = _row_label_width(report)
     matrix_w = label_w + _CELL * len(report.columns)
     matrix_h = _HEAD + _CELL * max(1, len(report.values))
-    width = _PAD * 3 + matrix_w + _PLOT_W
-    height = _PAD * 2 + 28 + max(matrix_h, _HEAD + _PLOT_H + 28)  # the plot, then its note
+    width = _PAD * 4 + matrix_w + _PLOT_W + _CURVE_W
+    height = _PAD * 2 + 28 + max(matrix_h, _HEAD + _PLOT_H + 44)  # the plots, then their notes
     top = _PAD + 28
     labels = [
         _label(measure, (_PAD, _PAD), _fit(measure, title, 14, width - 2 * _PAD), 14),
@@ -100,7 +102,20 @@ def layout(report: Report, title: str) -> tuple[tuple[int, int], list[Label]]:
         summary = spread(seconds)
         note = f"median {summary.median:.3f} s · max {summary.high:.3f} s · n={summary.n}"
         labels.append(_label(measure, (left, top + _HEAD + _PLOT_H + 8), note, 12))
+    left += _PLOT_W + _PAD
+    labels.append(_label(measure, (left, top), "accuracy vs coverage (score cut)", 12))
+    labels.append(_label(measure, (left, top + _HEAD + _PLOT_H + 8), _curve_note(report), 12))
     return (width, height), labels
+
+
+def _curve_note(report: Report) -> str:
+    curve = report.curve
+    if not curve.scored:
+        return "no model scores"
+    if report.min_score is None:
+        return "no cut saved"
+    point = curve.at(report.min_score)
+    return f"cut {report.min_score:.4g}: keeps {point.kept}/{point.labelled}"
 
 
 def render_report(report: Report, title: str) -> Image.Image:
@@ -132,9 +147,31 @@ def render_report(report: Report, title: str) -> Image.Image:
             draw.rectangle((x0 + 1, base - s * scale, x0 + max(2.0, step - 1), base), fill=_BAR)
         median_y = base - summary.median * scale
         draw.line((left, median_y, left + _PLOT_W, median_y), fill=_WRONG, width=2)
+    _draw_curve(draw, report, left + _PLOT_W + _PAD, top + _HEAD)
     for label in labels:
         draw.text(label.xy, label.text, fill=_INK, font=_font(label.size))
     return image
+
+
+def _draw_curve(draw: ImageDraw.ImageDraw, report: Report, left: float, top: float) -> None:
+    """Each cut's (coverage, accuracy) joined from no cut (right) to the highest (left); the saved cut ringed."""
+    draw.rectangle((left, top, left + _CURVE_W, top + _PLOT_H), outline=_GRID)
+
+    def at(coverage: float, accuracy: float) -> tuple[float, float]:
+        return left + coverage * _CURVE_W, top + (1 - accuracy) * _PLOT_H
+
+    points = [
+        at(p.coverage, p.accuracy) for p in report.curve.points if p.coverage is not None and p.accuracy is not None
+    ]
+    if len(points) > 1:
+        draw.line(points, fill=_BAR, width=2)
+    for x, y in points:
+        draw.ellipse((x - 2, y - 2, x + 2, y + 2), fill=_BAR)
+    if report.min_score is not None and report.curve.scored:
+        saved = report.curve.at(report.min_score)
+        if saved.coverage is not None and saved.accuracy is not None:
+            x, y = at(saved.coverage, saved.accuracy)
+            draw.ellipse((x - 6, y - 6, x + 6, y + 6), outline=_WRONG, width=2)
 
 
 def write_report_png(report: Report, title: str, path: Path) -> None:

@@ -161,7 +161,11 @@ def run(args: argparse.Namespace, out: TextIO) -> int:
         _note(f"{len(missing)} labelled file(s) not in the folder: {_few(missing)}")
     if any(labelled.values()) and unlabelled:
         _note(f"{len(unlabelled)} image(s) without a label: {_few(unlabelled)}")
-    output = _single(rows[SINGLE], signals[SINGLE]) if checklist is None else _checklist_output(rows, checklist)
+    output = (
+        _single(rows[SINGLE], signals[SINGLE], ready.min_score)
+        if checklist is None
+        else _checklist_output(rows, checklist)
+    )
     if args.json:
         record = {
             "folder": display_name(folder),
@@ -193,11 +197,11 @@ class _Output:
     plot: Callable[[str, Path], None]  # draws the PNG: (title, path)
 
 
-def _single(rows: Sequence[Prediction], values: Sequence[str]) -> _Output:
+def _single(rows: Sequence[Prediction], values: Sequence[str], min_score: float | None) -> _Output:
     from app.core.evaluation import csv_text, evaluate, format_table
     from app.evaluation_plot import write_report_png
 
-    report = evaluate(rows, values)
+    report = evaluate(rows, values, min_score)
     images = [{"file": p.name, **_answer(p)} for p in report.rows]
     return _Output(
         report.to_dict(), images, format_table(report), csv_text(report), lambda t, p: write_report_png(report, t, p)
@@ -208,7 +212,8 @@ def _checklist_output(rows: Mapping[str, Sequence[Prediction]], checklist: Check
     from app.core.evaluation import checklist_csv_text, evaluate_checklist, format_checklist_table
     from app.evaluation_plot import write_checklist_png
 
-    report = evaluate_checklist(rows, _signal_values(checklist), checklist.gate, checklist.gate_open)
+    min_scores = {spec.signal: spec.min_score for spec in checklist.signals}
+    report = evaluate_checklist(rows, _signal_values(checklist), checklist.gate, checklist.gate_open, min_scores)
     return _Output(
         {"profile": checklist.id, **report.to_dict()},
         _checklist_images(report),
@@ -341,7 +346,10 @@ def _answered(name: str, expected: str | None, result: AnalysisResult) -> Predic
     if result.answer.reason is ParseReason.NOT_VISIBLE:  # the gate left it unasked: unknown, and no model time
         return Prediction(name, expected, result.observation, NOT_ASKED, None, result.answer.reason.value)
     status = VALID if result.answer.valid else REJECTED
-    return Prediction(name, expected, result.observation, status, seconds, result.answer.reason.value)
+    answer = result.answer
+    return Prediction(
+        name, expected, result.observation, status, seconds, answer.reason.value, result.model_score, answer.withheld
+    )
 
 
 def _answer(p: Prediction) -> dict[str, Any]:
@@ -352,6 +360,8 @@ def _answer(p: Prediction) -> dict[str, Any]:
         "parse_status": p.parse_status,
         "detail": p.detail,
         "seconds": None if p.seconds is None else round(p.seconds, 3),
+        "model_score": None if p.score is None else round(p.score, 6),
+        **({"withheld": p.picked} if p.picked is not None else {}),
     }
 
 

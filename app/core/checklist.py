@@ -40,7 +40,7 @@ _KEYS = {
     "schema", "id", "title", "system", "max_new_tokens", "question_place", "image_max_side", "labels", "gate",
     "signals",
 }  # fmt: skip
-_SIGNAL_KEYS = {"signal", "values", "prompt", "constrained", "max_new_tokens", "labels"}
+_SIGNAL_KEYS = {"signal", "values", "prompt", "constrained", "max_new_tokens", "labels", "min_score"}
 # Handed to every signal; the image is encoded once for all of them, so its side is the checklist's.
 _SHARED = ("schema", "id", "title", "system", "max_new_tokens", "question_place", "image_max_side")
 

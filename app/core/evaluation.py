@@ -38,11 +38,13 @@ from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
+from app.core.score_cut import CutCurve, cut_curve
+
 UNKNOWN = "unknown"
 VALID, REJECTED, ERROR = "valid", "rejected", "error"
 NOT_ASKED = "not_asked"  # a checklist's signal its gate left unasked: `unknown`, nothing the model said
 NONE_SHOWN = "—"  # a rate with an empty denominator
-CSV_COLUMNS = ("file", "expected", "observed", "correct", "parse_status", "detail", "seconds")
+CSV_COLUMNS = ("file", "expected", "observed", "correct", "parse_status", "detail", "seconds", "model_score")
 CHECKLIST_CSV_COLUMNS = ("file", "signal", *CSV_COLUMNS[1:])  # one row per image and signal
 _FORMULA_START = ("=", "+", "-", "@", "\t", "\r")
 
@@ -57,6 +59,8 @@ class Prediction:
     parse_status: str  # valid | rejected | not_asked | error
     seconds: float | None = None  # the model's time for this image (None: an error, or a signal not asked)
     detail: str = ""  # the parse reason, or what went wrong
+    score: float | None = None  # the constrained decoder's model score (a diagnostic, app.core.score_cut)
+    picked: str | None = None  # the model's answer before a profile's score cut withheld it (None: not withheld)
 
     @property
     def answered(self) -> bool:
@@ -108,6 +112,8 @@ class Report:
     true_positive_rate: float | None
     yes_bias: float | None
     rows: tuple[Prediction, ...]
+    curve: CutCurve  # coverage and accuracy for every score cut (app.core.score_cut)
+    min_score: float | None = None  # the profile's saved cut, already applied to `rows`
 
     def cell(self, expected: str, observed: str) -> int:
         return self.matrix[self.values.index(expected)][self.columns.index(observed)]
@@ -143,6 +149,8 @@ class Report:
             "true_positive_rate": _round(self.true_positive_rate),
             "yes_bias": _round(self.yes_bias),
             "counts": dict(vars(self.counts)),
+            "min_score": self.min_score,
+            "score_cut": self.curve.to_dict(),
         }
 
 
@@ -165,8 +173,9 @@ def columns_for(values: Sequence[str]) -> tuple[str, ...]:
     return tuple(values) if UNKNOWN in values else (*values, UNKNOWN)
 
 
-def evaluate(predictions: Iterable[Prediction], values: Sequence[str]) -> Report:
-    """The report over `predictions` for a profile whose answers are `values`.
+def evaluate(predictions: Iterable[Prediction], values: Sequence[str], min_score: float | None = None) -> Report:
+    """The report over `predictions` for a profile whose answers are `values` (and score cut `min_score`,
+    which the answers already had applied when they were given).
 
     Raises ValueError for a label outside `values` or an answer outside the columns:
     labels are checked when they are read (`app.evaluation_labels`), answers by the parser.
@@ -232,6 +241,8 @@ def evaluate(predictions: Iterable[Prediction], values: Sequence[str]) -> Report
         true_positive_rate=true_rate,
         yes_bias=None if predicted_rate is None or true_rate is None else predicted_rate - true_rate,
         rows=rows,
+        curve=cut_curve(rows),
+        min_score=min_score,
     )
 
 
@@ -273,6 +284,7 @@ def evaluate_checklist(
     values: Mapping[str, Sequence[str]],
     gate: str | None = None,
     gate_open: str = "yes",
+    min_scores: Mapping[str, float | None] | None = None,
 ) -> ChecklistReport:
     """A report per signal of `values` (signal -> its answers, in the checklist's order) over that signal's
     predictions, one per image in the same order for every signal (ValueError otherwise: the per-image
@@ -281,7 +293,9 @@ def evaluate_checklist(
     if len({tuple(n) for n in names.values()}) > 1:
         raise ValueError("every signal needs one prediction per image, in the same order")
     reports = (
-        SignalReport(signal, evaluate(predictions.get(signal, ()), answers), signal == gate)
+        SignalReport(
+            signal, evaluate(predictions.get(signal, ()), answers, (min_scores or {}).get(signal)), signal == gate
+        )
         for signal, answers in values.items()
     )
     return ChecklistReport(tuple(reports), gate, gate_open)
@@ -338,6 +352,7 @@ def csv_rows(report: Report) -> list[dict[str, str]]:
                 "parse_status": p.parse_status,
                 "detail": _cell(p.detail),
                 "seconds": "" if p.seconds is None else f"{p.seconds:.3f}",
+                "model_score": "" if p.score is None else f"{p.score:.6g}",
             }
         )
     return out
@@ -393,6 +408,29 @@ def format_table(report: Report) -> str:
         f"{report.positive + '-bias':<13}{signed(report.yes_bias):>6} (predicted {report.positive}"
         f" {shown(report.predicted_positive_rate)} − true {report.positive} {shown(report.true_positive_rate)})"
     )
+    if report.has_labels:
+        lines += ["", format_curve(report.curve, report.min_score).rstrip("\n")]
+    return "\n".join(lines) + "\n"
+
+
+def format_curve(curve: CutCurve, min_score: float | None = None) -> str:
+    """The curve's summary rows as plain text, with the saved cut's own row when there is one."""
+    if not curve.scored:
+        return "score cut: no answer has a model score (constrained decoding gives one)\n"
+    rows = list(curve.summary())
+    if min_score is not None:
+        rows.append(curve.at(min_score))
+    lines = ["score cut (coverage: answers still given; accuracy: of those, the label's)"]
+    lines.append(f"  {'threshold':>10}  {'coverage':>8}  {'accuracy':>8}  {'kept':>9}")
+    for point in sorted(set(rows), key=lambda p: p.threshold):
+        mark = "  <- the profile's min_score" if min_score is not None and point.threshold == min_score else ""
+        lines.append(
+            # Six digits: a model sure of itself scores 0.9995 and 0.9998, and the cut must read as it acts.
+            f"  {point.threshold:>10.6g}  {shown(point.coverage):>8}  {shown(point.accuracy):>8}"
+            f"  {f'{point.kept}/{point.labelled}':>9}{mark}"
+        )
+    if curve.unscored:
+        lines.append(f"  {curve.unscored} answer(s) without a score are never withheld")
     return "\n".join(lines) + "\n"
 
 

@@ -32,6 +32,7 @@ class ParseReason(str, Enum):
     INVALID_VALUE = "invalid_value"
     TRUNCATED = "truncated"  # generation stopped (token limit, cancel) before a valid answer
     NOT_VISIBLE = "not_visible"  # a checklist's gate said no: not asked, nothing the model said
+    LOW_SCORE = "low_score"  # a valid answer whose model score is below the profile's min_score: withheld
 
 
 @dataclass(frozen=True)
@@ -39,6 +40,7 @@ class ParsedAnswer:
     observation: str
     reason: ParseReason
     raw: str
+    withheld: str | None = None  # LOW_SCORE: the valid answer the score cut turned into unknown
 
     @property
     def valid(self) -> bool:

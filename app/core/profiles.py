@@ -23,11 +23,17 @@ and what follows it: before the image, the question costs nothing after the firs
 `image_max_side` (optional) is the longest side this profile's images are fed at: fewer visual tokens
 cost less (on the real-size stand-in, bare MNN: 2.38 s at 224², 2.00 s at 192², 1.71 s at 160²), but
 whether a model's answers hold there is the profile's to show, so no shipped profile sets it.
+
+`min_score` (optional, above 0 and at most 1) is a score cut a tester chose on labelled images
+(app.core.score_cut): under constrained decoding an answer whose model score is below it is shown
+as `unknown` (reason `low_score`), the model's pick kept beside it. It is a diagnostic cut, never a
+confidence; free generation gives no score, so it is not cut.
 """
 
 from __future__ import annotations
 
 import json
+import math
 import re
 from dataclasses import dataclass
 from enum import Enum
@@ -92,6 +98,7 @@ class TaskProfile:
     # The longest image side this profile's questions were found to hold at (fewer visual tokens, less
     # time); None: the backend's default. An explicit --image-max-side or Settings value wins.
     image_max_side: int | None = None
+    min_score: float | None = None  # constrained answers scoring below it are withheld (app.core.score_cut)
 
     @property
     def question_first(self) -> bool:
@@ -119,7 +126,7 @@ def profile_from_dict(data: Any, source: str = "profile") -> TaskProfile:
         raise ProfileError(f"{source}: unsupported profile schema {schema!r} (expected {PROFILE_SCHEMA})")
     known = {
         "schema", "id", "signal", "values", "prompt", "system", "max_new_tokens", "title", "labels", "constrained",
-        "question_place", "image_max_side",
+        "question_place", "image_max_side", "min_score",
     }  # fmt: skip
     unknown = sorted(set(data) - known)
     if unknown:
@@ -161,7 +168,17 @@ def profile_from_dict(data: Any, source: str = "profile") -> TaskProfile:
         constrained_system=constrained_system,
         question_place=question_place_from(data.get("question_place", QuestionPlace.AFTER_IMAGE.value), source),
         image_max_side=image_side_from(data.get("image_max_side"), source),
+        min_score=_min_score(data.get("min_score"), source),
     )
+
+
+def _min_score(value: Any, source: str) -> float | None:
+    """A profile's `min_score`: None, or a number above 0 and at most 1 (the score is a probability)."""
+    if value is None:
+        return None
+    if isinstance(value, bool) or not isinstance(value, int | float) or not math.isfinite(value) or not 0 < value <= 1:
+        raise ProfileError(f"{source}: 'min_score' must be a number above 0 and at most 1, got {value!r}")
+    return float(value)
 
 
 def image_side_from(value: Any, source: str) -> int | None:

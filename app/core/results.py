@@ -56,6 +56,7 @@ class AnalysisResult:
             "finish": self.finish.value,
             "decoding": self.decoding,
             "model_score": None if self.model_score is None else round(self.model_score, 4),
+            **({"withheld": self.answer.withheld} if self.answer.withheld is not None else {}),
             "confidence": 0.0,  # generative answers are never confident; an examiner confirms
         }
 

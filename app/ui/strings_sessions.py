@@ -119,6 +119,7 @@ EN: dict[str, str] = {
     "reason_invalid_value": "the model gave an answer that is not allowed",
     "reason_truncated": "the model's reply was cut off",
     "reason_not_visible": "not asked: the checklist's first question said it cannot be seen",
+    "reason_low_score": "withheld: the model's score was below the profile's cut",
 }
 
 ZH: dict[str, str] = {
@@ -227,6 +228,7 @@ ZH: dict[str, str] = {
     "reason_invalid_value": "模型给出了不允许的回答",
     "reason_truncated": "模型的回复被截断了",
     "reason_not_visible": "未提问：检查表的第一个问题表明无法看到",
+    "reason_low_score": "未采用：模型分数低于配置的阈值",
 }
 
 TABLES: dict[str, dict[str, str]] = {"en": EN, "zh": ZH}

@@ -103,6 +103,7 @@ class Ready:
     labels: tuple[tuple[str, ProfileLabels], ...] = ()  # the profile's words for people, per language
     # A checklist's signals with the answers each allows, in its order (empty: one signal, `answer_values`).
     signal_values: tuple[tuple[str, tuple[str, ...]], ...] = ()
+    min_score: float | None = None  # a one-signal profile's score cut (a checklist's are in its file)
 
 
 @dataclass(frozen=True)

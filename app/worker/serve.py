@@ -223,6 +223,7 @@ def serve(spec: WorkerSpec, wait: Wait, poll: Poll, emit: Callable[[Event], None
             ()
             if analyzer.checklist is None
             else tuple((spec.signal, spec.values) for spec in analyzer.checklist.signals),
+            analyzer.profile.min_score,
         )
     )
     pace_ms = _test_pace_ms()

@@ -96,6 +96,8 @@ def test_the_json_holds_a_report_per_signal_counted_as_analyze_answers(scenes: S
             assert got["observed"] == said["observation"] and got["parse_status"] == said["parse_status"]
             assert got["expected"] == scenes.labels[signal].get(image["file"])
             assert (got["seconds"] is None) == (said["parse_status"] == "not_asked")
+            assert (got["model_score"] is None) == (said["model_score"] is None)  # constrained: scored when asked
+            assert got["model_score"] is None or abs(got["model_score"] - said["model_score"]) <= 5e-5
     assert all(s["parse_status"] == "error" for s in report["images"][-1]["signals"].values())
     (bad_cell,) = report["label_errors"]
     assert bad_cell == f"line 4: {scenes.names[2]}: 'perhaps' is not an answer of hands_visible (yes, no, unknown)"
@@ -103,7 +105,9 @@ def test_the_json_holds_a_report_per_signal_counted_as_analyze_answers(scenes: S
 
     # The CSV: one row per image and signal, in the images' order, with the JSON's answers.
     rows = list(csv.DictReader(out_csv.open(encoding="utf-8", newline="")))
-    assert list(rows[0]) == ["file", "signal", "expected", "observed", "correct", "parse_status", "detail", "seconds"]
+    assert list(rows[0]) == [
+        "file", "signal", "expected", "observed", "correct", "parse_status", "detail", "seconds", "model_score"
+    ]  # fmt: skip
     assert [(r["file"], r["signal"]) for r in rows] == [(f, s) for f in [*scenes.names, "broken.jpg"] for s in SIGNALS]
     by_image = {i["file"]: i["signals"] for i in report["images"]}
     for row in rows:

@@ -146,7 +146,9 @@ def test_plot_writes_the_matrix_and_latencies_as_png(
 # --- a one-signal profile's output, pinned --------------------------------------------------------
 # What `eval` printed on `_pinned_folder` (the tracked example scenes) before checklists came to it,
 # captured from that code: a one-signal profile's report stays byte for byte what it was. Only the
-# measured seconds are masked. A retrained demo model may answer differently: capture these again then.
+# measured seconds are masked, and the score cut's curve and model scores (added since, on purpose)
+# are set aside and checked on their own. A retrained demo model may answer differently: capture
+# these again then.
 
 PINNED_TABLE = """\
 model keyframe-demo-cpr · folder FOLDER
@@ -186,8 +188,8 @@ note: 1 image(s) without a label: too_high-1.jpg
 _BROKEN = "corrupt: FOLDER/broken.jpg: the image data is damaged (OSError: Truncated File Read)"
 
 PINNED_CSV = (
-    "file,expected,observed,correct,parse_status,detail,seconds\r\n"
-    f"broken.jpg,no,,,error,{_BROKEN},\r\n"
+    "file,expected,observed,correct,parse_status,detail,seconds,model_score\r\n"
+    f"broken.jpg,no,,,error,{_BROKEN},,\r\n"
     "correct-1.jpg,yes,yes,yes,valid,ok,S\r\n"
     "correct-2.jpg,yes,yes,yes,valid,ok,S\r\n"
     "correct-3.jpg,yes,yes,yes,valid,ok,S\r\n"
@@ -292,14 +294,57 @@ def test_a_one_signal_profile_prints_the_report_it_always_has(tmp_path: Path) ->
     for profile in ([], ["--profile", str(PROFILES / "hand_position.json")], ["--profile", str(one)]):
         proc = run_app("eval", str(where), *profile)
         assert proc.returncode == 1, proc.stderr  # the bad label row and the damaged image
-        assert proc.stdout.replace(str(where), "FOLDER") == PINNED_TABLE, profile
+        table, curve = proc.stdout.replace(str(where), "FOLDER").split("\nscore cut (", 1)
+        assert table == PINNED_TABLE, profile
+        assert curve.splitlines()[2].split() == ["0", "1.000", "1.000", "5/5"], curve  # no cut: every answer
         assert _own_lines(proc.stderr).replace(str(where), "FOLDER") == PINNED_STDERR, profile
     out_csv = tmp_path / "per-image.csv"
     proc = run_app(
         "eval", str(where), "--profile", str(PROFILES / "hand_position.json"), "--json", "--csv", str(out_csv)
     )
     assert proc.returncode == 1, proc.stderr
-    printed = re.sub(r'"seconds": \d+(\.\d+)?', '"seconds": "S"', proc.stdout.replace(str(where), "FOLDER"))
-    assert printed == json.dumps(PINNED_JSON, ensure_ascii=False, indent=2) + "\n"
+    record = json.loads(proc.stdout)
+    assert record.pop("min_score") is None and record.pop("score_cut")["scored"] == 5
+    scores = [image.pop("model_score") for image in record["images"]]
+    assert scores[0] is None and all(0 < score <= 1 for score in scores[1:]), scores  # the damaged image: none
+    printed = re.sub(r'"seconds": \d+(\.\d+)?', '"seconds": "S"', json.dumps(record, ensure_ascii=False, indent=2))
+    assert printed.replace(str(where), "FOLDER") == json.dumps(PINNED_JSON, ensure_ascii=False, indent=2)
     written = out_csv.read_bytes().decode("utf-8").replace(str(where), "FOLDER")
-    assert re.sub(r",\d+\.\d{3}\r\n", ",S\r\n", written) == PINNED_CSV
+    assert re.sub(r",\d+\.\d{3},0\.\d+\r\n", ",S\r\n", written) == PINNED_CSV  # S: the seconds and the score
+
+
+def test_a_saved_score_cut_withholds_the_answers_below_it_and_keeps_the_curve(
+    folder: tuple[Path, list[tuple[Path, str]]], tmp_path: Path
+) -> None:
+    """A profile's `min_score` (what a tester saves from the curve): through the real model, every answer
+    scoring below it is shown as unknown (low_score) with the model's pick kept; the curve is unchanged."""
+    where, _ = folder
+    first = json.loads(run_app("eval", str(where), "--json").stdout)
+    scores = sorted({image["model_score"] for image in first["images"]})
+    assert len(scores) >= 4, scores  # distinct scores to cut between
+    min_score = (scores[1] + scores[2]) / 2  # two scores below it (one of them is a tie)
+    profile = json.loads((PROFILES / "hand_position.json").read_text(encoding="utf-8"))
+    cut_profile = tmp_path / "hand_position_cut.json"
+    cut_profile.write_text(json.dumps({**profile, "min_score": min_score}), encoding="utf-8")
+
+    second = json.loads(run_app("eval", str(where), "--profile", str(cut_profile), "--json").stdout)
+    assert second["min_score"] == min_score and second["score_cut"] == first["score_cut"]
+    withheld = 0
+    for before, after in zip(first["images"], second["images"], strict=True):
+        assert after["model_score"] == before["model_score"], after["file"]
+        if before["model_score"] < min_score:
+            withheld += 1
+            assert (after["observed"], after["parse_status"], after["detail"]) == ("unknown", "rejected", "low_score")
+            assert after["withheld"] == before["observed"]
+        else:
+            assert {**after, "seconds": 0} == {**before, "seconds": 0}  # the time differs run to run
+    assert withheld == sum(i["model_score"] < min_score for i in first["images"]) >= 2
+    assert second["counts"]["unknown"] == first["counts"]["unknown"] + withheld
+    table = run_app("eval", str(where), "--profile", str(cut_profile)).stdout
+    assert "<- the profile's min_score" in table
+
+    analysed = run_app("analyze", str(where), "--profile", str(cut_profile), "--jsonl")
+    records = [json.loads(line) for line in analysed.stdout.splitlines()]
+    low = [r for r in records if r["parse_reason"] == "low_score"]
+    assert len(low) == withheld and all(r["observation"] == "unknown" and r["confidence"] == 0.0 for r in low)
+    assert all("withheld" in r for r in low) and not any("withheld" in r for r in records if r not in low)

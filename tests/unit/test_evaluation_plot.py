@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from app.core.evaluation import Prediction, evaluate
-from app.evaluation_plot import _CELL, _HEAD, _PAD, layout, render_report
+from app.evaluation_plot import _CELL, _CURVE_W, _HEAD, _PAD, _PLOT_H, layout, render_report
 
 VALUES = ("yes", "no", "unknown")
 
@@ -43,3 +43,21 @@ def test_no_text_overlaps_another_or_leaves_the_picture() -> None:
         for b in labels[k + 1 :]:
             apart = a.box[2] <= b.box[0] or b.box[2] <= a.box[0] or a.box[3] <= b.box[1] or b.box[3] <= a.box[1]
             assert apart, (a.text, b.text)
+
+
+def test_the_curve_panel_rings_the_saved_cut_where_it_falls() -> None:
+    """The score cut's square: accuracy against coverage, the profile's saved cut ringed in red."""
+    predictions = [
+        Prediction("a.jpg", "yes", "yes", "valid", 0.1, "ok", 0.9),
+        Prediction("b.jpg", "no", "yes", "valid", 0.1, "ok", 0.2),  # wrong and unsure: the cut at 0.5 drops it
+    ]
+    report = evaluate(predictions, VALUES, min_score=0.5)
+    (width, _), labels = layout(report, "title")
+    image = render_report(report, "title")
+    assert any(label.text == "cut 0.5: keeps 1/2" for label in labels)
+    left, top = width - _PAD - _CURVE_W, _PAD + 28 + _HEAD
+    x, y = left + 0.5 * _CURVE_W, top  # coverage 1/2, accuracy 1
+    ring = [image.getpixel((round(x + dx), round(y + dy))) for dx, dy in ((6, 0), (-6, 0), (0, 6))]
+    assert all(p[0] > 150 and p[1] < 100 for p in ring), ring  # red around the saved cut's point
+    uncut = image.getpixel((round(left + _CURVE_W), round(top + 0.5 * _PLOT_H)))  # coverage 1, accuracy 1/2
+    assert uncut[1] > uncut[0], uncut  # the curve's own colour where no cut is

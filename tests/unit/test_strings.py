@@ -131,3 +131,12 @@ def test_a_notice_is_worded_in_the_tables_language_and_an_unknown_reason_still_r
     )
     assert notices_text(ZH, two) == "a.jpg：图片数据已损坏；t.csv：标签表用于“测试”页面，已略过"
     assert notices_text(EN, (Notice.of("image_refused", name="b.png", reason="brand_new"),)) == "b.png: brand new"
+
+
+def test_every_reason_an_answer_can_be_unknown_for_has_words_in_every_language() -> None:
+    from app.core.parser import ParseReason
+    from app.ui.strings_sessions import TABLES
+
+    for language, table in TABLES.items():
+        missing = [r.value for r in ParseReason if r is not ParseReason.OK and f"reason_{r.value}" not in table]
+        assert not missing, (language, missing)
