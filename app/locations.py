@@ -45,10 +45,18 @@ def log_dir(env: Mapping[str, str] | None = None) -> Path:
     return Path(flet_data) / "logs" if flet_data else Path(platformdirs.user_log_dir(APP_NAME, appauthor=False))
 
 
+def config_dir(env: Mapping[str, str] | None = None) -> Path:
+    """Flet's app storage when it is set, else the platform's per-user config folder."""
+    return _flet_or_platform(env, "FLET_APP_STORAGE_DATA", platformdirs.user_config_dir(APP_NAME, appauthor=False))
+
+
 def settings_path(env: Mapping[str, str] | None = None) -> Path:
-    """settings.json: in Flet's app storage when it is set, else the platform's per-user config folder."""
-    folder = _flet_or_platform(env, "FLET_APP_STORAGE_DATA", platformdirs.user_config_dir(APP_NAME, appauthor=False))
-    return folder / "settings.json"
+    return config_dir(env) / "settings.json"
+
+
+def user_profiles_dir(env: Mapping[str, str] | None = None) -> Path:
+    """The profiles and checklists a person made or changed in the app (the shipped ones are templates)."""
+    return config_dir(env) / "profiles"
 
 
 def upload_dir(env: Mapping[str, str] | None = None) -> Path:

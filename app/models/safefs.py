@@ -66,14 +66,14 @@ def check_no_links(base: Path, path: Path) -> None:
             )
 
 
-def write_json_atomic(path: Path, data: object, indent: int | None = None) -> None:
+def write_json_atomic(path: Path, data: object, indent: int | None = None, ensure_ascii: bool = True) -> None:
     """Replace `path` with `data` as JSON, all or nothing and durable: a temporary file beside it,
     fsynced, renamed over it, then the folder fsynced. The temporary name is opened without
     following links, so one planted there cannot make the write land outside the folder."""
     tmp = path.with_name(path.name + ".tmp")
     fd = open_no_follow(tmp, os.O_WRONLY | os.O_CREAT | os.O_TRUNC)
     with open(fd, "w", encoding="utf-8") as fh:
-        json.dump(data, fh, indent=indent)
+        json.dump(data, fh, indent=indent, ensure_ascii=ensure_ascii)
         fh.write("\n")
         fh.flush()
         os.fsync(fh.fileno())
