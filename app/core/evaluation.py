@@ -417,12 +417,9 @@ def format_curve(curve: CutCurve, min_score: float | None = None) -> str:
     """The curve's summary rows as plain text, with the saved cut's own row when there is one."""
     if not curve.scored:
         return "score cut: no answer has a model score (constrained decoding gives one)\n"
-    rows = list(curve.summary())
-    if min_score is not None:
-        rows.append(curve.at(min_score))
     lines = ["score cut (coverage: answers still given; accuracy: of those, the label's)"]
     lines.append(f"  {'threshold':>10}  {'coverage':>8}  {'accuracy':>8}  {'kept':>9}")
-    for point in sorted(set(rows), key=lambda p: p.threshold):
+    for point in curve.shown_rows(min_score):
         mark = "  <- the profile's min_score" if min_score is not None and point.threshold == min_score else ""
         lines.append(
             # Six digits: a model sure of itself scores 0.9995 and 0.9998, and the cut must read as it acts.

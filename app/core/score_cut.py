@@ -101,6 +101,11 @@ class CutCurve:
                 chosen.append(fits[-1])
         return tuple(chosen)
 
+    def shown_rows(self, min_score: float | None = None) -> tuple[CutPoint, ...]:
+        """What a table shows: the summary, and the saved cut's own point, by threshold."""
+        rows = [*self.summary(), *([] if min_score is None else [self.at(min_score)])]
+        return tuple(sorted(set(rows), key=lambda p: p.threshold))
+
     def to_dict(self) -> dict[str, Any]:
         return {"scored": self.scored, "unscored": self.unscored, "points": [p.to_dict() for p in self.points]}
 

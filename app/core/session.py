@@ -49,6 +49,9 @@ class PracticeEvent:
     # A checklist's signal its gate left unasked: the gate's signal (its own event on the same
     # keyframe says what it answered). Written only when set, so one-signal records stay as they were.
     gated_by: str = ""
+    # An answer the profile's score cut withheld (observation unknown, reason low_score): what the model
+    # picked. Written only when set, as `gated_by` is.
+    withheld: str = ""
     kind: str = field(default="practice", init=False)
 
 
@@ -248,8 +251,9 @@ def event_to_dict(event: SessionEvent) -> dict[str, Any]:
         data["reason"] = event.reason.value
     if isinstance(event, PracticeEvent):
         data["allowed_values"] = list(event.allowed_values)
-        if not event.gated_by:
-            del data["gated_by"]
+        for optional in ("gated_by", "withheld"):
+            if not data[optional]:
+                del data[optional]
     return data
 
 

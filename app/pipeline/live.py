@@ -404,6 +404,7 @@ class LivePipeline:
             source=keyframe.image.name,
             still=keyframe.image.still,
             gated_by=gated_by or "",
+            withheld=result.answer.withheld or "",
         )
 
     def _finish(self, keyframe: Keyframe, *events: SessionEvent) -> None:

@@ -284,6 +284,8 @@ CSV_COLUMNS = (
     "model_revision",
     "backend",
     "total_ms",
+    "model_score",  # a diagnostic of the constrained decoder, never confidence
+    "withheld",  # what the model picked when the profile's score cut made it unknown
     "raw",
 )
 
@@ -327,6 +329,8 @@ def export_csv(session: LoadedSession) -> str:
                 "model_revision": e.model_revision,
                 "backend": e.backend,
                 "total_ms": f"{e.timings.total_ms:.1f}",
+                "model_score": "" if e.model_score is None else f"{e.model_score:.6g}",
+                "withheld": e.withheld,
                 "raw": e.raw,
             }
         )

@@ -52,6 +52,7 @@ class PracticeState:
     title: str = ""
     question: str = ""
     answer_values: tuple[str, ...] = ()
+    min_score: float | None = None  # the profile's score cut (app.core.score_cut), if it saved one
     running: bool = False
     source_label: str = ""
     source_kind: str = ""  # camera | video | image | folder | testers: what the running session reads
@@ -470,6 +471,7 @@ class PracticeController:
                     title=model.title,
                     question=model.question,
                     answer_values=model.answer_values,
+                    min_score=model.min_score,
                     isolation=model.isolation,
                     isolation_how=model.isolation_how,
                     isolation_kind=model.isolation_kind,

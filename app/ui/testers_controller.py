@@ -73,6 +73,8 @@ class TesterRow:
     parse_status: str = ""  # "" waiting | valid | rejected | error
     seconds: float | None = None
     detail: str = ""  # the parse reason, or the error
+    score: float | None = None  # the constrained decoder's model score
+    withheld: str | None = None  # the model's pick a score cut made unknown
 
     @property
     def finished(self) -> bool:
@@ -140,6 +142,7 @@ class TestersController:
         self._labels: Labels | None = None
         self._run: _Run | None = None
         self._rows: list[TesterRow] = []
+        self._min_score: float | None = None  # the running profile's score cut, marked on the curve
         self._subscribed = False
 
     @property
@@ -295,6 +298,7 @@ class TestersController:
     def _on_practice(self, practice: PracticeState) -> None:
         with self._lock:
             values = practice.answer_values
+            self._min_score = practice.min_score
             model_ready = practice.worker_status == WorkerStatus.READY
             changed_values = values != self._state.values or model_ready != self._state.model_ready
             run = self._run
@@ -327,6 +331,8 @@ class TestersController:
                 parse_status=event.parse_status,
                 seconds=event.timings.total_ms / 1000,
                 detail=event.parse_reason,
+                score=event.model_score,
+                withheld=event.withheld or None,
             )
         for failure in practice.session.failures:
             row = self._keyframe_row(run, failure.t)
@@ -392,7 +398,8 @@ class TestersController:
         matched = match_labels(names, expected)
         rows = tuple(replace(r, expected=matched.expected[r.name]) for r in self._rows)
         finished = [r for r in rows if r.finished]  # the report grows while the run goes on
-        report = evaluate((_prediction(r) for r in finished), values) if values and finished else None
+        cut = self._min_score
+        report = evaluate((_prediction(r) for r in finished), values, cut) if values and finished else None
         state = replace(
             state,
             rows=rows,
@@ -407,4 +414,6 @@ class TestersController:
 
 
 def _prediction(row: TesterRow) -> Prediction:
-    return Prediction(row.name, row.expected, row.observed, row.parse_status, row.seconds, row.detail)
+    return Prediction(
+        row.name, row.expected, row.observed, row.parse_status, row.seconds, row.detail, row.score, row.withheld
+    )

@@ -121,12 +121,16 @@ class TestersView:
         self.summary_none = ft.Text(text(s, "summary_none"), color=ft.Colors.GREY_700)
         self.matrix = ft.Column(spacing=0)
         self.scores = ft.Column(spacing=0)
+        self.curve = ft.Column(spacing=0)
         self.labelled_box = ft.Column(
             [
                 ft.Text(text(s, "matrix_title"), weight=ft.FontWeight.W_500),
                 ft.Row([tagged(self.matrix, "testers-matrix")], scroll=ft.ScrollMode.AUTO),
                 ft.Text(text(s, "scores_title"), weight=ft.FontWeight.W_500),
                 ft.Row([tagged(self.scores, "testers-scores")], scroll=ft.ScrollMode.AUTO),
+                ft.Text(text(s, "curve_title"), weight=ft.FontWeight.W_500),
+                ft.Text(text(s, "curve_help"), size=12, color=ft.Colors.GREY_700),
+                ft.Row([tagged(self.curve, "testers-curve")], scroll=ft.ScrollMode.AUTO),
             ],
             spacing=8,
         )
@@ -280,6 +284,7 @@ class TestersView:
         if labelled:
             self._render_matrix(report)
             self._render_scores(report)
+            self._render_curve(report)
 
     def _render_matrix(self, report: Report) -> None:
         s = self._s
@@ -325,6 +330,38 @@ class TestersView:
                 )
             )
         self.scores.controls = rows
+
+    def _render_curve(self, report: Report) -> None:
+        """The score cut's rows, as `eval` prints them (the same points, app.core.score_cut)."""
+        s = self._s
+        none = text(s, "undefined")
+        curve = report.curve
+        if not curve.scored:
+            self.curve.controls = [tagged(ft.Text(text(s, "curve_no_scores")), "testers-curve-none")]
+            return
+        keys = ("curve_threshold", "curve_coverage", "curve_accuracy", "curve_kept")
+        rows: list[ft.Control] = [
+            ft.Row(
+                [_cell(text(s, k), 170 if i == 0 else 90, bold=True, right=i > 0) for i, k in enumerate(keys)],
+                spacing=0,
+            )
+        ]
+        for point in curve.shown_rows(report.min_score):
+            threshold = f"{point.threshold:.6g}"
+            if report.min_score is not None and point.threshold == report.min_score:
+                threshold = text(s, "curve_saved", threshold=threshold)
+            rows.append(
+                ft.Row(
+                    [
+                        _cell(threshold, 170, bold=True),
+                        _cell(_rate(point.coverage, none), 90, right=True),
+                        _cell(_rate(point.accuracy, none), 90, right=True),
+                        _cell(f"{point.kept}/{point.labelled}", 90, right=True),
+                    ],
+                    spacing=0,
+                )
+            )
+        self.curve.controls = rows
 
     def _render_rows(self, rows: tuple[TesterRow, ...]) -> None:
         s = self._s

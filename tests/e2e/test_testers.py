@@ -88,6 +88,18 @@ def test_the_screen_shows_the_same_matrix_as_the_cli(browser, app_server: AppSer
         assert shown(expected["unknown_rate"]) in text_of(page, "testers-unknown-rate")
         assert shown(expected["accuracy"]) in text_of(page, "testers-accuracy")
         assert f"{expected['yes_bias']:+.3f}" in text_of(page, "testers-yes-bias")
+        # The score cut's rows: the curve `eval` computes, row for row (the highest cut keeping each share).
+        curve = text_of(page, "testers-curve")
+        points, n = expected["score_cut"]["points"], expected["counts"]["labelled_answered"]
+        assert expected["score_cut"]["scored"] == n  # constrained decoding: every answer has a score
+        for share in (1.0, 0.95, 0.9, 0.8, 0.7, 0.5):
+            fits = [p for p in points if p["coverage"] >= share - 1e-12]
+            assert f"{fits[-1]['kept']}/{n}" in curve and shown(fits[-1]["accuracy"]) in curve, (share, curve)
+        page.set_viewport_size({"width": 1280, "height": 1500})  # the whole report, the curve at its foot
+        wait_text(page, "testers-curve", f"{n}/{n}")
+        page.wait_for_timeout(1500)  # the server lays the page out again for the new height
+        shot(page, "testers-curve")
+        page.set_viewport_size({"width": 1280, "height": 800})
         # One row per image, the broken one an error with its thumbnail missing, not a crash.
         assert node(page, f"testers-row-{len(images) - 1}").count() == 1
         broken_row = text_of(page, f"testers-row-{len(images) - 1}")

@@ -174,3 +174,24 @@ def test_session_files_are_listed_newest_first_and_what_is_not_one_is_said(tmp_p
         ("folder.jsonl", "not a regular file"),
         ("gone.jsonl", "a broken link"),
     }
+
+
+def test_an_answer_a_score_cut_withheld_keeps_the_pick_in_the_log_and_the_exports(tmp_path: Path) -> None:
+    from dataclasses import replace
+
+    cut = replace(practice(1, "unknown", "rejected"), parse_reason="low_score", model_score=0.41, withheld="yes")
+    plain = replace(practice(2, "no"), model_score=0.97)
+    path = tmp_path / "s.jsonl"
+    with SessionLog(path) as log:
+        log.append(cut)
+        log.append(plain)
+    lines = [json.loads(line) for line in path.read_text().splitlines()]
+    assert lines[0]["withheld"] == "yes" and "withheld" not in lines[1]  # other lines stay as they were
+    loaded = load_session(path)
+    assert loaded.events == (cut, plain)
+    rows = list(csv.DictReader(io.StringIO(export_csv(loaded))))
+    assert [(r["observation"], r["parse_reason"], r["withheld"], r["model_score"]) for r in rows] == [
+        ("unknown", "low_score", "yes", "0.41"),
+        ("no", "ok", "", "0.97"),
+    ]
+    assert [json.loads(line).get("withheld") for line in export_jsonl(loaded).splitlines()][:2] == ["yes", None]
