@@ -21,6 +21,7 @@ import uuid
 from dataclasses import dataclass
 from pathlib import Path
 
+from app.core.notice import Notice
 from app.core.profiles import ProfileError, TaskProfile
 from app.core.session import ExaminerConfirmed, ExaminerCorrected, PracticeEvent, SessionState
 from app.paths import PROFILES
@@ -31,7 +32,22 @@ _PROFILE_ID = re.compile(r"^[a-z][a-z0-9_]{0,63}$")  # a recorded id never becom
 
 
 class ReviewError(ValueError):
-    """A review that cannot be recorded, with a message an examiner can act on."""
+    """A review that cannot be recorded, with a message an examiner can act on.
+
+    The message is the command line's (it may name its options); `code` and `values` let a screen
+    say the same in its own language (app.ui.strings_sessions: `review_refused_<code>`).
+    """
+
+    def __init__(self, message: str, code: str = "", **values: str) -> None:
+        super().__init__(message)
+        self.code = code
+        self.values = values
+
+    def notice(self) -> Notice:
+        """What a screen says: its own words for a known code, else the message as the detail."""
+        if self.code:
+            return Notice(f"review_refused_{self.code}", tuple(self.values.items()), error=True)
+        return Notice("notice_review_refused", (("detail", str(self)),), error=True)
 
 
 @dataclass(frozen=True)
@@ -62,7 +78,9 @@ def allowed_answers(
         return AllowedAnswers(candidates[0].values, "profile " + ", ".join(p.id for p in candidates))
     why = "several bundled profiles disagree" if candidates else "no bundled profile asks for it"
     raise ReviewError(
-        f"cannot tell which answers signal {event.signal!r} allows ({why}); pass the session's profile with --profile"
+        f"cannot tell which answers signal {event.signal!r} allows ({why}); pass the session's profile with --profile",
+        "unknown_answers",
+        signal=event.signal,
     )
 
 
@@ -89,13 +107,16 @@ def make_review(
     """The event that records a confirmation (`correct` None) or a correction of `target_id`."""
     entry = next((e for e in state.timeline if e.event.event_id == target_id), None)
     if entry is None:
-        raise ReviewError(f"no practice event {target_id!r} in this session")
+        raise ReviewError(f"no practice event {target_id!r} in this session", "no_event")
     previous = entry.latest_review
     if previous is not None and not revise:
         by = f" by {previous.examiner}" if previous.examiner else ""
         raise ReviewError(
             f"event {target_id} was already reviewed ({previous.describe()}{by}); "
-            "add --revise to record a change (the earlier review stays in the history)"
+            "add --revise to record a change (the earlier review stays in the history)",
+            "already_corrected" if isinstance(previous, ExaminerCorrected) else "already_confirmed",
+            answer=previous.observation if isinstance(previous, ExaminerCorrected) else entry.event.observation,
+            examiner=previous.examiner,
         )
     if correct is not None:
         allowed = allowed_answers(entry.event, profile, profiles_dir)
@@ -106,10 +127,15 @@ def make_review(
         if correct not in allowed.values:
             raise ReviewError(
                 f"{correct!r} is not an answer to {entry.event.signal!r}; allowed ({allowed.source}): "
-                + ", ".join(allowed.values)
+                + ", ".join(allowed.values),
+                "not_an_answer",
+                answer=correct,
+                signal=entry.event.signal,
             )
         if correct == entry.event.observation:
-            raise ReviewError(f"{correct!r} is the model's own answer; use --confirm to agree with it")
+            raise ReviewError(
+                f"{correct!r} is the model's own answer; use --confirm to agree with it", "own_answer", answer=correct
+            )
     event_id, now = uuid.uuid4().hex[:12], time.time() if wall_time is None else wall_time
     revises = previous.event_id if previous is not None else ""
     review = ExaminerConfirmed if correct is None else functools.partial(ExaminerCorrected, observation=correct)

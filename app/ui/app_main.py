@@ -37,6 +37,7 @@ from app.ui.sessions_controller import SessionsController, SessionsState
 from app.ui.sessions_view import SessionsView, file_picker_saver
 from app.ui.settings_controller import SettingsController, SettingsState
 from app.ui.settings_view import SettingsView
+from app.ui.strings_sessions import sessions_notice_text
 from app.ui.testers_controller import TestersController, TestersState
 from app.ui.testers_view import TestersView
 from app.ui.widgets import tagged
@@ -368,9 +369,9 @@ class Shell:
         self.controller.set_interval(seconds)
 
     def _review(self, event_id: str, value: str | None, note: str, revise: bool) -> None:
-        error = self.controller.review(event_id, value, note, revise=revise)
-        if error:
-            self._toast(error)
+        refused = self.controller.review(event_id, value, note, revise=revise)
+        if refused is not None:
+            self._toast(sessions_notice_text(strings_sessions.TABLES[self.language], refused))
 
     def _toast(self, message: str) -> None:
         self.page.show_dialog(ft.SnackBar(ft.Text(message)))

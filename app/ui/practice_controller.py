@@ -412,33 +412,34 @@ class PracticeController:
         session_id = self._state.session_id
         return read_thumbnail(self._sessions_dir / f"{session_id}.jsonl", event_id) if session_id else None
 
-    def review(self, event_id: str, correct_to: str | None, note: str = "", revise: bool = False) -> str | None:
-        """Confirm (correct_to None) or correct an answer of the session on screen; returns an error or None.
+    def review(self, event_id: str, correct_to: str | None, note: str = "", revise: bool = False) -> Notice | None:
+        """Confirm (correct_to None) or correct an answer of the session on screen; returns why it was
+        refused (words in strings_sessions) or None.
 
         Also after Stop: the session stays on screen, and its log takes the review.
         """
         session_id = self._state.session_id
         if session_id is None:
-            return "no session on screen"
+            return Notice("review_refused_no_event", error=True)
         if self._state.running:
             try:
                 event = make_review(self._state.session, event_id, correct=correct_to, note=note, revise=revise)
             except ReviewError as exc:
-                return str(exc)
+                return exc.notice()
             self._pipeline.record_review(event)  # into the open log, then onto the screen
             return None
         # A stopped session may be reviewed from Sessions or the CLI too: checked against the log as
         # it is now, under the lock they all take, and shown as the log now reads.
         path = self._sessions_dir / f"{session_id}.jsonl"
-        refused: str | None = None
+        refused: Notice | None = None
         try:
             try:
                 record_review(path, event_id, correct=correct_to, note=note, revise=revise)
             except ReviewError as exc:
-                refused = str(exc)  # e.g. reviewed elsewhere meanwhile: the screen then shows that verdict
+                refused = exc.notice()  # e.g. reviewed elsewhere meanwhile: the screen then shows that verdict
             reviewed = load_session(path).state
         except OSError as exc:
-            return f"cannot record the review in {path.name}: {exc.strerror or exc}"
+            return Notice("notice_review_refused", (("detail", f"{path.name}: {exc.strerror or exc}"),), error=True)
         self._update(lambda s: replace(s, session=reviewed) if s.session_id == session_id else s)
         return refused
 

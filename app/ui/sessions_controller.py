@@ -328,9 +328,7 @@ class SessionsController:
                 )
             except ReviewError as exc:
                 self._reopen(opened.row.session_id, keep_notice=False)  # e.g. the verdict given elsewhere
-                self._set(
-                    replace(self._state, notice=Notice("notice_review_refused", (("detail", str(exc)),), error=True))
-                )
+                self._set(replace(self._state, notice=exc.notice()))
                 recorded = False
             except OSError as exc:
                 self._set(

@@ -24,7 +24,7 @@ from app.ui.sessions_controller import (
     SessionsState,
     SessionSummary,
 )
-from app.ui.strings_sessions import EN, answer_word
+from app.ui.strings_sessions import EN, answer_word, sessions_notice_text
 from app.ui.timeline import TimelineChart, ordered_counts
 from app.ui.widgets import NoticeBar, tagged
 
@@ -180,13 +180,7 @@ class SessionsView:
         if notice is None:
             self.notice.show(None)
         else:
-            self.notice.show(text(self._s, notice.key, **self._notice_values(notice)), notice.error)
-
-    def _notice_values(self, notice: Notice) -> dict[str, str]:
-        values = dict(notice.values)
-        if "answer" in values:
-            values["answer"] = answer_word(self._s, values["answer"])
-        return values
+            self.notice.show(sessions_notice_text(self._s, notice), notice.error)
 
     def _render_list(self, state: SessionsState) -> None:
         self.rows.controls = [self._row(r) for r in state.rows]

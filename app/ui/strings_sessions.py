@@ -9,6 +9,9 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 
+from app.core.notice import Notice
+from app.ui.i18n import text
+
 EN: dict[str, str] = {
     # Sessions list
     "sessions_title": "Sessions",
@@ -120,6 +123,17 @@ EN: dict[str, str] = {
     "reason_truncated": "the model's reply was cut off",
     "reason_not_visible": "not asked: the checklist's first question said it cannot be seen",
     "reason_low_score": "withheld: the model's score was below the profile's cut",
+    # An examiner's review the log refused (app.session.review.ReviewError codes)
+    "review_refused_already_confirmed": "Not recorded: this answer was already confirmed as {answer}{by}. "
+    "The screen now shows that review.",
+    "review_refused_already_corrected": "Not recorded: this answer was already corrected to {answer}{by}. "
+    "The screen now shows that review.",
+    "review_by": " by {examiner}",
+    "review_refused_not_an_answer": "Not recorded: {answer} is not an answer to this question.",
+    "review_refused_own_answer": "Not recorded: {answer} is the model's own answer; confirm it instead.",
+    "review_refused_unknown_answers": "Not recorded: this session does not say which answers the question "
+    "allows, so a correction cannot be checked.",
+    "review_refused_no_event": "Not recorded: that answer is not in this session.",
 }
 
 ZH: dict[str, str] = {
@@ -229,9 +243,27 @@ ZH: dict[str, str] = {
     "reason_truncated": "模型的回复被截断了",
     "reason_not_visible": "未提问：检查表的第一个问题表明无法看到",
     "reason_low_score": "未采用：模型分数低于配置的阈值",
+    "review_refused_already_confirmed": "未记录：这个回答已被{by}确认为{answer}。屏幕现在显示的是那次复核。",
+    "review_refused_already_corrected": "未记录：这个回答已被{by}更正为{answer}。屏幕现在显示的是那次复核。",
+    "review_by": "{examiner}",
+    "review_refused_not_an_answer": "未记录：{answer}不是这个问题的回答。",
+    "review_refused_own_answer": "未记录：{answer}就是模型自己的回答；请改为确认。",
+    "review_refused_unknown_answers": "未记录：这次记录没有写明问题允许哪些回答，无法核对更正。",
+    "review_refused_no_event": "未记录：这次记录中没有那个回答。",
 }
 
 TABLES: dict[str, dict[str, str]] = {"en": EN, "zh": ZH}
+
+
+def sessions_notice_text(strings: Mapping[str, str], notice: Notice) -> str:
+    """A notice in words: an answer as people read it, and for a refused review (ReviewError.notice)
+    who reviewed it first when the log says."""
+    values = dict(notice.values)
+    if "answer" in values:
+        values["answer"] = answer_word(strings, values["answer"])
+    examiner = values.pop("examiner", "")
+    values["by"] = strings["review_by"].format(examiner=examiner) if examiner else ""
+    return text(strings, notice.key, **values)
 
 
 def answer_word(strings: Mapping[str, str], value: str) -> str:

@@ -43,7 +43,9 @@ def test_video_stills_and_reviews_on_one_worker(tmp_path: Path) -> None:
         # After Stop the session stays on screen and its log takes the examiner's verdicts.
         first, second = (e.event.event_id for e in done.session.timeline[:2])
         assert controller.review(first, None, note="good") is None
-        assert "already reviewed" in (controller.review(first, "no") or "")
+        assert controller.review(first, "no") == Notice(
+            "review_refused_already_confirmed", (("answer", "no"), ("examiner", "")), error=True
+        )
         assert controller.review(second, "maybe") is not None  # not one of the profile's answers
         assert controller.review(second, "unknown") is None
         log = tmp_path / "sessions" / f"{done.session_id}.jsonl"
@@ -53,7 +55,8 @@ def test_video_stills_and_reviews_on_one_worker(tmp_path: Path) -> None:
         last = done.session.timeline[-1].event.event_id
         assert last not in (first, second), "three answers"
         record_review(log, last, note="from the command line")
-        assert "already reviewed" in (controller.review(last, "yes") or "")
+        refused = controller.review(last, "yes")
+        assert refused is not None and refused.key == "review_refused_already_confirmed"
         assert [e.kind for e in load_session(log).events].count("confirmed") == 2
         assert controller.state.session.timeline[-1].review == "confirmed", "the screen shows the log"
         # Each answer keeps its source and its keyframe's thumbnail (a JPEG) beside the log.

@@ -22,6 +22,7 @@ from app.core.session import (
 from app.session.review import record_review
 from app.session.store import SessionLog, export_csv, load_session
 from app.ui.sessions_controller import SessionsController, SessionsState, summarise
+from app.ui.strings_sessions import EN, ZH, sessions_notice_text
 from tests.unit.test_session import practice
 
 VALUES = ("yes", "no", "unknown")
@@ -197,16 +198,15 @@ def test_refused_reviews_leave_the_file_alone_and_say_why(folder: Path) -> None:
     size = path.stat().st_size
 
     assert not controller.correct("e1", "maybe")
-    assert (
-        controller.state.notice.error and "'maybe' is not an answer" in dict(controller.state.notice.values)["detail"]
-    )
+    notice = controller.state.notice
+    assert notice.error and notice.key == "review_refused_not_an_answer" and dict(notice.values)["answer"] == "maybe"
     assert not controller.correct("e1", "yes")  # the model's own answer
     assert not controller.confirm("nope")
     assert path.stat().st_size == size
 
     assert controller.confirm("e1")
     assert not controller.confirm("e1")  # a second verdict needs revise
-    assert controller.state.notice.key == "notice_review_refused"
+    assert controller.state.notice.key == "review_refused_already_confirmed"
     assert controller.correct("e1", "no", note="hands off-centre", revise=True)
     entry = controller.state.opened.state.timeline[0]
     assert [r.describe() for r in entry.history] == ["confirmed yes", "corrected no"]
@@ -305,8 +305,13 @@ def test_a_verdict_another_examiner_recorded_since_the_screen_opened_is_not_doub
     record_review(path, "e1", examiner="the CLI")  # after the screen read the file
 
     assert not controller.confirm("e1")
-    assert controller.state.notice.key == "notice_review_refused"
-    assert "already reviewed" in dict(controller.state.notice.values)["detail"]
+    notice = controller.state.notice
+    assert notice.key == "review_refused_already_confirmed"
+    # Said in the screen's language, with who got there first, not in the command line's words.
+    assert sessions_notice_text(EN, notice) == (
+        "Not recorded: this answer was already confirmed as YES by the CLI. The screen now shows that review."
+    )
+    assert sessions_notice_text(ZH, notice) == "未记录：这个回答已被the CLI确认为是。屏幕现在显示的是那次复核。"
     assert [e.target_id for e in load_session(path).events if isinstance(e, ExaminerConfirmed)] == ["e1"]
     assert controller.state.opened.state.timeline[0].review == "confirmed", "the screen shows that verdict now"
 

@@ -217,7 +217,10 @@ def test_a_refused_review_is_shown_and_nothing_is_written(session: Path) -> None
     controller.correct("e1", "maybe")  # the dropdown never offers it; the rules refuse it anyway
     assert session.stat().st_size == size
     notice = shown(view.root, "sessions-notice")
-    assert "was not recorded" in texts(notice) and view.notice.icon.icon == ft.Icons.ERROR_OUTLINE
+    assert (
+        texts(notice) == "Not recorded: MAYBE is not an answer to this question."
+        and view.notice.icon.icon == ft.Icons.ERROR_OUTLINE
+    )
 
 
 def test_export_goes_through_the_save_dialog(session: Path) -> None:
