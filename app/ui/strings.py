@@ -170,7 +170,7 @@ ZH: dict[str, str] = {
     "source_camera": "相机",
     "source_video": "视频",
     "source_image": "图片",
-    "source_folder": "多张图片",
+    "source_folder": "多图",
     "every": "每隔多久取一个关键帧",
     "seconds": "{n} 秒",
     "start": "开始",

@@ -73,7 +73,7 @@ def test_switching_to_chinese_leaves_no_english_word_on_any_screen(browser, tmp_
                 time.sleep(0.5)
             # What went wrong is said in Chinese too: a damaged image and a labels table among the files.
             go_to(page, "练习", "start-stop")
-            choose(page, "多张图片")
+            choose(page, "多图")
             start_with_files(page, [broken, table])
             said = wait_text(page, "error", "不是能识别的图片格式", timeout=60)
             assert "broken.jpg：不是能识别的图片格式" in said, said
