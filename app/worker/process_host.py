@@ -38,6 +38,7 @@ from pathlib import Path
 from queue import Empty
 
 from app import logs
+from app.core.sizes import size_words
 from app.core.watchdog import ProgressClock, StallLimit, load_limit_s
 from app.engine.model_folder import stopped_while_loading
 from app.logs import LogSettings
@@ -306,7 +307,7 @@ class ProcessWorkerHost(HostLedger):
         with self._lock:
             if isinstance(event, Loading):
                 limit = load_limit_s(event.model_bytes, event.loads, self.spec.load_floor_s)
-                size = f"{event.model_bytes / 1e6:.0f} MB of model files"
+                size = f"{size_words(event.model_bytes)} of model files"
                 child.load_due = (now + limit, f"the model did not load within {limit:.0f} s ({size})")
                 child.loading = event.folder
             elif isinstance(event, Ready):
