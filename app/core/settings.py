@@ -56,6 +56,7 @@ class Settings:
     interval_s: int = 3  # the practice screen's default keyframe interval
     language: str = "en"  # one of LANGUAGES
     model: str | None = None  # the active model's id or folder; None = the bundled demo model
+    profile: str | None = None  # the question's profile file (shipped or the person's); None = the model's own
 
     def __post_init__(self) -> None:
         for f in fields(self):
@@ -101,11 +102,16 @@ def _check(name: str, value: object) -> None:
             raise SettingsError(
                 name, f"model must be null (the bundled demo model) or a model id or folder (got {value!r})"
             )
+    elif name == "profile":
+        if value is not None and (not isinstance(value, str) or not value.strip()):
+            raise SettingsError(
+                name, f"profile must be null (the model's own question) or a profile file's path (got {value!r})"
+            )
 
 
 FIELDS = tuple(f.name for f in fields(Settings))
 # What the model worker is built from: a change to one of these restarts it.
-WORKER_FIELDS = ("backend", "threads", "image_max_side", "constrained", "model")
+WORKER_FIELDS = ("backend", "threads", "image_max_side", "constrained", "model", "profile")
 
 
 def settings_from_dict(data: object) -> Settings:

@@ -20,7 +20,8 @@ from typing import TYPE_CHECKING
 
 from app.core.observable import Observable
 from app.core.settings import Settings, SettingsError, changed, worker_changed
-from app.locations import settings_path
+from app.locations import settings_path, user_profiles_dir
+from app.profile_store import list_profiles
 from app.settings_file import LoadedSettings, load_settings, save_settings
 from app.worker.messages import WorkerSpec, WorkerStatus
 
@@ -41,11 +42,13 @@ def worker_spec(settings: Settings, base: WorkerSpec) -> WorkerSpec:
 
     Here rather than in app.core.settings: the core stays free of worker imports, and the
     spec's other fields (the command line's --profile) are the app's, not the user's settings.
-    A model chosen in the settings replaces the command line's; None keeps it (the demo by default).
+    A model or profile chosen in the settings replaces the command line's; None keeps it (the demo model,
+    and the model's own question, by default).
     """
     return replace(
         base,
         model=settings.model if settings.model is not None else base.model,
+        profile=Path(settings.profile) if settings.profile is not None else base.profile,
         backend=settings.backend,
         threads=settings.threads,
         image_max_side=settings.image_max_side,
@@ -69,6 +72,33 @@ class WorkerReport:
 
 
 @dataclass(frozen=True)
+class ProfileChoice:
+    """A profile file the Settings screen offers (app.profile_store), and whether the app can ask it."""
+
+    path: str
+    id: str = ""
+    title: str = ""
+    signals: int = 0  # questions it asks; the practice screen shows one (a checklist's card is to come)
+    shipped: bool = False
+    error: str = ""  # why the file cannot be used
+
+    @property
+    def usable(self) -> bool:
+        return not self.error and self.signals == 1
+
+
+def profile_choices(user_dir: Path) -> tuple[ProfileChoice, ...]:
+    choices = []
+    for entry in list_profiles(user_dir):
+        c = entry.checklist
+        if c is None:
+            choices.append(ProfileChoice(str(entry.path), shipped=entry.shipped, error=entry.error))
+        else:
+            choices.append(ProfileChoice(str(entry.path), c.id, c.title, len(c.signals), entry.shipped))
+    return tuple(choices)
+
+
+@dataclass(frozen=True)
 class SettingsState:
     settings: Settings = field(default_factory=Settings)
     path: str = ""  # where the settings file is
@@ -78,6 +108,8 @@ class SettingsState:
     error: str = ""  # why it was refused
     save_error: str = ""  # the last save failed: the settings hold until the app ends, not longer
     worker: WorkerReport = field(default_factory=WorkerReport)
+    profiles: tuple[ProfileChoice, ...] = ()  # the shipped ones, then the person's (profiles_dir)
+    profiles_dir: str = ""
 
 
 class SettingsController:
@@ -88,8 +120,10 @@ class SettingsController:
         path: Path | None = None,
         save: Callable[[Settings, Path], object] = save_settings,
         apply: Callable[[Settings], None] | None = None,
+        profiles_dir: Path | None = None,
     ) -> None:
         self._path = settings_path() if path is None else path
+        self._profiles_dir = user_profiles_dir() if profiles_dir is None else profiles_dir
         loaded = load_settings(self._path) if loaded is None else loaded
         self._save = save
         self._apply = apply
@@ -103,6 +137,8 @@ class SettingsController:
                 file_problem=loaded.reason if loaded.problem else "",
                 file_kept_as=str(loaded.kept_as) if loaded.kept_as is not None else "",
                 worker=WorkerReport(asked=loaded.settings.backend),
+                profiles=profile_choices(self._profiles_dir),
+                profiles_dir=str(self._profiles_dir),
             ),
             "the Settings screen",
         )
@@ -156,6 +192,11 @@ class SettingsController:
         with self._changing:
             before = self._state.settings
             return self._commit(before, Settings(model=before.model))
+
+    def refresh_profiles(self) -> None:
+        """Read the profiles folder again (one saved since, e.g. from Testers)."""
+        choices = profile_choices(self._profiles_dir)
+        self._set(lambda s: replace(s, profiles=choices))
 
     def dismiss_problem(self) -> None:
         self._set(lambda s: replace(s, file_problem="", file_kept_as="", save_error=""))

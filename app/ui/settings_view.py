@@ -12,6 +12,7 @@ from __future__ import annotations
 import os
 import sys
 from collections.abc import Mapping
+from pathlib import Path
 
 import flet as ft
 
@@ -109,6 +110,13 @@ class SettingsView:
             width=220,
             dense=True,
         )
+        self.profile = ft.Dropdown(
+            value=AUTO,
+            options=self._profile_options(controller.state),
+            on_select=lambda e: self._choose_profile(e.control.value),
+            dense=True,  # as wide as its longest option (a phone wraps nothing: the names are short)
+        )
+        self.profile_help = ft.Text("", size=12, color=ft.Colors.GREY_700)
         self.constrained = ft.Switch(
             label=text(s, "constrained_label"),
             value=True,
@@ -171,6 +179,13 @@ class SettingsView:
                     text(s, "image_label"),
                     tagged(self.image, "settings-image-size", text(s, "image_label")),
                     text(s, "image_help"),
+                ),
+                self._field(
+                    text(s, "profile_label"),
+                    ft.Column(
+                        [tagged(self.profile, "settings-profile", text(s, "profile_label")), self.profile_help],
+                        spacing=4,
+                    ),
                 ),
                 self._field(None, tagged(self.constrained, "settings-constrained"), text(s, "constrained_help")),
                 ft.Text(text(s, "restart_note"), size=12, italic=True, color=ft.Colors.GREY_700),
@@ -250,6 +265,26 @@ class SettingsView:
 
     # --- rendering ----------------------------------------------------------------------
 
+    def _profile_options(self, state: SettingsState) -> list[ft.DropdownOption]:
+        """The model's own question, then every profile file; one the app cannot ask is shown, disabled."""
+        options = [ft.DropdownOption(key=AUTO, text=text(self._s, "profile_auto"))]
+        for c in state.profiles:
+            name = Path(c.path).name
+            if c.error:
+                words = text(self._s, "profile_damaged", name=name)
+            elif c.signals > 1:
+                words = text(self._s, "profile_checklist", title=c.title or c.id, name=name, n=c.signals)
+            else:
+                words = text(self._s, "profile_option", title=c.title or c.id, name=name)
+            options.append(ft.DropdownOption(key=c.path, text=words, disabled=not c.usable))
+        chosen = state.settings.profile
+        if chosen is not None and chosen not in {c.path for c in state.profiles}:  # moved or deleted since
+            options.append(ft.DropdownOption(key=chosen, text=text(self._s, "profile_damaged", name=chosen)))
+        return options
+
+    def _choose_profile(self, value: str | None) -> None:
+        self._controller.update(profile=None if value in (None, AUTO) else value)
+
     def _backend_segments(self, current: str) -> list[ft.Segment]:
         return [ft.Segment(value=b, label=ft.Text(backend_name(b))) for b in backends_for(self._platform, current)]
 
@@ -263,6 +298,9 @@ class SettingsView:
         self.more.disabled = settings.threads >= self._max_threads
         self.image.options = self._image_options(settings.image_max_side)
         self.image.value = AUTO if settings.image_max_side is None else str(settings.image_max_side)
+        self.profile.options = self._profile_options(state)
+        self.profile.value = AUTO if settings.profile is None else settings.profile
+        self.profile_help.value = text(s, "profile_help", folder=state.profiles_dir)
         self.constrained.value = settings.constrained
         self.interval.selected = [str(settings.interval_s)]
         self.language.selected = [settings.language]

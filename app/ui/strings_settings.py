@@ -15,6 +15,13 @@ EN: dict[str, str] = {
     "model_label": "Active model",
     "model_demo": "the bundled demo model (trained on synthetic drawings only)",
     "model_help": "Chosen on the Models screen.",
+    "profile_label": "Question",
+    "profile_auto": "The model's own question",
+    "profile_option": "{title} ({name})",
+    "profile_checklist": "{title} ({name}): a checklist of {n} questions, not yet asked in the app",
+    "profile_damaged": "{name}: cannot be used",
+    "profile_help": "The question asked on every keyframe, from a profile file. Your own profiles (a score cut "
+    "saved from Testers, a copy you edited) are read from {folder}; the shipped ones are templates.",
     "backend_label": "Backend",
     "backend_help": (
         "A GPU backend is first checked against CPU on a reference image; "
@@ -77,6 +84,13 @@ ZH: dict[str, str] = {
     "model_label": "当前模型",
     "model_demo": "内置演示模型（仅用合成图画训练）",
     "model_help": "在“模型”页面中选择。",
+    "profile_label": "问题",
+    "profile_auto": "模型自带的问题",
+    "profile_option": "{title}（{name}）",
+    "profile_checklist": "{title}（{name}）：包含 {n} 个问题的检查表，应用中暂不提问",
+    "profile_damaged": "{name}：无法使用",
+    "profile_help": "每个关键帧要问的问题，来自配置文件。你自己的配置（在“测试”中保存的分数阈值、你编辑的副本）从 "
+    "{folder} 读取；内置配置是模板。",
     "backend_label": "计算后端",
     "backend_help": "GPU 后端会先在参考图像上与 CPU 的回答比对；若不可用、出错或结果不一致，则改用 CPU。",
     "backend_in_use": "正在使用的后端：{used}",

@@ -13,7 +13,7 @@ import pytest
 
 from app.ui.i18n import LANGUAGES
 from tests.conditions import wait_for
-from tests.e2e.conftest import AppServer, go_to, node, open_app_page, shot, wait_on_page, wait_text
+from tests.e2e.conftest import AppServer, go_to, node, open_app_page, shot, text_of, wait_on_page, wait_text
 
 pytestmark = pytest.mark.browser
 PHONE = {"width": 390, "height": 844}
@@ -120,3 +120,38 @@ def test_a_damaged_settings_file_is_said_on_screen_and_kept(browser, tmp_path: P
         finally:
             page.context.close()
     assert (data / "settings.json.bad").read_text() == damaged
+
+
+def test_a_profile_chosen_in_settings_is_asked_and_its_score_cut_applied(browser, tmp_path: Path) -> None:  # noqa: ANN001
+    """A profile of the person's own (a score cut as Testers will save it) is offered beside the shipped
+    ones, chosen from the menu, saved, asked by the reloaded worker: an answer scoring below its cut is
+    shown as unknown, withheld for its low score. A checklist is listed but cannot be chosen yet."""
+    from app.paths import EXAMPLES, PROFILES
+    from tests.e2e.test_practice import choose, open_menu_and_pick, start_with_files
+
+    data = tmp_path / "data"
+    own = data / "profiles"
+    own.mkdir(parents=True)
+    profile = json.loads((PROFILES / "hand_position.json").read_text(encoding="utf-8"))
+    # The demo model scores its answers 0.9995-0.9999: this cut withholds every one.
+    strict = profile | {"id": "strict_cut", "title": "Hand position, strict cut", "min_score": 0.999999}
+    (own / "strict_cut.json").write_text(json.dumps(strict), encoding="utf-8")
+    with AppServer(data) as server:
+        page = open_app_page(browser, server.url)
+        try:
+            wait_text(page, "model-status", "Model ready")
+            go_to(page, "Settings", "settings-profile")
+            open_menu_and_pick(page, "settings-profile", "Hand position, strict cut (strict_cut.json)")
+            wait_file(data / "settings.json", lambda d: d.get("profile") == str(own / "strict_cut.json"))
+            shot(page, "settings-profile")
+            go_to(page, "Practice", "start-stop")
+            choose(page, "Image")
+            start_with_files(page, [EXAMPLES / "correct-1.jpg"])
+            said = wait_text(
+                page, "parse-status", "withheld: the model's score was below the profile's cut", timeout=90
+            )
+            assert "UNKNOWN" in text_of(page, "observation"), said
+            shot(page, "practice-score-cut")
+            page.request_log.assert_local()
+        finally:
+            page.context.close()

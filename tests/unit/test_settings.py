@@ -56,6 +56,7 @@ GOOD = {
     "interval_s": [2, 3, 5],
     "language": ["en", "zh"],
     "model": [None, "qwen3-vl-2b-instruct-mnn", "/models/my qwen"],
+    "profile": [None, "/profiles/my cut.json"],
 }
 BAD = {
     "backend": ["gpu", "CPU", "", None, 1],
@@ -65,6 +66,7 @@ BAD = {
     "interval_s": [1, 6, 3.0, 2.5, "3", None, True],
     "language": ["de", "EN", "zh-CN", None, 0],
     "model": ["", "   ", 3, ["a"]],
+    "profile": ["", " ", 1, ["p.json"]],
 }
 
 
@@ -127,6 +129,7 @@ def test_what_restarts_the_worker() -> None:
     for name, value in [("backend", "vulkan"), ("threads", 4), ("image_max_side", 320), ("constrained", False)]:
         assert worker_changed(base, replace(base, **{name: value}))
     assert worker_changed(base, replace(base, model="x"))
+    assert worker_changed(base, replace(base, profile="/p/mine.json"))
     assert not worker_changed(base, replace(base, language="zh"))
     assert not worker_changed(base, replace(base, interval_s=5))
 
@@ -136,6 +139,7 @@ def test_worker_spec_keeps_what_settings_do_not_hold() -> None:
     spec = worker_spec(Settings("metal", 4, 320, False), base)
     assert spec == WorkerSpec("cli-model", Path("p.json"), "metal", 4, 320, False, 1.0)
     assert worker_spec(Settings(model="chosen"), base).model == "chosen"
+    assert worker_spec(Settings(profile="/p/mine.json"), base).profile == Path("/p/mine.json")  # over --profile
 
 
 # --- the controller --------------------------------------------------------------------------
@@ -306,3 +310,34 @@ def test_only_what_the_machine_has_is_offered() -> None:
     assert backends_for("darwin") == ("cpu", "metal")
     assert backends_for("linux", current="metal") == ("cpu", "opencl", "vulkan", "metal")  # shown, as chosen
     assert (threads_cap(2), threads_cap(64), threads_cap(None), threads_cap(0)) == (2, MAX_THREADS, MAX_THREADS, 16)
+
+
+def test_the_profiles_offered_are_the_shipped_ones_then_the_persons(tmp_path: Path) -> None:
+    """One-signal profiles can be chosen; a checklist or a damaged file is listed but not offered."""
+    import json
+
+    from app.paths import PROFILES
+
+    own = tmp_path / "profiles"
+    rec = Recorder()
+    c = SettingsController(LoadedSettings(Settings()), path=tmp_path / "s.json", save=rec.save, profiles_dir=own)
+    shipped = {Path(p.path).name: p for p in c.state.profiles}
+    assert sorted(shipped) == sorted(p.name for p in PROFILES.glob("*.json")) and c.state.profiles_dir == str(own)
+    assert shipped["hand_position.json"].usable and not shipped["cpr_checklist.json"].usable
+    assert shipped["cpr_checklist.json"].signals == 3
+    own.mkdir()
+    mine = json.loads((PROFILES / "hand_position.json").read_text(encoding="utf-8")) | {"id": "mine", "min_score": 0.9}
+    (own / "mine.json").write_text(json.dumps(mine), encoding="utf-8")
+    (own / "broken.json").write_text("{", encoding="utf-8")
+    c.refresh_profiles()
+    theirs = {Path(p.path).name: p for p in c.state.profiles if not p.shipped}
+    assert theirs["mine.json"].usable and theirs["mine.json"].id == "mine"
+    assert not theirs["broken.json"].usable and theirs["broken.json"].error
+    assert c.update(profile=str(own / "mine.json")) and rec.saved[-1].profile == str(own / "mine.json")
+    view = SettingsView(c, EN)
+    view.render(c.state)
+    assert view.profile.value == str(own / "mine.json")
+    texts = {o.key: (o.text, o.disabled) for o in view.profile.options}
+    assert texts[str(own / "broken.json")] == ("broken.json: cannot be used", True)
+    assert texts[str(PROFILES / "cpr_checklist.json")][1] is True  # a checklist: not yet asked in the app
+    assert texts[str(own / "mine.json")][1] is False
