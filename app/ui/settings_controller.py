@@ -78,6 +78,7 @@ class ProfileChoice:
     path: str
     id: str = ""
     title: str = ""
+    titles: tuple[tuple[str, str], ...] = ()  # (language code, title) where the profile has its own words
     signals: int = 0  # questions it asks; the practice screen shows one (a checklist's card is to come)
     shipped: bool = False
     error: str = ""  # why the file cannot be used
@@ -85,6 +86,9 @@ class ProfileChoice:
     @property
     def usable(self) -> bool:
         return not self.error and self.signals == 1
+
+    def title_in(self, language: str) -> str:
+        return dict(self.titles).get(language) or self.title or self.id
 
 
 def profile_choices(user_dir: Path) -> tuple[ProfileChoice, ...]:
@@ -94,7 +98,8 @@ def profile_choices(user_dir: Path) -> tuple[ProfileChoice, ...]:
         if c is None:
             choices.append(ProfileChoice(str(entry.path), shipped=entry.shipped, error=entry.error))
         else:
-            choices.append(ProfileChoice(str(entry.path), c.id, c.title, len(c.signals), entry.shipped))
+            titles = tuple((code, words.title) for code, words in c.labels if words.title)
+            choices.append(ProfileChoice(str(entry.path), c.id, c.title, titles, len(c.signals), entry.shipped))
     return tuple(choices)
 
 

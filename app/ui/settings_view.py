@@ -269,13 +269,13 @@ class SettingsView:
         """The model's own question, then every profile file; one the app cannot ask is shown, disabled."""
         options = [ft.DropdownOption(key=AUTO, text=text(self._s, "profile_auto"))]
         for c in state.profiles:
-            name = Path(c.path).name
+            name, title = Path(c.path).name, c.title_in(state.settings.language)
             if c.error:
                 words = text(self._s, "profile_damaged", name=name)
             elif c.signals > 1:
-                words = text(self._s, "profile_checklist", title=c.title or c.id, name=name, n=c.signals)
+                words = text(self._s, "profile_checklist", title=title, name=name, n=c.signals)
             else:
-                words = text(self._s, "profile_option", title=c.title or c.id, name=name)
+                words = text(self._s, "profile_option", title=title, name=name)
             options.append(ft.DropdownOption(key=c.path, text=words, disabled=not c.usable))
         chosen = state.settings.profile
         if chosen is not None and chosen not in {c.path for c in state.profiles}:  # moved or deleted since

@@ -341,3 +341,9 @@ def test_the_profiles_offered_are_the_shipped_ones_then_the_persons(tmp_path: Pa
     assert texts[str(own / "broken.json")] == ("broken.json: cannot be used", True)
     assert texts[str(PROFILES / "cpr_checklist.json")][1] is True  # a checklist: not yet asked in the app
     assert texts[str(own / "mine.json")][1] is False
+    assert texts[str(PROFILES / "hand_position.json")][0] == "CPR: hand position on the chest (hand_position.json)"
+    c.update(language="zh")
+    zh = SettingsView(c, ZH)
+    zh.render(c.state)
+    words = {o.key: o.text for o in zh.profile.options}
+    assert words[str(PROFILES / "hand_position.json")] == "心肺复苏：手在胸部的位置（hand_position.json）"  # zh title
