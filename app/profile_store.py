@@ -13,7 +13,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from app.core.checklist import Checklist, checklist_from_dict
-from app.core.profile_dict import checklist_dict
+from app.core.profile_dict import checklist_dict, renamed, with_min_score
 from app.core.profiles import ProfileError
 from app.models.safefs import write_json_atomic
 from app.paths import PROFILES
@@ -66,6 +66,19 @@ def save_profile(checklist: Checklist, user_dir: Path, shipped_dir: Path = PROFI
     except OSError as exc:
         raise ProfileError(f"{path}: the profile cannot be saved ({exc.strerror or exc})") from exc
     return path
+
+
+def save_cut(source: Path, min_score: float | None, user_dir: Path, shipped_dir: Path = PROFILES) -> Path:
+    """The one-signal profile in `source` with its score cut set to `min_score`, saved as the person's: a
+    shipped profile becomes `<id>_cut` (the template stays as it is), one of theirs is changed in place.
+    ProfileError with a sentence (a checklist, whose cuts are per signal; a file that cannot be read)."""
+    checklist = load_checklist(source)
+    if not checklist.is_single:
+        raise ProfileError(f"{source}: a checklist's score cuts are set per signal, in its own editor")
+    cut = with_min_score(checklist, checklist.signals[0].signal, min_score)
+    if checklist.id in {e.checklist.id for e in _shipped(shipped_dir) if e.checklist is not None}:
+        cut = renamed(cut, f"{checklist.id[:59]}_cut")
+    return save_profile(cut, user_dir, shipped_dir)
 
 
 def _shipped(shipped_dir: Path) -> list[ProfileEntry]:

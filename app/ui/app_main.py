@@ -19,8 +19,9 @@ import flet_camera as fc
 
 from app.core.notice import Notice
 from app.frames.limits import MAX_FILE_BYTES, MAX_VIDEO_BYTES
-from app.locations import sessions_dir, upload_dir
+from app.locations import sessions_dir, upload_dir, user_profiles_dir
 from app.privacy.guard import GuardCounts, GuardWatcher, ensure_installed
+from app.profile_store import save_cut
 from app.ui import strings, strings_models, strings_sessions, strings_settings, strings_testers
 from app.ui.app_context import AppContext
 from app.ui.camera_pump import CameraPump
@@ -125,7 +126,7 @@ class Shell:
         )
         self.sessions = SessionsView(self.sessions_controller, file_picker_saver(picker), words, page.run_thread)
         testers_words = strings_testers.TABLES[self.language]
-        self.testers_controller = testers or TestersController(controller)
+        self.testers_controller = testers or TestersController(controller, use_cut=self._use_cut)
         self.testers = TestersView(
             self.testers_controller,
             pick=lambda file_type, many, limit, done: page.run_task(
@@ -372,6 +373,17 @@ class Shell:
         refused = self.controller.review(event_id, value, note, revise=revise)
         if refused is not None:
             self._toast(sessions_notice_text(strings_sessions.TABLES[self.language], refused))
+
+    def _use_cut(self, profile: Path, min_score: float) -> Path:
+        """A score cut kept on the Testers screen: saved among the person's profiles, then asked from."""
+        saved = save_cut(profile, min_score, user_profiles_dir())
+        settings = self.settings_controller
+        settings.refresh_profiles()
+        if settings.settings.profile == str(saved):
+            self.controller.reload_worker()  # the same file, changed: the worker reads it again
+        else:
+            settings.update(profile=str(saved))
+        return saved
 
     def _toast(self, message: str) -> None:
         self.page.show_dialog(ft.SnackBar(ft.Text(message)))

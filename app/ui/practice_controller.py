@@ -53,6 +53,7 @@ class PracticeState:
     question: str = ""
     answer_values: tuple[str, ...] = ()
     min_score: float | None = None  # the profile's score cut (app.core.score_cut), if it saved one
+    profile_path: str = ""  # the profile file the worker asks from
     running: bool = False
     source_label: str = ""
     source_kind: str = ""  # camera | video | image | folder | testers: what the running session reads
@@ -126,6 +127,7 @@ class PracticeController:
         self._wanted = spec  # the newest settings' worker; `_spec` is the one running
         self._closed = False
         self._restarter: LatestOnly[WorkerSpec] = LatestOnly(self._swap_worker, RESTART_QUIET_S, "worker-restart")
+        self._reload = False  # the next swap replaces the worker even on the same spec
         self._pipeline = LivePipeline(spec, self._listener(0), host_kind=host_kind)
         self._log: SessionLog | None = None
         self._source: FrameSource | None = None
@@ -200,10 +202,19 @@ class PracticeController:
         if not self._state.running:
             self.set_interval(interval_s)
 
+    def reload_worker(self) -> None:
+        """A new worker on the same spec: a profile file it names was changed in place (a score cut kept)."""
+        with self._lock:
+            self._reload = True
+            spec = self._wanted
+        self.stop_session()
+        self._restarter.submit(spec)
+
     def _swap_worker(self, spec: WorkerSpec) -> None:
         """On the restarter's thread: the newest settings' worker replaces the current one."""
         with self._lock:
-            if spec == self._spec or self._closed:
+            reload, self._reload = self._reload, False
+            if (spec == self._spec and not reload) or self._closed:
                 return
         self.stop_session()  # a session begun while the settings were settling ran on the old worker
         with self._lock:
@@ -473,6 +484,7 @@ class PracticeController:
                     question=model.question,
                     answer_values=model.answer_values,
                     min_score=model.min_score,
+                    profile_path=model.profile_path,
                     isolation=model.isolation,
                     isolation_how=model.isolation_how,
                     isolation_kind=model.isolation_kind,

@@ -24,11 +24,13 @@ import threading
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field, replace
 from enum import StrEnum
+from pathlib import Path
 from typing import Any, Protocol, TypeVar, cast
 
 from app.core.evaluation import ERROR, Prediction, Report, csv_text, evaluate, match_labels
 from app.core.notice import Notice
 from app.core.observable import Observable
+from app.core.profiles import ProfileError
 from app.evaluation_labels import Labels, LabelsFileError, decode_labels, normalise_name
 from app.frames.intake import ImageRejected, decode_image_bytes
 from app.frames.jpeg import jpeg
@@ -106,6 +108,7 @@ class TestersState:
     report: Report | None = None
     model_ready: bool = False
     notice: Notice | None = None
+    can_keep_cut: bool = False  # a cut can be saved into the running profile (a copy of a shipped one)
 
     @property
     def done(self) -> int:
@@ -129,8 +132,16 @@ class _Run:
 
 
 class TestersController:
-    def __init__(self, practice: Practice, on_change: Callable[[TestersState], None] | None = None) -> None:
+    def __init__(
+        self,
+        practice: Practice,
+        on_change: Callable[[TestersState], None] | None = None,
+        use_cut: Callable[[Path, float], Path] | None = None,
+    ) -> None:
+        """`use_cut(profile, min_score)`: save the profile with that score cut as the person's own and ask
+        it from then on (the app wires it to the profile store and the settings); returns the saved file."""
         self._practice = practice
+        self._use_cut = use_cut
         self._lock = threading.RLock()
         self._state = TestersState()  # the working copy, brought up to date under the lock
         self._states = Observable(self._state, "the Testers screen")
@@ -210,6 +221,23 @@ class TestersController:
         with self._lock:
             notice = Notice(key, tuple((k, str(v)) for k, v in values.items()), error=True)
             self._set(replace(self._state, notice=notice))
+
+    @_notifies
+    def save_cut(self, min_score: float) -> bool:
+        """Keep `min_score` as the running profile's score cut (a copy of a shipped one): the next answers
+        below it are withheld. The notice says where it was saved, or why it was not."""
+        path = self._practice.state.profile_path
+        if self._use_cut is None or not path:
+            return False
+        try:
+            saved = self._use_cut(Path(path), min_score)
+        except ProfileError as exc:
+            notice = Notice("notice_cut_refused", (("detail", str(exc)),), error=True)
+        else:
+            notice = Notice("notice_cut_saved", (("threshold", f"{min_score:.6g}"), ("file", saved.name)))
+        with self._lock:
+            self._set(replace(self._state, notice=notice))
+        return not notice.error
 
     @_notifies
     def dismiss_notice(self) -> None:
@@ -299,6 +327,9 @@ class TestersController:
         with self._lock:
             values = practice.answer_values
             self._min_score = practice.min_score
+            can_keep = self._use_cut is not None and bool(practice.profile_path)
+            if can_keep != self._state.can_keep_cut:
+                self._set(replace(self._state, can_keep_cut=can_keep))
             model_ready = practice.worker_status == WorkerStatus.READY
             changed_values = values != self._state.values or model_ready != self._state.model_ready
             run = self._run

@@ -221,7 +221,7 @@ class TestersView:
         )
         key = _PHASE_KEYS.get(state.phase)
         self.phase_text.value = text(s, key, done=state.done, total=total) if key else ""
-        self._render_report(state.report)
+        self._render_report(state.report, state.can_keep_cut)
         self._render_rows(state.rows)
 
     def _render_notice(self, notice: Notice | None) -> None:
@@ -252,7 +252,7 @@ class TestersView:
             )
         self.label_problems.controls = problems
 
-    def _render_report(self, report: Report | None) -> None:
+    def _render_report(self, report: Report | None, can_keep_cut: bool = False) -> None:
         s = self._s
         self.summary_box.visible = report is not None
         if report is None:
@@ -284,7 +284,7 @@ class TestersView:
         if labelled:
             self._render_matrix(report)
             self._render_scores(report)
-            self._render_curve(report)
+            self._render_curve(report, can_keep_cut)
 
     def _render_matrix(self, report: Report) -> None:
         s = self._s
@@ -331,7 +331,7 @@ class TestersView:
             )
         self.scores.controls = rows
 
-    def _render_curve(self, report: Report) -> None:
+    def _render_curve(self, report: Report, keep: bool) -> None:
         """The score cut's rows, as `eval` prints them (the same points, app.core.score_cut)."""
         s = self._s
         none = text(s, "undefined")
@@ -346,22 +346,27 @@ class TestersView:
                 spacing=0,
             )
         ]
-        for point in curve.shown_rows(report.min_score):
+        for i, point in enumerate(curve.shown_rows(report.min_score)):
             threshold = f"{point.threshold:.6g}"
-            if report.min_score is not None and point.threshold == report.min_score:
+            saved = report.min_score is not None and point.threshold == report.min_score
+            if saved:
                 threshold = text(s, "curve_saved", threshold=threshold)
-            rows.append(
-                ft.Row(
-                    [
-                        _cell(threshold, 170, bold=True),
-                        _cell(_rate(point.coverage, none), 90, right=True),
-                        _cell(_rate(point.accuracy, none), 90, right=True),
-                        _cell(f"{point.kept}/{point.labelled}", 90, right=True),
-                    ],
-                    spacing=0,
-                )
-            )
+            cells: list[ft.Control] = [
+                _cell(threshold, 170, bold=True),
+                _cell(_rate(point.coverage, none), 90, right=True),
+                _cell(_rate(point.accuracy, none), 90, right=True),
+                _cell(f"{point.kept}/{point.labelled}", 90, right=True),
+            ]
+            # The numbers tagged apart from the button: a node holding a button reads as the button only.
+            row: list[ft.Control] = [tagged(ft.Row(cells, spacing=0), f"testers-cut-{i}")]
+            if keep and point.threshold > 0 and not saved:
+                button = ft.TextButton(text(s, "curve_keep"), on_click=lambda _, t=point.threshold: self._keep(t))
+                row.append(tagged(button, f"testers-keep-cut-{i}", text(s, "curve_keep")))
+            rows.append(ft.Row(row, spacing=0))
         self.curve.controls = rows
+
+    def _keep(self, threshold: float) -> None:
+        self._controller.save_cut(threshold)
 
     def _render_rows(self, rows: tuple[TesterRow, ...]) -> None:
         s = self._s

@@ -104,6 +104,7 @@ class Ready:
     # A checklist's signals with the answers each allows, in its order (empty: one signal, `answer_values`).
     signal_values: tuple[tuple[str, tuple[str, ...]], ...] = ()
     min_score: float | None = None  # a one-signal profile's score cut (a checklist's are in its file)
+    profile_path: str = ""  # the profile file the worker asks from
 
 
 @dataclass(frozen=True)

@@ -224,6 +224,7 @@ def serve(spec: WorkerSpec, wait: Wait, poll: Poll, emit: Callable[[Event], None
             if analyzer.checklist is None
             else tuple((spec.signal, spec.values) for spec in analyzer.checklist.signals),
             analyzer.profile.min_score,
+            str(spec.profile or default_profile_path(analyzer.model)),
         )
     )
     pace_ms = _test_pace_ms()

@@ -89,7 +89,8 @@ def test_the_screen_shows_the_same_matrix_as_the_cli(browser, app_server: AppSer
         assert shown(expected["accuracy"]) in text_of(page, "testers-accuracy")
         assert f"{expected['yes_bias']:+.3f}" in text_of(page, "testers-yes-bias")
         # The score cut's rows: the curve `eval` computes, row for row (the highest cut keeping each share).
-        curve = text_of(page, "testers-curve")
+        cut_rows = page.locator("[flt-semantics-identifier^='testers-cut-']")
+        curve = "\n".join(cut_rows.nth(i).inner_text() for i in range(cut_rows.count()))
         points, n = expected["score_cut"]["points"], expected["counts"]["labelled_answered"]
         assert expected["score_cut"]["scored"] == n  # constrained decoding: every answer has a score
         for share in (1.0, 0.95, 0.9, 0.8, 0.7, 0.5):
@@ -130,3 +131,41 @@ def test_phone_layout(browser, app_server: AppServer, labelled) -> None:  # noqa
         shot(page, "testers-matrix")
     finally:
         page.context.close()
+
+
+def test_a_cut_kept_on_the_curve_withholds_the_next_answers_below_it(browser, tmp_path: Path, labelled) -> None:  # noqa: ANN001
+    """The tester keeps the highest cut the curve offers: it is saved as a copy of the shipped profile
+    among theirs, the worker asks from it, and a practice answer scoring below it is withheld."""
+    from tests.e2e.test_practice import choose, start_with_files
+
+    folder, images, labels = labelled
+    expected = cli_report(folder)
+    answered = [i for i in expected["images"] if i["model_score"] is not None]
+    top = max(p["threshold"] for p in expected["score_cut"]["points"])
+    below = min(answered, key=lambda i: i["model_score"])
+    assert below["model_score"] < top, "the curve has a cut above the lowest score"
+    data = tmp_path / "data"
+    with AppServer(data) as server:
+        page = open_app_page(browser, server.url)
+        try:
+            wait_text(page, "model-status", "Model ready")
+            run_folder(page, images, labels, len(images))
+            keep = page.locator("[flt-semantics-identifier^='testers-keep-cut-']")
+            keep.last.click()  # the rows go up by threshold: the last is the highest shown
+            said = wait_text(page, "testers-notice-text", "Saved: answers scoring below")
+            assert "hand_position_cut.json" in said, said
+            saved = json.loads((data / "profiles" / "hand_position_cut.json").read_text(encoding="utf-8"))
+            cut = saved["min_score"]
+            assert 0 < cut <= top
+            settings = json.loads((data / "settings.json").read_text(encoding="utf-8"))
+            assert settings["profile"] == str(data / "profiles" / "hand_position_cut.json")
+            go_to(page, "Practice", "start-stop")
+            wait_text(page, "model-status", "Model ready", timeout=90)
+            choose(page, "Image")
+            start_with_files(page, [folder / below["file"]])
+            wait_text(page, "parse-status", "withheld: the model's score was below the profile's cut", timeout=90)
+            assert below["model_score"] < cut, (below, cut)  # every cut the curve offers is above the lowest score
+            shot(page, "practice-kept-cut")
+            page.request_log.assert_local()
+        finally:
+            page.context.close()

@@ -82,3 +82,18 @@ def test_an_id_that_is_not_a_name_is_refused_on_save(tmp_path: Path) -> None:
     with pytest.raises(ProfileError, match="'id' must be a lower_snake_case name"):
         save_profile(renamed(load_checklist(PROFILES / "hand_position.json"), "../../etc/x"), _own(tmp_path))
     assert not _own(tmp_path).exists()
+
+
+def test_a_cut_kept_on_a_shipped_profile_is_saved_as_a_copy_and_then_changed_in_place(tmp_path: Path) -> None:
+    from app.profile_store import save_cut
+
+    own = _own(tmp_path)
+    first = save_cut(PROFILES / "hand_position.json", 0.75, own)
+    assert first == own / "hand_position_cut.json"  # the template stays as it is
+    saved = load_checklist(first)
+    assert saved.id == "hand_position_cut" and saved.signals[0].min_score == 0.75
+    assert load_checklist(PROFILES / "hand_position.json").signals[0].min_score is None
+    again = save_cut(first, 0.5, own)  # the person's own: changed in place
+    assert again == first and load_checklist(first).signals[0].min_score == 0.5
+    with pytest.raises(ProfileError, match="a checklist's score cuts are set per signal"):
+        save_cut(PROFILES / "cpr_checklist.json", 0.5, own)
