@@ -52,7 +52,7 @@ def list_profiles(user_dir: Path, shipped_dir: Path = PROFILES) -> list[ProfileE
 def save_profile(checklist: Checklist, user_dir: Path, shipped_dir: Path = PROFILES) -> Path:
     """Write `checklist` as `<user_dir>/<id>.json` (all or nothing) and return its path. ProfileError with a
     sentence for a shipped id, or when the disk refuses (full, read-only); the previous file is kept then."""
-    if checklist.id in {e.checklist.id for e in _shipped(shipped_dir) if e.checklist is not None}:
+    if checklist.id in _shipped_ids(shipped_dir):
         raise ProfileError(
             f"{checklist.id!r} is a shipped profile, kept as a template: save your version under another id"
         )
@@ -76,13 +76,17 @@ def save_cut(source: Path, min_score: float | None, user_dir: Path, shipped_dir:
     if not checklist.is_single:
         raise ProfileError(f"{source}: a checklist's score cuts are set per signal, in its own editor")
     cut = with_min_score(checklist, checklist.signals[0].signal, min_score)
-    if checklist.id in {e.checklist.id for e in _shipped(shipped_dir) if e.checklist is not None}:
+    if checklist.id in _shipped_ids(shipped_dir):
         cut = renamed(cut, f"{checklist.id[:59]}_cut")
     return save_profile(cut, user_dir, shipped_dir)
 
 
 def _shipped(shipped_dir: Path) -> list[ProfileEntry]:
     return [_entry(path, shipped=True) for path in _json_files(shipped_dir)]
+
+
+def _shipped_ids(shipped_dir: Path) -> set[str]:
+    return {e.checklist.id for e in _shipped(shipped_dir) if e.checklist is not None}
 
 
 def _json_files(folder: Path) -> list[Path]:

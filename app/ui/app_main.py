@@ -19,7 +19,7 @@ import flet_camera as fc
 
 from app.core.notice import Notice
 from app.frames.limits import MAX_FILE_BYTES, MAX_VIDEO_BYTES
-from app.locations import sessions_dir, upload_dir, user_profiles_dir
+from app.locations import sessions_dir, upload_dir
 from app.privacy.guard import GuardCounts, GuardWatcher, ensure_installed
 from app.profile_store import save_cut
 from app.ui import strings, strings_models, strings_sessions, strings_settings, strings_testers
@@ -376,8 +376,8 @@ class Shell:
 
     def _use_cut(self, profile: Path, min_score: float) -> Path:
         """A score cut kept on the Testers screen: saved among the person's profiles, then asked from."""
-        saved = save_cut(profile, min_score, user_profiles_dir())
         settings = self.settings_controller
+        saved = save_cut(profile, min_score, settings.profiles_dir)
         settings.refresh_profiles()
         if settings.settings.profile == str(saved):
             self.controller.reload_worker()  # the same file, changed: the worker reads it again

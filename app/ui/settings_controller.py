@@ -198,6 +198,11 @@ class SettingsController:
             before = self._state.settings
             return self._commit(before, Settings(model=before.model))
 
+    @property
+    def profiles_dir(self) -> Path:
+        """Where the person's profiles are: the folder this screen lists, and where a kept cut is saved."""
+        return self._profiles_dir
+
     def refresh_profiles(self) -> None:
         """Read the profiles folder again (one saved since, e.g. from Testers)."""
         choices = profile_choices(self._profiles_dir)

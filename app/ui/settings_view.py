@@ -114,7 +114,7 @@ class SettingsView:
             value=AUTO,
             options=self._profile_options(controller.state),
             on_select=lambda e: self._choose_profile(e.control.value),
-            dense=True,  # as wide as its longest option (a phone wraps nothing: the names are short)
+            dense=True,  # no fixed width: it takes the column's, a phone's too
         )
         self.profile_help = ft.Text("", size=12, color=ft.Colors.GREY_700)
         self.constrained = ft.Switch(
