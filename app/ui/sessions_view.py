@@ -23,8 +23,9 @@ from app.ui.sessions_controller import (
     SessionsController,
     SessionsState,
     SessionSummary,
+    SignalSummary,
 )
-from app.ui.strings_sessions import EN, answer_word, sessions_notice_text
+from app.ui.strings_sessions import EN, answer_word, sessions_notice_text, signal_words
 from app.ui.timeline import TimelineChart, ordered_counts
 from app.ui.widgets import NoticeBar, tagged
 
@@ -205,10 +206,16 @@ class SessionsView:
         if row.source:
             heading.append(row.source)
         parts = [text(s, "row_model", model=row.model_id) if row.model_id else text(s, "row_no_model")]
-        parts.append(
-            text(s, "row_counts", yes=summary.count("yes"), no=summary.count("no"), unknown=summary.count("unknown"))
-        )
-        parts.append(text(s, "row_reviewed", n=summary.reviewed, m=summary.analysed))
+        if summary.signals:  # answers to different questions are never added up as if they were one
+            parts.append(text(s, "row_checklist", n=summary.keyframes, questions=len(summary.signals)))
+            parts.append(text(s, "row_reviewed_answers", n=summary.reviewed, m=summary.analysed))
+        else:
+            parts.append(
+                text(
+                    s, "row_counts", yes=summary.count("yes"), no=summary.count("no"), unknown=summary.count("unknown")
+                )
+            )
+            parts.append(text(s, "row_reviewed", n=summary.reviewed, m=summary.analysed))
         if summary.damaged_lines:
             parts.append(text(s, "row_damaged", n=summary.damaged_lines))
         tile = ft.ListTile(
@@ -252,37 +259,69 @@ class SessionsView:
 
     def summary_lines(self, summary: SessionSummary) -> list[str]:
         s = self._s
-
-        def listed(counts: tuple[tuple[str, int], ...]) -> str:
-            items = ordered_counts(counts)
-            said = (text(s, "summary_count_item", n=n, answer=answer_word(s, value)) for value, n in items)
-            return ", ".join(said) or text(s, "summary_no_answers")
-
-        lines = [
-            text(s, "summary_counts", n=summary.analysed, counts=listed(summary.counts)),
-            text(s, "summary_verdicts", counts=listed(summary.verdicts)),
-            text(s, "summary_skipped", skipped=summary.skipped, unchanged=summary.unchanged, failed=summary.failed),
-            text(s, "summary_reviewed", reviewed=summary.reviewed, analysed=summary.analysed, pending=summary.pending),
-        ]
-        if summary.agreement is None:
-            lines.append(text(s, "summary_agreement_none"))
+        checklist = bool(summary.signals)
+        if checklist:  # each question apart: answers to different questions never add up
+            lines = [
+                text(s, "summary_keyframes_questions", n=summary.keyframes, questions=len(summary.signals)),
+                *(line for signal in summary.signals for line in self._signal_lines(signal)),
+            ]
         else:
-            lines.append(
-                text(
-                    s,
-                    "summary_agreement",
-                    percent=f"{100 * summary.agreement:.0f}",
-                    confirmed=summary.confirmed,
-                    reviewed=summary.reviewed,
-                    corrected=summary.corrected,
-                )
+            lines = [
+                text(s, "summary_counts", n=summary.analysed, counts=self._listed(summary.counts)),
+                text(s, "summary_verdicts", counts=self._listed(summary.verdicts)),
+            ]
+        lines.append(
+            text(s, "summary_skipped", skipped=summary.skipped, unchanged=summary.unchanged, failed=summary.failed)
+        )
+        lines.append(
+            text(
+                s,
+                "summary_reviewed_answers" if checklist else "summary_reviewed",
+                reviewed=summary.reviewed,
+                analysed=summary.analysed,
+                pending=summary.pending,
             )
+        )
+        if not checklist:  # a checklist's agreement is said per question, above
+            lines.append(self._agreement(summary))
         if summary.revised:
             lines.append(text(s, "summary_revised", n=summary.revised))
         if summary.damaged_lines:
             lines.append(text(s, "summary_damaged", n=summary.damaged_lines))
         lines.append(text(s, "summary_generative"))
         return lines
+
+    def _signal_lines(self, signal: SignalSummary) -> list[str]:
+        """One question of a checklist: the model's answers, then the examiner's progress and agreement."""
+        s = self._s
+        return [
+            text(s, "signal_counts", question=signal_words(s, signal.signal), counts=self._listed(signal.counts)),
+            text(
+                s,
+                "summary_signal_review",
+                reviewed=signal.reviewed,
+                analysed=signal.analysed,
+                agreement=self._agreement(signal),
+            ),
+        ]
+
+    def _listed(self, counts: tuple[tuple[str, int], ...]) -> str:
+        s = self._s
+        said = (text(s, "summary_count_item", n=n, answer=answer_word(s, value)) for value, n in ordered_counts(counts))
+        return ", ".join(said) or text(s, "summary_no_answers")
+
+    def _agreement(self, figures: SessionSummary | SignalSummary) -> str:
+        """Agreement with the examiner (confirmed of reviewed), never called accuracy: the examiner is the reference."""
+        if figures.agreement is None:
+            return text(self._s, "summary_agreement_none")
+        return text(
+            self._s,
+            "summary_agreement",
+            percent=f"{100 * figures.agreement:.0f}",
+            confirmed=figures.confirmed,
+            reviewed=figures.reviewed,
+            corrected=figures.corrected,
+        )
 
     # --- export ---------------------------------------------------------------------
 

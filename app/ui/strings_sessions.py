@@ -123,6 +123,25 @@ EN: dict[str, str] = {
     "reason_truncated": "the model's reply was cut off",
     "reason_not_visible": "not asked: the checklist's first question said it cannot be seen",
     "reason_low_score": "withheld: the model's score was below the profile's cut",
+    # A checklist session: several questions (signals) per keyframe, each shown and counted apart
+    "signal_hands_visible": "Hands visible on the chest",
+    "signal_hands_stacked": "Hands stacked, one on top of the other",
+    "answer_not_checked": "not checked",
+    "signal_counts": "{question}: {counts}",
+    "signal_separator": "; ",
+    "row_checklist": "{n} keyframes · {questions} questions",
+    "row_reviewed_answers": "reviewed {n} of {m} answers",
+    "summary_keyframes_questions": "{n} keyframes analysed · {questions} questions",
+    "summary_signal_review": "Reviewed {reviewed} of {analysed} · {agreement}",
+    "summary_reviewed_answers": "Reviewed {reviewed} of {analysed} answers · waiting for the examiner {pending}",
+    "timeline_point_signal": "{signal}\n{point}",
+    "timeline_semantics_signals": (
+        "Timeline of {n} keyframes over {seconds} s, {questions} questions. {counts}. "
+        "{skipped} skipped, {failed} failed"
+    ),
+    "timeline_semantics_signals_stills": (
+        "Timeline of {n} images, {questions} questions. {counts}. {skipped} skipped, {failed} failed"
+    ),
     # An examiner's review the log refused (app.session.review.ReviewError codes)
     "review_refused_already_confirmed": "Not recorded: this answer was already confirmed as {answer}{by}. "
     "The screen now shows that review.",
@@ -243,6 +262,24 @@ ZH: dict[str, str] = {
     "reason_truncated": "模型的回复被截断了",
     "reason_not_visible": "未提问：检查表的第一个问题表明无法看到",
     "reason_low_score": "未采用：模型分数低于配置的阈值",
+    # A checklist session: several questions (signals) per keyframe, each shown and counted apart
+    "signal_hands_visible": "双手在胸部上可见",
+    "signal_hands_stacked": "双手上下叠放",
+    "answer_not_checked": "未检查",
+    "signal_counts": "{question}：{counts}",
+    "signal_separator": "；",
+    "row_checklist": "{n} 个关键帧 · {questions} 个问题",
+    "row_reviewed_answers": "已复核 {n} / {m} 个回答",
+    "summary_keyframes_questions": "已分析 {n} 个关键帧 · {questions} 个问题",
+    "summary_signal_review": "已复核 {reviewed} / {analysed} · {agreement}",
+    "summary_reviewed_answers": "已复核 {reviewed} / {analysed} 个回答 · 等待考官 {pending} 个",
+    "timeline_point_signal": "{signal}\n{point}",
+    "timeline_semantics_signals": (
+        "{seconds} 秒内 {n} 个关键帧、{questions} 个问题的时间线。{counts}。跳过 {skipped} 个，失败 {failed} 个"
+    ),
+    "timeline_semantics_signals_stills": (
+        "{n} 张图像、{questions} 个问题的时间线。{counts}。跳过 {skipped} 个，失败 {failed} 个"
+    ),
     "review_refused_already_confirmed": "未记录：这个回答已被{by}确认为{answer}。屏幕现在显示的是那次复核。",
     "review_refused_already_corrected": "未记录：这个回答已被{by}更正为{answer}。屏幕现在显示的是那次复核。",
     "review_by": "{examiner}",

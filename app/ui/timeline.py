@@ -6,12 +6,17 @@ circle, no ✕ cross, unknown ■ square, skipped ○ hollow circle, failed □ 
 square) and its colour; a legend under the chart repeats shape and word, and
 the chart's semantics label says the counts in words for screen readers.
 
+A checklist session (several questions per keyframe) has one lane per question
+instead, in the order first answered, and the marker alone says the verdict; a
+question its gate left unasked gets a small grey hollow square ("not checked").
+
 `timeline_points` is pure (no Flet) so what the chart shows is testable as data.
 """
 
 from __future__ import annotations
 
 import math
+from collections import Counter
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 
@@ -19,20 +24,23 @@ import flet as ft
 import flet_charts as fch
 
 from app.core.parser import UNKNOWN
-from app.core.session import KeyframeSkipped, SessionState, verdict_counts
+from app.core.session import KeyframeSkipped, SessionState, TimelineEntry, verdict_counts
 from app.ui.i18n import text
-from app.ui.strings_sessions import EN, answer_word
+from app.ui.sessions_controller import NOT_CHECKED, answer_kind, is_checklist
+from app.ui.strings_sessions import EN, answer_word, signal_words
 
 SKIPPED = "skipped"
 FAILED = "failed"
 _ANSWER_ORDER = ("yes", "no", UNKNOWN)
+# A checklist's chart grows with its lanes so each keeps the height a one-question lane has (220 px for 4).
+_LANE_PX, _AXIS_PX = 44, 44
 
 
 @dataclass(frozen=True)
 class MarkStyle:
     colour: str
     icon: ft.IconData  # the same shape as the chart marker, for legends and lists
-    shape: str  # circle | cross | square | ring | box
+    shape: str  # circle | cross | square | ring | box | small box
 
 
 _STYLES: dict[str, MarkStyle] = {
@@ -41,20 +49,22 @@ _STYLES: dict[str, MarkStyle] = {
     UNKNOWN: MarkStyle(ft.Colors.GREY_800, ft.Icons.SQUARE, "square"),
     SKIPPED: MarkStyle(ft.Colors.BLUE_GREY_400, ft.Icons.CIRCLE_OUTLINED, "ring"),
     FAILED: MarkStyle(ft.Colors.DEEP_ORANGE_800, ft.Icons.CROP_SQUARE, "box"),
+    # Quieter than every answer: nothing was asked. GREY_600 keeps 3:1 against white, as a marker must.
+    NOT_CHECKED: MarkStyle(ft.Colors.GREY_600, ft.Icons.CHECK_BOX_OUTLINE_BLANK, "small box"),
 }
 _OTHER = MarkStyle(ft.Colors.PURPLE_700, ft.Icons.CIRCLE, "circle")  # answers of other profiles
 
 
 def mark_style(kind: str) -> MarkStyle:
-    """Colour, icon and marker shape of an answer (or `skipped` / `failed`)."""
+    """Colour, icon and marker shape of an answer (or `skipped` / `failed` / `not_checked`)."""
     return _STYLES.get(kind, _OTHER)
 
 
 @dataclass(frozen=True)
 class TimelinePoint:
     t: float
-    lane: str  # an answer value, or "skipped" (skipped and failed keyframes share that lane)
-    kind: str  # the answer value, "skipped" or "failed": decides the marker
+    lane: str  # an answer value (a checklist's: the signal), or "skipped" (shared by skipped and failed keyframes)
+    kind: str  # the verdict, "not_checked", "skipped" or "failed": decides the marker
     tooltip: str
 
 
@@ -64,14 +74,32 @@ def ordered_counts(counts: Iterable[tuple[str, int]]) -> list[tuple[str, int]]:
 
 
 def _answer_rank(value: str) -> tuple[int, str]:
-    return (_ANSWER_ORDER.index(value), "") if value in _ANSWER_ORDER else (len(_ANSWER_ORDER), value)
+    if value in _ANSWER_ORDER:
+        return _ANSWER_ORDER.index(value), ""
+    return len(_ANSWER_ORDER) + (value == NOT_CHECKED), value  # "not checked" last: nothing was answered
+
+
+def _answers_seen(state: SessionState) -> tuple[str, ...]:
+    """yes, no, unknown, then any other verdict seen (another profile's answers)."""
+    others = sorted({e.verdict for e in state.timeline} - set(_ANSWER_ORDER))
+    return _ANSWER_ORDER + tuple(others)
 
 
 def lanes_for(state: SessionState) -> tuple[str, ...]:
-    """Lanes top to bottom: yes, no, unknown, any other answer seen, then skipped."""
-    seen = {e.verdict for e in state.timeline}
-    others = sorted(seen - set(_ANSWER_ORDER))
-    return _ANSWER_ORDER + tuple(others) + (SKIPPED,)
+    """Lanes top to bottom: yes, no, unknown, any other answer seen, then skipped; a checklist's: its signals,
+    in the order first answered, then skipped."""
+    return (state.signals if is_checklist(state) else _answers_seen(state)) + (SKIPPED,)
+
+
+def point_kind(entry: TimelineEntry) -> str:
+    """What a point's marker says: the verdict, or "not checked" until an examiner corrects an unasked answer."""
+    unasked = answer_kind(entry.event) == NOT_CHECKED and entry.review != "corrected"
+    return NOT_CHECKED if unasked else entry.verdict
+
+
+def question_words(strings: Mapping[str, str], signal: str, questions: Mapping[str, str] | None = None) -> str:
+    """A signal's question in words: the profile's own (`questions`) where given, else the table's."""
+    return (questions or {}).get(signal) or signal_words(strings, signal)
 
 
 def is_stills(state: SessionState) -> bool:
@@ -80,10 +108,15 @@ def is_stills(state: SessionState) -> bool:
 
 
 def timeline_points(
-    state: SessionState, skipped: Iterable[KeyframeSkipped] = (), strings: Mapping[str, str] = EN
+    state: SessionState,
+    skipped: Iterable[KeyframeSkipped] = (),
+    strings: Mapping[str, str] = EN,
+    questions: Mapping[str, str] | None = None,
 ) -> tuple[TimelinePoint, ...]:
-    """One point per keyframe over time; for stills, over the images' order (1, 2, 3…), named by file."""
-    stills = is_stills(state)
+    """One point per keyframe over time; for stills, over the images' order (1, 2, 3…), named by file.
+
+    A checklist's keyframe has a point per signal, in that signal's lane; its tooltip names the question."""
+    stills, checklist = is_stills(state), is_checklist(state)
     order = {t: i + 1 for i, t in enumerate(sorted({e.event.t for e in state.timeline}))} if stills else {}
 
     def x(t: float) -> float:
@@ -95,7 +128,7 @@ def timeline_points(
     points: list[TimelinePoint] = []
     for entry in state.timeline:
         e = entry.event
-        at, answer = where(e.t, e.source), answer_word(strings, e.observation)
+        at, answer = where(e.t, e.source), answer_word(strings, answer_kind(e))
         latest = entry.latest_review
         if latest is None:
             tip = text(strings, "timeline_point_answer", where=at, answer=answer)
@@ -103,8 +136,11 @@ def timeline_points(
             key = "review_history_confirmed" if latest.verdict == "confirmed" else "review_history_corrected"
             verdict = text(strings, key, answer=answer_word(strings, latest.observation))
             tip = text(strings, "timeline_point_review", where=at, answer=answer, verdict=verdict)
+        if checklist:
+            tip = text(strings, "timeline_point_signal", signal=question_words(strings, e.signal, questions), point=tip)
         # The examiner's verdict is what is plotted; the tooltip keeps what the model said.
-        points.append(TimelinePoint(x(e.t), entry.verdict, entry.verdict, tip))
+        lane = e.signal if checklist else entry.verdict
+        points.append(TimelinePoint(x(e.t), lane, point_kind(entry), tip))
     for s in skipped:
         reason = text(strings, f"skip_{s.reason.value}")
         tip = text(strings, "timeline_point_skipped", where=where(s.t), reason=reason)
@@ -125,6 +161,8 @@ def _marker(kind: str) -> fch.ChartPointShape:
         return fch.ChartCirclePoint(color=ft.Colors.WHITE, radius=5, stroke_color=style.colour, stroke_width=2)
     if style.shape == "box":
         return fch.ChartSquarePoint(color=ft.Colors.WHITE, size=10, stroke_color=style.colour, stroke_width=2)
+    if style.shape == "small box":
+        return fch.ChartSquarePoint(color=ft.Colors.WHITE, size=7, stroke_color=style.colour, stroke_width=1.5)
     return fch.ChartCirclePoint(color=style.colour, radius=6)
 
 
@@ -145,6 +183,7 @@ class TimelineChart:
         self, identifier: str = "timeline-chart", height: float = 220, strings: Mapping[str, str] = EN
     ) -> None:
         self._strings = strings
+        self._height = height
         self.points: tuple[TimelinePoint, ...] = ()
         self.axis_title = ft.Text(text(strings, "timeline_axis_time"), size=12)
         self.chart = fch.ScatterChart(
@@ -182,12 +221,19 @@ class TimelineChart:
         )
         self.update(SessionState())
 
-    def update(self, state: SessionState, skipped: Iterable[KeyframeSkipped] = ()) -> None:
-        """Show `state`'s keyframes; `skipped` are the session's KeyframeSkipped events (the state only counts them)."""
+    def update(
+        self,
+        state: SessionState,
+        skipped: Iterable[KeyframeSkipped] = (),
+        questions: Mapping[str, str] | None = None,
+    ) -> None:
+        """Show `state`'s keyframes; `skipped` are the session's KeyframeSkipped events (the state only counts them);
+        `questions`: signal -> the profile's own words for it, which win over the table's."""
         s = self._strings
+        checklist = is_checklist(state)
         lanes = lanes_for(state)
         y_of = {lane: len(lanes) - 1 - i for i, lane in enumerate(lanes)}  # first lane on top
-        self.points = timeline_points(state, skipped, s)
+        self.points = timeline_points(state, skipped, s, questions)
         self.chart.spots = [
             fch.ScatterChartSpot(
                 x=p.t,
@@ -207,26 +253,56 @@ class TimelineChart:
         self.chart.bottom_axis.label_spacing = step
         self.axis_title.value = text(s, "timeline_axis_images" if stills else "timeline_axis_time")
         self.chart.min_y, self.chart.max_y = -0.5, len(lanes) - 0.5
+        # A checklist's lanes are questions: as many as it asks, each with room for two lines of words.
+        self.chart.height = max(self._height, len(lanes) * _LANE_PX + _AXIS_PX) if checklist else self._height
+        self.chart.left_axis.label_size = 120 if checklist else 100
         self.chart.left_axis.labels = [
-            fch.ChartAxisLabel(value=y_of[lane], label=ft.Text(self._lane_name(lane), size=12, no_wrap=True))
-            for lane in lanes
+            fch.ChartAxisLabel(value=y_of[lane], label=self._lane_label(lane, checklist, questions)) for lane in lanes
         ]
-        kinds = [*lanes[:-1], SKIPPED, FAILED]
-        self.legend.controls = [self._legend_item(kind) for kind in kinds]
+        unasked = [NOT_CHECKED] if any(p.kind == NOT_CHECKED for p in self.points) else []
+        self.legend.controls = [self._legend_item(k) for k in (*_answers_seen(state), *unasked, SKIPPED, FAILED)]
         self.empty.visible = not self.points
-        counts = ", ".join(f"{n} {answer_word(s, value)}" for value, n in ordered_counts(verdict_counts(state))) or "0"
+        key, n, counts = self._counts_in_words(state, questions)
         self.semantics.label = text(
             s,
-            "timeline_semantics_stills" if stills else "timeline_semantics",
-            n=len(state.timeline),
+            f"{key}_stills" if stills else key,
+            n=n,
+            questions=len(state.signals),
             seconds=f"{last:.0f}",
             counts=counts,
             skipped=sum(1 for p in self.points if p.kind == SKIPPED),
             failed=len(state.failures),
         )
 
-    def _lane_name(self, lane: str) -> str:
-        return text(self._strings, "timeline_lane_skipped") if lane == SKIPPED else answer_word(self._strings, lane)
+    def _counts_in_words(self, state: SessionState, questions: Mapping[str, str] | None) -> tuple[str, int, str]:
+        """(the semantics label's key, the keyframes, their counts in words): a checklist's per question, as plotted."""
+        s = self._strings
+        if not is_checklist(state):
+            return "timeline_semantics", len(state.timeline), self._said(verdict_counts(state))
+        per_signal = [
+            text(
+                s,
+                "signal_counts",
+                question=question_words(s, signal, questions),
+                counts=self._said(Counter(p.kind for p in self.points if p.lane == signal).items()),
+            )
+            for signal in state.signals
+        ]
+        return "timeline_semantics_signals", state.keyframes_answered, text(s, "signal_separator").join(per_signal)
+
+    def _said(self, counts: Iterable[tuple[str, int]]) -> str:
+        """Counts in words for a screen reader: "3 YES, 1 NO"."""
+        return ", ".join(f"{n} {answer_word(self._strings, value)}" for value, n in ordered_counts(counts)) or "0"
+
+    def _lane_label(self, lane: str, checklist: bool, questions: Mapping[str, str] | None) -> ft.Text:
+        s = self._strings
+        if lane == SKIPPED:
+            words = text(s, "timeline_lane_skipped")
+        else:
+            words = question_words(s, lane, questions) if checklist else answer_word(s, lane)
+        if checklist:  # a question is longer than an answer: two lines, and the whole of it on hover
+            return ft.Text(words, size=11, max_lines=2, overflow=ft.TextOverflow.ELLIPSIS, tooltip=words)
+        return ft.Text(words, size=12, no_wrap=True)
 
     def _legend_item(self, kind: str) -> ft.Control:
         style = mark_style(kind)
