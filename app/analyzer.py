@@ -6,6 +6,7 @@ Shared by the CLI and the UI so both give the same answer for the same input.
 from __future__ import annotations
 
 import time
+from collections.abc import Callable
 from dataclasses import dataclass, replace
 from pathlib import Path
 
@@ -98,11 +99,12 @@ class Analyzer:
         on_token: TokenCallback | None = None,
         cancel: CancelFlag | None = None,
         on_phase: PhaseCallback | None = None,
+        on_signal: Callable[[str], None] | None = None,
     ) -> ChecklistResult:
         """Every signal of `checklist` about `image`, the gate first. Constrained: the image is encoded
         and prefilled once for all of them (MnnVlm.see). Free generation, and a checklist of one
         question asked before the image, ask each with the whole prompt. A closed gate leaves the
-        others `unknown` (not_visible) at no model cost."""
+        others `unknown` (not_visible) at no model cost. `on_signal` hears each signal as it is asked."""
         rgb, preprocess_ms = self._prepared(image)
         order = checklist.ordered()
         seen = None
@@ -117,6 +119,8 @@ class Analyzer:
             if gate_open is False or (cancel is not None and cancel.is_set()):
                 answered[spec.signal] = self._not_asked(spec, source, cancelled=gate_open is not False)
                 continue
+            if on_signal is not None:
+                on_signal(spec.signal)
             if seen is not None:
                 choice = seen.choose(i, on_token=on_token, cancel=cancel)
                 answered[spec.signal] = self._result(spec, source, choice.generation, choice.score)

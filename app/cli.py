@@ -19,7 +19,7 @@ from app.commands import eval as evaluation
 from app.commands.common import EXIT_FAILED, EXIT_SETUP
 from app.core.profiles import ProfileError
 from app.locations import log_dir
-from app.profile_file import load_checklist, load_profile
+from app.profile_file import load_checklist
 
 log = logging.getLogger("keyframe.cli")
 
@@ -130,8 +130,7 @@ def _profile_problem(args: argparse.Namespace) -> str | None:
     if path is None or args.command not in (*_ISOLATED, "ui"):  # `sessions review --profile` checks its own
         return None
     try:
-        # These ask every signal of a checklist; the others (the app's screens) need one question.
-        load_checklist(path) if args.command in ("analyze", "watch", "eval", "bench") else load_profile(path)
+        load_checklist(path)  # every command asks each signal of a checklist
     except ProfileError as exc:
         return f"the profile could not be used: {exc}"
     return None

@@ -72,6 +72,7 @@ class PipelineUpdate:
     streaming_keyframe: str | None = None
     streamed_text: str = ""
     phase: str = ""  # vision | prefill | decode, while a keyframe is analysed
+    signal: str = ""  # the checklist signal being answered now ("" for one signal, or not yet known)
     worker_status: WorkerStatus | None = None  # when it changed: READY, FAILED or RESTARTING
     worker_message: str = ""
     effective_interval_s: float | None = None
@@ -85,6 +86,7 @@ class PipelineUpdate:
 @dataclass
 class _Stream:
     keyframe_id: str
+    signal: str = ""
     pieces: list[str] = field(default_factory=list)
 
 
@@ -344,11 +346,15 @@ class LivePipeline:
             self._stream = _Stream(kid)
             self._notify(streaming_keyframe=kid, keyframe_image=keyframe.image)
         elif isinstance(event, Progress):
-            self._notify(streaming_keyframe=kid, phase=event.phase)
+            if event.signal:  # a checklist's next answer: its tokens stream on their own
+                self._stream = _Stream(kid, signal=event.signal)
+            signal = self._stream.signal if self._stream is not None else ""
+            self._notify(streaming_keyframe=kid, phase=event.phase, signal=signal)
         elif isinstance(event, Token):
             if self._stream is not None and self._stream.keyframe_id == kid:
                 self._stream.pieces.append(event.text)
-                self._notify(streaming_keyframe=kid, streamed_text="".join(self._stream.pieces))
+                text = "".join(self._stream.pieces)
+                self._notify(streaming_keyframe=kid, streamed_text=text, signal=self._stream.signal)
         elif isinstance(event, Finished):
             self._notify(worker_blocked=event.network_blocked)
             self._finish(keyframe, *self._practice_events(keyframe, event.result))
@@ -458,6 +464,7 @@ class LivePipeline:
         streaming_keyframe: str | None = None,
         streamed_text: str = "",
         phase: str = "",
+        signal: str = "",
         worker_status: WorkerStatus | None = None,
         worker_message: str = "",
         keyframe_image: DecodedImage | None = None,
@@ -472,6 +479,7 @@ class LivePipeline:
             streaming_keyframe=streaming_keyframe,
             streamed_text=streamed_text,
             phase=phase,
+            signal=signal,
             worker_status=worker_status,
             worker_message=worker_message,
             effective_interval_s=self._slot.effective_interval(interval),

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import logging
 import uuid
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import TypeVar
 
@@ -55,7 +55,7 @@ WIDE = 720  # px: a navigation rail from here on, a bottom bar below
 
 def build_app(model_ref: str | None = None, profile_path: Path | None = None) -> AppContext:
     """The app bound to a model (id or folder) and a profile; its `main(page)` is for ft.run."""
-    return AppContext(WorkerSpec(model=model_ref, profile=profile_path), _open_page)
+    return AppContext(WorkerSpec(model=model_ref, profile=profile_path, checklists=True), _open_page)
 
 
 def _open_page(page: ft.Page, app: AppContext) -> None:
@@ -99,6 +99,7 @@ class Shell:
                 interval=self._set_interval,
                 confirm=lambda event_id, note, revise: self._review(event_id, None, note, revise),
                 correct=lambda event_id, value, note, revise: self._review(event_id, value, note, revise),
+                confirm_all=self._confirm_all,
                 open_models=lambda: self.go(MODELS),
                 thumbnail=controller.thumbnail,
             ),
@@ -370,7 +371,12 @@ class Shell:
         self.controller.set_interval(seconds)
 
     def _review(self, event_id: str, value: str | None, note: str, revise: bool) -> None:
-        refused = self.controller.review(event_id, value, note, revise=revise)
+        self._refused(self.controller.review(event_id, value, note, revise=revise))
+
+    def _confirm_all(self, event_ids: Sequence[str], note: str, revise: bool) -> None:
+        self._refused(self.controller.confirm_all(event_ids, note, revise=revise))
+
+    def _refused(self, refused: Notice | None) -> None:
         if refused is not None:
             self._toast(sessions_notice_text(strings_sessions.TABLES[self.language], refused))
 

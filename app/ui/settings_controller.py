@@ -79,13 +79,13 @@ class ProfileChoice:
     id: str = ""
     title: str = ""
     titles: tuple[tuple[str, str], ...] = ()  # (language code, title) where the profile has its own words
-    signals: int = 0  # questions it asks; the practice screen shows one (a checklist's card is to come)
+    signals: int = 0  # questions it asks on each keyframe (more than one: a checklist)
     shipped: bool = False
     error: str = ""  # why the file cannot be used
 
     @property
     def usable(self) -> bool:
-        return not self.error and self.signals == 1
+        return not self.error
 
     def title_in(self, language: str) -> str:
         return dict(self.titles).get(language) or self.title or self.id

@@ -18,7 +18,7 @@ EN: dict[str, str] = {
     "profile_label": "Question",
     "profile_auto": "The model's own question",
     "profile_option": "{title} ({name})",
-    "profile_checklist": "{title} ({name}): a checklist of {n} questions, not yet asked in the app",
+    "profile_checklist": "{title} ({name}): a checklist of {n} questions",
     "profile_damaged": "{name}: cannot be used",
     "profile_help": "The question asked on every keyframe, from a profile file. Your own profiles (a score cut "
     "saved from Testers, a copy you edited) are read from {folder}; the shipped ones are templates.",
@@ -87,7 +87,7 @@ ZH: dict[str, str] = {
     "profile_label": "问题",
     "profile_auto": "模型自带的问题",
     "profile_option": "{title}（{name}）",
-    "profile_checklist": "{title}（{name}）：包含 {n} 个问题的检查表，应用中暂不提问",
+    "profile_checklist": "{title}（{name}）：包含 {n} 个问题的检查表",
     "profile_damaged": "{name}：无法使用",
     "profile_help": "每个关键帧要问的问题，来自配置文件。你自己的配置（在“测试”中保存的分数阈值、你编辑的副本）从 "
     "{folder} 读取；内置配置是模板。",

@@ -89,6 +89,9 @@ EN: dict[str, str] = {
     "export_cancelled": "Export cancelled",
     "export_failed": "Could not export {name}: {detail}",
     "notice_no_images": "Choose the images first.",
+    "notice_checklist_not_scored": "This screen scores one question per image; the chosen profile is a "
+    "checklist. Choose a one-question profile in Settings, or score the checklist per question with "
+    "{command}.",
     "notice_labels_unreadable": "The labels file cannot be used: {detail}",
     "notice_upload_failed": "The files could not be received: {detail}",
     "notice_files_refused": "{detail}",  # the shell's own sentence (too large, upload failed)
@@ -176,6 +179,8 @@ ZH: dict[str, str] = {
     "export_cancelled": "已取消导出",
     "export_failed": "无法导出 {name}：{detail}",
     "notice_no_images": "请先选择图片。",
+    "notice_checklist_not_scored": "此页面每张图片只评估一个问题，而当前选择的是检查表。请在设置中选择单个问题的配置，"
+    "或用 {command} 按问题评估检查表。",
     "notice_labels_unreadable": "无法使用标注文件：{detail}",
     "notice_upload_failed": "无法接收文件：{detail}",
     "notice_files_refused": "{detail}",

@@ -255,6 +255,16 @@ class TestersController:
             if not self._images:
                 self._set(replace(self._state, notice=Notice("notice_no_images", error=True)))
                 return
+            if self._practice.state.checklist is not None:  # its rows hold one answer per image
+                self._set(
+                    replace(
+                        self._state,
+                        notice=Notice(
+                            "notice_checklist_not_scored", (("command", "python -m app eval --labels"),), error=True
+                        ),
+                    )
+                )
+                return
             self._rows = [TesterRow(name) for name, _ in self._images]
             run = self._run = _Run([name for name, _ in self._images])
             images = list(self._images)

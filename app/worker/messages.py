@@ -7,6 +7,7 @@ from enum import StrEnum
 from pathlib import Path
 from typing import TYPE_CHECKING, Union
 
+from app.core.checklist import Checklist
 from app.core.profiles import ProfileLabels
 from app.core.results import AnalysisResult, ChecklistResult
 
@@ -52,8 +53,8 @@ class WorkerSpec:
     stall_floor_s: float = 30.0
     # The load watchdog's floor (app.core.watchdog.load_limit_s); lowered only by fault tests.
     load_floor_s: float = 60.0
-    # A checklist profile (several signals) is accepted: `analyze` and `watch` record every signal; the
-    # app's screens show one question, so their workers refuse a checklist in words.
+    # A checklist profile (several signals) is accepted and every signal is answered per keyframe; off, a
+    # checklist file is refused in words (for callers that read one answer per image).
     checklists: bool = False
     # One signal of a checklist profile, asked alone with its whole prompt (`bench` compares it with all).
     signal: str | None = None
@@ -105,6 +106,7 @@ class Ready:
     signal_values: tuple[tuple[str, tuple[str, ...]], ...] = ()
     min_score: float | None = None  # a one-signal profile's score cut (a checklist's are in its file)
     profile_path: str = ""  # the profile file the worker asks from
+    checklist: Checklist | None = None  # several signals asked per keyframe (None: one signal)
 
 
 @dataclass(frozen=True)
@@ -128,10 +130,11 @@ class Started:
 
 @dataclass(frozen=True)
 class Progress:
-    """A job entered a phase: vision | prefill | decode."""
+    """A job entered a phase: vision | prefill | decode; a checklist's `signal` as it begins to answer it."""
 
     job_id: str
     phase: str
+    signal: str = ""
 
 
 @dataclass(frozen=True)

@@ -225,6 +225,7 @@ def serve(spec: WorkerSpec, wait: Wait, poll: Poll, emit: Callable[[Event], None
             else tuple((spec.signal, spec.values) for spec in analyzer.checklist.signals),
             analyzer.profile.min_score,
             str(spec.profile or default_profile_path(analyzer.model)),
+            analyzer.checklist,
         )
     )
     pace_ms = _test_pace_ms()
@@ -248,9 +249,14 @@ def serve(spec: WorkerSpec, wait: Wait, poll: Poll, emit: Callable[[Event], None
                 if pace_ms:
                     _pace(pace_ms)
 
+            def on_signal(signal: str, job_id: str = cmd.job_id) -> None:
+                emit(Progress(job_id, "decode", signal))
+
             try:
                 result = (
-                    analyzer.analyze_checklist(cmd.image, cmd.source, analyzer.checklist, on_token, during, on_phase)
+                    analyzer.analyze_checklist(
+                        cmd.image, cmd.source, analyzer.checklist, on_token, during, on_phase, on_signal
+                    )
                     if analyzer.checklist is not None
                     else analyzer.analyze(cmd.image, cmd.source, on_token=on_token, cancel=during, on_phase=on_phase)
                 )

@@ -125,7 +125,7 @@ def test_a_damaged_settings_file_is_said_on_screen_and_kept(browser, tmp_path: P
 def test_a_profile_chosen_in_settings_is_asked_and_its_score_cut_applied(browser, tmp_path: Path) -> None:  # noqa: ANN001
     """A profile of the person's own (a score cut as Testers will save it) is offered beside the shipped
     ones, chosen from the menu, saved, asked by the reloaded worker: an answer scoring below its cut is
-    shown as unknown, withheld for its low score. A checklist is listed but cannot be chosen yet."""
+    shown as unknown, withheld for its low score."""
     from app.paths import EXAMPLES, PROFILES
     from tests.e2e.test_practice import choose, open_menu_and_pick, start_with_files
 

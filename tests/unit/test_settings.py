@@ -313,7 +313,7 @@ def test_only_what_the_machine_has_is_offered() -> None:
 
 
 def test_the_profiles_offered_are_the_shipped_ones_then_the_persons(tmp_path: Path) -> None:
-    """One-signal profiles can be chosen; a checklist or a damaged file is listed but not offered."""
+    """One-signal profiles and checklists can be chosen; a damaged file is listed but not offered."""
     import json
 
     from app.paths import PROFILES
@@ -323,7 +323,7 @@ def test_the_profiles_offered_are_the_shipped_ones_then_the_persons(tmp_path: Pa
     c = SettingsController(LoadedSettings(Settings()), path=tmp_path / "s.json", save=rec.save, profiles_dir=own)
     shipped = {Path(p.path).name: p for p in c.state.profiles}
     assert sorted(shipped) == sorted(p.name for p in PROFILES.glob("*.json")) and c.state.profiles_dir == str(own)
-    assert shipped["hand_position.json"].usable and not shipped["cpr_checklist.json"].usable
+    assert shipped["hand_position.json"].usable and shipped["cpr_checklist.json"].usable
     assert shipped["cpr_checklist.json"].signals == 3
     own.mkdir()
     mine = json.loads((PROFILES / "hand_position.json").read_text(encoding="utf-8")) | {"id": "mine", "min_score": 0.9}
@@ -339,7 +339,10 @@ def test_the_profiles_offered_are_the_shipped_ones_then_the_persons(tmp_path: Pa
     assert view.profile.value == str(own / "mine.json")
     texts = {o.key: (o.text, o.disabled) for o in view.profile.options}
     assert texts[str(own / "broken.json")] == ("broken.json: cannot be used", True)
-    assert texts[str(PROFILES / "cpr_checklist.json")][1] is True  # a checklist: not yet asked in the app
+    assert texts[str(PROFILES / "cpr_checklist.json")] == (
+        "CPR checklist: hands on the chest (cpr_checklist.json): a checklist of 3 questions",
+        False,
+    )
     assert texts[str(own / "mine.json")][1] is False
     assert texts[str(PROFILES / "hand_position.json")][0] == "CPR: hand position on the chest (hand_position.json)"
     c.update(language="zh")
