@@ -18,6 +18,7 @@ import functools
 import re
 import time
 import uuid
+from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -142,6 +143,23 @@ def make_review(
     return review(event_id=event_id, target_id=target_id, wall_time=now, note=note, examiner=examiner, revises=revises)
 
 
+def make_reviews(
+    state: SessionState,
+    target_ids: Sequence[str],
+    *,
+    note: str = "",
+    examiner: str = "",
+    revise: bool = False,
+    wall_time: float | None = None,
+) -> list[ExaminerConfirmed | ExaminerCorrected]:
+    """Confirmations of several answers at once (a checklist keyframe's "confirm all"): every one is
+    checked before any is returned, so one that is refused records none."""
+    now = time.time() if wall_time is None else wall_time
+    return [
+        make_review(state, target, note=note, examiner=examiner, revise=revise, wall_time=now) for target in target_ids
+    ]
+
+
 def record_review(
     path: Path,
     target_id: str,
@@ -169,3 +187,16 @@ def record_review(
         with SessionLog(path) as log:
             log.append(event)
     return event
+
+
+def record_confirmations(
+    path: Path, target_ids: Sequence[str], *, note: str = "", examiner: str = "", revise: bool = False
+) -> list[ExaminerConfirmed | ExaminerCorrected]:
+    """`make_reviews` against the log as it is now, appended under its lock: all of them or none
+    (ReviewError). OSError as `record_review`."""
+    with session_locked(path):
+        events = make_reviews(load_session(path).state, target_ids, note=note, examiner=examiner, revise=revise)
+        with SessionLog(path) as log:
+            for event in events:
+                log.append(event)
+    return events

@@ -19,6 +19,7 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 
+from app.core.checklist import Checklist
 from app.core.notice import Notice
 from app.core.observable import Observable
 from app.core.profiles import ProfileLabels
@@ -29,7 +30,7 @@ from app.frames.jpeg import THUMB_SIDE, jpeg
 from app.frames.sources import FrameSource, OpenCvCameraSource, SourceEnded, StillsSource, VideoFileSource, refusal
 from app.frames.video import VideoError
 from app.pipeline.live import LivePipeline, PipelineUpdate
-from app.session.review import ReviewError, make_review, record_review
+from app.session.review import ReviewError, make_review, make_reviews, record_confirmations, record_review
 from app.session.store import SessionLog, load_session, new_session_id, read_thumbnail
 from app.ui.latest_only import LatestOnly
 from app.worker.messages import WorkerSpec, WorkerStatus
@@ -65,6 +66,7 @@ class PracticeState:
     latest_failure: KeyframeFailed | None = None  # the newest keyframe that got no answer
     analysing: str | None = None  # the keyframe in the worker
     phase: str = ""
+    analysing_signal: str = ""  # a checklist's signal being answered now
     streamed: str = ""
     analysing_thumb: bytes | None = None  # JPEG of the keyframe being analysed
     preview: bytes | None = None  # JPEG of the newest frame
@@ -80,6 +82,7 @@ class PracticeState:
     isolation_how: str = ""  # what enforces it, in one sentence
     isolation_kind: str = ""  # the same as a code the screens translate
     labels: tuple[tuple[str, ProfileLabels], ...] = ()  # the profile's title/question/answers per language
+    checklist: Checklist | None = None  # a profile of several signals, asked together on each keyframe
     backend_asked: str = ""  # the backend the worker was asked for (its spec)
     backend: str = ""  # the backend the worker uses after its self-check ("" before it is ready)
     backend_note: str = ""  # why: e.g. a GPU that disagreed with CPU on the reference image
@@ -108,6 +111,7 @@ def clean_card(state: PracticeState) -> PracticeState:
         analysing=None,
         streamed="",
         phase="",
+        analysing_signal="",
         analysing_thumb=None,
         preview=None,
     )
@@ -387,7 +391,11 @@ class PracticeController:
             self._pipeline.end_session()
             log.close()
         if self._state.running:
-            self._update(lambda s: replace(s, running=False, camera_tab="", analysing=None, streamed="", phase=""))
+            self._update(
+                lambda s: replace(
+                    s, running=False, camera_tab="", analysing=None, streamed="", phase="", analysing_signal=""
+                )
+            )
 
     def pause_for_background(self) -> bool:
         """The app went to the background on a phone: the session stops (saved, as by Stop) and the
@@ -429,15 +437,28 @@ class PracticeController:
 
         Also after Stop: the session stays on screen, and its log takes the review.
         """
+        return self._review((event_id,), correct_to, note, revise)
+
+    def confirm_all(self, event_ids: Sequence[str], note: str = "", revise: bool = False) -> Notice | None:
+        """Confirm several answers at once (a checklist keyframe's): all are recorded, or none and why."""
+        return self._review(tuple(event_ids), None, note, revise)
+
+    def _review(self, event_ids: tuple[str, ...], correct_to: str | None, note: str, revise: bool) -> Notice | None:
         session_id = self._state.session_id
         if session_id is None:
             return Notice("review_refused_no_event", error=True)
         if self._state.running:
             try:
-                event = make_review(self._state.session, event_id, correct=correct_to, note=note, revise=revise)
+                if correct_to is None:
+                    events = make_reviews(self._state.session, event_ids, note=note, revise=revise)
+                else:
+                    events = [
+                        make_review(self._state.session, event_ids[0], correct=correct_to, note=note, revise=revise)
+                    ]
             except ReviewError as exc:
                 return exc.notice()
-            self._pipeline.record_review(event)  # into the open log, then onto the screen
+            for event in events:
+                self._pipeline.record_review(event)  # into the open log, then onto the screen
             return None
         # A stopped session may be reviewed from Sessions or the CLI too: checked against the log as
         # it is now, under the lock they all take, and shown as the log now reads.
@@ -445,7 +466,10 @@ class PracticeController:
         refused: Notice | None = None
         try:
             try:
-                record_review(path, event_id, correct=correct_to, note=note, revise=revise)
+                if correct_to is None:
+                    record_confirmations(path, event_ids, note=note, revise=revise)
+                else:
+                    record_review(path, event_ids[0], correct=correct_to, note=note, revise=revise)
             except ReviewError as exc:
                 refused = exc.notice()  # e.g. reviewed elsewhere meanwhile: the screen then shows that verdict
             reviewed = load_session(path).state
@@ -489,22 +513,25 @@ class PracticeController:
                     isolation_how=model.isolation_how,
                     isolation_kind=model.isolation_kind,
                     labels=model.labels,
+                    checklist=model.checklist,
                     backend_asked=self._spec.backend,
                     backend=model.backend,
                     backend_note=model.backend_note,
                 )
             event = update.event
             if isinstance(event, PracticeEvent):
-                s = replace(s, latest=event, analysing=None, streamed="", phase="")
+                s = replace(s, latest=event, analysing=None, streamed="", phase="", analysing_signal="")
             elif isinstance(event, KeyframeFailed):
-                s = replace(s, latest_failure=event, analysing=None, streamed="", phase="")
+                s = replace(s, latest_failure=event, analysing=None, streamed="", phase="", analysing_signal="")
             if update.streaming_keyframe:
+                new_signal = update.signal != s.analysing_signal  # the next question: its own tokens
                 s = replace(
                     s,
                     analysing=update.streaming_keyframe,
                     analysing_thumb=thumb if thumb is not None else s.analysing_thumb,
                     phase=update.phase or s.phase,
-                    streamed=update.streamed_text or s.streamed,
+                    analysing_signal=update.signal or s.analysing_signal,
+                    streamed=update.streamed_text or ("" if new_signal and update.signal else s.streamed),
                 )
             return s
 

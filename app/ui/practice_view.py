@@ -6,14 +6,17 @@ Events go to the PracticeController; the camera pump and file pickers live in
 
 from __future__ import annotations
 
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, replace
 from typing import Any
 
 import flet as ft
 
+from app.core.checklist import Checklist
 from app.core.parser import UNKNOWN
 from app.core.session import KeyframeFailed, PracticeEvent, SessionState, TimelineEntry
+from app.ui.checklist_card import ChecklistLine
+from app.ui.checklist_lines import checklist_lines, keyframe_entries, reviewed_count
 from app.ui.i18n import mono_font, notices_text
 from app.ui.practice_controller import PracticeState, clean_card
 from app.ui.review_list import ReviewList, when_taken
@@ -36,6 +39,7 @@ class PracticeActions:
     interval: Callable[[int], None]
     confirm: Callable[[str, str, bool], None]  # (event_id, note, revise)
     correct: Callable[[str, str, str, bool], None]  # (event_id, value, note, revise)
+    confirm_all: Callable[[Sequence[str], str, bool], None]  # (a keyframe's event_ids, note, revise)
     open_models: Callable[[], None] = lambda: None  # to the Models screen (a model that cannot be used)
     thumbnail: Callable[[str], bytes | None] = lambda _: None  # an answer's keyframe thumbnail
 
@@ -162,12 +166,20 @@ class PracticeView:
                 (self.failure, "keyframe-failure"),
             )
         }
+        self.answer_row = ft.Row([self.answer_icon, tagged(self.answer, "observation")], spacing=10)
+        # A checklist: one line per signal instead of the one large answer (ChecklistLine, made per profile).
+        self.checklist_column = ft.Column(spacing=8)
+        self.checklist_box = ft.Container(self.checklist_column)  # each line is a node of its own
+        self.checklist_box.visible = False
+        self._checklist_rows: dict[str, ChecklistLine] = {}
+        self._checklist_shown: Checklist | None = None
         card = ft.Card(
             content=ft.Container(
                 ft.Column(
                     [
                         tagged(self.question, "question"),
-                        ft.Row([self.answer_icon, tagged(self.answer, "observation")], spacing=10),
+                        self.answer_row,
+                        self.checklist_box,
                         *self._card_lines.values(),
                         tagged(self.details_tile, "details"),
                     ],
@@ -286,8 +298,16 @@ class PracticeView:
         self.log_error.value = self._t["log_error"].format(reason=state.log_error) if state.log_error else ""
 
         labels = dict(state.labels).get(self._language)
-        self.question.value = (labels.question if labels else "") or state.question or state.title
+        checklist = state.checklist
+        if checklist is not None:
+            self.question.value = checklist.labels_for(self._language).title or checklist.title
+        else:
+            self.question.value = (labels.question if labels else "") or state.question or state.title
+        self.answer_row.visible = checklist is None
+        self.checklist_box.visible = checklist is not None
         self._render_answer(state.latest, state)
+        if checklist is not None:
+            self._render_checklist(state, checklist)
         self._render_failure(state.latest_failure, state.latest)
         self.slower.value = (
             self._t["slower"].format(need=state.model_seconds, every=state.effective_interval_s, n=state.interval_s)
@@ -301,6 +321,7 @@ class PracticeView:
             on_confirm=self._actions.confirm,
             on_correct=self._actions.correct,
             question=self.question.value,
+            on_confirm_all=self._actions.confirm_all,
         )
         for line, box in (*self._status_lines.items(), *self._card_lines.items()):
             box.visible = bool(line.value)  # an empty line would still take its height
@@ -337,7 +358,9 @@ class PracticeView:
             self.inset.src = state.analysing_thumb
         self.busy.visible = state.analysing is not None
         self.inset_panel.visible = state.running or state.analysing is not None
-        if state.analysing is not None:
+        if state.analysing is not None and state.checklist is not None and state.analysing_signal:
+            self.activity.value = self._answering_text(state.checklist, state.analysing_signal)
+        elif state.analysing is not None:
             phase = self._t.get(f"phase_{state.phase}", self._t["phase_vision"])
             self.activity.value = self._t["analysing_phase"].format(phase=phase)
         elif camera_elsewhere and state.camera_tab:
@@ -366,6 +389,8 @@ class PracticeView:
             else ""
         )
         self.review_state.value = _review_text(self._t, self._w, entry)
+        if state.checklist is not None:  # each line says its own answer, reason and verdict
+            self.why.value = ""
         self.taken.value = when_taken(self._w, event.t, event.wall_time, event.source, event.still)
         score = "—" if event.model_score is None else f"{event.model_score:.3g}"
         tm = event.timings
@@ -388,6 +413,38 @@ class PracticeView:
                 f"{self._t['detail_latency']}: {_latency_strip(state.session.timeline)}",
             ]
         )
+
+    def _answering_text(self, checklist: Checklist, signal: str) -> str:
+        order = [spec.signal for spec in checklist.ordered()]
+        if signal not in order:
+            return self._t["analysing_phase"].format(phase=self._t["phase_decode"])
+        line = checklist_lines(checklist, (), None, signal, self._language, self._w)[order.index(signal)]
+        return self._t["answering_signal"].format(signal=line.words, i=order.index(signal) + 1, n=len(order))
+
+    def _render_checklist(self, state: PracticeState, checklist: Checklist) -> None:
+        """A line per signal of the newest keyframe, gate first; the rows are kept while the profile is."""
+        keyframe = state.latest.keyframe_id if state.latest is not None else None
+        lines = checklist_lines(
+            checklist, state.session.timeline, keyframe, state.analysing_signal, self._language, self._w
+        )
+        if checklist != self._checklist_shown:
+            self._checklist_shown = checklist
+            self._checklist_rows = {line.signal: ChecklistLine(line.signal) for line in lines}
+            self.checklist_column.controls = [row.root for row in self._checklist_rows.values()]
+        gate = next((line for line in lines if line.gate), None)
+        labels = {spec.signal: spec.labels_for(self._language) for spec in checklist.signals}
+        for line in lines:
+            self._checklist_rows[line.signal].render(line, gate, labels[line.signal], self._t, self._w)
+        if state.latest is not None:
+            reviewed, answered = reviewed_count(lines)
+            if reviewed == 0:
+                self.review_state.value = self._t["waiting_examiner"]
+            else:
+                self.review_state.value = self._t["reviewed_n_of_m"].format(n=reviewed, m=answered)
+            # Details: every signal's raw reply first, then the keyframe's timings and model.
+            answers = keyframe_entries(state.session.timeline, keyframe)
+            raw = [f"{signal}: {e.event.raw or '—'} ({e.event.parse_reason})" for signal, e in answers.items()]
+            self.details.value = "\n".join([*raw, self.details.value])
 
     def _render_failure(self, failure: KeyframeFailed | None, latest: PracticeEvent | None) -> None:
         newer = failure is not None and (latest is None or failure.wall_time >= latest.wall_time)

@@ -32,7 +32,7 @@ from app.core.session import (
     verdict_counts,
 )
 from app.paths import PROFILES
-from app.session.review import ReviewError, allowed_answers, record_review
+from app.session.review import ReviewError, allowed_answers, record_confirmations, record_review
 from app.session.store import (
     LoadedSession,
     delete_session,
@@ -367,25 +367,38 @@ class SessionsController:
         """The examiner gives the right answer (one of the profile's values). True when recorded."""
         return self._review(event_id, value, note, revise)
 
-    def _review(self, event_id: str, correct: str | None, note: str, revise: bool) -> bool:
+    def confirm_all(self, event_ids: Sequence[str], note: str = "", revise: bool = False) -> bool:
+        """The examiner agrees with every answer of a checklist's keyframe, all or none. True when recorded."""
+        return self._review(tuple(event_ids), None, note, revise)
+
+    def _review(self, target: str | tuple[str, ...], correct: str | None, note: str, revise: bool) -> bool:
+        """`target`: one answer's event id, or several to confirm at once."""
         with self._lock:
             opened = self._state.opened
             if opened is None:
                 return False
-            entry = next((e for e in opened.state.timeline if e.event.event_id == event_id), None)
+            first = target[0] if isinstance(target, tuple) else target
+            entry = next((e for e in opened.state.timeline if e.event.event_id == first), None)
             t = _seconds(entry.event.t) if entry is not None else "?"
             try:
                 # Checked against the file as it is now, under the lock the CLI takes too: not against what
                 # this screen read when it opened the session.
-                event = record_review(
-                    opened.row.path,
-                    event_id,
-                    correct=correct,
-                    note=note.strip(),
-                    examiner=self._examiner,
-                    revise=revise,
-                    profiles_dir=self._profiles_dir,
-                )
+                if isinstance(target, tuple):
+                    events = record_confirmations(
+                        opened.row.path, target, note=note.strip(), examiner=self._examiner, revise=revise
+                    )
+                else:
+                    events = [
+                        record_review(
+                            opened.row.path,
+                            target,
+                            correct=correct,
+                            note=note.strip(),
+                            examiner=self._examiner,
+                            revise=revise,
+                            profiles_dir=self._profiles_dir,
+                        )
+                    ]
             except ReviewError as exc:
                 self._reopen(opened.row.session_id, keep_notice=False)  # e.g. the verdict given elsewhere
                 self._set(replace(self._state, notice=exc.notice()))
@@ -399,8 +412,11 @@ class SessionsController:
                 )
                 recorded = False
             else:
+                event = events[-1]
                 if isinstance(event, ExaminerCorrected):
                     notice = Notice("notice_review_corrected", (("t", t), ("answer", event.observation)))
+                elif len(events) > 1:
+                    notice = Notice("notice_review_confirmed_all", (("t", t), ("n", str(len(events)))))
                 else:
                     notice = Notice("notice_review_confirmed", (("t", t),))
                 self._reopen(opened.row.session_id, keep_notice=False)  # the file is the truth

@@ -252,7 +252,11 @@ class SessionsView:
         self.summary.controls = [ft.Text(line) for line in self.summary_lines(opened.summary)]
         self.timeline.update(opened.state, opened.skipped_events)
         self.review_list.render(
-            opened.state.timeline, opened.allowed, self._controller.confirm, self._controller.correct
+            opened.state.timeline,
+            opened.allowed,
+            self._controller.confirm,
+            self._controller.correct,
+            on_confirm_all=self._controller.confirm_all,
         )
         for button in self.export_buttons.values():
             button.disabled = self._save_file is None

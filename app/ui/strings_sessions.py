@@ -52,6 +52,7 @@ EN: dict[str, str] = {
     "export_failed": "Could not export {name}: {detail}",
     # Notices from the controller
     "notice_review_confirmed": "Confirmed the answer at {t} s",
+    "notice_review_confirmed_all": "Confirmed the {n} answers at {t} s",
     "notice_review_corrected": "Corrected the answer at {t} s to {answer}",
     "notice_review_refused": "The review was not recorded: {detail}",
     "notice_review_failed": "The review could not be saved: {detail}",
@@ -98,6 +99,11 @@ EN: dict[str, str] = {
     "review_note": "Note (optional)",
     "review_change": "Change verdict",
     "review_cancel_change": "Keep verdict",
+    # A checklist's keyframe, reviewed as one
+    "review_confirm_all": "Confirm all",
+    "review_change_all": "Change verdicts",
+    "review_keyframe_pending": "{n} of {m} answers waiting for the examiner",
+    "review_keyframe_done": "All {m} answers reviewed",
     "review_history_confirmed": "confirmed {answer}",
     "review_history_corrected": "corrected to {answer}",
     "review_verdict_over_model": "{answer} (examiner; the model said {model})",
@@ -191,6 +197,7 @@ ZH: dict[str, str] = {
     "export_failed": "无法导出 {name}：{detail}",
     # Notices from the controller
     "notice_review_confirmed": "已确认 {t} 秒处的回答",
+    "notice_review_confirmed_all": "已确认 {t} 秒处的 {n} 个回答",
     "notice_review_corrected": "已把 {t} 秒处的回答更正为 {answer}",
     "notice_review_refused": "复核没有被记录：{detail}",
     "notice_review_failed": "无法保存复核：{detail}",
@@ -237,6 +244,10 @@ ZH: dict[str, str] = {
     "review_note": "备注（可选）",
     "review_change": "修改判定",
     "review_cancel_change": "保留判定",
+    "review_confirm_all": "全部确认",
+    "review_change_all": "修改判定",
+    "review_keyframe_pending": "{m} 个回答中有 {n} 个等待考官审核",
+    "review_keyframe_done": "{m} 个回答已全部审核",
     "review_history_confirmed": "确认 {answer}",
     "review_history_corrected": "更正为 {answer}",
     "review_verdict_over_model": "{answer}（考官判定；模型回答为 {model}）",

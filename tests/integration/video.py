@@ -34,13 +34,20 @@ def write_hands_y4m(
     """The same phases as a raw .y4m, which Chromium's fake camera plays (and loops). A `width` over
     256 centres each square scene between grey side bars, as a webcam's 4:3 or 16:9 frame holds it."""
     phases = hands_phases(seed)
+    write_y4m(path, [rgb for rgb, _ in phases], seconds_per_phase, fps, width)
+    return [answer for _, answer in phases]
+
+
+def write_y4m(
+    path: Path, scenes: list[np.ndarray], seconds_per_phase: int = 6, fps: int = 10, width: int = 256
+) -> None:
+    """256×256 RGB `scenes`, each shown for `seconds_per_phase`, as a .y4m for Chromium's fake camera."""
     with open(path, "wb") as fh:
         fh.write(f"YUV4MPEG2 W{width} H256 F{fps}:1 Ip A1:1 C420jpeg\n".encode())
-        for rgb, _ in phases:
+        for rgb in scenes:
             framed = np.full((256, width, 3), 96, np.uint8)
             left = (width - 256) // 2
             framed[:, left : left + 256] = rgb
             frame = cv2.cvtColor(framed, cv2.COLOR_RGB2YUV_I420).tobytes()  # Y, then U, then V planes
             for _ in range(seconds_per_phase * fps):
                 fh.write(b"FRAME\n" + frame)
-    return [answer for _, answer in phases]

@@ -15,7 +15,9 @@ from tests.unit.test_sessions_view import walk
 
 
 def _view() -> PracticeView:
-    actions = PracticeActions(lambda *a: None, lambda: None, lambda _: None, lambda *a: None, lambda *a: None)
+    actions = PracticeActions(
+        lambda *a: None, lambda: None, lambda _: None, lambda *a: None, lambda *a: None, lambda *a: None
+    )
     return PracticeView(actions, ft.Container())
 
 

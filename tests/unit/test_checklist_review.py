@@ -1,0 +1,121 @@
+"""A checklist on the practice card and in the examiner's list: a line per question, gate first, the
+gate's "not checked", "confirm all" in one tap with one note, a correction per question only to that
+question's answers; a confirm-all is recorded whole or not at all."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import flet as ft
+import pytest
+
+from app.core.session import ExaminerConfirmed, ExaminerCorrected, reduce
+from app.paths import PROFILES
+from app.profile_file import load_checklist
+from app.session.review import ReviewError, make_reviews, record_confirmations
+from app.session.store import SessionLog, load_session
+from app.ui import strings, strings_sessions
+from app.ui.checklist_lines import checklist_lines, reviewed_count
+from app.ui.practice_controller import PracticeState
+from app.ui.practice_view import PracticeActions, PracticeView
+from app.ui.review_list import KeyframeReviewRow, ReviewList, ReviewRow
+from tests.unit.test_session import checklist_keyframe, practice
+
+CHECKLIST = load_checklist(PROFILES / "cpr_checklist.json")
+OPEN = {"hands_visible": "yes", "hand_position_correct": "no", "hands_stacked": "yes"}
+SHUT = {"hands_visible": "no", "hand_position_correct": "unknown", "hands_stacked": "unknown"}
+
+
+def events() -> list:
+    return [*checklist_keyframe(1, OPEN), *checklist_keyframe(2, SHUT, "hands_visible")]
+
+
+def test_card_lines_put_the_gate_first_and_say_what_it_left_unchecked() -> None:
+    state = reduce(events())
+    shut = checklist_lines(CHECKLIST, state.timeline, "k2", "", "en", strings_sessions.EN)
+    assert [line.signal for line in shut] == ["hands_visible", "hand_position_correct", "hands_stacked"]
+    assert shut[0].gate and not shut[0].not_checked and shut[0].value == "no"
+    assert all(line.not_checked and line.value == "unknown" for line in shut[1:])
+    assert shut[1].words == strings_sessions.EN["signal_hand_position_correct"]
+    assert shut[1].question == "Is the hand position correct?"
+    zh = checklist_lines(CHECKLIST, state.timeline, "k2", "hands_stacked", "zh", strings_sessions.ZH)
+    assert zh[1].question == "手的位置正确吗？" and zh[2].answering and not zh[1].answering
+    nothing = checklist_lines(CHECKLIST, state.timeline, None, "", "en", strings_sessions.EN)
+    assert all(line.value is None and line.review == "" for line in nothing)
+
+
+def test_a_correction_is_the_lines_verdict_and_counts_as_reviewed() -> None:
+    corrected = ExaminerCorrected(event_id="c", target_id="e1-hands_stacked", wall_time=9.0, observation="no")
+    lines = checklist_lines(CHECKLIST, reduce([*events(), corrected]).timeline, "k1", "", "en", strings_sessions.EN)
+    stacked = next(line for line in lines if line.signal == "hands_stacked")
+    assert (stacked.value, stacked.model_value, stacked.review) == ("no", "yes", "corrected")
+    assert reviewed_count(lines) == (1, 3)
+
+
+def test_the_practice_card_shows_every_line_and_the_not_checked_reason() -> None:
+    view = PracticeView(PracticeActions(*(lambda *a: None for _ in range(6))), ft.Container())
+    timeline = reduce(events())
+    latest = timeline.timeline[-1].event
+    view.render(
+        PracticeState(worker_status="ready", session_id="s", session=timeline, latest=latest, checklist=CHECKLIST)
+    )
+    rows = view._checklist_rows
+    assert view.question.value == CHECKLIST.title and view.checklist_box.visible and not view.answer_row.visible
+    assert rows["hands_visible"].answer.value == "NO"
+    for signal in ("hand_position_correct", "hands_stacked"):
+        assert rows[signal].answer.value == strings.EN["check_not_checked"]
+        assert rows[signal].note.value == "not checked: Hands visible on the chest — NO"
+    assert view.review_state.value == strings.EN["waiting_examiner"]
+
+
+class Calls:
+    def __init__(self) -> None:
+        self.seen: list[tuple] = []
+
+    def __call__(self, *args: object) -> None:
+        self.seen.append(args)
+
+
+def test_confirm_all_sends_the_waiting_answers_and_the_one_note_and_corrections_stay_per_question() -> None:
+    confirm, correct, confirm_all = Calls(), Calls(), Calls()
+    reviews = ReviewList()
+    entries = reduce([*events(), ExaminerConfirmed(event_id="r", target_id="e1-hands_visible", wall_time=9.0)]).timeline
+    reviews.render(
+        entries, {e.event.event_id: ("yes", "no", "unknown") for e in entries}, confirm, correct, "", confirm_all
+    )
+    first = reviews.rows["e1-hands_visible"]
+    assert isinstance(first, KeyframeReviewRow) and len(reviews.rows) == 2  # a row per keyframe, not per answer
+    assert first.status.value == "2 of 3 answers waiting for the examiner"
+    first.note.value = "hands fine"
+    first._on_confirm_all()
+    assert confirm_all.seen == [(["e1-hand_position_correct", "e1-hands_stacked"], "hands fine", False)]
+    line = first.lines["e1-hands_stacked"]
+    assert [o.key for o in line.correct.options] == ["no", "unknown"]  # its own answers, not the model's
+    assert not first.lines["e1-hands_visible"].correct_box.visible  # reviewed already: no second verdict
+    first._on_correct("e1-hands_stacked", "no")
+    assert correct.seen == [("e1-hands_stacked", "no", "hands fine", False)] and not confirm.seen
+
+
+def test_a_one_signal_session_keeps_one_row_per_answer() -> None:
+    reviews = ReviewList()
+    entries = reduce([practice(1, "yes"), practice(2, "no")]).timeline
+    reviews.render(entries, ("yes", "no", "unknown"), Calls(), Calls())
+    assert all(isinstance(row, ReviewRow) for row in reviews.rows.values()) and len(reviews.rows) == 2
+
+
+def test_confirm_all_is_recorded_whole_or_not_at_all(tmp_path: Path) -> None:
+    path = tmp_path / "s.jsonl"
+    with SessionLog(path) as log:
+        for event in events():
+            log.append(event)
+        log.append(ExaminerConfirmed(event_id="r", target_id="e2-hands_stacked", wall_time=9.0))
+    ids = ["e2-hands_visible", "e2-hand_position_correct", "e2-hands_stacked"]
+    with pytest.raises(ReviewError):
+        record_confirmations(path, ids, note="all fine")
+    assert sum(e.kind == "confirmed" for e in load_session(path).events) == 1  # none of the three was added
+    made = record_confirmations(path, ids[:2], note="all fine")
+    assert [e.target_id for e in made] == ids[:2] and all(e.note == "all fine" for e in made)
+    state = load_session(path).state
+    assert all(e.review == "confirmed" for e in state.timeline if e.event.keyframe_id == "k2")
+    again = make_reviews(state, ids, revise=True)  # a revision names what it replaces
+    assert all(event.revises for event in again)
