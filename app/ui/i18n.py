@@ -16,16 +16,15 @@ DEFAULT_LANGUAGE = "en"
 
 # The bundled faces (assets/fonts, made by tools/fonts/subset_cjk.py). Flutter's web client would
 # fetch Chinese glyphs from Google's CDN, which the page refuses: Chinese screens use the full face;
-# other screens need only the language names, from a face of a few characters.
+# other screens name the languages from a face of a few characters, and use the full face only where
+# Chinese is typed (the profile editor's Chinese fields).
 CJK_FONT, CJK_FONT_FILE = "Keyframe SC", "fonts/KeyframeSC-Regular.otf"
 NAMES_FONT, NAMES_FONT_FILE = "Keyframe SC names", "fonts/KeyframeSC-Names.otf"
 
 
 def fonts_for(language: str) -> tuple[dict[str, str], str | None]:
     """(the page's font files by family, the theme's family: None = Flutter's own) for a language."""
-    if language == "zh":
-        return {CJK_FONT: CJK_FONT_FILE, NAMES_FONT: NAMES_FONT_FILE}, CJK_FONT
-    return {NAMES_FONT: NAMES_FONT_FILE}, None
+    return {CJK_FONT: CJK_FONT_FILE, NAMES_FONT: NAMES_FONT_FILE}, CJK_FONT if language == "zh" else None
 
 
 def mono_font(language: str) -> str | None:

@@ -18,10 +18,13 @@ from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import TYPE_CHECKING
 
+from app.core.checklist import Checklist
 from app.core.observable import Observable
+from app.core.profile_draft import ProfileDraft, checklist_from_draft, draft_from_checklist
 from app.core.settings import Settings, SettingsError, changed, worker_changed
 from app.locations import settings_path, user_profiles_dir
-from app.profile_store import list_profiles
+from app.profile_file import load_checklist
+from app.profile_store import list_profiles, save_profile
 from app.settings_file import LoadedSettings, load_settings, save_settings
 from app.worker.messages import WorkerSpec, WorkerStatus
 
@@ -65,6 +68,7 @@ class WorkerReport:
     used: str = ""  # the backend it uses after its self-check ("" until it is ready)
     note: str = ""  # why (the worker's own sentence)
     message: str = ""  # the worker's status message (why it failed)
+    profile_path: str = ""  # the profile file the worker asks from (the model's own when none is chosen)
 
     @property
     def fell_back(self) -> bool:
@@ -101,6 +105,16 @@ def profile_choices(user_dir: Path) -> tuple[ProfileChoice, ...]:
             titles = tuple((code, words.title) for code, words in c.labels if words.title)
             choices.append(ProfileChoice(str(entry.path), c.id, c.title, titles, len(c.signals), entry.shipped))
     return tuple(choices)
+
+
+@dataclass(frozen=True)
+class EditedProfile:
+    """A profile open in the editor: its fields, the checklist it began from (None: a new one), and whether
+    it is a copy of a shipped template (saved under the new id, the template untouched)."""
+
+    draft: ProfileDraft
+    base: Checklist | None
+    copy: bool
 
 
 @dataclass(frozen=True)
@@ -203,6 +217,35 @@ class SettingsController:
         """Where the person's profiles are: the folder this screen lists, and where a kept cut is saved."""
         return self._profiles_dir
 
+    def draft_for(self, path: str | None) -> EditedProfile:
+        """The editor's fields for the profile file `path` (None: the one the worker asks from, or a new
+        checklist when it is not known yet). Only the person's own files are edited in place; a shipped
+        template (or a model's own profile) is edited as a copy under a free id.
+        ProfileError when the file cannot be read."""
+        path = path or self._state.worker.profile_path
+        if not path:
+            return self.new_draft()
+        checklist = load_checklist(Path(path))
+        if Path(path).parent != self._profiles_dir:  # a shipped template or a model's own: never written
+            copy = draft_from_checklist(checklist, self._free_id(f"{checklist.id[:58]}_copy"))
+            return EditedProfile(copy, checklist, copy=True)
+        return EditedProfile(draft_from_checklist(checklist), checklist, copy=False)
+
+    def new_draft(self) -> EditedProfile:
+        """Empty fields for a new profile, under an id no profile has."""
+        return EditedProfile(ProfileDraft(id=self._free_id("my_checklist")), None, copy=False)
+
+    def save_draft(self, edited: EditedProfile) -> Path:
+        """Check the edited fields and save them as the person's profile file; ProfileError with a sentence."""
+        path = save_profile(checklist_from_draft(edited.draft, edited.base), self._profiles_dir)
+        self.refresh_profiles()
+        return path
+
+    def _free_id(self, wanted: str) -> str:
+        taken = {c.id for c in self._state.profiles} | {Path(c.path).stem for c in self._state.profiles}
+        candidates = (wanted, *(f"{wanted[:60]}_{n}" for n in range(2, 1000)))
+        return next(c for c in candidates if c not in taken)
+
     def refresh_profiles(self) -> None:
         """Read the profiles folder again (one saved since, e.g. from Testers)."""
         choices = profile_choices(self._profiles_dir)
@@ -235,9 +278,11 @@ class SettingsController:
 
     # --- what the worker reported ------------------------------------------------------------
 
-    def worker_update(self, status: WorkerStatus, asked: str, used: str, note: str, message: str = "") -> None:
+    def worker_update(
+        self, status: WorkerStatus, asked: str, used: str, note: str, message: str = "", profile_path: str = ""
+    ) -> None:
         """From the practice controller's state: the worker's status and its backend self-check."""
-        report = WorkerReport(status=status, asked=asked, used=used, note=note, message=message)
+        report = WorkerReport(status, asked, used, note, message, profile_path)
         if report != self._state.worker:
             self._set(lambda s: replace(s, worker=report))
 
@@ -252,7 +297,12 @@ def connect_practice(settings: SettingsController, practice: PracticeController,
 
     def report(state: PracticeState) -> None:
         settings.worker_update(
-            state.worker_status, state.backend_asked, state.backend, state.backend_note, state.worker_message
+            state.worker_status,
+            state.backend_asked,
+            state.backend,
+            state.backend_note,
+            state.worker_message,
+            state.profile_path,
         )
 
     settings.set_apply(lambda s: practice.apply_settings(worker_spec(s, base), s.interval_s))

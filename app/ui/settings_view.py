@@ -11,15 +11,17 @@ from __future__ import annotations
 
 import os
 import sys
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from pathlib import Path
 
 import flet as ft
 
+from app.core.profiles import ProfileError
 from app.core.settings import MAX_INTERVAL_S, MIN_INTERVAL_S, MIN_THREADS, backends_for, threads_cap
 from app.core.vision_size import MAX_USER_SIDE, MIN_USER_SIDE
 from app.ui.i18n import LANGUAGES, NAMES_FONT, text
-from app.ui.settings_controller import SettingsController, SettingsState, WorkerReport, backend_name
+from app.ui.profile_editor import ProfileEditor
+from app.ui.settings_controller import EditedProfile, SettingsController, SettingsState, WorkerReport, backend_name
 from app.ui.strings_settings import EN
 from app.ui.widgets import tagged
 from app.worker.messages import WorkerStatus
@@ -50,9 +52,12 @@ class SettingsView:
         strings: Mapping[str, str] = EN,
         platform: str = sys.platform,
         cores: int | None = None,
+        use_profile: Callable[[Path], None] = lambda _: None,
     ) -> None:
-        """`platform` and `cores`: the machine the model runs on (this one), for what is worth offering."""
+        """`platform` and `cores`: the machine the model runs on (this one), for what is worth offering.
+        `use_profile`: asks the worker from a profile file the editor just saved."""
         self._controller = controller
+        self._use_profile = use_profile
         self._s = s = strings
         self._platform = platform
         self._cores = cores if cores is not None else os.cpu_count()
@@ -117,6 +122,14 @@ class SettingsView:
             dense=True,  # no fixed width: it takes the column's, a phone's too
         )
         self.profile_help = ft.Text("", size=12, color=ft.Colors.GREY_700)
+        # Edit the chosen profile (a shipped one as a copy), or start a new checklist.
+        self.edit_profile = ft.OutlinedButton(
+            text(s, "editor_edit"), icon=ft.Icons.EDIT_OUTLINED, on_click=lambda _: self._open_editor(new=False)
+        )
+        self.new_profile = ft.TextButton(
+            text(s, "editor_new"), icon=ft.Icons.PLAYLIST_ADD, on_click=lambda _: self._open_editor(new=True)
+        )
+        self.editor = ProfileEditor(s, self._save_edited)
         self.constrained = ft.Switch(
             label=text(s, "constrained_label"),
             value=True,
@@ -183,7 +196,18 @@ class SettingsView:
                 self._field(
                     text(s, "profile_label"),
                     ft.Column(
-                        [tagged(self.profile, "settings-profile", text(s, "profile_label")), self.profile_help],
+                        [
+                            tagged(self.profile, "settings-profile", text(s, "profile_label")),
+                            self.profile_help,
+                            ft.Row(
+                                [
+                                    tagged(self.edit_profile, "settings-profile-edit"),
+                                    tagged(self.new_profile, "settings-profile-new"),
+                                ],
+                                wrap=True,
+                            ),
+                            self.editor.root,
+                        ],
                         spacing=4,
                     ),
                 ),
@@ -284,6 +308,27 @@ class SettingsView:
 
     def _choose_profile(self, value: str | None) -> None:
         self._controller.update(profile=None if value in (None, AUTO) else value)
+
+    def _open_editor(self, new: bool) -> None:
+        """The editor on the chosen profile (or the worker's), or on a new checklist; a file that cannot
+        be read is said in the editor's place."""
+        try:
+            edited = (
+                self._controller.new_draft() if new else self._controller.draft_for(self._controller.settings.profile)
+            )
+        except ProfileError as exc:
+            self.error_text.value = text(self._s, "editor_refused", detail=str(exc))
+            self.error_box.visible = True
+            return
+        self.editor.open(edited, str(self._controller.profiles_dir))
+
+    def _save_edited(self, edited: EditedProfile) -> str | None:
+        try:
+            saved = self._controller.save_draft(edited)
+        except ProfileError as exc:
+            return str(exc)
+        self._use_profile(saved)
+        return None
 
     def _backend_segments(self, current: str) -> list[ft.Segment]:
         return [ft.Segment(value=b, label=ft.Text(backend_name(b))) for b in backends_for(self._platform, current)]

@@ -1,0 +1,98 @@
+"""The profile editor on the Settings screen, as a tester uses it: the model's own question opened as a
+copy of its shipped template, an invalid edit refused with a sentence, a second question and a gate
+added, saved and asked by the next session; at desktop and phone sizes."""
+
+from __future__ import annotations
+
+import json
+import time
+from pathlib import Path
+
+import pytest
+
+from app.paths import EXAMPLES
+from app.profile_file import load_checklist
+from tests.conditions import wait_until
+from tests.e2e.conftest import AppServer, go_to, node, open_app_page, shot, text_of, wait_text
+from tests.e2e.test_practice import PHONE, choose, open_menu_and_pick, start_with_files
+
+pytestmark = pytest.mark.browser
+
+
+def type_into(page, identifier: str, value: str) -> None:  # noqa: ANN001
+    """Replace a text field's words, as a person does: into view, tap, select all, type."""
+    field = page.locator(
+        f"[flt-semantics-identifier='{identifier}'] input, [flt-semantics-identifier='{identifier}'] textarea"
+    ).first
+    field.scroll_into_view_if_needed()
+    time.sleep(0.8)  # the semantics tree follows the scroll
+    field.focus()
+    time.sleep(0.5)  # Flutter moves the focus to its own editing element first
+    page.keyboard.press("Control+A")
+    page.keyboard.press("Backspace")
+    page.keyboard.type(value)
+    time.sleep(0.3)
+
+
+@pytest.mark.parametrize("viewport", [None, PHONE], ids=["desktop", "phone"])
+def test_an_edited_profile_is_refused_when_invalid_then_saved_and_asked(browser, tmp_path: Path, viewport) -> None:  # noqa: ANN001
+    data = tmp_path / "data"
+    saved = data / "profiles" / "hand_position_copy.json"
+    with AppServer(data) as server:
+        page = open_app_page(browser, server.url, viewport=viewport)
+        try:
+            wait_text(page, "model-status", "Model ready")
+            go_to(page, "Settings", "settings-profile")
+            node(page, "settings-profile-edit").click()  # the model's own question: a shipped template
+            wait_text(page, "editor-heading", "Edit a copy: hand_position_copy")
+            # An empty question is refused with a sentence naming it; nothing is written.
+            type_into(page, "editor-question-1", "")
+            node(page, "editor-save").click()
+            said = wait_text(page, "editor-error", "Not saved")
+            assert "question 1 (hand_position_correct): the question is empty" in said, said
+            assert not saved.exists()
+            shot(page, "profile-editor-refused")
+            # Answers in Chinese that do not match the answers are refused too.
+            type_into(page, "editor-question-1", "Is the hand position correct?")
+            type_into(page, "editor-answers-zh-1", "是, 否")
+            node(page, "editor-save").click()
+            wait_text(page, "editor-error", "3 answers (yes, no, unknown) but 2 Chinese words")
+            type_into(page, "editor-answers-zh-1", "是, 否, 未知")
+            # A checklist: a title, a second question, the first as its gate.
+            type_into(page, "editor-title", "My hand check")
+            node(page, "editor-add").click()
+            node(page, "editor-signal-2").first.wait_for(timeout=10_000)
+            type_into(page, "editor-signal-2", "hands_stacked")
+            type_into(page, "editor-question-2", "Are both hands stacked, one on top of the other?")
+            type_into(page, "editor-question-zh-2", "双手是否上下叠放？")
+            type_into(page, "editor-answers-zh-2", "是, 否, 未知")
+            node(page, "editor-gate").first.scroll_into_view_if_needed()
+            time.sleep(0.8)  # the semantics tree follows the scroll
+            open_menu_and_pick(page, "editor-gate", "hand_position_correct")
+            shot(page, "profile-editor")
+            node(page, "editor-save").first.scroll_into_view_if_needed()
+            time.sleep(0.8)
+            node(page, "editor-save").click()
+            assert wait_until(saved.exists, timeout=30), text_of(page, "editor-error")
+            checklist = load_checklist(saved)
+            assert [s.signal for s in checklist.signals] == ["hand_position_correct", "hands_stacked"]
+            assert (checklist.title, checklist.gate, checklist.gate_open) == (
+                "My hand check",
+                "hand_position_correct",
+                "yes",
+            )
+            assert checklist.signal("hands_stacked").labels_for("zh").question == "双手是否上下叠放？"
+            assert wait_until(
+                lambda: json.loads((data / "settings.json").read_text()).get("profile") == str(saved), timeout=30
+            ), "the saved profile is the one asked from now on"
+            # The next session asks it: both questions on the card.
+            go_to(page, "Practice", "start-stop")
+            wait_text(page, "question", "My hand check")
+            choose(page, "Image")
+            start_with_files(page, [EXAMPLES / "correct-1.jpg"])
+            wait_text(page, "check-hand_position_correct", "YES", timeout=90)
+            assert text_of(page, "check-hands_stacked") in ("YES", "NO", "UNKNOWN")
+            shot(page, "profile-edited-practice")
+            page.request_log.assert_local()
+        finally:
+            page.context.close()
