@@ -12,11 +12,10 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 
 from app.core.checklist import Checklist
+from app.core.evaluation import NOT_ASKED
 from app.core.parser import UNKNOWN
 from app.core.profiles import TaskProfile
 from app.core.session import TimelineEntry
-
-NOT_ASKED = "not_asked"  # PracticeEvent.parse_status of a signal its gate left unasked
 
 
 @dataclass(frozen=True)

@@ -23,7 +23,7 @@ import flet as ft
 from app.core.session import ReviewRecord, TimelineEntry
 from app.ui.i18n import text
 from app.ui.strings_sessions import EN, answer_word, reason_words, signal_words
-from app.ui.timeline import mark_style
+from app.ui.timeline import mark_style, point_kind
 from app.ui.widgets import clock, tagged
 
 AllowedValues = Sequence[str] | Mapping[str, Sequence[str]]  # one list for all, or per event_id
@@ -331,10 +331,11 @@ class KeyframeReviewRow:
 
     def _render_line(self, line: _SignalLine, entry: TimelineEntry, allowed: tuple[str, ...], editing: bool) -> None:
         s, e = self._s, entry.event
-        style = mark_style(entry.verdict)
+        kind = point_kind(entry)  # as the timeline marks it: a question the gate left unasked is "not checked"
+        style = mark_style(kind)
         line.icon.icon, line.icon.color = style.icon, style.colour
         line.icon.semantics_label = text(s, "review_model_said", answer=answer_word(s, e.observation))
-        answer = answer_word(s, entry.verdict)
+        answer = answer_word(s, kind)
         if entry.review == "corrected":
             answer = text(s, "review_verdict_over_model", answer=answer, model=answer_word(s, e.observation))
         line.answer.value = f"{signal_words(s, e.signal)} — {answer}"

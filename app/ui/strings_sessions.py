@@ -127,7 +127,7 @@ EN: dict[str, str] = {
     "reason_wrong_signal": "the model answered another question",
     "reason_invalid_value": "the model gave an answer that is not allowed",
     "reason_truncated": "the model's reply was cut off",
-    "reason_not_visible": "not asked: the checklist's first question said it cannot be seen",
+    "reason_not_visible": "not asked: the checklist's first question (its gate) did not let it be asked",
     "reason_low_score": "withheld: the model's score was below the profile's cut",
     # A checklist session: several questions (signals) per keyframe, each shown and counted apart
     "signal_hands_visible": "Hands visible on the chest",
@@ -271,7 +271,7 @@ ZH: dict[str, str] = {
     "reason_wrong_signal": "模型回答了另一个问题",
     "reason_invalid_value": "模型给出了不允许的回答",
     "reason_truncated": "模型的回复被截断了",
-    "reason_not_visible": "未提问：检查表的第一个问题表明无法看到",
+    "reason_not_visible": "未提问：检查表的前置问题没有放行",
     "reason_low_score": "未采用：模型分数低于配置的阈值",
     # A checklist session: several questions (signals) per keyframe, each shown and counted apart
     "signal_hands_visible": "双手在胸部上可见",
