@@ -41,6 +41,7 @@ class PracticeActions:
     correct: Callable[[str, str, str, bool], None]  # (event_id, value, note, revise)
     confirm_all: Callable[[Sequence[str], str, bool], None]  # (a keyframe's event_ids, note, revise)
     open_models: Callable[[], None] = lambda: None  # to the Models screen (a model that cannot be used)
+    open_settings: Callable[[], None] = lambda: None  # to Settings, where the questions' profile is chosen
     thumbnail: Callable[[str], bytes | None] = lambda _: None  # an answer's keyframe thumbnail
 
 
@@ -195,6 +196,11 @@ class PracticeView:
             line: tagged(line, name)
             for line, name in ((self.error, "error"), (self.notice, "notice"), (self.log_error, "log-error"))
         }
+        # What is asked, and the way to change it (Settings → Question: a profile or checklist, the editor).
+        self.asking = ft.Text("", size=12, color=ft.Colors.GREY_800)
+        self.change_questions = ft.TextButton(
+            t["change_questions"], icon=ft.Icons.TUNE, on_click=lambda _: actions.open_settings()
+        )
         controls_row = ft.Column(
             [
                 ft.Row([ft.Text(t["source"], size=12)], spacing=0),
@@ -208,6 +214,12 @@ class PracticeView:
                     wrap=True,
                     spacing=12,
                     run_spacing=8,
+                    vertical_alignment=ft.CrossAxisAlignment.CENTER,
+                ),
+                ft.Row(
+                    [tagged(self.asking, "asking"), tagged(self.change_questions, "change-questions")],
+                    wrap=True,
+                    spacing=4,
                     vertical_alignment=ft.CrossAxisAlignment.CENTER,
                 ),
             ],
@@ -303,6 +315,13 @@ class PracticeView:
             self.question.value = checklist.labels_for(self._language).title or checklist.title
         else:
             self.question.value = (labels.question if labels else "") or state.question or state.title
+        if checklist is not None:
+            title = checklist.labels_for(self._language).title or checklist.title
+            self.asking.value = self._t["asking_n"].format(title=title, n=len(checklist.signals))
+        else:
+            title = (labels.title if labels else "") or state.title
+            self.asking.value = self._t["asking_one"].format(title=title) if title else ""
+        self.change_questions.disabled = state.running  # a new profile would end the running session
         self.answer_row.visible = checklist is None
         self.checklist_box.visible = checklist is not None
         self._render_answer(state.latest, state)

@@ -55,6 +55,9 @@ EN: dict[str, str] = {
     "worker_failed": "The model {model} cannot be used: {reason}",
     "worker_failed_hint": "Download or repair it on the Models screen, or use the bundled demo model there.",
     "open_models": "Open Models",
+    "asking_one": "Asking: {title}",
+    "asking_n": "Asking: {title} ({n} questions per keyframe)",
+    "change_questions": "Change",
     "worker_failed_folder_hint": (
         "This folder is not a model Keyframe can use. Choose another model on the Models screen, "
         "or use the bundled demo model there."
@@ -188,6 +191,9 @@ ZH: dict[str, str] = {
     "worker_failed": "无法使用模型 {model}：{reason}",
     "worker_failed_hint": "请在“模型”页面下载或修复它，或在那里改用内置的演示模型。",
     "open_models": "打开模型页面",
+    "asking_one": "正在提问：{title}",
+    "asking_n": "正在提问：{title}（每个关键帧 {n} 个问题）",
+    "change_questions": "更改",
     "worker_failed_folder_hint": (
         "这个文件夹不是 Keyframe 能使用的模型。请在“模型”页面选择其他模型，或在那里改用内置的演示模型。"
     ),

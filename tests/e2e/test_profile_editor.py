@@ -42,7 +42,9 @@ def test_an_edited_profile_is_refused_when_invalid_then_saved_and_asked(browser,
         page = open_app_page(browser, server.url, viewport=viewport)
         try:
             wait_text(page, "model-status", "Model ready")
-            go_to(page, "Settings", "settings-profile")
+            wait_text(page, "asking", "Asking: CPR: hand position on the chest")
+            node(page, "change-questions").click()  # Practice's way to the questions: Settings → Question
+            node(page, "settings-profile-edit").first.wait_for(timeout=30_000)
             node(page, "settings-profile-edit").click()  # the model's own question: a shipped template
             wait_text(page, "editor-heading", "Edit a copy: hand_position_copy")
             # An empty question is refused with a sentence naming it; nothing is written.
@@ -87,7 +89,7 @@ def test_an_edited_profile_is_refused_when_invalid_then_saved_and_asked(browser,
             ), "the saved profile is the one asked from now on"
             # The next session asks it: both questions on the card.
             go_to(page, "Practice", "start-stop")
-            wait_text(page, "question", "My hand check")
+            wait_text(page, "asking", "Asking: My hand check (2 questions per keyframe)")
             choose(page, "Image")
             start_with_files(page, [EXAMPLES / "correct-1.jpg"])
             wait_text(page, "check-hand_position_correct", "YES", timeout=90)
