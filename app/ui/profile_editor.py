@@ -88,8 +88,10 @@ class ProfileEditor:
         self.questions: list[_QuestionFields] = []
         self.question_column = ft.Column(spacing=10, horizontal_alignment=ft.CrossAxisAlignment.STRETCH)
         self.add = ft.OutlinedButton(text(s, "editor_add"), icon=ft.Icons.ADD, on_click=lambda _: self._add())
-        self.gate = ft.Dropdown(label=text(s, "editor_gate"), dense=True, on_select=lambda _: self._gate_changed())
-        self.gate_open = ft.Dropdown(label=text(s, "editor_gate_open"), dense=True, width=200)
+        self.gate = ft.Dropdown(
+            label=text(s, "editor_gate"), dense=True, width=340, on_select=lambda _: self._gate_changed()
+        )
+        self.gate_open = ft.Dropdown(label=text(s, "editor_gate_open"), dense=True, width=160)
         self.error = ft.Text("", color=ft.Colors.RED_800, size=13)
         self.error_box = tagged(self.error, "editor-error")
         self.error_box.visible = False

@@ -33,6 +33,7 @@ from tests.e2e.conftest import (
     wait_text,
 )
 from tests.e2e.test_practice import PHONE, choose, open_menu_and_pick, practice_answers, sessions, start_camera
+from tests.e2e.test_settings_screen import wait_file
 from tests.integration.video import write_hands_y4m
 
 pytestmark = pytest.mark.browser
@@ -87,10 +88,7 @@ def test_a_checklist_camera_session_the_gate_confirm_all_and_a_correction_in_the
             open_menu_and_pick(
                 page, "settings-profile", f"Hand position first ({GATED}.json): a checklist of 3 questions"
             )
-            assert wait_until(
-                lambda: json.loads((data / "settings.json").read_text()).get("profile", "").endswith(f"{GATED}.json"),
-                timeout=30,
-            ), "the choice is saved"
+            wait_file(data / "settings.json", lambda d: d.get("profile", "").endswith(f"{GATED}.json"))
             go_to(page, "Practice", "start-stop")
             wait_text(page, "question", "Hand position first")  # the reloaded worker asks the checklist
             log = start_camera(page, data)

@@ -4,7 +4,6 @@ added, saved and asked by the next session; at desktop and phone sizes."""
 
 from __future__ import annotations
 
-import json
 import time
 from pathlib import Path
 
@@ -15,6 +14,7 @@ from app.profile_file import load_checklist
 from tests.conditions import wait_until
 from tests.e2e.conftest import AppServer, go_to, node, open_app_page, shot, text_of, wait_text
 from tests.e2e.test_practice import PHONE, choose, open_menu_and_pick, start_with_files
+from tests.e2e.test_settings_screen import wait_file
 
 pytestmark = pytest.mark.browser
 
@@ -53,6 +53,9 @@ def test_an_edited_profile_is_refused_when_invalid_then_saved_and_asked(browser,
             said = wait_text(page, "editor-error", "Not saved")
             assert "question 1 (hand_position_correct): the question is empty" in said, said
             assert not saved.exists()
+            page.mouse.move(page.viewport_size["width"] / 2, page.viewport_size["height"] / 2)
+            page.mouse.wheel(0, 2000)  # down to the sentence, under the fields (a semantics node does not scroll)
+            time.sleep(1)
             shot(page, "profile-editor-refused")
             # Answers in Chinese that do not match the answers are refused too.
             type_into(page, "editor-question-1", "Is the hand position correct?")
@@ -84,9 +87,7 @@ def test_an_edited_profile_is_refused_when_invalid_then_saved_and_asked(browser,
                 "yes",
             )
             assert checklist.signal("hands_stacked").labels_for("zh").question == "双手是否上下叠放？"
-            assert wait_until(
-                lambda: json.loads((data / "settings.json").read_text()).get("profile") == str(saved), timeout=30
-            ), "the saved profile is the one asked from now on"
+            wait_file(data / "settings.json", lambda d: d.get("profile") == str(saved), timeout=30)  # asked from now on
             # The next session asks it: both questions on the card.
             go_to(page, "Practice", "start-stop")
             wait_text(page, "asking", "Asking: My hand check (2 questions per keyframe)")
