@@ -173,7 +173,8 @@ def test_a_video_session_then_the_examiner_confirms_and_corrects(page, app_serve
     node(page, "session-delete-yes").first.wait_for(timeout=10_000)
     node(page, "session-delete-yes").click()
     assert wait_until(lambda: not log.exists(), timeout=30), "the log is gone"
-    assert not log.with_suffix(".thumbs").exists()
+    # The log goes first, then its pictures' folder (app.session.store.delete_session): wait for both.
+    assert wait_until(lambda: not log.with_suffix(".thumbs").exists(), timeout=30), "the keyframe pictures are gone"
     node(page, f"session-row-{log.stem}").wait_for(state="detached", timeout=30_000)
 
 
