@@ -68,14 +68,23 @@ def save_profile(checklist: Checklist, user_dir: Path, shipped_dir: Path = PROFI
     return path
 
 
-def save_cut(source: Path, min_score: float | None, user_dir: Path, shipped_dir: Path = PROFILES) -> Path:
-    """The one-signal profile in `source` with its score cut set to `min_score`, saved as the person's: a
-    shipped profile becomes `<id>_cut` (the template stays as it is), one of theirs is changed in place.
-    ProfileError with a sentence (a checklist, whose cuts are per signal; a file that cannot be read)."""
+def save_cut(
+    source: Path, min_score: float | None, user_dir: Path, shipped_dir: Path = PROFILES, *, signal: str | None = None
+) -> Path:
+    """The profile in `source` with the score cut of its `signal` (None: its one signal) set to `min_score`,
+    saved as the person's: a shipped profile becomes `<id>_cut` (the template stays as it is), one of theirs
+    is changed in place, its other signals' cuts kept. ProfileError with a sentence (a checklist and no
+    signal named, a signal it does not have, a file that cannot be read)."""
     checklist = load_checklist(source)
-    if not checklist.is_single:
-        raise ProfileError(f"{source}: a checklist's score cuts are set per signal, in its own editor")
-    cut = with_min_score(checklist, checklist.signals[0].signal, min_score)
+    if signal is None:
+        if not checklist.is_single:
+            raise ProfileError(f"{source}: a checklist's score cuts are set per signal; none was named")
+        signal = checklist.signals[0].signal
+    try:
+        cut = with_min_score(checklist, signal, min_score)
+    except KeyError:
+        names = ", ".join(spec.signal for spec in checklist.signals)
+        raise ProfileError(f"{source}: {checklist.id!r} has no signal {signal!r} ({names})") from None
     if checklist.id in _shipped_ids(shipped_dir):
         cut = renamed(cut, f"{checklist.id[:59]}_cut")
     return save_profile(cut, user_dir, shipped_dir)

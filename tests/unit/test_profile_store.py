@@ -97,3 +97,21 @@ def test_a_cut_kept_on_a_shipped_profile_is_saved_as_a_copy_and_then_changed_in_
     assert again == first and load_checklist(first).signals[0].min_score == 0.5
     with pytest.raises(ProfileError, match="a checklist's score cuts are set per signal"):
         save_cut(PROFILES / "cpr_checklist.json", 0.5, own)
+
+
+def test_a_cut_kept_on_a_checklist_s_signal_goes_into_that_signal_only(tmp_path: Path) -> None:
+    from app.profile_store import save_cut
+
+    own = _own(tmp_path)
+    shipped = load_checklist(PROFILES / "cpr_checklist.json")
+    first = save_cut(PROFILES / "cpr_checklist.json", 0.8, own, signal="hands_stacked")
+    assert first == own / "cpr_checklist_cut.json"  # a copy, as for a one-signal profile
+    assert load_checklist(first) == renamed(with_min_score(shipped, "hands_stacked", 0.8), "cpr_checklist_cut")
+    again = save_cut(first, 0.6, own, signal="hands_visible")  # the person's own: changed in place
+    cuts = {spec.signal: spec.min_score for spec in load_checklist(again).signals}
+    assert again == first and cuts == {"hands_visible": 0.6, "hand_position_correct": None, "hands_stacked": 0.8}
+    with pytest.raises(ProfileError, match="'cpr_checklist_cut' has no signal 'hand_visible'"):
+        save_cut(first, 0.5, own, signal="hand_visible")
+    with pytest.raises(ProfileError, match="a checklist's score cuts are set per signal; none was named"):
+        save_cut(first, 0.5, own)
+    assert load_checklist(first).signal("hands_visible").min_score == 0.6  # nothing written by a refusal
