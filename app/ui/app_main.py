@@ -135,6 +135,7 @@ class Shell:
             ),
             save_file=file_picker_saver(picker),
             strings=testers_words,
+            language=self.language,
         )
         models_words = strings_models.TABLES[self.language]
         self.models_controller = models
@@ -380,10 +381,11 @@ class Shell:
         if refused is not None:
             self._toast(sessions_notice_text(strings_sessions.TABLES[self.language], refused))
 
-    def _use_cut(self, profile: Path, min_score: float) -> Path:
-        """A score cut kept on the Testers screen: saved among the person's profiles, then asked from."""
+    def _use_cut(self, profile: Path, min_score: float, signal: str | None = None) -> Path:
+        """A score cut kept on the Testers screen (on `signal` of a checklist): saved among the person's
+        profiles, then asked from."""
         settings = self.settings_controller
-        saved = save_cut(profile, min_score, settings.profiles_dir)
+        saved = save_cut(profile, min_score, settings.profiles_dir, signal=signal)
         settings.refresh_profiles()
         if settings.settings.profile == str(saved):
             self.controller.reload_worker()  # the same file, changed: the worker reads it again

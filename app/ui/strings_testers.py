@@ -23,6 +23,8 @@ EN: dict[str, str] = {
     "images_chosen": "{n} images chosen",
     "images_skipped": "not images, left out ({n}): {names}",
     "labels_none": "No labels file: answers only, no confusion matrix.",
+    "labels_none_checklist": "No labels file: answers only. A checklist's labels file has a header row and a "
+    "column per question: {header}",
     "labels_chosen": "Labels: {name} · {n} labels",
     "labels_waiting": "Labels: {name} · checked once the model is loaded",
     "labels_row_error": "Labels file, {detail}",
@@ -67,12 +69,17 @@ EN: dict[str, str] = {
     "curve_saved": "{threshold} (the profile's cut)",
     "curve_no_scores": "No answer has a model score: constrained decoding (Settings) gives one.",
     "curve_keep": "Keep this cut",
+    "signal_gate": "The gate: the other questions are asked only when it says {answer}.",
+    "signal_not_asked": "Not asked {n} of {answered}: the gate ({gate}) did not say {answer}; counted as unknown.",
     "notice_cut_saved": "Saved: answers scoring below {threshold} are now withheld ({file}, among your profiles; "
     "Settings → Question).",
+    "notice_cut_saved_signal": "Saved: answers to “{signal}” scoring below {threshold} are now withheld ({file}, "
+    "among your profiles in Settings, Question).",
     "notice_cut_refused": "The cut was not saved: {detail}",
     "rows_title": "Per image",
     "col_image": "Image",
     "col_file": "File",
+    "col_question": "Question",
     "col_answer": "Answer",
     "col_expected": "Expected",
     "col_status": "Parse",
@@ -82,16 +89,20 @@ EN: dict[str, str] = {
     "seconds": "{s} s",
     "status_valid": "valid",
     "status_rejected": "rejected",
+    "status_not_asked": "not asked",
     "status_error": "error",
+    "detail_not_asked": "not asked: the gate did not open; counted as unknown",
     "detail_not_analysed": "not analysed: the run ended first",
     "detail_stopped": "not analysed: the run was stopped",
     "export_saved": "Saved {where}",
     "export_cancelled": "Export cancelled",
     "export_failed": "Could not export {name}: {detail}",
     "notice_no_images": "Choose the images first.",
-    "notice_checklist_not_scored": "This screen scores one question per image; the chosen profile is a "
-    "checklist. Choose a one-question profile in Settings, or score the checklist per question with "
-    "{command}.",
+    "notice_labels_one_question": "{name} has one label per image, but the profile running is a checklist of "
+    "{n} questions: its labels file needs a header row and a column per question, such as {header}",
+    "notice_labels_not_one_question": "No row of {name} is a label of the profile running, which asks one "
+    "question (file name, expected answer). A file with a column per question is a checklist's: choose the "
+    "checklist in Settings, Question.",
     "notice_labels_unreadable": "The labels file cannot be used: {detail}",
     "notice_upload_failed": "The files could not be received: {detail}",
     "notice_files_refused": "{detail}",  # the shell's own sentence (too large, upload failed)
@@ -119,6 +130,7 @@ ZH: dict[str, str] = {
     "images_chosen": "已选择 {n} 张图片",
     "images_skipped": "不是图片，已略过（{n}）：{names}",
     "labels_none": "没有标注文件：只显示回答，没有混淆矩阵。",
+    "labels_none_checklist": "没有标注文件：只显示回答。检查表的标注文件需要标题行，每个问题一列：{header}",
     "labels_chosen": "标注：{name} · {n} 条",
     "labels_waiting": "标注：{name} · 模型加载后再检查",
     "labels_row_error": "标注文件，{detail}",
@@ -158,11 +170,16 @@ ZH: dict[str, str] = {
     "curve_saved": "{threshold}（配置的阈值）",
     "curve_no_scores": "没有回答带有模型分数：请在设置中开启约束解码。",
     "curve_keep": "采用此阈值",
+    "signal_gate": "前提问题：只有它回答{answer}时，才会询问其他问题。",
+    "signal_not_asked": "{answered} 张中有 {n} 张未询问：前提问题（{gate}）的回答不是{answer}；记为未知。",
     "notice_cut_saved": "已保存：分数低于 {threshold} 的回答今后将不予采用（{file}，在你的配置中；设置 → 问题）。",
+    "notice_cut_saved_signal": "已保存：“{signal}”的回答中，分数低于 {threshold} 的今后将不予采用（{file}，"
+    "在你的配置中；设置 → 问题）。",
     "notice_cut_refused": "阈值没有保存：{detail}",
     "rows_title": "逐张图片",
     "col_image": "图片",
     "col_file": "文件",
+    "col_question": "问题",
     "col_answer": "回答",
     "col_expected": "应有",
     "col_status": "解析",
@@ -172,15 +189,19 @@ ZH: dict[str, str] = {
     "seconds": "{s} 秒",
     "status_valid": "有效",
     "status_rejected": "被拒绝",
+    "status_not_asked": "未询问",
     "status_error": "出错",
+    "detail_not_asked": "未询问：前提问题的回答不允许继续；记为未知",
     "detail_not_analysed": "未分析：运行已先结束",
     "detail_stopped": "未分析：运行被停止",
     "export_saved": "已保存到 {where}",
     "export_cancelled": "已取消导出",
     "export_failed": "无法导出 {name}：{detail}",
     "notice_no_images": "请先选择图片。",
-    "notice_checklist_not_scored": "此页面每张图片只评估一个问题，而当前选择的是检查表。请在设置中选择单个问题的配置，"
-    "或用 {command} 按问题评估检查表。",
+    "notice_labels_one_question": "{name} 每张图片只有一个标注，但正在使用的配置是含 {n} 个问题的检查表："
+    "它的标注文件需要标题行，每个问题一列，例如 {header}",
+    "notice_labels_not_one_question": "{name} 中没有一行是正在使用的配置的标注；"
+    "该配置只问一个问题（文件名，应有的回答）。每个问题一列的文件属于检查表：请在设置 → 问题中选择该检查表。",
     "notice_labels_unreadable": "无法使用标注文件：{detail}",
     "notice_upload_failed": "无法接收文件：{detail}",
     "notice_files_refused": "{detail}",

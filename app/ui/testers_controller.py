@@ -7,6 +7,10 @@ arrive. With labels, the confusion matrix, precision and recall per value, the
 unknown rate and the yes-bias come from `app.core.evaluation.evaluate` — the
 same function `python -m app eval` prints — and the per-image rows export as CSV.
 
+With a checklist running, every image has a row per signal (the checklist's order), the labels file is
+a checklist's (a column per signal, `decode_checklist_labels`, as `eval` reads it) and the report is
+`evaluate_checklist`'s, one per signal; the export is `eval --csv`'s, one row per image and signal.
+
 How a run goes: the images are decoded here first, on a thread of their own
 (never the UI's), so a file that is not an image is that row's error and gets
 no keyframe; the rest go to `PracticeController.start_evaluation`, which runs
@@ -27,11 +31,30 @@ from enum import StrEnum
 from pathlib import Path
 from typing import Any, Protocol, TypeVar, cast
 
-from app.core.evaluation import ERROR, Prediction, Report, csv_text, evaluate, match_labels
+from app.core.checklist import Checklist
+from app.core.evaluation import (
+    ERROR,
+    NOT_ASKED,
+    ChecklistReport,
+    Prediction,
+    Report,
+    checklist_csv_text,
+    csv_text,
+    evaluate,
+    evaluate_checklist,
+    match_labels,
+)
 from app.core.notice import Notice
 from app.core.observable import Observable
 from app.core.profiles import ProfileError
-from app.evaluation_labels import Labels, LabelsFileError, decode_labels, normalise_name
+from app.evaluation_labels import (
+    ChecklistLabels,
+    Labels,
+    LabelsFileError,
+    decode_checklist_labels,
+    decode_labels,
+    normalise_name,
+)
 from app.frames.intake import ImageRejected, decode_image_bytes
 from app.frames.jpeg import jpeg
 from app.frames.listing import is_image
@@ -40,6 +63,7 @@ from app.worker.messages import WorkerStatus
 
 THUMB_SIDE = 96
 F = TypeVar("F", bound=Callable[..., Any])
+ONE_SIGNAL = ("",)  # the rows' signals for a one-signal profile: one row per image, naming no signal
 
 
 def _notifies(method: F) -> F:
@@ -70,9 +94,10 @@ class Practice(Protocol):
 class TesterRow:
     name: str
     thumb: bytes | None = None  # small JPEG, once decoded
+    signal: str = ""  # the checklist's signal this row answers ("": a one-signal profile's only row)
     expected: str | None = None
     observed: str | None = None  # None: not answered (yet, or an error)
-    parse_status: str = ""  # "" waiting | valid | rejected | error
+    parse_status: str = ""  # "" waiting | valid | rejected | not_asked | error
     seconds: float | None = None
     detail: str = ""  # the parse reason, or the error
     score: float | None = None  # the constrained decoder's model score
@@ -109,10 +134,24 @@ class TestersState:
     model_ready: bool = False
     notice: Notice | None = None
     can_keep_cut: bool = False  # a cut can be saved into the running profile (a copy of a shipped one)
+    checklist: Checklist | None = None  # the checklist the rows answer (None: a one-signal profile)
+    checklist_report: ChecklistReport | None = None  # its report per signal, in place of `report`
+
+    @property
+    def per_image(self) -> int:
+        """Rows per image: one per signal of a checklist, one otherwise."""
+        return len(signals_of(self.checklist))
+
+    @property
+    def total(self) -> int:
+        """Images in the table."""
+        return len(self.rows) // self.per_image
 
     @property
     def done(self) -> int:
-        return sum(r.finished for r in self.rows)
+        """Images whose every answer is in (a checklist's come together, in one update)."""
+        n = self.per_image
+        return sum(all(r.finished for r in self.rows[i : i + n]) for i in range(0, len(self.rows), n))
 
     @property
     def running(self) -> bool:
@@ -120,7 +159,17 @@ class TestersState:
 
     @property
     def progress(self) -> float:
-        return self.done / len(self.rows) if self.rows else 0.0
+        return self.done / self.total if self.rows else 0.0
+
+
+def signals_of(checklist: Checklist | None) -> tuple[str, ...]:
+    """The signals an image's rows answer, in the checklist's order."""
+    return ONE_SIGNAL if checklist is None else tuple(spec.signal for spec in checklist.signals)
+
+
+def labels_header(checklist: Checklist) -> str:
+    """The header row of a labels file for `checklist`, as `eval` reads it."""
+    return ",".join(("file", *signals_of(checklist)))
 
 
 @dataclass
@@ -136,10 +185,11 @@ class TestersController:
         self,
         practice: Practice,
         on_change: Callable[[TestersState], None] | None = None,
-        use_cut: Callable[[Path, float], Path] | None = None,
+        use_cut: Callable[[Path, float, str | None], Path] | None = None,
     ) -> None:
-        """`use_cut(profile, min_score)`: save the profile with that score cut as the person's own and ask
-        it from then on (the app wires it to the profile store and the settings); returns the saved file."""
+        """`use_cut(profile, min_score, signal)`: save the profile with that score cut (on that signal of a
+        checklist; None: a one-signal profile's) as the person's own and ask it from then on (the app wires
+        it to the profile store and the settings); returns the saved file."""
         self._practice = practice
         self._use_cut = use_cut
         self._lock = threading.RLock()
@@ -150,9 +200,10 @@ class TestersController:
             self._states.subscribe(on_change, now=False)
         self._images: list[tuple[str, bytes]] = []
         self._labels_data: bytes | None = None
-        self._labels: Labels | None = None
+        self._labels: Labels | ChecklistLabels | None = None
         self._run: _Run | None = None
-        self._rows: list[TesterRow] = []
+        self._rows: list[TesterRow] = []  # image by image, a row per signal of `_checklist`
+        self._checklist: Checklist | None = None  # the running checklist the rows are made for
         self._min_score: float | None = None  # the running profile's score cut, marked on the curve
         self._subscribed = False
 
@@ -198,7 +249,7 @@ class TestersController:
                 else:
                     left_out.append(name)
             self._images, skipped = kept, tuple(left_out)
-            self._rows = [TesterRow(name) for name, _ in self._images]
+            self._rows = self._blank_rows()
             self._run = None
             phase = TestersPhase.READY if self._images else TestersPhase.EMPTY
             self._set(replace(self._state, phase=phase, images=len(self._images), skipped=skipped, notice=None))
@@ -223,18 +274,22 @@ class TestersController:
             self._set(replace(self._state, notice=notice))
 
     @_notifies
-    def save_cut(self, min_score: float) -> bool:
-        """Keep `min_score` as the running profile's score cut (a copy of a shipped one): the next answers
-        below it are withheld. The notice says where it was saved, or why it was not."""
+    def save_cut(self, min_score: float, signal: str | None = None) -> bool:
+        """Keep `min_score` as the running profile's score cut (a copy of a shipped one), on `signal` of a
+        checklist: the next answers below it are withheld. The notice says where it was saved, or why not."""
         path = self._practice.state.profile_path
         if self._use_cut is None or not path:
             return False
         try:
-            saved = self._use_cut(Path(path), min_score)
+            saved = self._use_cut(Path(path), min_score, signal)
         except ProfileError as exc:
             notice = Notice("notice_cut_refused", (("detail", str(exc)),), error=True)
         else:
-            notice = Notice("notice_cut_saved", (("threshold", f"{min_score:.6g}"), ("file", saved.name)))
+            values: tuple[tuple[str, str], ...] = (("threshold", f"{min_score:.6g}"), ("file", saved.name))
+            if signal is None:
+                notice = Notice("notice_cut_saved", values)
+            else:
+                notice = Notice("notice_cut_saved_signal", (*values, ("signal", signal)))
         with self._lock:
             self._set(replace(self._state, notice=notice))
         return not notice.error
@@ -255,17 +310,7 @@ class TestersController:
             if not self._images:
                 self._set(replace(self._state, notice=Notice("notice_no_images", error=True)))
                 return
-            if self._practice.state.checklist is not None:  # its rows hold one answer per image
-                self._set(
-                    replace(
-                        self._state,
-                        notice=Notice(
-                            "notice_checklist_not_scored", (("command", "python -m app eval --labels"),), error=True
-                        ),
-                    )
-                )
-                return
-            self._rows = [TesterRow(name) for name, _ in self._images]
+            self._rows = self._blank_rows()
             run = self._run = _Run([name for name, _ in self._images])
             images = list(self._images)
             self._set(replace(self._state, phase=TestersPhase.PREPARING, notice=None))
@@ -292,9 +337,9 @@ class TestersController:
             try:
                 image = decode_image_bytes(data, name=name)
             except ImageRejected as exc:
-                self._row(run, index, parse_status=ERROR, detail=f"{exc.reason}: {exc}")
+                self._image_rows(run, index, parse_status=ERROR, detail=f"{exc.reason}: {exc}")
                 continue
-            self._row(run, index, thumb=jpeg(image.rgb, side=THUMB_SIDE))
+            self._image_rows(run, index, thumb=jpeg(image.rgb, side=THUMB_SIDE))
             run.keyframe_rows.append(index)
             good.append((name, data))
         with self._lock:
@@ -316,12 +361,29 @@ class TestersController:
         self._on_practice(self._practice.state)  # answers that came before the session id was known
 
     @_notifies
-    def _row(self, run: _Run, index: int, **changes: object) -> None:
+    def _image_rows(self, run: _Run, index: int, **changes: object) -> None:
+        """Every row of image `index` (one per signal) changed alike."""
         with self._lock:
             if self._run is not run:
                 return
-            self._rows[index] = replace(self._rows[index], **changes)  # type: ignore[arg-type]
+            for row in self._rows_of(index):
+                self._rows[row] = replace(self._rows[row], **changes)  # type: ignore[arg-type]
             self._set(replace(self._state))
+
+    def _blank_rows(self) -> list[TesterRow]:
+        return [TesterRow(name, signal=signal) for name, _ in self._images for signal in signals_of(self._checklist)]
+
+    def _rows_of(self, image: int) -> range:
+        n = len(signals_of(self._checklist))
+        return range(image * n, (image + 1) * n)
+
+    def _answer_row(self, image: int, signal: str) -> int | None:
+        """The row of `signal`'s answer on image `image` (a one-signal profile's answers name its signal, its
+        row none); None for a signal the checklist does not have."""
+        if self._checklist is None:
+            return image
+        signals = signals_of(self._checklist)
+        return image * len(signals) + signals.index(signal) if signal in signals else None
 
     def _finish_run(self, run: _Run, phase: TestersPhase, why: str = "not_analysed") -> None:
         """Rows never reached become errors; the report is computed."""
@@ -335,6 +397,7 @@ class TestersController:
     @_notifies
     def _on_practice(self, practice: PracticeState) -> None:
         with self._lock:
+            self._follow_checklist(practice.checklist)
             values = practice.answer_values
             self._min_score = practice.min_score
             can_keep = self._use_cut is not None and bool(practice.profile_path)
@@ -359,27 +422,46 @@ class TestersController:
                 self._labels = None  # checked again against this model's answers
                 self._set(replace(self._state, values=values, model_ready=model_ready))
 
+    def _follow_checklist(self, checklist: Checklist | None) -> None:
+        """The worker's checklist (None: one signal). The same questions and answers (a kept cut, a reload)
+        keep the rows and take its cuts; others make the rows anew once no run is going (a run is stopped
+        when the worker changes its profile, and the next update comes after that)."""
+        if checklist == self._checklist:
+            return
+        same = _questions(checklist) == _questions(self._checklist)
+        if not same and self._state.running:
+            return
+        self._checklist, self._labels = checklist, None  # the labels are read again against its answers
+        phase = self._state.phase
+        if not same:
+            self._run, self._rows = None, self._blank_rows()
+            phase = TestersPhase.READY if self._images else TestersPhase.EMPTY
+        self._set(replace(self._state, phase=phase))
+
     def _apply_answers(self, run: _Run, practice: PracticeState) -> None:
         assert run.interval is not None
         for entry in practice.session.timeline:
             event = entry.event
-            row = self._keyframe_row(run, event.t)
+            image = self._keyframe_row(run, event.t)
+            row = None if image is None else self._answer_row(image, event.signal)
             if row is None:
                 continue
+            not_asked = event.parse_status == NOT_ASKED  # no model time, as `eval` counts it
             self._rows[row] = replace(
                 self._rows[row],
                 observed=event.observation,
                 parse_status=event.parse_status,
-                seconds=event.timings.total_ms / 1000,
+                seconds=None if not_asked else event.timings.total_ms / 1000,
                 detail=event.parse_reason,
                 score=event.model_score,
                 withheld=event.withheld or None,
             )
         for failure in practice.session.failures:
-            row = self._keyframe_row(run, failure.t)
-            if row is not None:
+            image = self._keyframe_row(run, failure.t)
+            if image is not None:
                 detail = f"{failure.error}: {failure.message}"
-                self._rows[row] = replace(self._rows[row], parse_status=ERROR, detail=detail)
+                for row in self._rows_of(image):
+                    self._rows[row] = replace(self._rows[row], parse_status=ERROR, detail=detail)
 
     @staticmethod
     def _keyframe_row(run: _Run, t: float) -> int | None:
@@ -390,11 +472,16 @@ class TestersController:
     # --- export --------------------------------------------------------------------------------
 
     def export(self) -> tuple[str, bytes] | None:
-        """(file name, CSV bytes) of the per-image rows; None before anything was run."""
-        report = self._state.report
-        if report is None or not any(r.finished for r in self._state.rows):
+        """(file name, CSV bytes) of the per-image rows (a checklist's: per image and signal, as `eval --csv`
+        writes them); None before anything was run."""
+        state = self._state
+        if not any(r.finished for r in state.rows):
             return None
-        return "keyframe-testers.csv", csv_text(report).encode("utf-8")
+        if state.checklist_report is not None:
+            return "keyframe-testers.csv", checklist_csv_text(state.checklist_report).encode("utf-8")
+        if state.report is None:
+            return None
+        return "keyframe-testers.csv", csv_text(state.report).encode("utf-8")
 
     @_notifies
     def export_finished(self, file_name: str, where: str | None) -> None:
@@ -417,41 +504,90 @@ class TestersController:
 
     def _set(self, state: TestersState) -> None:
         """Under the lock: labels, rows and the report brought up to date; `_notify` follows outside it."""
-        values = state.values
-        label_errors, label_notes, count, expected = state.label_errors, state.label_notes, 0, {}
-        if self._labels_data is None:
-            label_errors, label_notes = (), ()
-        elif values:
-            if self._labels is None:
-                try:
-                    self._labels = decode_labels(self._labels_data, values, state.labels_name)
-                except LabelsFileError as exc:
-                    self._labels_data = None
-                    state = replace(
-                        state, labels_name="", notice=Notice("notice_labels_unreadable", (("detail", str(exc)),), True)
-                    )
-            if self._labels is not None:
-                label_errors = tuple(str(e) for e in self._labels.errors)
-                label_notes = self._labels.notes
-                count = len(self._labels.expected)
-                expected = self._labels.expected
-        names = [r.name for r in self._rows]
-        matched = match_labels(names, expected)
-        rows = tuple(replace(r, expected=matched.expected[r.name]) for r in self._rows)
-        finished = [r for r in rows if r.finished]  # the report grows while the run goes on
-        cut = self._min_score
-        report = evaluate((_prediction(r) for r in finished), values, cut) if values and finished else None
-        state = replace(
+        checklist = self._checklist
+        signals = signals_of(checklist)
+        state, expected = self._read_labels(state)
+        n = len(signals)
+        names = [r.name for r in self._rows[::n]]  # each image's first row
+        matched = {signal: match_labels(names, expected.get(signal, {})) for signal in signals}
+        rows = tuple(replace(r, expected=matched[r.signal].expected[r.name]) for r in self._rows)
+        labelled = any(expected.values())
+        # As `eval` says it: labelled for any signal, and images labelled for none.
+        missing = tuple(dict.fromkeys(name for m in matched.values() for name in m.missing))
+        unlabelled = tuple(name for name in names if not any(name in expected.get(s, {}) for s in signals))
+        # The report grows while the run goes on, image by image (a checklist's answers come together).
+        finished = [i for i in range(0, len(rows), n) if all(r.finished for r in rows[i : i + n])]
+        report = checklist_report = None
+        if checklist is None and state.values and finished:
+            report = evaluate((_prediction(rows[i]) for i in finished), state.values, self._min_score)
+        elif checklist is not None and finished:
+            checklist_report = evaluate_checklist(
+                {signal: [_prediction(rows[i + j]) for i in finished] for j, signal in enumerate(signals)},
+                _signal_values(checklist),
+                checklist.gate,
+                checklist.gate_open,
+                {spec.signal: spec.min_score for spec in checklist.signals},
+            )
+        self._state = replace(
             state,
             rows=rows,
-            labels_count=count,
-            label_errors=label_errors,
-            label_notes=label_notes,
-            missing=matched.missing if expected else (),
-            unlabelled=matched.unlabelled if expected else (),
+            missing=missing if labelled else (),
+            unlabelled=unlabelled if labelled else (),
             report=report,
+            checklist=checklist,
+            checklist_report=checklist_report,
         )
-        self._state = state
+
+    def _read_labels(self, state: TestersState) -> tuple[TestersState, dict[str, dict[str, str]]]:
+        """The labels file read once the running profile's answers are known, as `eval` reads it for that
+        profile, and its labels (signal -> file name -> label; "" for a one-signal profile's). A file made
+        for the other kind of profile is said in a sentence, never a crash."""
+        data, checklist, name = self._labels_data, self._checklist, state.labels_name
+        if data is None:
+            return replace(state, labels_count=0, label_errors=(), label_notes=()), {}
+        if not state.values:
+            return replace(state, labels_count=0), {}
+        if self._labels is None:
+            try:
+                if checklist is None:
+                    self._labels = decode_labels(data, state.values, name)
+                else:
+                    self._labels = decode_checklist_labels(data, _signal_values(checklist), name)
+            except LabelsFileError as exc:
+                self._labels_data = None
+                notice = Notice("notice_labels_unreadable", (("detail", str(exc)),), True)
+                if checklist is not None and _one_question_labels(data, checklist):
+                    header = labels_header(checklist)
+                    values = (("name", name), ("n", str(len(checklist.signals))), ("header", header))
+                    notice = Notice("notice_labels_one_question", values, True)
+                return replace(state, labels_name="", labels_count=0, notice=notice), {}
+            if checklist is None and self._labels.errors and not self._labels.expected:
+                state = replace(state, notice=Notice("notice_labels_not_one_question", (("name", name),), True))
+        labels = self._labels
+        expected = labels.expected if isinstance(labels, ChecklistLabels) else {"": labels.expected}
+        count = len({name for by_name in expected.values() for name in by_name})  # images labelled
+        errors = tuple(str(e) for e in labels.errors)
+        return replace(state, labels_count=count, label_errors=errors, label_notes=labels.notes), expected
+
+
+def _signal_values(checklist: Checklist) -> dict[str, tuple[str, ...]]:
+    """Each signal's answers, in the checklist's order (as `eval` reads labels and reports them)."""
+    return {spec.signal: tuple(spec.values) for spec in checklist.signals}
+
+
+def _questions(checklist: Checklist | None) -> tuple[tuple[str, tuple[str, ...]], ...]:
+    """What a checklist's rows and report are made for: each signal with its answers, in its order."""
+    return () if checklist is None else tuple(_signal_values(checklist).items())
+
+
+def _one_question_labels(data: bytes, checklist: Checklist) -> bool:
+    """Whether a file the checklist's reader refused reads as a one-signal labels file (file name, expected
+    answer), in the checklist's answers: a file made for a one-signal profile."""
+    answers = tuple(dict.fromkeys(value for spec in checklist.signals for value in spec.values))
+    try:
+        return bool(decode_labels(data, answers).expected)
+    except LabelsFileError:
+        return False
 
 
 def _prediction(row: TesterRow) -> Prediction:
