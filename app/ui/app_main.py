@@ -101,6 +101,7 @@ class Shell:
                 correct=lambda event_id, value, note, revise: self._review(event_id, value, note, revise),
                 confirm_all=self._confirm_all,
                 open_models=lambda: self.go(MODELS),
+                open_settings=lambda: self.go(SETTINGS),
                 thumbnail=controller.thumbnail,
             ),
             camera,
@@ -142,7 +143,7 @@ class Shell:
         self.models = ModelsView(models, models_words, self.language)
         settings_words = strings_settings.TABLES[self.language]
         self.settings_controller = settings
-        self.settings = SettingsView(settings, settings_words)
+        self.settings = SettingsView(settings, settings_words, use_profile=self._use_profile)
         self.demo = ft.Container(
             ft.Row(
                 [
@@ -384,14 +385,18 @@ class Shell:
     def _use_cut(self, profile: Path, min_score: float, signal: str | None = None) -> Path:
         """A score cut kept on the Testers screen (on `signal` of a checklist): saved among the person's
         profiles, then asked from."""
+        saved = save_cut(profile, min_score, self.settings_controller.profiles_dir, signal=signal)
+        self.settings_controller.refresh_profiles()
+        self._use_profile(saved)
+        return saved
+
+    def _use_profile(self, saved: Path) -> None:
+        """A profile file just saved (a kept cut, an edit) is what the worker asks from next."""
         settings = self.settings_controller
-        saved = save_cut(profile, min_score, settings.profiles_dir, signal=signal)
-        settings.refresh_profiles()
         if settings.settings.profile == str(saved):
             self.controller.reload_worker()  # the same file, changed: the worker reads it again
         else:
             settings.update(profile=str(saved))
-        return saved
 
     def _toast(self, message: str) -> None:
         self.page.show_dialog(ft.SnackBar(ft.Text(message)))
