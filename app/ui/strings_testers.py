@@ -71,8 +71,8 @@ EN: dict[str, str] = {
     "curve_keep": "Keep this cut",
     "signal_gate": "The gate: the other questions are asked only when it says {answer}.",
     "signal_not_asked": "Not asked {n} of {answered}: the gate ({gate}) did not say {answer}; counted as unknown.",
-    "notice_cut_saved": "Saved: answers scoring below {threshold} are now withheld ({file}, among your profiles; "
-    "Settings → Question).",
+    "notice_cut_saved": "Saved: answers scoring below {threshold} are now withheld ({file}, among your profiles "
+    "in Settings, Question).",
     "notice_cut_saved_signal": "Saved: answers to “{signal}” scoring below {threshold} are now withheld ({file}, "
     "among your profiles in Settings, Question).",
     "notice_cut_refused": "The cut was not saved: {detail}",
