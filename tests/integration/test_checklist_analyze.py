@@ -130,13 +130,17 @@ def test_a_damaged_checklist_is_refused_in_a_sentence_naming_the_file(tmp_path: 
     assert line.startswith("error: the profile could not be used: ") and str(bad) in line and "gate" in line
 
 
-def test_the_app_screens_refuse_a_checklist_in_words(tmp_path: Path) -> None:
-    # analyze, watch and eval ask every signal; the app's screens show one question, for now.
-    checklist = str(PROFILES / "cpr_checklist.json")
-    for command in (["ui", "--port", "1"],):
-        proc = subprocess.run(
-            [sys.executable, "-m", "app", *command, "--profile", checklist],
-            cwd=ROOT, capture_output=True, text=True, timeout=HANG_S,
-        )  # fmt: skip
-        assert proc.returncode == 2, (command, proc.stderr)
-        assert "a checklist of 3 signals" in proc.stderr and "Traceback" not in proc.stderr, command
+def test_the_app_refuses_a_damaged_checklist_in_words_before_it_starts(tmp_path: Path) -> None:
+    """The app asks a checklist (tests/e2e/test_practice_checklist.py); a damaged one given to `ui` is
+    refused with the reader's sentence before any server or worker starts."""
+    bad = tmp_path / "broken-checklist.json"
+    data = json.loads((PROFILES / "cpr_checklist.json").read_text())
+    data["signals"][1]["values"] = ["yes", "yes"]
+    bad.write_text(json.dumps(data))
+    proc = subprocess.run(
+        [sys.executable, "-m", "app", "ui", "--port", "1", "--profile", str(bad)],
+        cwd=ROOT, capture_output=True, text=True, timeout=HANG_S,
+    )  # fmt: skip
+    assert proc.returncode == 2, proc.stderr
+    (line,) = proc.stderr.strip().splitlines()
+    assert line.startswith("error: the profile could not be used: ") and str(bad) in line and "duplicates" in line
