@@ -409,6 +409,22 @@ def wait_on_page(page, said: str, timeout: float = PAGE_WAIT_S) -> None:  # noqa
     )
 
 
+def scroll_to(page, identifier: str, timeout: float = 30) -> None:  # noqa: ANN001
+    """Scroll the page's Flutter list, as a person does with the wheel, until the node `identifier` is
+    on screen. Playwright's own scrolling moves the semantics node, not the painted list under it, so a
+    tap then lands elsewhere (a menu below the fold never opened on a phone)."""
+    height = page.viewport_size["height"]
+    page.mouse.move(page.viewport_size["width"] / 2, height / 2)
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        box = node(page, identifier).first.bounding_box() if node(page, identifier).count() else None
+        if box is not None and 100 <= box["y"] and box["y"] + box["height"] <= height - 100:
+            return
+        page.mouse.wheel(0, (box["y"] - height / 2) if box is not None else 300)
+        time.sleep(0.6)  # the semantics tree follows the scroll
+    raise AssertionError(f"{identifier!r} never came on screen")
+
+
 def go_to(page, label: str, target: str, timeout: float = PAGE_WAIT_S) -> None:  # noqa: ANN001
     """Through the navigation, to the screen showing the node `target`: the rail's buttons on a wide
     window, the bottom bar's tabs on a phone (whose names go on after the label: "设置 第 5 个标签，共 5 个").

@@ -27,6 +27,7 @@ from tests.e2e.conftest import (
     go_to,
     node,
     open_app_page,
+    scroll_to,
     shot,
     text_of,
     wait_on_page,
@@ -73,23 +74,28 @@ def keyframes(log: Path) -> dict[str, dict[str, PracticeEvent]]:
     return out
 
 
+@pytest.mark.parametrize("viewport", [None, PHONE], ids=["desktop", "phone"])
 def test_a_checklist_camera_session_the_gate_confirm_all_and_a_correction_in_the_export(
-    camera,
-    tmp_path: Path,  # noqa: ANN001
+    camera,  # noqa: ANN001
+    tmp_path: Path,
+    viewport: dict | None,
 ) -> None:
     data = tmp_path / "data"
     (data / "profiles").mkdir(parents=True)
-    (data / "profiles" / f"{GATED}.json").write_text(json.dumps(gated_checklist()), encoding="utf-8")
-    with AppServer(data) as server:
-        page = open_app_page(camera, server.url, permissions=["camera"])
+    own = data / "profiles" / f"{GATED}.json"
+    own.write_text(json.dumps(gated_checklist()), encoding="utf-8")
+    # On a desktop the checklist is chosen in Settings; on a phone it is given on the command line.
+    with AppServer(data, *(("--profile", str(own)) if viewport else ())) as server:
+        page = open_app_page(camera, server.url, viewport=viewport, permissions=["camera"])
         try:
             wait_text(page, "model-status", "Model ready")
-            go_to(page, "Settings", "settings-profile")
-            open_menu_and_pick(
-                page, "settings-profile", f"Hand position first ({GATED}.json): a checklist of 3 questions"
-            )
-            wait_file(data / "settings.json", lambda d: d.get("profile", "").endswith(f"{GATED}.json"))
-            go_to(page, "Practice", "start-stop")
+            if not viewport:
+                go_to(page, "Settings", "settings-profile")
+                open_menu_and_pick(
+                    page, "settings-profile", f"Hand position first ({GATED}.json): a checklist of 3 questions"
+                )
+                wait_file(data / "settings.json", lambda d: d.get("profile", "").endswith(f"{GATED}.json"))
+                go_to(page, "Practice", "start-stop")
             wait_text(page, "question", "Hand position first")  # the reloaded worker asks the checklist
             log = start_camera(page, data)
             # Off-centre first: the gate says NO and the other questions are not checked, in words.
@@ -134,6 +140,7 @@ def test_a_checklist_camera_session_the_gate_confirm_all_and_a_correction_in_the
             # ... and one question of an open-gate keyframe corrected, to that question's answers only.
             stacked = answered[opened]["hands_stacked"]
             wrong = "NO" if stacked.observation == "yes" else "YES"
+            scroll_to(page, f"correct-{stacked.event_id}")
             open_menu_and_pick(page, f"correct-{stacked.event_id}", wrong)
             assert wait_until(
                 lambda: any(

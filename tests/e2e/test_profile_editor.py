@@ -12,7 +12,7 @@ import pytest
 from app.paths import EXAMPLES
 from app.profile_file import load_checklist
 from tests.conditions import wait_until
-from tests.e2e.conftest import AppServer, go_to, node, open_app_page, shot, text_of, wait_text
+from tests.e2e.conftest import AppServer, go_to, node, open_app_page, scroll_to, shot, text_of, wait_text
 from tests.e2e.test_practice import PHONE, choose, open_menu_and_pick, start_with_files
 from tests.e2e.test_settings_screen import wait_file
 
@@ -53,9 +53,7 @@ def test_an_edited_profile_is_refused_when_invalid_then_saved_and_asked(browser,
             said = wait_text(page, "editor-error", "Not saved")
             assert "question 1 (hand_position_correct): the question is empty" in said, said
             assert not saved.exists()
-            page.mouse.move(page.viewport_size["width"] / 2, page.viewport_size["height"] / 2)
-            page.mouse.wheel(0, 2000)  # down to the sentence, under the fields (a semantics node does not scroll)
-            time.sleep(1)
+            scroll_to(page, "editor-error")
             shot(page, "profile-editor-refused")
             # Answers in Chinese that do not match the answers are refused too.
             type_into(page, "editor-question-1", "Is the hand position correct?")
@@ -71,12 +69,10 @@ def test_an_edited_profile_is_refused_when_invalid_then_saved_and_asked(browser,
             type_into(page, "editor-question-2", "Are both hands stacked, one on top of the other?")
             type_into(page, "editor-question-zh-2", "双手是否上下叠放？")
             type_into(page, "editor-answers-zh-2", "是, 否, 未知")
-            node(page, "editor-gate").first.scroll_into_view_if_needed()
-            time.sleep(0.8)  # the semantics tree follows the scroll
+            scroll_to(page, "editor-gate")
             open_menu_and_pick(page, "editor-gate", "hand_position_correct")
             shot(page, "profile-editor")
-            node(page, "editor-save").first.scroll_into_view_if_needed()
-            time.sleep(0.8)
+            scroll_to(page, "editor-save")
             node(page, "editor-save").click()
             assert wait_until(saved.exists, timeout=30), text_of(page, "editor-error")
             checklist = load_checklist(saved)
