@@ -13,11 +13,10 @@ import flet as ft
 
 from app.core.profiles import ProfileLabels
 from app.ui.checklist_lines import CardLine
+from app.ui.sessions_controller import NOT_CHECKED
 from app.ui.strings_sessions import answer_word, reason_words
 from app.ui.timeline import mark_style
 from app.ui.widgets import tagged
-
-NOT_CHECKED_COLOUR = ft.Colors.BLUE_GREY_400
 
 
 class ChecklistLine:
@@ -69,8 +68,9 @@ class ChecklistLine:
             self.icon.icon, self.icon.color = ft.Icons.HOURGLASS_EMPTY, ft.Colors.GREY_500
             self.note.value = ""
         elif line.not_checked and line.review == "pending":
-            self.answer.value, self.answer.color = t["check_not_checked"], NOT_CHECKED_COLOUR
-            self.icon.icon, self.icon.color = ft.Icons.REMOVE_CIRCLE_OUTLINE, NOT_CHECKED_COLOUR
+            style = mark_style(NOT_CHECKED)  # the timeline's and the examiner's list's marker
+            self.answer.value, self.answer.color = t["check_not_checked"], style.colour
+            self.icon.icon, self.icon.color = style.icon, style.colour
             gate_said = word(gate.value) if gate is not None and gate.value is not None else "—"
             gate_words = gate.words if gate is not None else ""
             self.note.value = t["check_not_checked_because"].format(gate=gate_words, answer=gate_said)

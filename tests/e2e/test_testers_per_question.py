@@ -20,7 +20,8 @@ import pytest
 from app.core.evaluation import shown
 from app.paths import EXAMPLES, PROFILES
 from tests.conditions import HANG_S
-from tests.e2e.conftest import ROOT, AppServer, node, open_app_page, shot, text_of, wait_text
+from tests.e2e.conftest import ROOT, AppServer, go_to, node, open_app_page, shot, text_of, wait_text
+from tests.e2e.test_practice import choose, start_with_files
 from tests.e2e.test_testers import PHONE, run_folder
 
 pytestmark = pytest.mark.browser
@@ -144,6 +145,21 @@ def test_each_signal_shows_the_figures_of_eval_and_a_kept_cut_goes_into_that_sig
             # The worker reloads with the copy: the same questions, so the report stays, marking the cut.
             wait_text(page, "testers-hands_visible-curve", "(the profile's cut)", timeout=120)
             assert "(the profile's cut)" not in text_of(page, "testers-hands_stacked-curve")
+            # The next practice run asks with the cut: the image the gate scored lowest is withheld there
+            # (unknown, low score), so the gate stays shut and the other questions are not checked.
+            gate_scores = {i["file"]: i["signals"]["hands_visible"]["model_score"] for i in expected["images"]}
+            lowest = min((f for f, score in gate_scores.items() if score is not None), key=gate_scores.__getitem__)
+            assert gate_scores[lowest] < saved["hands_visible"]["min_score"], gate_scores
+            go_to(page, "Practice", "start-stop")
+            choose(page, "Image")
+            start_with_files(page, [folder / lowest])
+            wait_text(page, "check-hands_visible", "UNKNOWN", timeout=90)
+            said = wait_text(
+                page, "check-note-hands_visible", "withheld: the model's score was below the profile's cut"
+            )
+            assert "No usable answer" in said, said
+            wait_text(page, "check-hands_stacked", "NOT CHECKED")
+            shot(page, "practice-checklist-kept-cut")
             page.request_log.assert_local()
         finally:
             page.context.close()
