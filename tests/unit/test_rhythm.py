@@ -1,0 +1,269 @@
+"""The compression-rhythm estimator on generated movement signals, and the motion feature on
+small generated frames."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+
+import cv2
+import numpy as np
+import pytest
+
+from app.core.rhythm import RhythmEstimator
+from app.frames.motion import MotionMeter
+
+Position = Callable[[np.ndarray], np.ndarray]
+
+
+def compressions(rate: float, depth: float = 3.0) -> Position:
+    """Chest position (+ = down) of compressions at `rate` per minute, starting at rest at t = 0."""
+    return lambda t: depth / 2 * (1 - np.cos(2 * np.pi * rate / 60 * t))
+
+
+def feed(position: Position, times: np.ndarray, noise: float = 0.0, seed: int = 0) -> RhythmEstimator:
+    """Feed the movement between consecutive frames, as the motion feature gives it."""
+    rng = np.random.default_rng(seed)
+    est = RhythmEstimator()
+    pos = position(times)
+    for t, step in zip(times, np.diff(pos, prepend=pos[0]), strict=True):
+        est.update(float(t), float(step + rng.normal(0, noise)))
+    return est
+
+
+def regular(seconds: float, fps: float = 30) -> np.ndarray:
+    return np.arange(0, seconds, 1 / fps)
+
+
+@pytest.mark.parametrize("rate", [60, 100, 110, 120, 160])
+def test_known_rates_within_3_per_minute(rate: float) -> None:
+    est = feed(compressions(rate), regular(20), noise=0.05)
+    r = est.snapshot()
+    assert r.rate_per_min is not None and abs(r.rate_per_min - rate) <= 3
+    assert r.median_rate_per_min is not None and abs(r.median_rate_per_min - rate) <= 3
+    # Bottoms at (k + 1/2) periods; the newest second is not counted yet (centred filters).
+    expected = int((20 - 1) * rate / 60 - 0.5) + 1
+    assert expected - 1 <= r.count <= expected + 1
+    assert r.pauses == ()
+    assert r.compression_fraction is not None and r.compression_fraction > 0.95
+
+
+@pytest.mark.parametrize("rate", [60, 100, 110, 120, 160])
+def test_a_clean_signal_is_read_within_1_per_minute_and_fully_periodic(rate: float) -> None:
+    r = feed(compressions(rate), regular(20)).snapshot()
+    assert r.rate_per_min is not None and abs(r.rate_per_min - rate) <= 1
+    assert r.periodicity > 0.95
+
+
+def test_irregular_frame_times_10_to_30_fps() -> None:
+    rng = np.random.default_rng(3)
+    times = np.cumsum(rng.uniform(1 / 30, 1 / 10, 400))
+    times = times[times < 20]
+    for rate in (110, 160):
+        r = feed(compressions(rate), times, noise=0.05).snapshot()
+        assert r.rate_per_min is not None and abs(r.rate_per_min - rate) <= 3
+
+
+def test_repeated_and_late_timestamps() -> None:
+    """A source whose clock ticks at 15 Hz under 30 fps stamps frames in pairs; one stamp runs late."""
+    true_times = regular(20)
+    pos = compressions(120)(true_times)
+    stamps = np.floor(true_times * 15) / 15
+    stamps[300] -= 0.5
+    est = RhythmEstimator()
+    for t, step in zip(stamps, np.diff(pos, prepend=pos[0]), strict=True):
+        est.update(float(t), float(step))
+    r = est.snapshot()
+    assert r.rate_per_min is not None and abs(r.rate_per_min - 120) <= 3
+    assert 36 <= r.count <= 39 and r.t_s == stamps[-1]
+
+
+def test_a_pause_of_3_s_is_found_with_its_start_and_length() -> None:
+    period = 0.6  # 100/min; stops at the top of a compression at 9.6 s, resumes at 12.6 s
+
+    def position(t: np.ndarray) -> np.ndarray:
+        shifted = np.where(t < 9.6, t, t - 3.0)
+        return np.where((t >= 9.6) & (t < 12.6), 0.0, 1.5 * (1 - np.cos(2 * np.pi * shifted / period)))
+
+    r = feed(position, regular(20), noise=0.05).snapshot()
+    assert len(r.pauses) == 1
+    pause = r.pauses[0]
+    assert abs(pause.start_s - 9.6) <= 0.5 and abs(pause.length_s - 3.0) <= 0.5 and not pause.ongoing
+    assert r.compression_fraction is not None and abs(r.compression_fraction - 17 / 20) <= 0.03
+    assert r.rate_per_min is not None and abs(r.rate_per_min - 100) <= 3
+
+
+def test_stopping_is_an_ongoing_pause_and_no_rate() -> None:
+    def position(t: np.ndarray) -> np.ndarray:
+        return np.where(t < 12.0, compressions(120)(t), 0.0)  # 24 whole compressions, then rest
+
+    r = feed(position, regular(16), noise=0.05).snapshot()
+    assert r.rate_per_min is None
+    assert r.count == 24
+    assert len(r.pauses) == 1 and r.pauses[0].ongoing
+    assert abs(r.pauses[0].start_s - 12.0) <= 0.5 and abs(r.pauses[0].length_s - 4.0) <= 0.5
+    assert r.compression_fraction is not None and abs(r.compression_fraction - 12 / 16) <= 0.03
+
+
+def test_a_rate_change_is_followed_within_a_window() -> None:
+    def position(t: np.ndarray) -> np.ndarray:
+        cycles = np.where(t < 10, 100 / 60 * t, 100 / 60 * 10 + 120 / 60 * (t - 10))
+        return 1.5 * (1 - np.cos(2 * np.pi * cycles))
+
+    est = RhythmEstimator()
+    times = regular(24)
+    pos = position(times)
+    seen: dict[float, float | None] = {}
+    for t, step in zip(times, np.diff(pos, prepend=pos[0]), strict=True):
+        est.update(float(t), float(step))
+        for mark in (9.5, 16.5, 23.9):  # before, 6.5 s after (a 6 s window), well after
+            if abs(t - mark) < 1 / 60:
+                seen[mark] = est.snapshot().rate_per_min
+    rates = list(seen.values())
+    assert len(rates) == 3 and all(r is not None for r in rates)
+    assert abs(rates[0] - 100) <= 3 and abs(rates[1] - 120) <= 3 and abs(rates[2] - 120) <= 3  # type: ignore[operator]
+
+
+def still(t: np.ndarray) -> np.ndarray:
+    return np.zeros_like(t)
+
+
+@pytest.mark.parametrize("seed", range(10))
+def test_no_rate_from_white_noise(seed: int) -> None:
+    r = feed(still, regular(30), noise=0.5, seed=seed).snapshot()
+    assert r.rate_per_min is None and r.count == 0 and r.median_rate_per_min is None
+
+
+def test_no_rate_from_a_still_scene() -> None:
+    r = feed(still, regular(20), noise=0.002).snapshot()
+    assert r.rate_per_min is None and r.count == 0
+    assert r.compression_fraction == 0.0
+
+
+def test_no_rate_from_a_periodic_tremor_far_smaller_than_compressions() -> None:
+    r = feed(compressions(90, depth=0.1), regular(20)).snapshot()
+    assert r.periodicity > 0.9  # periodic indeed, but too small to be compressions
+    assert r.rate_per_min is None and r.count == 0
+
+
+def test_no_rate_from_a_step_change() -> None:
+    r = feed(lambda t: np.where(t >= 8, 20.0, 0.0), regular(20), noise=0.01).snapshot()
+    assert r.rate_per_min is None and r.count == 0
+
+
+def test_no_rate_from_shake_without_periodicity() -> None:
+    rng = np.random.default_rng(5)
+    knots = np.cumsum(rng.normal(0, 1.0, 200))  # a hand-held camera wandering, ten knots a second
+
+    def wander(t: np.ndarray) -> np.ndarray:
+        return np.interp(t, np.arange(200) / 10, knots)
+
+    r = feed(wander, regular(20), noise=0.05).snapshot()
+    assert r.rate_per_min is None and r.count == 0
+
+
+def test_frames_flagged_global_make_no_rhythm() -> None:
+    """Periodic shake of the whole picture: the feature flags it, the estimator ignores it."""
+    est = RhythmEstimator()
+    times = regular(20)
+    pos = compressions(110)(times)
+    for t, step in zip(times, np.diff(pos, prepend=pos[0]), strict=True):
+        est.update(float(t), float(step), global_motion=True)
+    assert est.snapshot().rate_per_min is None and est.snapshot().count == 0
+
+
+def test_snapshot_before_and_at_the_first_frame() -> None:
+    est = RhythmEstimator()
+    r = est.snapshot()
+    assert r.rate_per_min is None and r.count == 0 and r.compression_fraction is None
+    est.update(5.0, 0.0)
+    assert est.snapshot().compression_fraction is None  # no session time yet
+
+
+# --- the motion feature -------------------------------------------------------------------------
+
+
+def textured(seed: int = 1) -> np.ndarray:
+    """A still scene of 10-pixel blocks: texture the small copy still sees, as a real scene has."""
+    cells = np.random.default_rng(seed).integers(0, 256, (30, 40, 3)).astype(np.uint8)
+    return np.asarray(cv2.resize(cells, (400, 300), interpolation=cv2.INTER_NEAREST))
+
+
+def block_frame(y: float, bright: float = 1.0, background: np.ndarray | None = None) -> np.ndarray:
+    frame = np.full((240, 320, 3), 40.0) if background is None else background[:240, :320].astype(float)
+    top = int(round(y))
+    frame[top : top + 40, 140:180] = 220
+    return np.clip(frame * bright, 0, 255).astype(np.uint8)
+
+
+def test_a_moving_block_gives_its_rate_and_its_direction() -> None:
+    meter, est = MotionMeter(), RhythmEstimator()
+    values = []
+    for t in regular(20):
+        feature = meter.measure(block_frame(100 + 8 * (1 - np.cos(2 * np.pi * 110 / 60 * t))))
+        assert not feature.is_global
+        values.append(feature.displacement)
+        est.update(float(t), feature.displacement, feature.is_global)
+    r = est.snapshot()
+    assert r.rate_per_min is not None and abs(r.rate_per_min - 110) <= 3
+    # Moving down for the first half period (0 to 0.27 s), up for the second.
+    assert all(v > 0 for v in values[1:8]) and all(v < 0 for v in values[10:16])
+
+
+def test_a_brightness_flicker_is_flagged_global_and_moves_nothing() -> None:
+    meter, est = MotionMeter(), RhythmEstimator()
+    flagged = 0
+    for t in regular(20):
+        bright = 1.3 if int(t * 4) % 2 else 0.8  # a 2 Hz square-wave flicker
+        feature = meter.measure(block_frame(100, bright))
+        flagged += feature.is_global
+        assert abs(feature.displacement) < 0.05
+        est.update(float(t), feature.displacement, feature.is_global)
+    assert flagged >= 70  # every switch of the light (80 of them)
+    assert est.snapshot().rate_per_min is None
+
+
+@pytest.mark.parametrize("rate", [None, 110])
+def test_a_flicker_too_gentle_to_flag_makes_no_rhythm_of_its_own(rate: float | None) -> None:
+    """A 2 Hz, ±8 % flicker over a textured scene: each frame's change is under the global flag."""
+    meter, est = MotionMeter(), RhythmEstimator()
+    scene = textured()
+    for t in regular(20):
+        bright = 1 + 0.08 * np.sin(2 * np.pi * 2 * t)
+        y = 100 + (8 * (1 - np.cos(2 * np.pi * rate / 60 * t)) if rate else 0)
+        feature = meter.measure(block_frame(y, bright, scene))
+        assert not feature.is_global
+        est.update(float(t), feature.displacement, feature.is_global)
+    r = est.snapshot()
+    if rate is None:
+        assert r.rate_per_min is None and r.periodicity < 0.6
+    else:
+        assert r.rate_per_min is not None and abs(r.rate_per_min - rate) <= 3
+
+
+@pytest.mark.parametrize("light", ["gain", "offset"])
+def test_a_light_changing_over_a_textured_scene_moves_nothing(light: str) -> None:
+    scene = textured().astype(float)
+    meter = MotionMeter()
+    for i in range(20):
+        lit = scene * (1.3 if i % 2 else 0.8) if light == "gain" else scene + (30 if i % 2 else 0)
+        assert abs(meter.measure(np.clip(lit, 0, 255).astype(np.uint8)).displacement) < 0.05
+
+
+def test_a_still_textured_background_does_not_dilute_the_movement() -> None:
+    def mean_displacement(background: np.ndarray | None) -> float:
+        meter = MotionMeter()
+        return float(
+            np.mean([meter.measure(block_frame(60 + 2 * i, background=background)).displacement for i in range(20)][1:])
+        )
+
+    flat, busy = mean_displacement(None), mean_displacement(textured())
+    assert flat > 0.3 and 0.7 <= busy / flat <= 1.4
+
+
+def test_shake_of_a_textured_picture_is_flagged_global() -> None:
+    scene = textured()
+    meter = MotionMeter()
+    meter.measure(scene[20:260, 20:340])
+    shaken = meter.measure(scene[26:266, 20:340])  # the camera tipped by 6 pixels
+    assert shaken.is_global and shaken.moved_share > 0.5
+    assert not meter.measure(scene[26:266, 20:340]).is_global  # then held still
