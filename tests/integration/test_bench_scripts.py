@@ -65,6 +65,17 @@ def test_sampler_times_the_per_frame_work_on_1080p_frames() -> None:
     assert "1 keyframes, 0 unchanged" in _line(out, "windows closed")
 
 
+def test_rhythm_cost_times_the_motion_feature_and_the_estimator_on_1080p_frames() -> None:
+    # 60 frames (2 s at 30 fps): too short for a rate, long enough for every row and its goal.
+    out = _bench("rhythm_cost", "--frames", "60", "--variants", "2")
+    assert "60 of 1920x1080x3 uint8" in _line(out, "frames")
+    per_frame = _line(out, "motion + rhythm per frame")
+    assert "n=60, p95" in per_frame
+    _goal(per_frame, "median <= 2 ms")
+    assert "n=60" in _line(out, "of which motion feature") and "n=60" in _line(out, "of which estimator update")
+    assert "of 110" in _line(out, "rate read")
+
+
 def test_ui_responsiveness_judges_each_busy_host_against_idle() -> None:
     out = _bench("ui_responsiveness", "--seconds", "1", "--pace-ms", "20")
     assert "n=" in _line(out, "frame interval, idle")
