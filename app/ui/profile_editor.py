@@ -92,6 +92,8 @@ class ProfileEditor:
             label=text(s, "editor_gate"), dense=True, width=340, on_select=lambda _: self._gate_changed()
         )
         self.gate_open = ft.Dropdown(label=text(s, "editor_gate_open"), dense=True, width=160)
+        for field in (self.id, self.title, self.title_zh):
+            field.on_change = self._fields_changed
         self.error = ft.Text("", color=ft.Colors.RED_800, size=13)
         self.error_box = tagged(self.error, "editor-error")
         self.error_box.visible = False
@@ -155,6 +157,8 @@ class ProfileEditor:
             return
         fields = _QuestionFields(self._s, len(self.questions), self._remove)
         fields.fill(draft or SignalDraft())
+        for field in (fields.signal, fields.question, fields.answers, fields.question_zh, fields.answers_zh):
+            field.on_change = self._fields_changed
         fields.signal.on_blur = lambda _: self._refresh_gate(self.gate.value or "", self.gate_open.value or "")
         fields.answers.on_blur = fields.signal.on_blur
         self.questions.append(fields)
@@ -212,6 +216,11 @@ class ProfileEditor:
             self.close()
         else:
             self._show_error(text(self._s, "editor_refused", detail=refused))
+
+    def _fields_changed(self, _: object) -> None:
+        """A refusal is about the fields as they were: it goes once they change, not at the next Save."""
+        if self.error_box.visible:
+            self._show_error("")
 
     def _show_error(self, message: str) -> None:
         self.error.value = message

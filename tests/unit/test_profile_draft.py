@@ -118,6 +118,8 @@ def test_the_editor_collects_its_fields_and_shows_a_refusal() -> None:
     assert editor.error_box.visible and "Not saved: profile mine: the title is empty" in editor.error.value
     assert editor.root.visible  # the fields stay, to be mended
     editor.title.value = "Mine"
+    editor.title.on_change(None)  # typing into any field: the refusal of the old fields goes
+    assert not editor.error_box.visible
     for fields in editor.questions[1:]:
         editor._remove(fields)
     assert len(editor.questions) == 1 and not editor.questions[0].remove_box.visible  # one question stays
