@@ -175,3 +175,17 @@ def test_checklist_asks_the_first_n_signals_gate_first() -> None:
         timeout=HANG_S,
     )  # fmt: skip
     assert proc.returncode == 2 and "--signals must be 1 to 3: cpr_checklist has 3 signals" in proc.stderr
+
+
+def test_rhythm_scores_rate_pauses_ccf_and_the_negatives(tmp_path: Path) -> None:
+    receipt = tmp_path / "rhythm.json"
+    out = _bench("rhythm", "--videos", "2", "--negatives", "1", "--seconds", "8", "--receipt", str(receipt))
+    assert out.startswith("Compression rhythm on 6 held-out generated videos")
+    assert "2 with compressions + 4 negatives, 8 s each" in _line(out, "videos")
+    _goal(_line(out, "median"), "<= 3")
+    _goal(_line(out, "p95"), "<= 8")
+    assert re.search(r"\d+ / \d+ / \d+", _line(out, "pauses found / missed / false alarms"))
+    for kind in ("still", "shake", "flicker", "resting"):
+        _goal(_line(out, f"negative: {kind} 1"), "no rate")
+    rows = {row["name"]: row for row in json.loads(receipt.read_text())["rows"]}
+    assert rows["  p95"]["goal"] == "<= 8" and isinstance(rows["  p95"]["met"], bool)
