@@ -248,3 +248,13 @@ class RhythmEstimator:
             pauses=pauses,
             compression_fraction=min(1.0, max(0.0, compressing / session)) if session > 0 else None,
         )
+
+
+# The guideline target for the compression rate, per minute (quoted as a target, never a verdict).
+TARGET_RATE_PER_MIN = (100, 120)
+
+
+def rate_band(rate_per_min: float) -> str:
+    """slow | in_band | fast against the guideline target, for the words a trainee reads."""
+    low, high = TARGET_RATE_PER_MIN
+    return "slow" if rate_per_min < low else "fast" if rate_per_min > high else "in_band"

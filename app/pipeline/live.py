@@ -17,6 +17,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 
 from app.core.results import AnalysisResult, ChecklistResult
+from app.core.rhythm import Rhythm, RhythmEstimator
 from app.core.sampler import Decision, KeyframeSampler, SamplerConfig, Selection
 from app.core.session import (
     KeyframeFailed,
@@ -31,6 +32,7 @@ from app.core.slot import InFlightSlot
 from app.frames.intake import DecodedImage
 from app.frames.jpeg import THUMB_SIDE, jpeg
 from app.frames.metrics import frame_stats
+from app.frames.motion import MotionMeter
 from app.logs import answers_logged
 from app.session.store import SessionLog
 from app.worker.hosts import make_host
@@ -51,6 +53,7 @@ from app.worker.messages import (
 )
 
 logger = logging.getLogger("keyframe.pipeline")
+RHYTHM_EVERY_S = 1.0  # of frame time: the screen's rate changes about once a second, not per frame
 
 
 @dataclass(frozen=True)
@@ -81,6 +84,7 @@ class PipelineUpdate:
     keyframe_image: DecodedImage | None = None  # the keyframe the worker just started on
     worker_blocked: int | None = None  # outbound attempts the worker's own guard has blocked
     log_error: str = ""  # the session log could not be written: events are only in memory
+    rhythm: Rhythm | None = None  # the compression rhythm so far, about once a second of frames
 
 
 @dataclass
@@ -143,6 +147,10 @@ class LivePipeline:
         self._stream: _Stream | None = None
         self._jobs: dict[str, Keyframe] = {}
         self._count = 0
+        # Every frame of a moving source feeds the compression rhythm (no model, no keyframe).
+        self._motion = MotionMeter()
+        self._rhythm = RhythmEstimator()
+        self._rhythm_said_t: float | None = None
         self._session = 0
         self._ready = threading.Event()
         self._failed: str | None = None
@@ -204,6 +212,7 @@ class LivePipeline:
             self._state = SessionState()
             self._stream = None
             self._count = 0
+            self._motion, self._rhythm, self._rhythm_said_t = MotionMeter(), RhythmEstimator(), None
             self._session += 1
             self._notify()
         logger.info(
@@ -239,10 +248,19 @@ class LivePipeline:
             return  # the worker gave up (shown once); no keyframe could be answered
         stats = frame_stats(image.rgb)
         with self._lock:
+            if not image.still:  # a list of stills has no movement between them
+                self._follow_rhythm(t, image)
             selection = self._sampler.offer(t, stats, image)
             if selection is not None:
                 self._handle_selection(selection)
         self._deliver()
+
+    def _follow_rhythm(self, t: float, image: DecodedImage) -> None:
+        motion = self._motion.measure(image.rgb)
+        self._rhythm.update(t, motion.displacement, motion.is_global)
+        if self._rhythm_said_t is None or t - self._rhythm_said_t >= RHYTHM_EVERY_S:
+            self._rhythm_said_t = t
+            self._notify(rhythm=self._rhythm.snapshot())
 
     def flush(self) -> None:
         """The source ended: judge the last open interval."""
@@ -469,6 +487,7 @@ class LivePipeline:
         worker_message: str = "",
         keyframe_image: DecodedImage | None = None,
         worker_blocked: int | None = None,
+        rhythm: Rhythm | None = None,
     ) -> None:
         """Queue an update: what changed (the arguments) plus the state and timing every update carries."""
         interval = self.sampler_config.interval_s
@@ -488,6 +507,7 @@ class LivePipeline:
             keyframe_image=keyframe_image,
             worker_blocked=worker_blocked,
             log_error=self._log_error,
+            rhythm=rhythm,
         )
         self._outbox.append(update)
 

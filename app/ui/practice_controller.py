@@ -23,6 +23,7 @@ from app.core.checklist import Checklist
 from app.core.notice import Notice
 from app.core.observable import Observable
 from app.core.profiles import ProfileLabels
+from app.core.rhythm import Rhythm
 from app.core.sampler import DEFAULT_INTERVAL_S, SamplerConfig
 from app.core.session import KeyframeFailed, PracticeEvent, SessionState
 from app.frames.intake import DecodedImage, ImageRejected, decode_image_bytes
@@ -83,6 +84,7 @@ class PracticeState:
     isolation_kind: str = ""  # the same as a code the screens translate
     labels: tuple[tuple[str, ProfileLabels], ...] = ()  # the profile's title/question/answers per language
     checklist: Checklist | None = None  # a profile of several signals, asked together on each keyframe
+    rhythm: Rhythm | None = None  # the compression rhythm of a camera or video session, from every frame
     backend_asked: str = ""  # the backend the worker was asked for (its spec)
     backend: str = ""  # the backend the worker uses after its self-check ("" before it is ready)
     backend_note: str = ""  # why: e.g. a GPU that disagreed with CPU on the reference image
@@ -114,6 +116,7 @@ def clean_card(state: PracticeState) -> PracticeState:
         analysing_signal="",
         analysing_thumb=None,
         preview=None,
+        rhythm=None,
     )
 
 
@@ -499,6 +502,8 @@ class PracticeController:
             )
             if update.worker_status:
                 s = replace(s, worker_status=update.worker_status, worker_message=self._said(update.worker_message))
+            if update.rhythm is not None:
+                s = replace(s, rhythm=update.rhythm)
             if model is not None:
                 s = replace(
                     s,

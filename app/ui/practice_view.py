@@ -14,6 +14,7 @@ import flet as ft
 
 from app.core.checklist import Checklist
 from app.core.parser import UNKNOWN
+from app.core.rhythm import TARGET_RATE_PER_MIN, rate_band
 from app.core.session import KeyframeFailed, PracticeEvent, SessionState, TimelineEntry
 from app.ui.checklist_card import ChecklistLine
 from app.ui.checklist_lines import checklist_lines, keyframe_entries, reviewed_count
@@ -189,6 +190,29 @@ class PracticeView:
                 padding=16,
             )
         )
+        # The compression rate from every frame (camera and video sessions): large, with the target band.
+        self.rate_title = ft.Text(t["rate_title"], size=13, weight=ft.FontWeight.W_500)
+        self.rate = ft.Text("—", size=40, weight=ft.FontWeight.BOLD)
+        self.rate_words = ft.Text("", size=14)
+        self.rate_details = ft.Text("", size=12, color=ft.Colors.GREY_800)
+        self.rhythm_box = ft.Container(
+            ft.Column(
+                [
+                    self.rate_title,
+                    ft.Row(
+                        [tagged(self.rate, "rate"), ft.Container(tagged(self.rate_words, "rate-words"), expand=True)],
+                        vertical_alignment=ft.CrossAxisAlignment.CENTER,
+                    ),
+                    tagged(self.rate_details, "rate-details"),
+                    ft.Text(t["rate_not_measured"], size=11, color=ft.Colors.GREY_600),
+                ],
+                spacing=2,
+            ),
+            padding=12,
+            border_radius=8,
+            bgcolor=ft.Colors.BLUE_GREY_50,
+            visible=False,
+        )
         self.timeline = TimelineChart(strings=words)
         self.reviews = ReviewList(words, thumbnails=actions.thumbnail)
         # Hidden when empty: the Semantics wrapper is what hides (its content must stay visible).
@@ -272,8 +296,8 @@ class PracticeView:
         if wide:
             self._live.controls = [self.stage, self._controls_row, *self._status_block]
         else:
-            self._live.controls = [self.stage, *self._status_block, self._card, self._controls_row]
-        self._right.controls = [self._card, self._review_block] if wide else [self._review_block]
+            self._live.controls = [self.stage, *self._status_block, self.rhythm_box, self._card, self._controls_row]
+        self._right.controls = [self.rhythm_box, self._card, self._review_block] if wide else [self._review_block]
 
     def _source_chosen(self, e: ft.Event[Any]) -> None:
         self._chosen = self.source.selected[0]
@@ -305,6 +329,7 @@ class PracticeView:
         _select(self.interval, f"{state.interval_s:g}")
         self._render_worker(state)
         self._render_stage(state)
+        self._render_rhythm(state)
         self.error.value = notices_text(self._t, state.error)
         self.notice.value = notices_text(self._t, state.notice)
         self.log_error.value = self._t["log_error"].format(reason=state.log_error) if state.log_error else ""
@@ -431,6 +456,31 @@ class PracticeView:
                 f"{self._t['detail_interval']}: {interval}",
                 f"{self._t['detail_latency']}: {_latency_strip(state.session.timeline)}",
             ]
+        )
+
+    def _render_rhythm(self, state: PracticeState) -> None:
+        """The rate while a camera or video session runs (the session's median once it ended), in words
+        against the guideline target; '—' when no steady compressions are seen."""
+        rhythm = state.rhythm
+        self.rhythm_box.visible = rhythm is not None and state.source_kind in ("camera", "video")
+        if rhythm is None:
+            return
+        t = self._t
+        rate = rhythm.rate_per_min if state.running else rhythm.median_rate_per_min
+        self.rate_title.value = t["rate_title"] if state.running else t["rate_title_ended"]
+        if rate is None:
+            self.rate.value, self.rate.color = "—", ft.Colors.GREY_600
+            self.rate_words.value = t["rate_none"]
+        else:
+            band = rate_band(rate)
+            self.rate.value = t["rate_value"].format(rate=f"{rate:.0f}")
+            self.rate.color = ft.Colors.GREEN_800 if band == "in_band" else ft.Colors.ORANGE_900
+            low, high = TARGET_RATE_PER_MIN
+            self.rate_words.value = t[f"rate_{band}"].format(low=low, high=high)
+        longest = max((p.length_s for p in rhythm.pauses), default=0.0)
+        ccf = "—" if rhythm.compression_fraction is None else f"{100 * rhythm.compression_fraction:.0f} %"
+        self.rate_details.value = t["rate_details"].format(
+            count=rhythm.count, pauses=len(rhythm.pauses), longest=f"{longest:.1f}", ccf=ccf
         )
 
     def _answering_text(self, checklist: Checklist, signal: str) -> str:

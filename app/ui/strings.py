@@ -56,6 +56,17 @@ EN: dict[str, str] = {
     "worker_failed_hint": "Download or repair it on the Models screen, or use the bundled demo model there.",
     "open_models": "Open Models",
     "asking_one": "Asking: {title}",
+    "rate_title": "Compression rate, from every frame",
+    "rate_title_ended": "Compression rate, the session's median",
+    "rate_value": "{rate}/min",
+    "rate_none": "no steady compressions seen",
+    "rate_slow": "a little slow: aim for {low}–{high} per minute",
+    "rate_fast": "a little fast: aim for {low}–{high} per minute",
+    "rate_in_band": "in the {low}–{high} per minute target",
+    "rate_details": "{count} compressions · pauses of 2 s or more: {pauses} (longest {longest} s) · "
+    "compressing {ccf} of the time",
+    "rate_not_measured": "Depth and recoil are not measured by the camera. Practice feedback, not a medical "
+    "assessment.",
     "asking_n": "Asking: {title} ({n} questions per keyframe)",
     "change_questions": "Change",
     "worker_failed_folder_hint": (
@@ -192,6 +203,15 @@ ZH: dict[str, str] = {
     "worker_failed_hint": "请在“模型”页面下载或修复它，或在那里改用内置的演示模型。",
     "open_models": "打开模型页面",
     "asking_one": "正在提问：{title}",
+    "rate_title": "按压频率（来自每一帧）",
+    "rate_title_ended": "按压频率（本次练习的中位数）",
+    "rate_value": "{rate}次/分",
+    "rate_none": "未看到稳定的按压",
+    "rate_slow": "稍慢：目标为每分钟 {low}–{high} 次",
+    "rate_fast": "稍快：目标为每分钟 {low}–{high} 次",
+    "rate_in_band": "在每分钟 {low}–{high} 次的目标内",
+    "rate_details": "按压 {count} 次 · 2 秒以上的停顿：{pauses} 次（最长 {longest} 秒）· 按压时间占 {ccf}",
+    "rate_not_measured": "摄像头无法测量按压深度和回弹。这是练习反馈，不是医学评估。",
     "asking_n": "正在提问：{title}（每个关键帧 {n} 个问题）",
     "change_questions": "更改",
     "worker_failed_folder_hint": (

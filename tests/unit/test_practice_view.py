@@ -66,3 +66,24 @@ def test_a_phone_layout_moves_the_card_but_never_the_camera() -> None:
         assert order.index(view.stage) == 0
         if not wide:  # the card comes before the source and interval buttons
             assert order.index(view._card) < next(i for i, c in enumerate(order) if view.source in walk(c))
+
+
+def test_the_rate_is_said_against_the_target_and_only_for_moving_sources() -> None:
+    from app.core.rhythm import Pause, Rhythm
+
+    view = _view()
+    rhythm = Rhythm(30.0, 96.4, 0.9, 41, 104.2, (Pause(12.0, 3.5, ongoing=False),), 0.82)
+    view.render(replace(_state(), running=True, source_kind="camera", rhythm=rhythm))
+    assert view.rhythm_box.visible and view.rate.value == "96/min"
+    assert view.rate_words.value == "a little slow: aim for 100–120 per minute"
+    assert view.rate_details.value == (
+        "41 compressions · pauses of 2 s or more: 1 (longest 3.5 s) · compressing 82 % of the time"
+    )
+    view.render(replace(_state(), running=True, source_kind="video", rhythm=replace(rhythm, rate_per_min=None)))
+    assert view.rate.value == "—" and view.rate_words.value == "no steady compressions seen"
+    # Ended: the session's median, said as such, never the last window's figure as if current.
+    view.render(replace(_state(), running=False, source_kind="video", rhythm=rhythm))
+    assert view.rate.value == "104/min" and view.rate_title.value == "Compression rate, the session's median"
+    assert view.rate_words.value == "in the 100–120 per minute target"
+    view.render(replace(_state(), running=True, source_kind="folder", rhythm=rhythm))
+    assert not view.rhythm_box.visible  # stills have no movement between them
