@@ -477,11 +477,13 @@ class PracticeView:
             self.rate.color = ft.Colors.GREEN_800 if band == "in_band" else ft.Colors.ORANGE_900
             low, high = TARGET_RATE_PER_MIN
             self.rate_words.value = t[f"rate_{band}"].format(low=low, high=high)
-        longest = max((p.length_s for p in rhythm.pauses), default=0.0)
+        if rhythm.pauses:
+            longest = max(p.length_s for p in rhythm.pauses)
+            pauses = t["rate_pauses"].format(n=len(rhythm.pauses), longest=f"{longest:.1f}")
+        else:
+            pauses = t["rate_pauses_none"]
         ccf = "—" if rhythm.compression_fraction is None else f"{100 * rhythm.compression_fraction:.0f} %"
-        self.rate_details.value = t["rate_details"].format(
-            count=rhythm.count, pauses=len(rhythm.pauses), longest=f"{longest:.1f}", ccf=ccf
-        )
+        self.rate_details.value = t["rate_details"].format(count=rhythm.count, pauses=pauses, ccf=ccf)
 
     def _answering_text(self, checklist: Checklist, signal: str) -> str:
         order = [spec.signal for spec in checklist.ordered()]

@@ -63,8 +63,9 @@ EN: dict[str, str] = {
     "rate_slow": "a little slow: aim for {low}–{high} per minute",
     "rate_fast": "a little fast: aim for {low}–{high} per minute",
     "rate_in_band": "in the {low}–{high} per minute target",
-    "rate_details": "{count} compressions · pauses of 2 s or more: {pauses} (longest {longest} s) · "
-    "compressing {ccf} of the time",
+    "rate_details": "{count} compressions · {pauses} · compressing {ccf} of the time",
+    "rate_pauses": "pauses of 2 s or more: {n} (longest {longest} s)",
+    "rate_pauses_none": "no pause of 2 s or more",
     "rate_not_measured": "Depth and recoil are not measured by the camera. Practice feedback, not a medical "
     "assessment.",
     "asking_n": "Asking: {title} ({n} questions per keyframe)",
@@ -210,7 +211,9 @@ ZH: dict[str, str] = {
     "rate_slow": "稍慢：目标为每分钟 {low}–{high} 次",
     "rate_fast": "稍快：目标为每分钟 {low}–{high} 次",
     "rate_in_band": "在每分钟 {low}–{high} 次的目标内",
-    "rate_details": "按压 {count} 次 · 2 秒以上的停顿：{pauses} 次（最长 {longest} 秒）· 按压时间占 {ccf}",
+    "rate_details": "按压 {count} 次 · {pauses} · 按压时间占 {ccf}",
+    "rate_pauses": "2 秒以上的停顿：{n} 次（最长 {longest} 秒）",
+    "rate_pauses_none": "没有 2 秒以上的停顿",
     "rate_not_measured": "摄像头无法测量按压深度和回弹。这是练习反馈，不是医学评估。",
     "asking_n": "正在提问：{title}（每个关键帧 {n} 个问题）",
     "change_questions": "更改",

@@ -17,7 +17,7 @@ import pytest
 
 from app.session.store import load_session
 from app.ui.app_main import SESSIONS, SETTINGS
-from tests.conditions import wait_until
+from tests.conditions import wait_for, wait_until
 from tests.e2e.conftest import (
     CHROMIUM,
     CHROMIUM_ARGS,
@@ -607,3 +607,26 @@ def test_normal_use_gets_no_error_response_and_leaves_the_terminal_quiet(browser
     terminal = (tmp_path / "data" / "app.log").read_text(errors="replace").splitlines()
     said = [line for line in terminal if line.strip() and not line.startswith("open http://127.0.0.1:")]
     assert said in ([], ["terminated"]), said
+
+
+def test_a_compression_video_shows_its_rate_against_the_target(page, tmp_path: Path) -> None:  # noqa: ANN001
+    """A generated video of compressions at 110 a minute played as a practice session: the rate panel
+    reads it, in words against the target, and says depth and recoil are not measured."""
+    import cv2
+    from demo_model.compressions import VideoSpec, make_video
+
+    video = make_video(VideoSpec(seconds=16, fps=15, rate_per_min=110), seed=5)
+    path = tmp_path / "compressions.avi"
+    height, width = video.frames[0].shape[:2]
+    writer = cv2.VideoWriter(str(path), cv2.VideoWriter_fourcc(*"MJPG"), 15, (width, height))
+    for frame in video.frames:
+        writer.write(cv2.cvtColor(frame, cv2.COLOR_RGB2BGR))
+    writer.release()
+    wait_text(page, "model-status", "Model ready")
+    choose(page, "Video")
+    start_with_files(page, [path])
+    said = wait_for(lambda: text_of(page, "rate"), lambda r: r.endswith("/min"), 60, "a rate on screen", interval=0.2)
+    assert 105 <= int(said.removesuffix("/min")) <= 115, said
+    assert "100–120 per minute" in text_of(page, "rate-words")
+    wait_on_page(page, "Depth and recoil are not measured by the camera")
+    shot(page, "practice-rate")

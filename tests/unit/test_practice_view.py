@@ -79,8 +79,11 @@ def test_the_rate_is_said_against_the_target_and_only_for_moving_sources() -> No
     assert view.rate_details.value == (
         "41 compressions · pauses of 2 s or more: 1 (longest 3.5 s) · compressing 82 % of the time"
     )
-    view.render(replace(_state(), running=True, source_kind="video", rhythm=replace(rhythm, rate_per_min=None)))
+    view.render(
+        replace(_state(), running=True, source_kind="video", rhythm=replace(rhythm, rate_per_min=None, pauses=()))
+    )
     assert view.rate.value == "—" and view.rate_words.value == "no steady compressions seen"
+    assert "no pause of 2 s or more" in view.rate_details.value
     # Ended: the session's median, said as such, never the last window's figure as if current.
     view.render(replace(_state(), running=False, source_kind="video", rhythm=rhythm))
     assert view.rate.value == "104/min" and view.rate_title.value == "Compression rate, the session's median"
