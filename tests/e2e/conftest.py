@@ -218,6 +218,8 @@ class AppServer:
         proc = self._proc
         if proc is None:
             return
+        if exc[0] is not None:  # a failing test shows what the app printed (pytest prints captured output)
+            print("app.log:", (self.data / "app.log").read_text(errors="replace")[-4000:])
         try:
             os.killpg(proc.pid, signal.SIGTERM)
             proc.wait(timeout=10)
@@ -396,7 +398,8 @@ def wait_text(page, identifier: str, expected: str, timeout: float = PAGE_WAIT_S
         )
     except AssertionError as exc:
         said = "; ".join(getattr(page, "console_lines", [])[-5:])
-        raise AssertionError(f"{exc}; the page's console: {said}") from None
+        notice = text_of(page, "notice")  # the app's own sentence for what went wrong, if it said one
+        raise AssertionError(f"{exc}; the notice: {notice!r}; the page's console: {said}") from None
 
 
 def wait_on_page(page, said: str, timeout: float = PAGE_WAIT_S) -> None:  # noqa: ANN001
