@@ -17,6 +17,7 @@ from enum import Enum
 from typing import Any, Union
 
 from app.core.generation import Timings
+from app.core.rhythm import Pause, Rhythm
 from app.core.routing import GENERATIVE, Routing
 
 
@@ -104,7 +105,51 @@ class ExaminerCorrected:
     kind: str = field(default="corrected", init=False)
 
 
-SessionEvent = Union[PracticeEvent, KeyframeSkipped, KeyframeFailed, ExaminerConfirmed, ExaminerCorrected]
+@dataclass(frozen=True, kw_only=True)
+class RhythmSample:
+    """The compression rhythm as the estimator saw it at `t` (about once a second of frames, and once
+    when the source ends): the window's rate and the session's figures so far, so the last sample of
+    a session holds its totals. Measured from motion, not by the model: no review applies."""
+
+    event_id: str
+    t: float  # frame time, like a keyframe's
+    wall_time: float
+    rate_per_min: float | None  # None: no periodic motion in the window ("—")
+    periodicity: float
+    count: int  # compressions counted so far
+    median_rate_per_min: float | None
+    compression_fraction: float | None
+    pauses: tuple[Pause, ...] = ()  # every pause so far; the last may be ongoing
+    kind: str = field(default="rhythm", init=False)
+
+    @classmethod
+    def of(cls, rhythm: Rhythm, *, event_id: str, wall_time: float) -> RhythmSample:
+        return cls(
+            event_id=event_id,
+            t=rhythm.t_s,
+            wall_time=wall_time,
+            rate_per_min=rhythm.rate_per_min,
+            periodicity=rhythm.periodicity,
+            count=rhythm.count,
+            median_rate_per_min=rhythm.median_rate_per_min,
+            compression_fraction=rhythm.compression_fraction,
+            pauses=rhythm.pauses,
+        )
+
+    @property
+    def rhythm(self) -> Rhythm:
+        return Rhythm(
+            t_s=self.t,
+            rate_per_min=self.rate_per_min,
+            periodicity=self.periodicity,
+            count=self.count,
+            median_rate_per_min=self.median_rate_per_min,
+            pauses=self.pauses,
+            compression_fraction=self.compression_fraction,
+        )
+
+
+SessionEvent = Union[PracticeEvent, KeyframeSkipped, KeyframeFailed, ExaminerConfirmed, ExaminerCorrected, RhythmSample]
 
 
 @dataclass(frozen=True)
@@ -156,6 +201,7 @@ class SessionState:
     failed: int = 0
     failures: tuple[KeyframeFailed, ...] = ()
     last_t: float = 0.0
+    rhythm: tuple[RhythmSample, ...] = ()  # a camera or video session's compression rhythm, in frame order
 
     @property
     def pending(self) -> tuple[TimelineEntry, ...]:
@@ -224,6 +270,8 @@ def apply(state: SessionState, event: SessionEvent) -> SessionState:
         )
     if isinstance(event, (ExaminerConfirmed, ExaminerCorrected)):
         return _review(state, event)
+    if isinstance(event, RhythmSample):
+        return replace(state, rhythm=state.rhythm + (event,), last_t=max(state.last_t, event.t))
     raise TypeError(f"not a session event: {event!r}")
 
 
@@ -242,6 +290,7 @@ _KINDS: dict[str, type[SessionEvent]] = {
     "failed": KeyframeFailed,
     "confirmed": ExaminerConfirmed,
     "corrected": ExaminerCorrected,
+    "rhythm": RhythmSample,
 }
 
 
@@ -276,6 +325,7 @@ _CHECKS: dict[str, Any] = {
     "bool": lambda v: isinstance(v, bool),
     "float | None": lambda v: v is None or _is_number(v),
     "tuple[str, ...]": lambda v: isinstance(v, list) and all(isinstance(x, str) for x in v),
+    "tuple[Pause, ...]": lambda v: isinstance(v, list) and all(isinstance(x, dict) for x in v),
 }
 
 
@@ -312,6 +362,8 @@ def event_from_dict(data: dict[str, Any]) -> SessionEvent:
         values["timings"] = Timings(**_checked_fields(Timings, data["timings"]))
     if cls is KeyframeSkipped:
         values["reason"] = SkipReason(data.get("reason"))
+    if cls is RhythmSample:
+        values["pauses"] = tuple(Pause(**_checked_fields(Pause, p)) for p in data.get("pauses", []))
     event: SessionEvent = cls(**values)
     return event
 

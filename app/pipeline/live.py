@@ -23,6 +23,7 @@ from app.core.session import (
     KeyframeFailed,
     KeyframeSkipped,
     PracticeEvent,
+    RhythmSample,
     SessionEvent,
     SessionState,
     SkipReason,
@@ -150,7 +151,8 @@ class LivePipeline:
         # Every frame of a moving source feeds the compression rhythm (no model, no keyframe).
         self._motion = MotionMeter()
         self._rhythm = RhythmEstimator()
-        self._rhythm_said_t: float | None = None
+        self._rhythm_said_t: float | None = None  # frame time of the last sample recorded
+        self._rhythm_fed_t: float | None = None  # of the last frame fed
         self._session = 0
         self._ready = threading.Event()
         self._failed: str | None = None
@@ -212,7 +214,8 @@ class LivePipeline:
             self._state = SessionState()
             self._stream = None
             self._count = 0
-            self._motion, self._rhythm, self._rhythm_said_t = MotionMeter(), RhythmEstimator(), None
+            self._motion, self._rhythm = MotionMeter(), RhythmEstimator()
+            self._rhythm_said_t = self._rhythm_fed_t = None
             self._session += 1
             self._notify()
         logger.info(
@@ -226,6 +229,7 @@ class LivePipeline:
     def end_session(self) -> None:
         """The user stopped: the keyframe in flight is cancelled, a waiting one recorded as superseded."""
         with self._lock:
+            self._say_last_rhythm()
             waiting = self._slot.drop_waiting()
             if waiting is not None:
                 self._jobs.pop(waiting.keyframe_id, None)
@@ -258,13 +262,27 @@ class LivePipeline:
     def _follow_rhythm(self, t: float, image: DecodedImage) -> None:
         motion = self._motion.measure(image.rgb)
         self._rhythm.update(t, motion.displacement, motion.is_global)
+        self._rhythm_fed_t = t
         if self._rhythm_said_t is None or t - self._rhythm_said_t >= RHYTHM_EVERY_S:
-            self._rhythm_said_t = t
-            self._notify(rhythm=self._rhythm.snapshot())
+            self._say_rhythm()
+
+    def _say_rhythm(self) -> None:
+        """The rhythm so far: a sample in the session (log and state) and the live figure on screen."""
+        rhythm = self._rhythm.snapshot()
+        self._rhythm_said_t = self._rhythm_fed_t
+        self._record(RhythmSample.of(rhythm, event_id=_new_id(), wall_time=self._wall()))
+        self._notify(rhythm=rhythm)
+
+    def _say_last_rhythm(self) -> None:
+        """The source ended or the user stopped: frames fed since the last sample make one more, so the
+        session's last sample holds its totals."""
+        if self._rhythm_fed_t is not None and self._rhythm_fed_t != self._rhythm_said_t:
+            self._say_rhythm()
 
     def flush(self) -> None:
         """The source ended: judge the last open interval."""
         with self._lock:
+            self._say_last_rhythm()
             selection = self._sampler.flush()
             if selection is not None:
                 self._handle_selection(selection)

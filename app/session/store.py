@@ -29,6 +29,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import BinaryIO
 
+from app.core.rhythm_summary import rhythm_lines, summarise_rhythm
 from app.core.session import (
     PracticeEvent,
     SessionEvent,
@@ -337,6 +338,48 @@ def export_csv(session: LoadedSession) -> str:
     return buf.getvalue()
 
 
+RHYTHM_CSV_COLUMNS = (
+    "event_id",
+    "t",
+    "wall_time",
+    "rate_per_min",  # over the last 6 s of frames; empty: no periodic motion
+    "periodicity",
+    "compressions",  # counted so far
+    "median_rate_per_min",
+    "compression_fraction",
+    "pauses",
+    "paused_s",  # length of the pause going on at t; empty when compressing
+)
+
+
+def _figure(value: float | None, digits: int = 1) -> str:
+    return "" if value is None else f"{value:.{digits}f}"
+
+
+def export_rhythm_csv(session: LoadedSession) -> str:
+    """One row per rhythm sample (about one a second of a camera or video session)."""
+    buf = io.StringIO()
+    writer = csv.DictWriter(buf, fieldnames=RHYTHM_CSV_COLUMNS, lineterminator="\r\n")
+    writer.writeheader()
+    for sample in session.state.rhythm:
+        ongoing = next((p for p in sample.pauses if p.ongoing), None)
+        writer.writerow(
+            {
+                "event_id": sample.event_id,
+                "t": f"{sample.t:.3f}",
+                "wall_time": f"{sample.wall_time:.3f}",
+                "rate_per_min": _figure(sample.rate_per_min),
+                "periodicity": f"{sample.periodicity:.3f}",
+                "compressions": sample.count,
+                "median_rate_per_min": _figure(sample.median_rate_per_min),
+                "compression_fraction": _figure(sample.compression_fraction, 3),
+                "pauses": len(sample.pauses),
+                "paused_s": _figure(ongoing.length_s if ongoing else None),
+            }
+        )
+    return buf.getvalue()
+
+
 def export_jsonl(session: LoadedSession) -> str:
     return "".join(json.dumps(event_to_dict(e), ensure_ascii=False) + "\n" for e in session.events)
 
@@ -374,6 +417,10 @@ def summary_text(session: LoadedSession) -> str:
         f"  revised {e.event.event_id} at {e.event.t:.1f} s: model {e.event.observation}; {review_history(e)}"
         for e in revised
     ]
+    rhythm = summarise_rhythm(state.rhythm)
+    if rhythm is not None:
+        lines.append("Compression rhythm (measured from motion in every frame, not by the model):")
+        lines += [f"  {line}" for line in rhythm_lines(rhythm)]
     lines.append("All model answers are generative: confidence 0, for practice feedback only.")
     if session.damaged_lines:
         lines.append(f"Damaged log lines skipped: {', '.join(map(str, session.damaged_lines))}")

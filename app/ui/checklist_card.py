@@ -12,8 +12,8 @@ from collections.abc import Mapping
 import flet as ft
 
 from app.core.profiles import ProfileLabels
+from app.core.session_summary import NOT_CHECKED
 from app.ui.checklist_lines import CardLine
-from app.ui.sessions_controller import NOT_CHECKED
 from app.ui.strings_sessions import answer_word, reason_words
 from app.ui.timeline import mark_style
 from app.ui.widgets import tagged

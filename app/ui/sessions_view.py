@@ -14,6 +14,7 @@ from collections.abc import Awaitable, Callable, Mapping
 import flet as ft
 
 from app.core.notice import Notice
+from app.core.session_summary import SessionSummary, SignalSummary
 from app.ui.i18n import text
 from app.ui.review_list import ReviewList
 from app.ui.sessions_controller import (
@@ -22,8 +23,6 @@ from app.ui.sessions_controller import (
     SessionRow,
     SessionsController,
     SessionsState,
-    SessionSummary,
-    SignalSummary,
 )
 from app.ui.strings_sessions import EN, answer_word, sessions_notice_text, signal_words
 from app.ui.timeline import TimelineChart, ordered_counts

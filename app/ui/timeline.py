@@ -25,8 +25,8 @@ import flet_charts as fch
 
 from app.core.parser import UNKNOWN
 from app.core.session import KeyframeSkipped, SessionState, TimelineEntry, verdict_counts
+from app.core.session_summary import NOT_CHECKED, answer_kind, is_checklist
 from app.ui.i18n import text
-from app.ui.sessions_controller import NOT_CHECKED, answer_kind, is_checklist
 from app.ui.strings_sessions import EN, answer_word, signal_words
 
 SKIPPED = "skipped"

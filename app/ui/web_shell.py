@@ -215,5 +215,3 @@ _LOG_CONFIG = {
         "uvicorn.access": {"handlers": [], "level": "WARNING", "propagate": False},
     },
 }
-
-

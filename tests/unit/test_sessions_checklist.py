@@ -20,8 +20,9 @@ from app.core.session import (
     SessionState,
     reduce,
 )
+from app.core.session_summary import NOT_CHECKED, summarise
 from app.ui import strings_sessions
-from app.ui.sessions_controller import NOT_CHECKED, SessionsController, summarise
+from app.ui.sessions_controller import SessionsController
 from app.ui.sessions_view import SessionsView
 from app.ui.strings_sessions import EN, ZH, signal_words
 from app.ui.timeline import FAILED, SKIPPED, TimelineChart, lanes_for, mark_style, ordered_counts, timeline_points

@@ -19,9 +19,10 @@ from app.core.session import (
     SessionEvent,
     SkipReason,
 )
+from app.core.session_summary import summarise
 from app.session.review import record_review
 from app.session.store import SessionLog, export_csv, load_session
-from app.ui.sessions_controller import SessionsController, SessionsState, summarise
+from app.ui.sessions_controller import SessionsController, SessionsState
 from app.ui.strings_sessions import EN, ZH, sessions_notice_text
 from tests.unit.test_session import practice
 

@@ -1,0 +1,86 @@
+"""A session's compression rhythm in figures, from its rhythm samples (pure: no UI, no model).
+
+The estimator's own session figures (count, median rate, pauses, CCF) are in every sample, so the
+last one holds them. Time in the target band is the samples' doing: each stretch between two samples
+counts with the rate measured at its end (the window that covered it), and only stretches that had a
+rate count at all, so a trainee resting is neither in the band nor out of it.
+"""
+
+from __future__ import annotations
+
+import itertools
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+from app.core.rhythm import TARGET_RATE_PER_MIN, Pause, rate_band
+from app.core.session import RhythmSample
+
+
+@dataclass(frozen=True)
+class RhythmSummary:
+    seconds: float  # frame time the rhythm followed, first to last sample
+    count: int
+    median_rate_per_min: float | None
+    seconds_with_rate: float
+    seconds_in_band: float
+    seconds_slow: float
+    seconds_fast: float
+    pauses: tuple[Pause, ...]
+    compression_fraction: float | None
+    target: tuple[int, int] = TARGET_RATE_PER_MIN
+
+    @property
+    def in_band_share(self) -> float | None:
+        """Of the time a rate was measured, the share in the target band (None: no rate at all)."""
+        return self.seconds_in_band / self.seconds_with_rate if self.seconds_with_rate > 0 else None
+
+    @property
+    def longest_pause_s(self) -> float | None:
+        return max((p.length_s for p in self.pauses), default=None)
+
+
+def summarise_rhythm(samples: Sequence[RhythmSample]) -> RhythmSummary | None:
+    """None for a session without rhythm (stills, or a log written before rhythm was recorded)."""
+    if not samples:
+        return None
+    ordered = sorted(samples, key=lambda s: s.t)
+    spent = {"in_band": 0.0, "slow": 0.0, "fast": 0.0}
+    for before, after in itertools.pairwise(ordered):
+        if after.rate_per_min is not None:
+            spent[rate_band(after.rate_per_min)] += max(0.0, after.t - before.t)
+    last = ordered[-1]
+    return RhythmSummary(
+        seconds=last.t - ordered[0].t,
+        count=last.count,
+        median_rate_per_min=last.median_rate_per_min,
+        seconds_with_rate=sum(spent.values()),
+        seconds_in_band=spent["in_band"],
+        seconds_slow=spent["slow"],
+        seconds_fast=spent["fast"],
+        pauses=last.pauses,
+        compression_fraction=last.compression_fraction,
+    )
+
+
+def _share(part: float, whole: float) -> str:
+    return f"{100 * part / whole:.0f} %" if whole > 0 else "—"
+
+
+def rhythm_lines(summary: RhythmSummary) -> list[str]:
+    """The figures in English sentences, for the text summary and the report."""
+    low, high = summary.target
+    median = "—" if summary.median_rate_per_min is None else f"{summary.median_rate_per_min:.0f} per minute"
+    ccf = "—" if summary.compression_fraction is None else f"{100 * summary.compression_fraction:.0f} %"
+    longest = summary.longest_pause_s
+    pauses = f"{len(summary.pauses)}, the longest {longest:.1f} s" if longest is not None else "none"
+    with_rate = summary.seconds_with_rate
+    return [
+        f"Compressions counted: {summary.count} in {summary.seconds:.0f} s",
+        f"Median rate: {median} (target {low}–{high} per minute)",
+        f"Time in the target band: {summary.seconds_in_band:.0f} s of {with_rate:.0f} s with a rate "
+        f"({_share(summary.seconds_in_band, with_rate)}); too slow {summary.seconds_slow:.0f} s, "
+        f"too fast {summary.seconds_fast:.0f} s",
+        f"Pauses (2 s or more without compressions): {pauses}",
+        f"Compression fraction (CCF): {ccf}",
+        "Depth and recoil: not measured by the camera",
+    ]
