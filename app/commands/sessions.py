@@ -1,4 +1,4 @@
-"""`sessions list | export | review`: recorded practice sessions."""
+"""`sessions list | export | report | review | delete`: recorded practice sessions."""
 
 from __future__ import annotations
 
@@ -14,12 +14,15 @@ from app.core.profiles import ProfileError
 from app.core.session import event_to_dict
 from app.locations import sessions_dir
 from app.profile_file import load_profile
+from app.session.report import practice_report
 from app.session.review import ReviewError, record_review
 from app.session.store import (
+    LoadedSession,
     NotASession,
     delete_session,
     export_csv,
     export_jsonl,
+    export_rhythm_csv,
     load_session,
     session_facts,
     session_files,
@@ -39,7 +42,17 @@ def add_parser(sub: Subparsers) -> None:
     delete.add_argument("session", help="a session id from `sessions list`, or a session .jsonl file")
     export = sessions_sub.add_parser("export", help="export a session")
     export.add_argument("session", help="a session id from `sessions list`, or a session .jsonl file")
-    export.add_argument("--format", choices=("jsonl", "csv", "summary"), default="summary")
+    export.add_argument(
+        "--format",
+        choices=("jsonl", "csv", "rhythm-csv", "summary"),
+        default="summary",
+        help="csv: one row per answer; rhythm-csv: one row per rhythm sample (about one a second)",
+    )
+    report = sessions_sub.add_parser(
+        "report", help="a session's practice report: one self-contained, printable HTML page"
+    )
+    report.add_argument("session", help="a session id from `sessions list`, or a session .jsonl file")
+    report.add_argument("--out", type=Path, default=None, help="write it to this file (default: standard output)")
     review = sessions_sub.add_parser("review", help="an examiner confirms or corrects an analysed keyframe")
     review.add_argument("session", help="a session id or .jsonl file")
     review.add_argument("event_id", help="the event_id of a practice event")
@@ -167,8 +180,24 @@ def run(args: argparse.Namespace, out: TextIO) -> int:
             return EXIT_FAILED
         print(f"deleted {printable(path.stem)} (its log and its keyframe thumbnails)", file=sys.stderr)
         return EXIT_OK
-    exporters = {"jsonl": export_jsonl, "csv": export_csv, "summary": summary_text}
+    if args.sessions_command == "report":
+        return _report(session, path, args.out, out)
+    exporters = {"jsonl": export_jsonl, "csv": export_csv, "rhythm-csv": export_rhythm_csv, "summary": summary_text}
     out.write(exporters[args.format](session))
+    return EXIT_OK
+
+
+def _report(session: LoadedSession, path: Path, target: Path | None, out: TextIO) -> int:
+    html = practice_report(session, printable(path.stem))
+    if target is None:
+        out.write(html)
+        return EXIT_OK
+    try:
+        target.write_text(html, encoding="utf-8")
+    except OSError as exc:
+        print(f"error: cannot write {target}: {exc.strerror or exc}", file=sys.stderr)
+        return EXIT_FAILED
+    print(f"report: {target}", file=sys.stderr)
     return EXIT_OK
 
 

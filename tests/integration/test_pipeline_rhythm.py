@@ -59,3 +59,36 @@ def test_stills_never_feed_the_rhythm() -> None:
         assert not rhythms(updates)
     finally:
         pipeline.stop()
+
+
+def test_the_rhythm_goes_into_the_session_log_and_its_last_sample_holds_the_totals(tmp_path) -> None:  # noqa: ANN001
+    """About one sample a second of frames in the append-only log; stopping records the frames fed since
+    the last sample, so the session's totals are those the screen showed last. Nothing after the stop."""
+    from app.core.session import RhythmSample
+    from app.session.store import SessionLog, load_session
+
+    updates: list[PipelineUpdate] = []
+    path = tmp_path / "s.jsonl"
+    log = SessionLog(path)
+    pipeline = LivePipeline(WorkerSpec(), updates.append, sampler=SamplerConfig(interval_s=5), host_kind="thread")
+    try:
+        pipeline.begin_session(log)
+        frames = compressions(110, 12.5)
+        for t, image in frames:
+            pipeline.offer_frame(t, image)
+        pipeline.end_session()
+        log.close()
+        last = rhythms(updates)[-1]
+        for t, image in compressions(110, 2):  # after the stop: no log to write to, and none written
+            pipeline.offer_frame(t + 20, image)
+    finally:
+        pipeline.stop()
+    samples = [e for e in load_session(path).events if isinstance(e, RhythmSample)]
+    assert samples == list(load_session(path).state.rhythm)
+    times = [s.t for s in samples]
+    assert 12 <= len(samples) <= 14 and all(
+        b - a >= RHYTHM_EVERY_S - 1e-9 for a, b in zip(times[:-2], times[1:-1], strict=True)
+    )
+    assert times[-1] == frames[-1][0], "the stop records the last frame's rhythm"
+    assert samples[-1].rhythm == last
+    assert samples[-1].count >= 20 and abs(samples[-1].median_rate_per_min - 110) <= 3

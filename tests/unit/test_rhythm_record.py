@@ -1,0 +1,138 @@
+"""The rhythm as a session records it: samples in the log, the session's figures, the CSV, the report."""
+
+from __future__ import annotations
+
+import csv
+import io
+import json
+from dataclasses import replace
+from pathlib import Path
+
+import pytest
+
+from app.core.rhythm import MEASURED_RATE_ERROR, Pause, Rhythm
+from app.core.rhythm_summary import summarise_rhythm
+from app.core.session import ExaminerConfirmed, ExaminerCorrected, RhythmSample, event_from_dict, event_to_dict, reduce
+from app.session.report import DEPTH_RECOIL, NOT_MEDICAL, practice_report
+from app.session.review import ReviewError, record_review
+from app.session.store import SessionLog, export_csv, export_rhythm_csv, load_session, summary_text
+from tests.unit.test_session import practice
+
+ROOT = Path(__file__).resolve().parents[2]
+
+
+def sample(t: float, rate: float | None, count: int = 0, pauses: tuple[Pause, ...] = (), ccf: float | None = None):
+    rhythm = Rhythm(t, rate, 0.9 if rate else 0.1, count, 110.0 if count else None, pauses, ccf)
+    return RhythmSample.of(rhythm, event_id=f"r{t:g}".replace(".", "_"), wall_time=1000 + t)
+
+
+def test_a_sample_reads_back_as_written_and_a_damaged_one_is_refused() -> None:
+    s = sample(12.0, 111.5, count=20, pauses=(Pause(4.0, 2.5, False), Pause(10.0, 2.0, True)), ccf=0.7)
+    line = json.loads(json.dumps(event_to_dict(s)))
+    assert line["kind"] == "rhythm" and line["pauses"][1] == {"start_s": 10.0, "length_s": 2.0, "ongoing": True}
+    assert event_from_dict(line) == s and event_from_dict(line).rhythm == s.rhythm
+    for damage in (
+        {"pauses": [{"start_s": "4", "length_s": 2.5, "ongoing": False}]},
+        {"pauses": [[4.0, 2.5]]},
+        {"pauses": {"start_s": 4.0}},
+        {"count": 2.5},
+        {"rate_per_min": "fast"},
+        {"rate_per_min": 1e400},
+    ):
+        with pytest.raises((ValueError, TypeError)):
+            event_from_dict({**line, **damage})
+
+
+def test_time_in_the_band_counts_only_time_with_a_rate() -> None:
+    samples = [
+        sample(0, None),
+        sample(1, 110),  # 0-1 in band
+        sample(2, 112),  # 1-2 in band
+        sample(3, 95),  # 2-3 slow
+        sample(4, None),  # 3-4 resting: neither in nor out
+        sample(5, None),
+        sample(6, 125, count=9, pauses=(Pause(3.0, 2.2, False),), ccf=0.6),  # 5-6 fast
+    ]
+    summary = summarise_rhythm(list(reversed(samples)))  # order of arrival does not matter: frame time does
+    assert summary is not None
+    assert (summary.seconds, summary.seconds_with_rate) == (6, 4)
+    assert (summary.seconds_in_band, summary.seconds_slow, summary.seconds_fast) == (2, 1, 1)
+    assert summary.in_band_share == 0.5 and summary.count == 9 and summary.longest_pause_s == 2.2
+    assert summary.compression_fraction == 0.6 and summary.median_rate_per_min == 110
+    assert summarise_rhythm([]) is None
+    resting = summarise_rhythm([sample(0, None), sample(1, None)])
+    assert resting is not None and resting.in_band_share is None
+
+
+def write(path: Path, events) -> Path:  # noqa: ANN001
+    with SessionLog(path) as log:
+        for event in events:
+            log.append(event)
+    return path
+
+
+def rhythm_session(tmp_path: Path) -> Path:
+    events = [
+        sample(0, None),
+        replace(practice(1, "yes"), t=2.0),
+        sample(1, 108, count=1),
+        sample(2, 131, count=3, ccf=0.9),
+        replace(practice(2, "no"), t=5.0),
+        sample(3, None, count=4, pauses=(Pause(2.5, 2.0, True),), ccf=0.8),
+    ]
+    return write(tmp_path / "s.jsonl", events)
+
+
+def test_the_summary_and_the_rhythm_csv_carry_the_samples_and_the_answers_csv_does_not(tmp_path: Path) -> None:
+    loaded = load_session(rhythm_session(tmp_path))
+    assert len(loaded.state.rhythm) == 4 and len(loaded.state.timeline) == 2
+    rows = list(csv.DictReader(io.StringIO(export_rhythm_csv(loaded))))
+    assert [r["t"] for r in rows] == ["0.000", "1.000", "2.000", "3.000"]
+    assert rows[0]["rate_per_min"] == "" and rows[1]["rate_per_min"] == "108.0"
+    assert rows[3]["paused_s"] == "2.0" and rows[3]["pauses"] == "1" and rows[2]["paused_s"] == ""
+    assert [r["kind"] for r in csv.DictReader(io.StringIO(export_csv(loaded)))] == ["practice", "practice"]
+    text = summary_text(loaded)
+    assert "Compressions counted: 4 in 3 s" in text
+    assert "Time in the target band: 1 s of 2 s with a rate (50 %); too slow 0 s, too fast 1 s" in text
+    assert "Compression fraction (CCF): 80 %" in text and "Depth and recoil: not measured by the camera" in text
+
+
+def test_a_rhythm_sample_cannot_be_reviewed(tmp_path: Path) -> None:
+    path = rhythm_session(tmp_path)
+    with pytest.raises(ReviewError):
+        record_review(path, "r1", correct=None)
+
+
+def test_the_report_of_a_checklist_labels_agreement_and_of_stills_says_the_rhythm_was_not_measured(
+    tmp_path: Path,
+) -> None:
+    gate = replace(practice(1, "yes"), signal="hands_visible")
+    stacked = replace(practice(2, "no"), signal="hands_stacked", keyframe_id=gate.keyframe_id)
+    later = replace(practice(3, "no"), signal="hands_visible")
+    unasked = replace(
+        practice(4, "unknown"), signal="hands_stacked", keyframe_id=later.keyframe_id, parse_status="not_asked"
+    )
+    reviews = [
+        ExaminerConfirmed(event_id="c1", target_id=gate.event_id, wall_time=2000),
+        ExaminerCorrected(event_id="c2", target_id=later.event_id, wall_time=2001, observation="yes"),
+        ExaminerConfirmed(event_id="c3", target_id=stacked.event_id, wall_time=2002),
+    ]
+    events = [gate, stacked, later, unasked, *reviews]
+    hostile = replace(gate, source="<script>alert(1)</script>.jpg", still=True)
+    html = practice_report(load_session(write(tmp_path / "c.jsonl", [hostile, *events[1:]])), "c")
+    assert NOT_MEDICAL in html and DEPTH_RECOIL in html
+    assert "<script>" not in html and "&lt;script&gt;" in html
+    rows = html.split("<tr>")[2:4]
+    assert "Hands visible" in rows[0] and "2 of 2" in rows[0] and "50 % (1 of 2)" in rows[0]
+    assert "Hands stacked" in rows[1] and "1 of 2" in rows[1] and "100 % (1 of 1)" in rows[1]
+    assert "Not measured: the rhythm is measured from the frames of a camera or video session" in html
+    assert reduce(events).rhythm == ()
+
+
+def test_the_report_quotes_the_error_bench_rhythm_measured() -> None:
+    receipt = json.loads((ROOT / MEASURED_RATE_ERROR.receipt).read_text())
+    row = next(r for r in receipt["rows"] if r["name"] == "rate error, per minute")
+    videos = next(r for r in receipt["rows"] if r["name"] == "videos")
+    assert row["figure"].startswith(f"{MEASURED_RATE_ERROR.median_per_min:.2f} /min")
+    assert f"p95 {MEASURED_RATE_ERROR.p95_per_min:.2f}" in row["figure"]
+    assert videos["figure"].startswith(f"{MEASURED_RATE_ERROR.videos} with compressions")
