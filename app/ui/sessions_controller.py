@@ -21,6 +21,7 @@ from pathlib import Path
 from app.core.names import printable
 from app.core.notice import Notice
 from app.core.observable import Observable
+from app.core.rhythm_summary import RhythmSummary, summarise_rhythm
 from app.core.session import (
     ExaminerCorrected,
     KeyframeSkipped,
@@ -29,19 +30,23 @@ from app.core.session import (
 )
 from app.core.session_summary import SessionSummary, summarise
 from app.paths import PROFILES
+from app.session.report import practice_report
 from app.session.review import ReviewError, allowed_answers, record_confirmations, record_review
 from app.session.store import (
     LoadedSession,
     delete_session,
     export_csv,
     export_jsonl,
+    export_rhythm_csv,
     load_session,
     read_thumbnail,
     session_facts,
     session_files,
 )
 
-EXPORT_FORMATS: tuple[str, ...] = ("csv", "jsonl")
+# csv / jsonl: the session log; rhythm: its rhythm samples (camera and video sessions only); report: the
+# practice report, one printable HTML page.
+EXPORT_FORMATS: tuple[str, ...] = ("csv", "jsonl", "rhythm", "report")
 
 
 @dataclass(frozen=True)
@@ -72,6 +77,8 @@ class OpenedSession:
     summary: SessionSummary
     # event_id -> the answers a correction may give; () when they cannot be told
     allowed: Mapping[str, tuple[str, ...]] = field(default_factory=dict)
+    # The compression rhythm's figures; None for a session without rhythm samples (stills, an older log)
+    rhythm: RhythmSummary | None = None
 
     @property
     def skipped_events(self) -> tuple[KeyframeSkipped, ...]:
@@ -249,7 +256,12 @@ class SessionsController:
             return
         state = loaded.state
         opened = OpenedSession(
-            new_row, loaded, state, summarise(state, len(loaded.damaged_lines)), _allowed(state, self._profiles_dir)
+            new_row,
+            loaded,
+            state,
+            summarise(state, len(loaded.damaged_lines)),
+            _allowed(state, self._profiles_dir),
+            rhythm=summarise_rhythm(state.rhythm),
         )
         rows = tuple(new_row if r.session_id == session_id else r for r in self._state.rows)
         self._set(replace(self._state, opened=opened, rows=rows, notice=self._state.notice if keep_notice else None))
@@ -325,18 +337,26 @@ class SessionsController:
     # --- export ---------------------------------------------------------------------
 
     def export(self, fmt: str) -> ExportFile | None:
-        """The opened session as a file to save (`csv` or `jsonl`); None when nothing is open."""
+        """The opened session as a file to save (one of `EXPORT_FORMATS`); None when nothing is open, or
+        for `rhythm` when the session has no rhythm samples."""
         if fmt not in EXPORT_FORMATS:
             raise ValueError(f"unknown export format {fmt!r}")
         opened = self._state.opened
         if opened is None:
             return None
-        if fmt == "csv":
-            text, mime = export_csv(opened.loaded), "text/csv"
-        else:
-            text, mime = export_jsonl(opened.loaded), "application/x-ndjson"
         name = opened.row.session_id.encode("ascii", "replace").decode().replace("?", "_")
-        return ExportFile(f"keyframe-session-{name}.{fmt}", text.encode("utf-8"), mime)
+        if fmt == "csv":
+            text, mime, file_name = export_csv(opened.loaded), "text/csv", f"{name}.csv"
+        elif fmt == "jsonl":
+            text, mime, file_name = export_jsonl(opened.loaded), "application/x-ndjson", f"{name}.jsonl"
+        elif fmt == "rhythm":
+            if not opened.state.rhythm:
+                return None
+            text, mime, file_name = export_rhythm_csv(opened.loaded), "text/csv", f"{name}-rhythm.csv"
+        else:
+            report = practice_report(opened.loaded, opened.row.session_id)
+            text, mime, file_name = report, "text/html", f"{name}-report.html"
+        return ExportFile(f"keyframe-session-{file_name}", text.encode("utf-8"), mime)
 
     def export_finished(self, file_name: str, where: str | None) -> None:
         """The save dialog returned: `where` is the saved path, or None when it was cancelled."""

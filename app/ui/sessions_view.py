@@ -14,6 +14,8 @@ from collections.abc import Awaitable, Callable, Mapping
 import flet as ft
 
 from app.core.notice import Notice
+from app.core.rhythm import RhythmConfig
+from app.core.rhythm_summary import RhythmSummary
 from app.core.session_summary import SessionSummary, SignalSummary
 from app.ui.i18n import text
 from app.ui.review_list import ReviewList
@@ -27,6 +29,9 @@ from app.ui.sessions_controller import (
 from app.ui.strings_sessions import EN, answer_word, sessions_notice_text, signal_words
 from app.ui.timeline import TimelineChart, ordered_counts
 from app.ui.widgets import NoticeBar, tagged
+
+# The rhythm block's figures, in the order shown; each Text is tagged `rhythm-summary-<key>`.
+RHYTHM_FIGURES = ("count", "rate", "band", "pauses", "ccf", "depth")
 
 # (file name, contents) -> where it was saved (a path, or the name the browser downloads), None if cancelled.
 SaveFile = Callable[[str, bytes], Awaitable[str | None]]
@@ -90,10 +95,26 @@ class SessionsView:
 
         # One session
         self.summary = ft.Column(spacing=4)
+        # A camera or video session's compression rhythm: each figure its own tagged Text (Flutter would
+        # merge a tagged row's texts into one node), the block hidden for a session without rhythm.
+        self.rhythm_texts = {key: ft.Text("") for key in RHYTHM_FIGURES}
+        self.rhythm_box = ft.Column(
+            [
+                ft.Text(text(s, "rhythm_title"), weight=ft.FontWeight.BOLD),
+                *(tagged(t, f"rhythm-summary-{key}") for key, t in self.rhythm_texts.items()),
+            ],
+            spacing=4,
+            visible=False,
+        )
         self.summary_box = tagged(
             ft.Container(
                 content=ft.Column(
-                    [ft.Text(text(s, "summary_title"), weight=ft.FontWeight.BOLD, size=16), self.summary], spacing=6
+                    [
+                        ft.Text(text(s, "summary_title"), weight=ft.FontWeight.BOLD, size=16),
+                        self.summary,
+                        self.rhythm_box,
+                    ],
+                    spacing=6,
                 ),
                 padding=12,
                 border_radius=8,
@@ -131,7 +152,7 @@ class SessionsView:
             wrap=True,
             spacing=8,
         )
-        self.timeline = TimelineChart(strings=s)
+        self.timeline = TimelineChart(strings=s, rhythm=True)
         self.review_list = ReviewList(strings=s, thumbnails=controller.thumbnail)
         self.detail_box = ft.Column(
             [
@@ -249,6 +270,7 @@ class SessionsView:
             self.delete.disabled = False
         self.title.value = text(s, "session_heading", date=_date(row.started if row.started else row.modified))
         self.summary.controls = [ft.Text(line) for line in self.summary_lines(opened.summary)]
+        self._render_rhythm(opened.rhythm)
         self.timeline.update(opened.state, opened.skipped_events)
         self.review_list.render(
             opened.state.timeline,
@@ -257,8 +279,54 @@ class SessionsView:
             self._controller.correct,
             on_confirm_all=self._controller.confirm_all,
         )
-        for button in self.export_buttons.values():
-            button.disabled = self._save_file is None
+        for fmt, button in self.export_buttons.items():
+            button.disabled = self._save_file is None or (fmt == "rhythm" and opened.rhythm is None)
+        rhythm_button = self.export_buttons.get("rhythm")
+        if rhythm_button is not None:  # why it is greyed out, in words
+            rhythm_button.tooltip = text(s, "export_rhythm_none") if opened.rhythm is None else None
+
+    def _render_rhythm(self, rhythm: RhythmSummary | None) -> None:
+        self.rhythm_box.visible = rhythm is not None
+        if rhythm is not None:
+            for key, line in self.rhythm_lines(rhythm).items():
+                self.rhythm_texts[key].value = line
+
+    def rhythm_lines(self, rhythm: RhythmSummary) -> dict[str, str]:
+        """The rhythm's figures in words, by the Text they go to (`RHYTHM_FIGURES`)."""
+        s = self._s
+        low, high = rhythm.target
+        if rhythm.median_rate_per_min is None:
+            rate = text(s, "rhythm_rate_none", low=low, high=high)
+        else:
+            rate = text(s, "rhythm_rate", rate=f"{rhythm.median_rate_per_min:.0f}", low=low, high=high)
+        share = rhythm.in_band_share
+        if share is None:
+            band = text(s, "rhythm_band_none")
+        else:
+            band = text(
+                s,
+                "rhythm_band",
+                in_band=f"{rhythm.seconds_in_band:.0f}",
+                with_rate=f"{rhythm.seconds_with_rate:.0f}",
+                percent=f"{100 * share:.0f}",
+                slow=f"{rhythm.seconds_slow:.0f}",
+                fast=f"{rhythm.seconds_fast:.0f}",
+            )
+        pause_s = f"{RhythmConfig().pause_s:g}"
+        longest = rhythm.longest_pause_s
+        if longest is None:
+            pauses = text(s, "rhythm_pauses_none", seconds=pause_s)
+        else:
+            pauses = text(s, "rhythm_pauses", seconds=pause_s, n=len(rhythm.pauses), longest=f"{longest:.1f}")
+        ccf = rhythm.compression_fraction
+        return {
+            "count": text(s, "rhythm_count", count=rhythm.count, seconds=f"{rhythm.seconds:.0f}"),
+            "rate": rate,
+            "band": band,
+            "pauses": pauses,
+            "ccf": text(s, "rhythm_ccf_none") if ccf is None else text(s, "rhythm_ccf", percent=f"{100 * ccf:.0f}"),
+            "depth": text(s, "rhythm_not_measured"),
+        }
 
     def summary_lines(self, summary: SessionSummary) -> list[str]:
         s = self._s
@@ -336,7 +404,8 @@ class SessionsView:
         return handler
 
     async def export(self, fmt: str) -> None:
-        """Ask the save dialog for the opened session as `fmt` (csv | jsonl); the outcome becomes a notice."""
+        """Ask the save dialog for the opened session as `fmt` (one of `EXPORT_FORMATS`); the outcome becomes a
+        notice."""
         export = self._controller.export(fmt)
         if export is None or self._save_file is None:
             return

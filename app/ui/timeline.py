@@ -10,7 +10,15 @@ A checklist session (several questions per keyframe) has one lane per question
 instead, in the order first answered, and the marker alone says the verdict; a
 question its gate left unasked gets a small grey hollow square ("not checked").
 
-`timeline_points` is pure (no Flet) so what the chart shows is testable as data.
+A camera or video session's compression rhythm (its RhythmSample events) gets a lane of its own
+under the keyframes, on the same time axis, when the chart is built with `rhythm=True` (the Sessions
+screen): the rate per minute as a line, broken where no rate was measured (never drawn through a
+gap), the 100–120 target band shaded and labelled on the axis, and each pause as a thick grey bar
+along the bottom. Each is named in the legend and in the tooltips, and the lane's semantics label
+says the figures in words.
+
+`timeline_points`, `rhythm_points`, `rate_runs`, `rhythm_pauses` and `rhythm_words` are pure (no
+Flet) so what the chart shows is testable as data.
 """
 
 from __future__ import annotations
@@ -24,6 +32,8 @@ import flet as ft
 import flet_charts as fch
 
 from app.core.parser import UNKNOWN
+from app.core.rhythm import TARGET_RATE_PER_MIN, Pause, RhythmConfig, rate_band
+from app.core.rhythm_summary import summarise_rhythm
 from app.core.session import KeyframeSkipped, SessionState, TimelineEntry, verdict_counts
 from app.core.session_summary import NOT_CHECKED, answer_kind, is_checklist
 from app.ui.i18n import text
@@ -34,6 +44,15 @@ FAILED = "failed"
 _ANSWER_ORDER = ("yes", "no", UNKNOWN)
 # A checklist's chart grows with its lanes so each keeps the height a one-question lane has (220 px for 4).
 _LANE_PX, _AXIS_PX = 44, 44
+# The rate lane: the estimator searches 55–170 per minute; pauses are drawn at 48, under every rate.
+_RATE_MIN_Y, _RATE_MAX_Y, _PAUSE_Y = 40, 180, 48
+_RATE_TICKS = (60, 100, 120, 160)
+_RATE_COLOUR, _BAND_COLOUR, _BAND_EDGE, _PAUSE_COLOUR = (
+    ft.Colors.BLUE_800,
+    ft.Colors.GREEN_100,
+    ft.Colors.GREEN_700,
+    ft.Colors.GREY_700,
+)
 
 
 @dataclass(frozen=True)
@@ -151,6 +170,75 @@ def timeline_points(
     return tuple(sorted(points, key=lambda p: p.t))
 
 
+@dataclass(frozen=True)
+class RatePoint:
+    t: float
+    rate_per_min: float | None  # None: no periodic motion in the window, a gap in the line
+    band: str | None  # slow | in_band | fast; None without a rate
+    tooltip: str
+
+
+def rhythm_points(state: SessionState, strings: Mapping[str, str] = EN) -> tuple[RatePoint, ...]:
+    """One point per rhythm sample, in time order; a sample without a rate is kept as a gap."""
+    points = []
+    for sample in sorted(state.rhythm, key=lambda s: s.t):
+        rate = sample.rate_per_min
+        if rate is None:
+            points.append(RatePoint(sample.t, None, None, ""))
+            continue
+        band = rate_band(rate)
+        tip = text(
+            strings,
+            "timeline_rhythm_point",
+            where=text(strings, "timeline_at", t=f"{sample.t:.1f}"),
+            rate=f"{rate:.0f}",
+            band=text(strings, f"timeline_rhythm_{band}"),
+        )
+        points.append(RatePoint(sample.t, rate, band, tip))
+    return tuple(points)
+
+
+def rate_runs(points: Iterable[RatePoint]) -> tuple[tuple[RatePoint, ...], ...]:
+    """The stretches of consecutive points with a rate: each is one line; a point without a rate ends it."""
+    runs: list[tuple[RatePoint, ...]] = []
+    run: list[RatePoint] = []
+    for point in points:
+        if point.rate_per_min is None:
+            if run:
+                runs.append(tuple(run))
+            run = []
+        else:
+            run.append(point)
+    if run:
+        runs.append(tuple(run))
+    return tuple(runs)
+
+
+def rhythm_pauses(state: SessionState) -> tuple[Pause, ...]:
+    """The session's pauses: the last sample holds every one so far (its last may be ongoing)."""
+    return max(state.rhythm, key=lambda s: s.t).pauses if state.rhythm else ()
+
+
+def rhythm_words(state: SessionState, strings: Mapping[str, str] = EN) -> str:
+    """The rate lane in words for a screen reader: median, share of time in the band, pauses ("" without rhythm)."""
+    summary = summarise_rhythm(state.rhythm)
+    if summary is None:
+        return ""
+    share = summary.in_band_share
+    if summary.median_rate_per_min is None or share is None:
+        return text(strings, "timeline_rhythm_semantics_none", pauses=len(summary.pauses))
+    low, high = summary.target
+    return text(
+        strings,
+        "timeline_rhythm_semantics",
+        rate=f"{summary.median_rate_per_min:.0f}",
+        percent=f"{100 * share:.0f}",
+        low=low,
+        high=high,
+        pauses=len(summary.pauses),
+    )
+
+
 def _marker(kind: str) -> fch.ChartPointShape:
     style = mark_style(kind)
     if style.shape == "cross":
@@ -180,9 +268,16 @@ class TimelineChart:
     """
 
     def __init__(
-        self, identifier: str = "timeline-chart", height: float = 220, strings: Mapping[str, str] = EN
+        self,
+        identifier: str = "timeline-chart",
+        height: float = 220,
+        strings: Mapping[str, str] = EN,
+        rhythm: bool = False,
     ) -> None:
+        """`rhythm`: show a camera or video session's compression rate in a lane under the keyframes
+        (`<identifier>-rhythm`); it stays hidden for a session without rhythm samples."""
         self._strings = strings
+        self._rhythm = rhythm
         self._height = height
         self.points: tuple[TimelinePoint, ...] = ()
         self.axis_title = ft.Text(text(strings, "timeline_axis_time"), size=12)
@@ -210,12 +305,65 @@ class TimelineChart:
             label=text(strings, "timeline_empty"),
             container=True,
         )
+        self.rate_points: tuple[RatePoint, ...] = ()
+        self.rate_chart = fch.LineChart(
+            height=150,
+            min_x=0,
+            max_x=10,
+            min_y=_RATE_MIN_Y,
+            max_y=_RATE_MAX_Y,
+            interactive=True,
+            horizontal_grid_lines=fch.ChartGridLines(interval=20, color=ft.Colors.GREY_200, width=1),
+            border=ft.Border.all(1, ft.Colors.GREY_400),
+            # The same left room as the keyframes' lanes, so both share one time axis on screen.
+            left_axis=fch.ChartAxis(
+                label_size=100,
+                labels=[fch.ChartAxisLabel(value=v, label=ft.Text(f"{v}", size=12)) for v in _RATE_TICKS],
+            ),
+            bottom_axis=fch.ChartAxis(
+                title=ft.Text(text(strings, "timeline_axis_time"), size=12), title_size=20, label_size=24
+            ),
+            tooltip=fch.LineChartTooltip(bgcolor=ft.Colors.BLUE_GREY_900, max_width=220, fit_inside_horizontally=True),
+        )
+        self.rate_semantics = ft.Semantics(
+            content=ft.Container(self.rate_chart, padding=ft.Padding.only(right=16)),
+            identifier=f"{identifier}-rhythm",
+            label="",
+            container=True,
+        )
+        low, high = TARGET_RATE_PER_MIN
+        self.rate_legend = ft.Row(
+            [
+                self._legend_row(ft.Icons.SHOW_CHART, _RATE_COLOUR, text(strings, "timeline_legend_rate")),
+                self._legend_row(
+                    ft.Icons.SQUARE, _BAND_COLOUR, text(strings, "timeline_legend_band", low=low, high=high)
+                ),
+                self._legend_row(
+                    ft.Icons.HORIZONTAL_RULE,
+                    _PAUSE_COLOUR,
+                    text(strings, "timeline_legend_pause", seconds=f"{RhythmConfig().pause_s:g}"),
+                ),
+            ],
+            wrap=True,
+            spacing=16,
+            run_spacing=4,
+        )
+        self.rate_box = ft.Column(
+            [
+                ft.Text(text(strings, "timeline_rhythm_title"), weight=ft.FontWeight.W_500),
+                self.rate_semantics,
+                self.rate_legend,
+            ],
+            spacing=6,
+            visible=False,
+        )
         self.root = ft.Column(
             [
                 ft.Text(text(strings, "timeline_title"), weight=ft.FontWeight.BOLD),
                 self.empty,
                 self.semantics,
                 self.legend,
+                self.rate_box,
             ],
             spacing=6,
         )
@@ -245,8 +393,15 @@ class TimelineChart:
             )
             for p in self.points
         ]
-        last = max((p.t for p in self.points), default=0.0)
         stills = is_stills(state)
+        with_rhythm = self._rhythm and bool(state.rhythm) and not stills
+        self.rate_points = rhythm_points(state, s) if with_rhythm else ()
+        pauses = rhythm_pauses(state) if with_rhythm else ()
+        # One time axis for both lanes: the rhythm runs on to the last frame, past the last keyframe.
+        last = max(
+            [p.t for p in self.points] + [p.t for p in self.rate_points] + [p.start_s + p.length_s for p in pauses],
+            default=0.0,
+        )
         step = max(1.0, _nice_step(last)) if stills else _nice_step(last)  # images are counted in whole numbers
         self.chart.min_x = 0
         self.chart.max_x = max(step * math.ceil(last / step + 0.25), step)
@@ -259,6 +414,9 @@ class TimelineChart:
         self.chart.left_axis.labels = [
             fch.ChartAxisLabel(value=y_of[lane], label=self._lane_label(lane, checklist, questions)) for lane in lanes
         ]
+        if with_rhythm:
+            self._render_rhythm(state, pauses, step)
+        self.rate_box.visible = with_rhythm
         unasked = [NOT_CHECKED] if any(p.kind == NOT_CHECKED for p in self.points) else []
         self.legend.controls = [self._legend_item(k) for k in (*_answers_seen(state), *unasked, SKIPPED, FAILED)]
         self.empty.visible = not self.points
@@ -273,6 +431,63 @@ class TimelineChart:
             skipped=sum(1 for p in self.points if p.kind == SKIPPED),
             failed=len(state.failures),
         )
+
+    def _render_rhythm(self, state: SessionState, pauses: tuple[Pause, ...], step: float) -> None:
+        """The rate lane over the keyframes' x range: the band, the pauses, then one line per run with a rate."""
+        s = self._strings
+        chart = self.rate_chart
+        chart.min_x, chart.max_x = self.chart.min_x, self.chart.max_x
+        chart.left_axis.label_size = self.chart.left_axis.label_size  # the plots start at the same x on screen
+        chart.bottom_axis.label_spacing = step
+        low, high = TARGET_RATE_PER_MIN
+        series = [
+            # The band: a dashed line at its top edge (not to be read as data), filled down to its bottom edge.
+            fch.LineChartData(
+                points=[fch.LineChartDataPoint(x, high, show_tooltip=False) for x in (chart.min_x, chart.max_x)],
+                color=_BAND_EDGE,
+                stroke_width=1,
+                dash_pattern=[4, 4],
+                below_line_bgcolor=_BAND_COLOUR,
+                below_line_cutoff_y=low,
+            ),
+            fch.LineChartData(
+                points=[fch.LineChartDataPoint(x, low, show_tooltip=False) for x in (chart.min_x, chart.max_x)],
+                color=_BAND_EDGE,
+                stroke_width=1,
+                dash_pattern=[4, 4],
+            ),
+        ]
+        for pause in pauses:
+            where = text(s, "timeline_at", t=f"{pause.start_s:.1f}")
+            key = "timeline_rhythm_pause_ongoing" if pause.ongoing else "timeline_rhythm_pause"
+            tip = text(s, key, where=where, length=f"{pause.length_s:.1f}")
+            series.append(
+                fch.LineChartData(
+                    points=[
+                        fch.LineChartDataPoint(pause.start_s, _PAUSE_Y, tooltip=tip),
+                        fch.LineChartDataPoint(pause.start_s + pause.length_s, _PAUSE_Y, tooltip=tip),
+                    ],
+                    color=_PAUSE_COLOUR,
+                    stroke_width=8,
+                )
+            )
+        for run in rate_runs(self.rate_points):
+            series.append(
+                fch.LineChartData(
+                    points=[
+                        fch.LineChartDataPoint(
+                            p.t, min(_RATE_MAX_Y, max(_RATE_MIN_Y, p.rate_per_min or 0)), tooltip=p.tooltip
+                        )
+                        for p in run
+                    ],
+                    color=_RATE_COLOUR,
+                    stroke_width=2,
+                    # A lone rate between two gaps is a dot: a line needs two points.
+                    point=fch.ChartCirclePoint(color=_RATE_COLOUR, radius=3) if len(run) == 1 else None,
+                )
+            )
+        chart.data_series = series
+        self.rate_semantics.label = rhythm_words(state, s)
 
     def _counts_in_words(self, state: SessionState, questions: Mapping[str, str] | None) -> tuple[str, int, str]:
         """(the semantics label's key, the keyframes, their counts in words): a checklist's per question, as plotted."""
@@ -303,6 +518,10 @@ class TimelineChart:
         if checklist:  # a question is longer than an answer: two lines, and the whole of it on hover
             return ft.Text(words, size=11, max_lines=2, overflow=ft.TextOverflow.ELLIPSIS, tooltip=words)
         return ft.Text(words, size=12, no_wrap=True)
+
+    @staticmethod
+    def _legend_row(icon: ft.IconData, colour: str, label: str) -> ft.Control:
+        return ft.Row([ft.Icon(icon, color=colour, size=16), ft.Text(label, size=12)], spacing=4, tight=True)
 
     def _legend_item(self, kind: str) -> ft.Control:
         style = mark_style(kind)

@@ -11,17 +11,20 @@ from pathlib import Path
 
 import pytest
 
+from app.core.rhythm import Pause, Rhythm
 from app.core.session import (
     ExaminerConfirmed,
     ExaminerCorrected,
     KeyframeFailed,
     KeyframeSkipped,
+    RhythmSample,
     SessionEvent,
     SkipReason,
 )
 from app.core.session_summary import summarise
+from app.session.report import practice_report
 from app.session.review import record_review
-from app.session.store import SessionLog, export_csv, load_session
+from app.session.store import SessionLog, export_csv, export_rhythm_csv, load_session
 from app.ui.sessions_controller import SessionsController, SessionsState
 from app.ui.strings_sessions import EN, ZH, sessions_notice_text
 from tests.unit.test_session import practice
@@ -45,6 +48,38 @@ def demo_events() -> list[SessionEvent]:
         ),
         recorded(4, "yes"),
     ]
+
+
+# One rhythm sample a second over 0-12 s: a rate at 1-4 s (95 at 4 s: slow), none at 5-7 s (a pause),
+# 125 at 8 s (fast), in the band at 9-10 s, none at 11 s, 116 at 12 s. Each second counts with the rate at
+# its end: 6 s in the band, 1 slow, 1 fast of 8 s with a rate (75 %).
+RATES: tuple[float | None, ...] = (None, 110, 112, 108, 95, None, None, None, 125, 115, 118, None, 116)
+PAUSES = (Pause(4.5, 3.5, False), Pause(10.4, 2.1, False))
+
+
+def rhythm_samples() -> list[RhythmSample]:
+    last = len(RATES) - 1
+    return [
+        RhythmSample.of(
+            Rhythm(
+                t_s=float(t),
+                rate_per_min=rate,
+                periodicity=0.9 if rate is not None else 0.2,
+                count=0 if t == 0 else 20 * t // last,
+                median_rate_per_min=None if t == 0 else 112.0,
+                pauses=PAUSES if t == last else (),
+                compression_fraction=None if t == 0 else 0.7,
+            ),
+            event_id=f"rh{t}",
+            wall_time=1000.0 + t,
+        )
+        for t, rate in enumerate(RATES)
+    ]
+
+
+def rhythm_events() -> list[SessionEvent]:
+    """The demo's keyframes (3-12 s) with the compression rhythm of the same 12 s, in time order."""
+    return sorted([*demo_events(), *rhythm_samples()], key=lambda e: e.t)
 
 
 def write_session(folder: Path, session_id: str, events: list[SessionEvent], mtime: float | None = None) -> Path:
@@ -273,6 +308,48 @@ def test_exports_are_the_session_files_exports(folder: Path) -> None:
     assert controller.state.notice.error
     controller.dismiss_notice()
     assert controller.state.notice is None
+
+
+def test_a_rhythm_session_opens_with_its_figures_and_exports_its_samples_and_report(folder: Path) -> None:
+    path = write_session(folder, "cam", rhythm_events())
+    controller = SessionsController(folder, Recorder())
+    controller.refresh()
+    controller.open("cam")
+    opened = controller.state.opened
+    assert opened is not None and opened.rhythm is not None
+    rhythm = opened.rhythm
+    assert (rhythm.count, rhythm.median_rate_per_min, rhythm.compression_fraction) == (20, 112.0, 0.7)
+    assert (rhythm.seconds_in_band, rhythm.seconds_slow, rhythm.seconds_fast, rhythm.seconds_with_rate) == (6, 1, 1, 8)
+    assert rhythm.pauses == PAUSES and rhythm.longest_pause_s == 3.5
+    assert opened.summary.analysed == 4  # the keyframes are still what they were
+
+    as_rhythm = controller.export("rhythm")
+    assert as_rhythm is not None and as_rhythm.file_name == "keyframe-session-cam-rhythm.csv"
+    assert as_rhythm.mime == "text/csv"
+    assert as_rhythm.data.decode("utf-8") == export_rhythm_csv(load_session(path))
+    rows = list(csv.DictReader(io.StringIO(as_rhythm.data.decode("utf-8"))))
+    assert [row["event_id"] for row in rows] == [f"rh{t}" for t in range(len(RATES))]
+    assert [row["rate_per_min"] for row in rows][:3] == ["", "110.0", "112.0"]  # no rate: an empty cell
+
+    report = controller.export("report")
+    assert report is not None and report.file_name == "keyframe-session-cam-report.html"
+    assert report.mime == "text/html"
+    html = report.data.decode("utf-8")
+    assert html == practice_report(load_session(path), "cam")
+    assert html.startswith("<!doctype html>") and "Practice feedback, not a medical assessment" in html
+    assert "not measured by the camera" in html and "Compression rhythm" in html
+
+
+def test_a_session_without_rhythm_has_no_rhythm_export_but_a_report(folder: Path) -> None:
+    write_session(folder, "stills", [replace(recorded(i, "yes"), still=True, source=f"{i}.jpg") for i in (1, 2)])
+    controller = SessionsController(folder, Recorder())
+    controller.refresh()
+    controller.open("stills")
+    opened = controller.state.opened
+    assert opened is not None and opened.rhythm is None
+    assert controller.export("rhythm") is None
+    report = controller.export("report")
+    assert report is not None and "Practice feedback, not a medical assessment" in report.data.decode("utf-8")
 
 
 def test_a_session_named_in_bytes_not_utf8_is_shown_escaped_and_exported_under_an_ascii_name(folder: Path) -> None:

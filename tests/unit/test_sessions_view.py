@@ -16,13 +16,15 @@ import flet_charts as fch
 import pytest
 
 from app.core.session import ExaminerConfirmed, ExaminerCorrected, reduce
-from app.session.store import export_csv, export_jsonl, load_session
+from app.session.report import practice_report
+from app.session.store import export_csv, export_jsonl, export_rhythm_csv, load_session
 from app.ui.review_list import ReviewList
 from app.ui.sessions_controller import SessionsController, SessionsState
 from app.ui.sessions_view import SessionsView
+from app.ui.strings_sessions import ZH
 from app.ui.timeline import FAILED, SKIPPED, TimelineChart, lanes_for, mark_style, timeline_points
 from tests.unit.asyncrun import run_async
-from tests.unit.test_sessions_controller import demo_events, recorded, write_session
+from tests.unit.test_sessions_controller import demo_events, recorded, rhythm_events, write_session
 
 
 def walk(control: object) -> Iterator[ft.BaseControl]:
@@ -323,3 +325,70 @@ def test_a_stills_timeline_counts_images_in_order_and_names_them() -> None:
     # A video or camera session keeps its seconds.
     chart.update(reduce([practice(i, "yes") for i in range(3)]))
     assert [p.t for p in chart.points] == [0.0, 3.0, 6.0] and chart.axis_title.value == "Time (s)"
+
+
+def test_a_rhythm_session_shows_its_figures_a_rate_lane_and_exports_them(tmp_path: Path) -> None:
+    path = write_session(tmp_path, "cam", rhythm_events())
+    saver = Saver()
+    _, view = build(tmp_path, saver)
+    open_session(view, "cam")
+
+    figures = {
+        key: shown(view.root, f"rhythm-summary-{key}").value for key in ("count", "rate", "band", "pauses", "ccf")
+    }
+    assert figures == {
+        "count": "Compressions counted: 20 in 12 s",
+        "rate": "Median rate: 112 /min (target 100–120)",
+        "band": "Time in the target band: 6 s of 8 s with a rate (75 %) · too slow 1 s · too fast 1 s",
+        "pauses": "Pauses of 2 s or more: 2, the longest 3.5 s",
+        "ccf": "Compression fraction (CCF): 70 %",
+    }
+    assert "Depth and recoil are not measured by the camera" in texts(shown(view.root, "sessions-summary"))
+    assert "4 keyframes analysed: 2 YES, 1 NO, 1 UNKNOWN" in texts(shown(view.root, "sessions-summary"))
+
+    lane = shown(view.root, "timeline-chart-rhythm")
+    assert isinstance(lane, ft.Container) and isinstance(lane.content, fch.LineChart)
+    label = tagged(view.root, "timeline-chart-rhythm").label
+    assert label == "Compression rate: median 112 per minute, 75 % of the time in 100–120, pauses: 2"
+
+    for fmt in ("rhythm", "report"):
+        button = shown(view.root, f"export-{fmt}")
+        assert not button.disabled
+        run_async(button.on_click(None))
+    loaded = load_session(path)
+    assert saver.saved == [
+        ("keyframe-session-cam-rhythm.csv", export_rhythm_csv(loaded).encode("utf-8")),
+        ("keyframe-session-cam-report.html", practice_report(loaded, "cam").encode("utf-8")),
+    ]
+    assert [b.content for b in (view.export_buttons["rhythm"], view.export_buttons["report"])] == [
+        "Rhythm CSV",
+        "Report (HTML)",
+    ]
+
+
+def test_a_stills_session_shows_no_rhythm_and_cannot_export_one(tmp_path: Path) -> None:
+    stills = [dataclasses.replace(recorded(i, "yes"), still=True, source=f"{i}.jpg") for i in (1, 2)]
+    write_session(tmp_path, "stills", stills)
+    saver = Saver()
+    _, view = build(tmp_path, saver)
+    open_session(view, "stills")
+    for key in ("count", "rate", "band", "pauses", "ccf"):
+        assert not is_visible(view.root, tagged(view.root, f"rhythm-summary-{key}"))
+    assert not is_visible(view.root, tagged(view.root, "timeline-chart-rhythm"))
+    assert not is_visible(view.root, view.rhythm_box)  # its title too
+    rhythm_button = shown(view.root, "export-rhythm")
+    assert rhythm_button.disabled and "No compression rhythm" in rhythm_button.tooltip
+    assert not shown(view.root, "export-report").disabled and not shown(view.root, "export-csv").disabled
+    run_async(view.export("rhythm"))
+    assert saver.saved == []  # nothing to save, and no dialog opened
+
+
+def test_the_rhythm_figures_read_in_chinese_too(tmp_path: Path) -> None:
+    write_session(tmp_path, "cam", rhythm_events())
+    controller = SessionsController(tmp_path, lambda state: None)
+    controller.refresh()
+    controller.open("cam")
+    view = SessionsView(controller, strings=ZH)
+    assert view.rhythm_texts["rate"].value == "中位频率：112 次/分（目标 100–120）"
+    assert view.rhythm_texts["pauses"].value == "2 秒以上的停顿：2 次，最长 3.5 秒"
+    assert view.export_buttons["report"].content == "报告（网页）"

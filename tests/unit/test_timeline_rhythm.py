@@ -1,0 +1,98 @@
+"""The timeline's compression-rate lane: what it plots as data (pure), and that only a rhythm session gets it."""
+
+from __future__ import annotations
+
+import dataclasses
+
+import flet_charts as fch
+
+from app.core.rhythm import Pause
+from app.core.session import reduce
+from app.ui.strings_sessions import ZH
+from app.ui.timeline import TimelineChart, rate_runs, rhythm_pauses, rhythm_points, rhythm_words
+from tests.unit.test_sessions_controller import PAUSES, RATES, demo_events, recorded, rhythm_events, rhythm_samples
+
+
+def test_every_sample_is_a_point_and_a_sample_without_a_rate_is_a_gap() -> None:
+    points = rhythm_points(reduce(rhythm_events()))
+    assert [p.t for p in points] == [float(t) for t in range(len(RATES))]
+    assert [p.rate_per_min for p in points] == list(RATES)
+    assert [p.band for p in points][:5] == [None, "in_band", "in_band", "in_band", "slow"]
+    assert points[8].band == "fast"
+    # Colour is not the only cue: the tooltip says the rate and its band in words; a gap says nothing.
+    assert points[4].tooltip == "4.0 s · 95 /min, below the target"
+    assert points[8].tooltip == "8.0 s · 125 /min, above the target"
+    assert points[0].tooltip == "" and points[5].tooltip == ""
+
+
+def test_the_line_breaks_at_every_gap_and_never_joins_across_one() -> None:
+    runs = rate_runs(rhythm_points(reduce(rhythm_events())))
+    assert [[p.t for p in run] for run in runs] == [[1, 2, 3, 4], [8, 9, 10], [12]]
+    assert rate_runs(rhythm_points(reduce(demo_events()))) == ()  # no samples: no line
+
+
+def test_samples_out_of_order_are_plotted_in_time_order() -> None:
+    shuffled = list(reversed(rhythm_samples()))
+    assert [p.t for p in rhythm_points(reduce(shuffled))] == [float(t) for t in range(len(RATES))]
+    assert rhythm_pauses(reduce(shuffled)) == PAUSES  # the last in time holds them all
+
+
+def test_the_lane_in_words() -> None:
+    state = reduce(rhythm_events())
+    assert rhythm_words(state) == "Compression rate: median 112 per minute, 75 % of the time in 100–120, pauses: 2"
+    assert rhythm_words(state, ZH) == "按压频率：中位数每分钟 112 次，75% 的时间在 100–120 内，停顿 2 次"
+    no_rate = [dataclasses.replace(s, rate_per_min=None, median_rate_per_min=None) for s in rhythm_samples()]
+    assert rhythm_words(reduce(no_rate)) == "Compression rate: no steady compressions seen, pauses: 2"
+    assert rhythm_words(reduce(demo_events())) == ""
+
+
+def test_the_chart_draws_band_pauses_and_one_line_per_run_on_the_keyframes_time_axis() -> None:
+    chart = TimelineChart(rhythm=True)
+    assert not chart.rate_box.visible
+    events = [*rhythm_events(), dataclasses.replace(rhythm_samples()[-1], event_id="late", t=31.0)]
+    chart.update(reduce(events))
+    assert chart.rate_box.visible
+    lane = chart.rate_chart
+    assert (lane.min_x, lane.max_x) == (chart.chart.min_x, chart.chart.max_x)
+    assert chart.chart.max_x >= 31  # the rhythm runs past the last keyframe (12 s): the axis covers it
+    band_top, band_bottom, *rest = lane.data_series
+    assert [p.y for p in band_top.points] == [120, 120] and band_top.below_line_cutoff_y == 100
+    assert [p.y for p in band_bottom.points] == [100, 100]
+    pauses, lines = rest[: len(PAUSES)], rest[len(PAUSES) :]
+    assert [(p.points[0].x, p.points[1].x) for p in pauses] == [(4.5, 8.0), (10.4, 10.4 + 2.1)]
+    assert all(p.points[0].y < 55 for p in pauses)  # under every rate the estimator can report
+    assert pauses[0].points[0].tooltip == "Pause from 4.5 s: 3.5 s"
+    assert [[p.x for p in line.points] for line in lines] == [[1, 2, 3, 4], [8, 9, 10], [12, 31]]
+    assert [p.y for p in lines[0].points] == [110, 112, 108, 95]
+    assert all(line.point is None for line in lines)  # every run here has two points or more
+
+    # A lone rate between two gaps is drawn as a dot.
+    lone = [dataclasses.replace(s, rate_per_min=None) if s.t != 2 else s for s in rhythm_samples()]
+    chart.update(reduce(lone))
+    dots = chart.rate_chart.data_series[2 + len(PAUSES) :]
+    assert [[p.x for p in d.points] for d in dots] == [[2]] and isinstance(dots[0].point, fch.ChartCirclePoint)
+
+
+def test_an_ongoing_pause_says_so() -> None:
+    last = dataclasses.replace(rhythm_samples()[-1], pauses=(Pause(11.0, 2.5, True),))
+    chart = TimelineChart(rhythm=True)
+    chart.update(reduce([*rhythm_samples()[:-1], last]))
+    (pause,) = [s for s in chart.rate_chart.data_series if s.points and s.points[0].x == 11.0]
+    assert pause.points[0].tooltip == "Pause from 11.0 s: 2.5 s, until the end"
+
+
+def test_sessions_without_rhythm_and_the_practice_chart_look_as_before() -> None:
+    stills = [dataclasses.replace(recorded(i, "yes"), still=True, source=f"{i}.jpg") for i in (1, 2, 3)]
+    with_lane, without = TimelineChart(rhythm=True), TimelineChart()
+    for state in (reduce(stills), reduce(demo_events())):
+        with_lane.update(state)
+        without.update(state)
+        assert not with_lane.rate_box.visible
+        assert (with_lane.chart.min_x, with_lane.chart.max_x) == (without.chart.min_x, without.chart.max_x)
+        assert with_lane.semantics.label == without.semantics.label
+    # The Practice screen's chart (no `rhythm=True`) never shows the lane, nor stretches its axis for one.
+    keyframes_only = without.chart.max_x  # demo_events, the last just above
+    late = dataclasses.replace(rhythm_samples()[-1], event_id="late", t=31.0)
+    without.update(reduce([*rhythm_events(), late]))
+    assert not without.rate_box.visible and without.rate_chart.data_series == []
+    assert without.chart.max_x == keyframes_only < 31
