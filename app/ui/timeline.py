@@ -316,8 +316,10 @@ class TimelineChart:
             horizontal_grid_lines=fch.ChartGridLines(interval=20, color=ft.Colors.GREY_200, width=1),
             border=ft.Border.all(1, ft.Colors.GREY_400),
             # The same left room as the keyframes' lanes, so both share one time axis on screen.
+            # fl_chart asks for a label at every `label_spacing` from min_y and shows only those we give.
             left_axis=fch.ChartAxis(
                 label_size=100,
+                label_spacing=20,
                 labels=[fch.ChartAxisLabel(value=v, label=ft.Text(f"{v}", size=12)) for v in _RATE_TICKS],
             ),
             bottom_axis=fch.ChartAxis(

@@ -55,6 +55,9 @@ def test_the_chart_draws_band_pauses_and_one_line_per_run_on_the_keyframes_time_
     lane = chart.rate_chart
     assert (lane.min_x, lane.max_x) == (chart.chart.min_x, chart.chart.max_x)
     assert chart.chart.max_x >= 31  # the rhythm runs past the last keyframe (12 s): the axis covers it
+    # The axis names the band's edges, at values the chart library asks a label for (every label_spacing).
+    ticks = [label.value for label in lane.left_axis.labels]
+    assert {100, 120} <= set(ticks) and all((v - lane.min_y) % lane.left_axis.label_spacing == 0 for v in ticks)
     band_top, band_bottom, *rest = lane.data_series
     assert [p.y for p in band_top.points] == [120, 120] and band_top.below_line_cutoff_y == 100
     assert [p.y for p in band_bottom.points] == [100, 100]
