@@ -27,6 +27,7 @@ from app.ui.app_context import AppContext
 from app.ui.camera_pump import CameraPump
 from app.ui.file_intake import FileIntake, Picked
 from app.ui.i18n import LOCALES, fonts_for, language_or_default, notice_text
+from app.ui.metronome import Metronome
 from app.ui.models_controller import ModelsController
 from app.ui.models_state import ModelsState
 from app.ui.models_view import ModelsView
@@ -92,6 +93,7 @@ class Shell:
         self.controller = controller
         self.picker = picker
         self.camera = camera
+        self.metronome = Metronome(page)  # this page's own: a sound plays where the trainee is
         self.practice = PracticeView(
             PracticeActions(
                 start=lambda kind, interval: page.run_task(self._start, kind, interval),
@@ -103,6 +105,7 @@ class Shell:
                 open_models=lambda: self.go(MODELS),
                 open_settings=lambda: self.go(SETTINGS),
                 thumbnail=controller.thumbnail,
+                metronome=lambda on, rate: page.run_task(self.metronome.set, on, rate),
             ),
             camera,
             t,

@@ -19,6 +19,7 @@ from app.core.session import KeyframeFailed, PracticeEvent, SessionState, Timeli
 from app.ui.checklist_card import ChecklistLine
 from app.ui.checklist_lines import checklist_lines, keyframe_entries, reviewed_count
 from app.ui.i18n import mono_font, notices_text
+from app.ui.metronome import DEFAULT_RATE, RATES
 from app.ui.practice_controller import PracticeState, clean_card
 from app.ui.review_list import ReviewList, when_taken
 from app.ui.strings import EN
@@ -44,6 +45,7 @@ class PracticeActions:
     open_models: Callable[[], None] = lambda: None  # to the Models screen (a model that cannot be used)
     open_settings: Callable[[], None] = lambda: None  # to Settings, where the questions' profile is chosen
     thumbnail: Callable[[str], bytes | None] = lambda _: None  # an answer's keyframe thumbnail
+    metronome: Callable[[bool, int], object] = lambda on, rate: None  # (on, clicks per minute)
 
 
 class PracticeView:
@@ -225,6 +227,21 @@ class PracticeView:
         self.change_questions = ft.TextButton(
             t["change_questions"], icon=ft.Icons.TUNE, on_click=lambda _: actions.open_settings()
         )
+        # An optional metronome for camera and video practice, off until the trainee turns it on.
+        self.metronome = ft.Switch(label=t["metronome"], value=False, on_change=lambda _: self._metronome_changed())
+        self.metronome_rate = ft.Dropdown(
+            value=str(DEFAULT_RATE),
+            options=[ft.DropdownOption(key=str(r), text=t["metronome_rate"].format(rate=r)) for r in RATES],
+            width=170,
+            dense=True,
+            on_select=lambda _: self._metronome_changed(),
+        )
+        self.metronome_row = ft.Row(
+            [tagged(self.metronome, "metronome"), tagged(self.metronome_rate, "metronome-rate")],
+            wrap=True,
+            spacing=12,
+            vertical_alignment=ft.CrossAxisAlignment.CENTER,
+        )
         controls_row = ft.Column(
             [
                 ft.Row([ft.Text(t["source"], size=12)], spacing=0),
@@ -240,6 +257,7 @@ class PracticeView:
                     run_spacing=8,
                     vertical_alignment=ft.CrossAxisAlignment.CENTER,
                 ),
+                self.metronome_row,
                 ft.Row(
                     [tagged(self.asking, "asking"), tagged(self.change_questions, "change-questions")],
                     wrap=True,
@@ -299,8 +317,15 @@ class PracticeView:
             self._live.controls = [self.stage, *self._status_block, self.rhythm_box, self._card, self._controls_row]
         self._right.controls = [self.rhythm_box, self._card, self._review_block] if wide else [self._review_block]
 
+    def _metronome_changed(self) -> None:
+        self._actions.metronome(bool(self.metronome.value), int(self.metronome_rate.value or DEFAULT_RATE))
+
     def _source_chosen(self, e: ft.Event[Any]) -> None:
         self._chosen = self.source.selected[0]
+        self.metronome_row.visible = self._chosen in ("camera", "video")
+        if not self.metronome_row.visible and self.metronome.value:  # a hidden switch must not keep clicking
+            self.metronome.value = False
+            self._metronome_changed()
 
     def _start_stop(self, _: object) -> None:
         if self._running:
@@ -330,6 +355,8 @@ class PracticeView:
         self._render_worker(state)
         self._render_stage(state)
         self._render_rhythm(state)
+        shown = state.source_kind if state.running else self._chosen
+        self.metronome_row.visible = shown in ("camera", "video")  # stills have no rhythm to keep
         self.error.value = notices_text(self._t, state.error)
         self.notice.value = notices_text(self._t, state.notice)
         self.log_error.value = self._t["log_error"].format(reason=state.log_error) if state.log_error else ""

@@ -64,6 +64,7 @@ FLET_DEFAULT_CAMERA = "This app uses the camera to capture photos and videos."
 # Plain `flet`: flet[all]'s web server and CLI tools have no iOS/Android wheels (the `desktop` extra).
 REQUIREMENTS = [
     "-r", "MNN==3.6.1",
+    "-r", "flet-audio==1.0.5",
     "-r", "flet-camera==1.0.5",
     "-r", "flet-charts==1.0.5",
     "-r", "flet==1.0.5",

@@ -1,0 +1,73 @@
+"""An optional metronome for compressions, off by default: a click track the platform's player loops.
+
+The sound is made here, not fetched: a WAV of clicks exactly 60/rate seconds apart, handed to
+flet-audio's player as bytes (the browser's audio element on the web, the phone's or the Mac's
+player in a built app). Looping a whole number of beats keeps the loop's seam on a beat.
+"""
+
+from __future__ import annotations
+
+import io
+import wave
+
+import flet as ft
+import flet_audio as fa
+import numpy as np
+
+RATES = (100, 105, 110, 115, 120)  # the guideline band, per minute
+DEFAULT_RATE = 110
+SAMPLE_RATE = 16000  # plenty for a 1.5 kHz tick
+_BEATS = 8  # per loop: a few seconds, so the loop's seam comes rarely; ~140 kB to send
+
+
+def click_track(rate_per_min: int, beats: int = _BEATS, sample_rate: int = SAMPLE_RATE) -> bytes:
+    """A mono 16-bit WAV of `beats` short clicks, one every 60/rate s, the first at 0."""
+    if not 20 <= rate_per_min <= 300 or beats < 1:
+        raise ValueError(f"a metronome rate of {rate_per_min} per minute is out of range")
+    period = round(sample_rate * 60 / rate_per_min)
+    t = np.arange(int(0.03 * sample_rate)) / sample_rate
+    click = np.sin(2 * np.pi * 1500 * t) * np.exp(-t / 0.006)  # a 30 ms woodblock-like tick
+    samples = np.zeros(period * beats)
+    for beat in range(beats):
+        samples[beat * period : beat * period + len(click)] = click
+    pcm = (samples * 0.8 * 32767).astype("<i2")
+    out = io.BytesIO()
+    with wave.open(out, "wb") as wav:
+        wav.setnchannels(1)
+        wav.setsampwidth(2)
+        wav.setframerate(sample_rate)
+        wav.writeframes(pcm.tobytes())
+    return out.getvalue()
+
+
+class Metronome:
+    """One page's metronome; `set` turns it on at a rate, or off.
+
+    The player joins the page's services only when first turned on, with its clicks: flet-audio's
+    player refuses to exist without a sound, and a page that never asks for one carries none."""
+
+    def __init__(self, page: ft.Page) -> None:
+        self._page = page
+        self._audio: fa.Audio | None = None
+        self._loaded = 0  # the rate of the clicks the player holds
+        self.on = False
+        self.rate = DEFAULT_RATE
+
+    async def set(self, on: bool, rate: int) -> None:
+        audio = self._audio
+        if on and audio is None:
+            # autoplay: the player starts once the clicks are loaded, not before (a play sent at once
+            # could reach it first).
+            self._audio = fa.Audio(src=click_track(rate), release_mode=fa.ReleaseMode.LOOP, autoplay=True)
+            self._page.services.append(self._audio)
+            self._page.update()
+            self._loaded = rate
+        elif audio is not None and on and rate != self._loaded:
+            audio.src = click_track(rate)  # plays once loaded (autoplay)
+            audio.update()
+            self._loaded = rate
+        elif audio is not None and on and not self.on:
+            await audio.resume()
+        elif audio is not None and not on and self.on:
+            await audio.pause()
+        self.on, self.rate = on, rate

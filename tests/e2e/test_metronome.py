@@ -1,0 +1,80 @@
+"""The metronome in a real browser: silent until turned on, then the page's audio element loops clicks at
+the chosen rate (the clip's length says the rate), and it stops when turned off or when stills are chosen."""
+
+from __future__ import annotations
+
+import pytest
+
+from tests.e2e.conftest import PAGE_WAIT_S, evaluate, node, open_app_page, wait_until_loaded
+from tests.e2e.test_practice import choose
+
+pytestmark = pytest.mark.browser
+
+# Every audio element the page plays, kept so the test can ask what it holds and whether it is playing.
+_AUDIO_PROBE = """
+window.__audio = [];
+const play = HTMLMediaElement.prototype.play;
+HTMLMediaElement.prototype.play = function () {
+  if (!window.__audio.includes(this)) window.__audio.push(this);
+  return play.call(this);
+};
+"""
+
+
+def playing(page) -> list[dict]:  # noqa: ANN001
+    return page.evaluate(
+        """() => window.__audio.map(a => ({src: String(a.currentSrc || a.src).slice(0, 15), loop: a.loop,
+            paused: a.paused, duration: a.duration}))"""
+    )
+
+
+def pick_rate(page, rate: int) -> None:  # noqa: ANN001
+    node(page, "metronome-rate").first.click()
+    page.get_by_role("menuitem", name=f"{rate} per minute").or_(page.get_by_text(f"{rate} per minute")).last.click()
+
+
+def clip_seconds(rate: int) -> float:
+    """The metronome's loop: 8 clicks at `rate` per minute, 16 kHz (app.ui.metronome)."""
+    return 8 * round(16000 * 60 / rate) / 16000
+
+
+def test_the_metronome_is_silent_until_turned_on_then_loops_clicks_at_the_chosen_rate(browser, app_url: str) -> None:  # noqa: ANN001
+    page = open_app_page(browser, app_url)
+    try:
+        page.add_init_script(_AUDIO_PROBE)
+        page.reload()
+        wait_until_loaded(page, reloaded=True)
+        choose(page, "Camera")
+        assert node(page, "metronome").count() == 1
+        assert playing(page) == [], "off by default: no sound before the trainee asks for it"
+
+        node(page, "metronome").first.click()
+        evaluate(page, "() => window.__audio.some(a => !a.paused && a.duration > 0)", timeout=PAGE_WAIT_S)
+        (audio,) = [a for a in playing(page) if not a["paused"]]
+        assert audio["loop"] and audio["src"].startswith(("data:audio/", "blob:"))
+        assert abs(audio["duration"] - clip_seconds(110)) < 0.01, audio  # the default, 110 per minute
+
+        pick_rate(page, 120)
+        evaluate(
+            page,
+            f"() => window.__audio.some(a => !a.paused && Math.abs(a.duration - {clip_seconds(120)}) < 0.01)",
+            timeout=PAGE_WAIT_S,
+        )
+
+        node(page, "metronome").first.click()  # off
+        evaluate(page, "() => window.__audio.every(a => a.paused)", timeout=PAGE_WAIT_S)
+
+        pick_rate(page, 100)  # chosen while off: silent until turned on, then at that rate
+        assert all(a["paused"] for a in playing(page))
+        node(page, "metronome").first.click()
+        evaluate(
+            page,
+            f"() => window.__audio.some(a => !a.paused && Math.abs(a.duration - {clip_seconds(100)}) < 0.01)",
+            timeout=PAGE_WAIT_S,
+        )
+        choose(page, "Image")  # stills: it stops and hides
+        evaluate(page, "() => window.__audio.every(a => a.paused)", timeout=PAGE_WAIT_S)
+        assert node(page, "metronome").count() == 0
+    finally:
+        page.context.close()
+    page.request_log.assert_local()
