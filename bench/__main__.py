@@ -19,6 +19,8 @@ from bench._report import run_benchmark
 
 BENCHES = (  # the fast ones first
     "sampler",
+    "rhythm_cost",
+    "rhythm",
     "decoding",
     "checklist",
     "kept_text",

@@ -13,6 +13,7 @@ from pathlib import Path
 import cv2
 from demo_model.compressions import VideoSpec, make_video
 
+from app.core.rhythm import MEASURED_RATE_ERROR
 from app.locations import sessions_dir
 from tests.conditions import HANG_S
 
@@ -86,7 +87,8 @@ def test_watch_prints_and_logs_the_rhythm_and_the_report_tells_it_with_its_limit
         "100–120 compressions per minute",
         f"Compressions counted: {last['count']}",
         "Hand position correct",
-        "median 0.2 per minute, 95th percentile 2.5 per minute",
+        f"median {MEASURED_RATE_ERROR.median_per_min:.1f} per minute, "
+        f"95th percentile {MEASURED_RATE_ERROR.p95_per_min:.1f} per minute",
     ):
         assert claim in report, claim
     # Self-contained: nothing to fetch (the SVG namespace is a name, not a request), no picture of the trainee.
