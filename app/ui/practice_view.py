@@ -232,7 +232,7 @@ class PracticeView:
         self.metronome_rate = ft.Dropdown(
             value=str(DEFAULT_RATE),
             options=[ft.DropdownOption(key=str(r), text=t["metronome_rate"].format(rate=r)) for r in RATES],
-            width=170,
+            width=200,
             dense=True,
             on_select=lambda _: self._metronome_changed(),
         )

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import pytest
 
+from tests.conditions import wait_until
 from tests.e2e.conftest import PAGE_WAIT_S, evaluate, node, open_app_page, wait_until_loaded
 from tests.e2e.test_practice import choose
 
@@ -74,7 +75,7 @@ def test_the_metronome_is_silent_until_turned_on_then_loops_clicks_at_the_chosen
         )
         choose(page, "Image")  # stills: it stops and hides
         evaluate(page, "() => window.__audio.every(a => a.paused)", timeout=PAGE_WAIT_S)
-        assert node(page, "metronome").count() == 0
+        assert wait_until(lambda: node(page, "metronome").count() == 0, timeout=PAGE_WAIT_S, interval=0.2)
     finally:
         page.context.close()
     page.request_log.assert_local()
