@@ -53,6 +53,12 @@ def add_parser(sub: Subparsers) -> None:
     )
     report.add_argument("session", help="a session id from `sessions list`, or a session .jsonl file")
     report.add_argument("--out", type=Path, default=None, help="write it to this file (default: standard output)")
+    report.add_argument(
+        "--language",
+        choices=("en", "zh"),
+        default="en",
+        help="the report's language: en (English) or zh (Simplified Chinese)",
+    )
     review = sessions_sub.add_parser("review", help="an examiner confirms or corrects an analysed keyframe")
     review.add_argument("session", help="a session id or .jsonl file")
     review.add_argument("event_id", help="the event_id of a practice event")
@@ -181,14 +187,14 @@ def run(args: argparse.Namespace, out: TextIO) -> int:
         print(f"deleted {printable(path.stem)} (its log and its keyframe thumbnails)", file=sys.stderr)
         return EXIT_OK
     if args.sessions_command == "report":
-        return _report(session, path, args.out, out)
+        return _report(session, path, args.out, out, args.language)
     exporters = {"jsonl": export_jsonl, "csv": export_csv, "rhythm-csv": export_rhythm_csv, "summary": summary_text}
     out.write(exporters[args.format](session))
     return EXIT_OK
 
 
-def _report(session: LoadedSession, path: Path, target: Path | None, out: TextIO) -> int:
-    html = practice_report(session, printable(path.stem))
+def _report(session: LoadedSession, path: Path, target: Path | None, out: TextIO, language: str) -> int:
+    html = practice_report(session, printable(path.stem), language)
     if target is None:
         out.write(html)
         return EXIT_OK

@@ -8,25 +8,31 @@ What it claims is bounded on purpose: the model's answers are practice feedback 
 agreement labelled as agreement (not accuracy); the rhythm figures come with their method and the
 error measured on the project's generated videos; guideline figures are quoted as targets; depth and
 recoil are said to be not measured.
+
+It is written in one language, English or Simplified Chinese (`app.session.report_words`), the same
+claims and the same figures in both.
 """
 
 from __future__ import annotations
 
 import time
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from html import escape
 
 from app.core.rhythm import MEASURED_RATE_ERROR, TARGET_RATE_PER_MIN, Pause, rate_band
-from app.core.rhythm_summary import RhythmSummary, rhythm_lines, summarise_rhythm
+from app.core.rhythm_summary import RhythmSummary, summarise_rhythm
 from app.core.session import PracticeEvent, RhythmSample
 from app.core.session_summary import NOT_CHECKED, SessionSummary, SignalSummary, summarise
+from app.session.report_words import EN, report_words, signal_words
 from app.session.store import LoadedSession, session_facts
 
-NOT_MEDICAL = "Practice feedback, not a medical assessment."
-DEPTH_RECOIL = "Depth and recoil: not measured by the camera."
+NOT_MEDICAL = EN["not_medical"]
+DEPTH_RECOIL = EN["depth_recoil"]
+
+Words = Mapping[str, str]
 
 _CSS = """
-body { font: 15px/1.45 system-ui, -apple-system, "Segoe UI", Roboto, sans-serif; color: #111;
+body { font: 15px/1.45 FONT_FAMILY; color: #111;
        max-width: 820px; margin: 24px auto; padding: 0 16px; }
 h1 { font-size: 24px; margin: 0 0 4px; } h2 { font-size: 18px; margin: 28px 0 8px; }
 .sub { color: #444; margin: 0; } .notice { font-weight: 600; border-left: 4px solid #b26a00;
@@ -40,20 +46,23 @@ td.n { text-align: right; font-variant-numeric: tabular-nums; }
 """
 
 
-def _readable(signal: str) -> str:
-    return signal.replace("_", " ").capitalize() or "The question"
+def _say(w: Words, key: str, **values: object) -> str:
+    """A sentence of the table as HTML text: the words as they are, the values filled in escaped."""
+    return escape(w[key], quote=False).format(**{name: escape(str(value)) for name, value in values.items()})
 
 
-def _when(wall: float | None) -> str:
-    return time.strftime("%Y-%m-%d %H:%M", time.localtime(wall)) if wall is not None else "no keyframe recorded"
+def _when(wall: float | None, w: Words) -> str:
+    return time.strftime("%Y-%m-%d %H:%M", time.localtime(wall)) if wall is not None else w["no_keyframe_time"]
 
 
 def _count(counts: Sequence[tuple[str, int]], value: str) -> int:
     return dict(counts).get(value, 0)
 
 
-def _agreement(confirmed: int, reviewed: int) -> str:
-    return f"{100 * confirmed / reviewed:.0f} % ({confirmed} of {reviewed})" if reviewed else "— (nothing reviewed)"
+def _agreement(confirmed: int, reviewed: int, w: Words) -> str:
+    if not reviewed:
+        return _say(w, "agreement_none")
+    return _say(w, "agreement", percent=f"{100 * confirmed / reviewed:.0f}", confirmed=confirmed, reviewed=reviewed)
 
 
 def _checklist_rows(summary: SessionSummary, signal: str) -> list[SignalSummary]:
@@ -64,38 +73,37 @@ def _checklist_rows(summary: SessionSummary, signal: str) -> list[SignalSummary]
     ]
 
 
-def _answers_section(loaded: LoadedSession) -> str:
+def _answers_section(loaded: LoadedSession, language: str, w: Words) -> str:
     state = loaded.state
+    title = f"<h2>{_say(w, 'checklist_title')}</h2>"
     if not state.timeline:
-        return "<h2>Checklist</h2><p>No keyframe was answered in this session.</p>"
+        return f"{title}<p>{_say(w, 'checklist_none')}</p>"
     summary = summarise(state, len(loaded.damaged_lines))
     rows = []
     for item in _checklist_rows(summary, state.signals[0]):
         others = sum(n for value, n in item.counts if value not in ("yes", "no", "unknown", NOT_CHECKED))
         cells = [
-            f"<td>{escape(_readable(item.signal))}</td>",
+            f"<td>{escape(signal_words(language, item.signal))}</td>",
             *(f'<td class="n">{_count(item.counts, v)}</td>' for v in ("yes", "no", "unknown", NOT_CHECKED)),
-            f'<td class="n">{others}</td>' if others else '<td class="n">0</td>',
-            f"<td>{item.reviewed} of {item.analysed}</td>",
-            f"<td>{_agreement(item.confirmed, item.reviewed)}</td>",
+            f'<td class="n">{others}</td>',
+            f"<td>{_say(w, 'reviewed_of', reviewed=item.reviewed, analysed=item.analysed)}</td>",
+            f"<td>{_agreement(item.confirmed, item.reviewed, w)}</td>",
         ]
         rows.append("<tr>" + "".join(cells) + "</tr>")
-    head = (
-        "<tr><th>Question</th><th>Yes</th><th>No</th><th>Unknown</th><th>Not checked</th><th>Other</th>"
-        "<th>Reviewed by the examiner</th><th>Agreement with the examiner</th></tr>"
-    )
+    columns = ("question", "yes", "no", "unknown", "not_checked", "other", "reviewed", "agreement")
+    head = "<tr>" + "".join(f"<th>{_say(w, f'col_{c}')}</th>" for c in columns) + "</tr>"
     return (
-        f"<h2>Checklist</h2><p>Keyframes answered by the on-device model: {summary.keyframes}; "
-        f"the counts are the model's answers.</p>"
+        f"{title}<p>{_say(w, 'checklist_intro', n=summary.keyframes)}</p>"
         f'<div class="wide"><table>{head}{"".join(rows)}</table></div>'
-        '<p class="small">Every answer is generative (confidence 0) and waits for an examiner. '
-        "Agreement is how often the examiner confirmed the model's answer among the answers the examiner "
-        "reviewed: agreement, not accuracy. \u201cNot checked\u201d: the checklist's first question did not "
-        "open, so the model was not asked.</p>"
+        f'<p class="small">{_say(w, "checklist_note")}</p>'
     )
 
 
-def _rate_chart(samples: Sequence[RhythmSample], pauses: Sequence[Pause]) -> str:
+def _seconds(value: float, w: Words, digits: int = 0) -> str:
+    return w["seconds"].format(n=f"{value:.{digits}f}")
+
+
+def _rate_chart(samples: Sequence[RhythmSample], pauses: Sequence[Pause], w: Words) -> str:
     """Rate over frame time, the target band shaded, pauses as grey bars along the bottom."""
     width, height, left, bottom, top = 640, 180, 44, 24, 8
     t0, t1 = samples[0].t, max(samples[-1].t, samples[0].t + 1)
@@ -135,95 +143,137 @@ def _rate_chart(samples: Sequence[RhythmSample], pauses: Sequence[Pause]) -> str
             parts.append(f'<polyline points="{" ".join(run)}" fill="none" stroke="#0b4f9c" stroke-width="2"/>')
         run = []
     parts.append(
-        f'<text x="{left}" y="{height - 2}" font-size="11">0 s</text>'
-        f'<text x="{width - 8}" y="{height - 2}" font-size="11" text-anchor="end">{t1 - t0:.0f} s</text>'
+        f'<text x="{left}" y="{height - 2}" font-size="11">{escape(_seconds(0, w))}</text>'
+        f'<text x="{width - 8}" y="{height - 2}" font-size="11" text-anchor="end">'
+        f"{escape(_seconds(t1 - t0, w))}</text>"
     )
-    label = (
-        f"Compression rate per minute over the session, against the target band {band_lo} to {band_hi}; "
-        f"{len(pauses)} pauses"
-    )
+    label = w["chart_label"].format(low=band_lo, high=band_hi, n=len(pauses))
     return (
         f'<svg role="img" aria-label="{escape(label)}" viewBox="0 0 {width} {height}" width="{width}" '
         f'height="{height}" xmlns="http://www.w3.org/2000/svg"><title>{escape(label)}</title>{"".join(parts)}</svg>'
     )
 
 
-def _rhythm_section(samples: Sequence[RhythmSample], rhythm: RhythmSummary | None) -> str:
+def rhythm_figures(summary: RhythmSummary, language: str = "en") -> list[str]:
+    """The rhythm's figures in sentences of a language (plain text). In English they are the lines of
+    `rhythm_lines` (the text summary's) but its last, depth and recoil, which the report says apart."""
+    w = report_words(language)
+    low, high = summary.target
+    median = summary.median_rate_per_min
+    ccf = summary.compression_fraction
+    longest = summary.longest_pause_s
+    with_rate = summary.seconds_with_rate
+
+    def percent(part: float, whole: float) -> str:
+        return w["percent"].format(percent=f"{100 * part / whole:.0f}") if whole > 0 else w["none"]
+
+    pauses = (
+        w["rhythm_pauses_none"]
+        if longest is None
+        else w["rhythm_pauses_some"].format(n=len(summary.pauses), longest=f"{longest:.1f}")
+    )
+    return [
+        w["rhythm_count"].format(count=summary.count, seconds=f"{summary.seconds:.0f}"),
+        w["rhythm_median"].format(
+            median=w["none"] if median is None else w["rhythm_per_minute"].format(rate=f"{median:.0f}"),
+            low=low,
+            high=high,
+        ),
+        w["rhythm_band"].format(
+            in_band=f"{summary.seconds_in_band:.0f}",
+            with_rate=f"{with_rate:.0f}",
+            share=percent(summary.seconds_in_band, with_rate),
+            slow=f"{summary.seconds_slow:.0f}",
+            fast=f"{summary.seconds_fast:.0f}",
+        ),
+        w["rhythm_pauses"].format(pauses=pauses),
+        w["rhythm_ccf"].format(ccf=w["none"] if ccf is None else percent(ccf, 1.0)),
+    ]
+
+
+def _rhythm_section(samples: Sequence[RhythmSample], rhythm: RhythmSummary | None, language: str, w: Words) -> str:
+    title = f"<h2>{_say(w, 'rhythm_title')}</h2>"
     if rhythm is None:
-        return (
-            "<h2>Compression rhythm</h2><p>Not measured: the rhythm is measured from the frames of a camera or "
-            "video session, and this session had none (still images, or recorded by an earlier version).</p>"
-        )
-    figures = "".join(f"<li>{escape(line)}</li>" for line in rhythm_lines(rhythm) if not line.startswith("Depth"))
+        return f"{title}<p>{_say(w, 'rhythm_none')}</p>"
+    figures = "".join(f"<li>{escape(line, quote=False)}</li>" for line in rhythm_figures(rhythm, language))
     pauses = "".join(
-        f'<tr><td class="n">{p.start_s - samples[0].t:.1f} s</td><td class="n">{p.length_s:.1f} s'
-        f"{' (until the end)' if p.ongoing else ''}</td></tr>"
+        f'<tr><td class="n">{escape(_seconds(p.start_s - samples[0].t, w, 1))}</td>'
+        f'<td class="n">{escape(_seconds(p.length_s, w, 1))}{_say(w, "pause_ongoing") if p.ongoing else ""}</td></tr>'
         for p in rhythm.pauses
     )
-    pause_table = f'<table class="narrow"><tr><th>Pause from</th><th>Length</th></tr>{pauses}</table>' if pauses else ""
+    pause_table = (
+        f'<table class="narrow"><tr><th>{_say(w, "pause_from")}</th><th>{_say(w, "pause_length")}</th></tr>'
+        f"{pauses}</table>"
+        if pauses
+        else ""
+    )
     last = samples[-1].rate_per_min
-    words = "" if last is None else f" The last rate measured was {last:.0f} per minute ({_band_words(last)})."
+    words = "" if last is None else _say(w, "chart_last", rate=f"{last:.0f}", band=w[f"band_{rate_band(last)}"])
     err = MEASURED_RATE_ERROR
+    method = _say(w, "method", videos=err.videos, median=f"{err.median_per_min:.1f}", p95=f"{err.p95_per_min:.1f}")
     return (
-        f"<h2>Compression rhythm</h2><ul>{figures}</ul>{_rate_chart(samples, rhythm.pauses)}"
-        f'<p class="small">Green: the target band. Grey bars: pauses.{words}</p>{pause_table}'
-        "<h3>How it is measured</h3>"
-        '<p class="small">From the movement between consecutive frames (every frame, not only keyframes), '
-        "without the model: the regularity of that movement over the last 6 s gives the rate, each "
-        "compression is counted at the bottom of its movement, and 2 s or more without one is a pause. "
-        "Camera shake and changes of light are not counted as movement. "
-        f"Measured error on the project's {err.videos} generated test videos of compressions at known rates: "
-        f"median {err.median_per_min:.1f} per minute, 95th percentile {err.p95_per_min:.1f} per minute. "
-        "Generated videos are not a manikin with sensors: real sessions (clothing, camera angle, a second "
-        "person moving) can be worse.</p>"
-        f"<p><strong>{DEPTH_RECOIL}</strong> One camera sees movement in pixels, not centimetres of chest.</p>"
+        f"{title}<ul>{figures}</ul>{_rate_chart(samples, rhythm.pauses, w)}"
+        f'<p class="small">{_say(w, "chart_legend")}{words}</p>{pause_table}'
+        f'<h3>{_say(w, "method_title")}</h3><p class="small">{method}</p>'
+        f"<p><strong>{_say(w, 'depth_recoil')}</strong>{w['gap']}{_say(w, 'pixels')}</p>"
     )
 
 
-def _band_words(rate: float) -> str:
-    return {"slow": "below the target", "fast": "above the target", "in_band": "in the target band"}[rate_band(rate)]
-
-
-def _targets_section() -> str:
+def _targets_section(w: Words) -> str:
     low, high = TARGET_RATE_PER_MIN
     return (
-        "<h2>Guideline targets</h2><p>Quoted as targets for practice, not as a verdict on this session "
-        "(adult CPR, resuscitation council guidelines):</p><ul>"
-        f"<li>Rate: {low}–{high} compressions per minute.</li>"
-        "<li>Interruptions: as few and as short as possible, none longer than 10 s; a compression fraction "
-        "of at least 60 %.</li>"
-        f"<li>Depth 5–6 cm, and full recoil of the chest after each compression. {DEPTH_RECOIL}</li>"
+        f"<h2>{_say(w, 'targets_title')}</h2><p>{_say(w, 'targets_intro')}</p><ul>"
+        f"<li>{_say(w, 'target_rate', low=low, high=high)}</li>"
+        f"<li>{_say(w, 'target_interruptions')}</li>"
+        f"<li>{_say(w, 'target_depth')}{w['gap']}{_say(w, 'depth_recoil')}</li>"
         "</ul>"
     )
 
 
-def practice_report(loaded: LoadedSession, session_id: str) -> str:
-    """The report of one session as a complete HTML document."""
+def _source(loaded: LoadedSession, source: str, w: Words) -> str:
+    """Where the frames came from, in words: the camera, a file's name, or how many images."""
+    answers = [e for e in loaded.events if isinstance(e, PracticeEvent)]
+    names = list(dict.fromkeys(e.source for e in answers if e.source))
+    if len(names) > 1 and all(e.still for e in answers):
+        return w["source_images"].format(n=len(names))
+    if source == "camera" and not any(e.still for e in answers):
+        return w["source_camera"]
+    return source or w["none"]
+
+
+def practice_report(loaded: LoadedSession, session_id: str, language: str = "en") -> str:
+    """The report of one session as a complete HTML document, in `language` ("en" or "zh"; anything
+    else gets English)."""
+    w = report_words(language)
     state = loaded.state
     facts = session_facts(loaded)
     answers = [e for e in loaded.events if isinstance(e, PracticeEvent)]
-    models = ", ".join(dict.fromkeys(e.model_id for e in answers if e.model_id)) or "—"
+    models = ", ".join(dict.fromkeys(e.model_id for e in answers if e.model_id)) or w["none"]
     # Keyframes span less than the frames the rhythm followed (the last keyframe is seconds before the end).
     spans = [facts.duration_s] if facts.duration_s is not None else []
     spans += [state.rhythm[-1].t - state.rhythm[0].t] if state.rhythm else []
-    duration = f"{max(spans):.0f} s" if spans else "—"
+    duration = _seconds(max(spans), w) if spans else w["none"]
     started = facts.started if facts.started is not None else (state.rhythm[0].wall_time if state.rhythm else None)
-    damaged = (
-        f'<p class="small">{len(loaded.damaged_lines)} damaged lines of the session log were skipped.</p>'
-        if loaded.damaged_lines
-        else ""
+    damaged = f'<p class="small">{_say(w, "damaged", n=len(loaded.damaged_lines))}</p>' if loaded.damaged_lines else ""
+    sub = _say(
+        w,
+        "sub",
+        session=session_id,
+        when=_when(started, w),
+        duration=duration,
+        source=_source(loaded, facts.source, w),
+        models=models,
     )
-    title = f"Practice report — session {session_id}"
+    css = _CSS.replace("FONT_FAMILY", w["font_family"])
     return (
-        '<!doctype html><html lang="en"><head><meta charset="utf-8">'
+        f'<!doctype html><html lang="{w["html_lang"]}"><head><meta charset="utf-8">'
         "<meta http-equiv=\"Content-Security-Policy\" content=\"default-src 'none'; style-src 'unsafe-inline'\">"
         '<meta name="viewport" content="width=device-width, initial-scale=1">'
-        f"<title>{escape(title)}</title><style>{_CSS}</style></head><body>"
-        f'<h1>Practice report</h1><p class="sub">Session {escape(session_id)} · {_when(started)} · '
-        f"{duration} · {escape(facts.source or '—')} · model {escape(models)}</p>"
-        f'<p class="notice">{NOT_MEDICAL}</p>'
-        f"{_answers_section(loaded)}{_rhythm_section(state.rhythm, summarise_rhythm(state.rhythm))}"
-        f"{_targets_section()}{damaged}"
-        f'<hr><p class="small">Made on this device by Keyframe. The pictures never left the device and are not '
-        f"in this report. {NOT_MEDICAL}</p></body></html>\n"
+        f"<title>{_say(w, 'title', session=session_id)}</title><style>{css}</style></head><body>"
+        f'<h1>{_say(w, "heading")}</h1><p class="sub">{sub}</p>'
+        f'<p class="notice">{_say(w, "not_medical")}</p>'
+        f"{_answers_section(loaded, language, w)}"
+        f"{_rhythm_section(state.rhythm, summarise_rhythm(state.rhythm), language, w)}"
+        f"{_targets_section(w)}{damaged}"
+        f'<hr><p class="small">{_say(w, "footer")}{w["gap"]}{_say(w, "not_medical")}</p></body></html>\n'
     )

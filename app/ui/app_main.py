@@ -128,6 +128,7 @@ class Shell:
             sessions_dir(),
             self._on_loop(self._on_sessions),
             is_live=lambda sid: controller.state.running and controller.state.session_id == sid,
+            language=self.language,  # the practice report is exported in the screen's language
         )
         self.sessions = SessionsView(self.sessions_controller, file_picker_saver(picker), words, page.run_thread)
         testers_words = strings_testers.TABLES[self.language]

@@ -141,9 +141,12 @@ class SessionsController:
         examiner: str = "",
         profiles_dir: Path = PROFILES,
         is_live: Callable[[str], bool] = lambda _: False,
+        language: str = "en",
     ) -> None:
-        """`is_live(session_id)`: that session is being recorded now (it cannot be deleted)."""
+        """`is_live(session_id)`: that session is being recorded now (it cannot be deleted).
+        `language`: the screen's ("en", "zh"), the language of the exported practice report."""
         self._folder = Path(sessions_dir)
+        self._language = language
         self._is_live = is_live
         self._examiner = examiner
         self._profiles_dir = profiles_dir
@@ -354,7 +357,7 @@ class SessionsController:
                 return None
             text, mime, file_name = export_rhythm_csv(opened.loaded), "text/csv", f"{name}-rhythm.csv"
         else:
-            report = practice_report(opened.loaded, opened.row.session_id)
+            report = practice_report(opened.loaded, opened.row.session_id, self._language)
             text, mime, file_name = report, "text/html", f"{name}-report.html"
         return ExportFile(f"keyframe-session-{file_name}", text.encode("utf-8"), mime)
 

@@ -178,3 +178,18 @@ def test_list_is_a_table_newest_start_first_and_delete_removes_log_and_thumbnail
     assert proc.returncode == 0, proc.stderr
     assert not new.exists() and not (sessions / "new.thumbs").exists()
     assert [json.loads(line)["id"] for line in app("sessions", "list", "--json").stdout.splitlines()] == ["old"]
+
+
+def test_report_in_chinese(sessions: Path, tmp_path: Path) -> None:
+    write_session(sessions, "zh", practice(1, "yes"), practice(2, "no"))
+    proc = app("sessions", "report", "zh", "--language", "zh")
+    assert proc.returncode == 0, proc.stderr
+    assert '<html lang="zh-Hans">' in proc.stdout and "练习反馈，不是医学评估。" in proc.stdout
+    assert "按压深度与回弹：摄像头无法测量。" in proc.stdout and "Practice feedback" not in proc.stdout
+    out = tmp_path / "report.html"
+    written = app("sessions", "report", "zh", "--language", "zh", "--out", str(out))
+    assert written.returncode == 0, written.stderr
+    assert out.read_text(encoding="utf-8") == proc.stdout  # UTF-8 whatever the locale
+    assert "Practice feedback, not a medical assessment." in app("sessions", "report", "zh").stdout  # default
+    refused = app("sessions", "report", "zh", "--language", "fr")
+    assert refused.returncode != 0 and "invalid choice" in refused.stderr

@@ -2,18 +2,22 @@
 
 from __future__ import annotations
 
+import ast
 import csv
 import io
 import json
+import re
+import string
 from dataclasses import replace
 from pathlib import Path
 
 import pytest
 
 from app.core.rhythm import MEASURED_RATE_ERROR, Pause, Rhythm
-from app.core.rhythm_summary import summarise_rhythm
+from app.core.rhythm_summary import rhythm_lines, summarise_rhythm
 from app.core.session import ExaminerConfirmed, ExaminerCorrected, RhythmSample, event_from_dict, event_to_dict, reduce
-from app.session.report import DEPTH_RECOIL, NOT_MEDICAL, practice_report
+from app.session import report_words
+from app.session.report import DEPTH_RECOIL, NOT_MEDICAL, practice_report, rhythm_figures
 from app.session.review import ReviewError, record_review
 from app.session.store import SessionLog, export_csv, export_rhythm_csv, load_session, summary_text
 from tests.unit.test_session import practice
@@ -136,3 +140,95 @@ def test_the_report_quotes_the_error_bench_rhythm_measured() -> None:
     assert row["figure"].startswith(f"{MEASURED_RATE_ERROR.median_per_min:.2f} /min")
     assert f"p95 {MEASURED_RATE_ERROR.p95_per_min:.2f}" in row["figure"]
     assert videos["figure"].startswith(f"{MEASURED_RATE_ERROR.videos} with compressions")
+
+
+ZH_NOT_MEDICAL, ZH_DEPTH_RECOIL = "练习反馈，不是医学评估。", "按压深度与回弹：摄像头无法测量。"
+
+
+def visible_text(html: str) -> str:
+    """What a reader sees: no style sheet, no tags (the chart's title and axis labels stay)."""
+    return re.sub(r"<[^>]+>", " ", re.sub(r"<style>.*?</style>", " ", html, flags=re.S))
+
+
+def numbers(html: str) -> list[str]:
+    return sorted(re.findall(r"\d+(?:\.\d+)?", visible_text(html)))
+
+
+def test_the_chinese_report_says_the_same_figures_and_claims_in_chinese(tmp_path: Path) -> None:
+    path = rhythm_session(tmp_path)
+    record_review(path, "e1", correct=None)  # an examiner's agreement to report
+    loaded = load_session(path)
+    english, chinese = practice_report(loaded, "s"), practice_report(loaded, "s", "zh")
+    assert '<html lang="zh-Hans">' in chinese and '<html lang="en">' in english
+    assert ZH_NOT_MEDICAL in chinese and ZH_DEPTH_RECOIL in chinese
+    assert NOT_MEDICAL not in chinese and DEPTH_RECOIL not in chinese
+    for phrase in (
+        "Practice report",
+        "Guideline targets",
+        "Agreement with the examiner",
+        "agreement, not accuracy",
+        "Compression rhythm",
+        "Compressions counted",
+        "How it is measured",
+        "per minute",
+        "Quoted as targets",
+        "Made on this device",
+    ):
+        assert phrase in english and phrase not in chinese, phrase
+    # No English word a reader sees but the names the Chinese UI keeps too (and the session and model ids).
+    latin = set(re.findall(r"[A-Za-z]{2,}", visible_text(chinese)))
+    assert latin <= {"Keyframe", "CPR", "CCF"}, latin
+    assert numbers(chinese) == numbers(english)  # the same figures, whatever the order of the words
+    for line in (
+        "计数的按压：3 秒内 4 次",
+        "中位频率：每分钟 110 次（目标每分钟 100–120 次）",
+        "在目标范围内的时间：有频率的 2 秒中 1 秒（50%）；过慢 0 秒，过快 1 秒",
+        "停顿（2 秒以上没有按压）：1 次，最长 2.0 秒",
+        "按压时间占比（CCF）：80%",
+        "双手放在胸骨下半部",  # the question as the Chinese Sessions screen words it
+        "100%（复核 1 个，确认 1 个）",
+    ):
+        assert line in chinese, line
+    assert '"Noto Sans CJK SC"' in chinese and '"Microsoft YaHei"' in chinese and "default-src 'none'" in chinese
+    assert summary_text(loaded).count("Compressions counted: 4 in 3 s") == 1  # the text summary stays English
+
+
+def test_an_unknown_language_gets_the_english_report(tmp_path: Path) -> None:
+    loaded = load_session(rhythm_session(tmp_path))
+    english = practice_report(loaded, "s")
+    assert practice_report(loaded, "s", "en") == english
+    for other in ("fr", "", "ZH", "zh-Hans"):
+        assert practice_report(loaded, "s", other) == english, other
+
+
+def test_the_english_rhythm_figures_are_the_text_summarys_and_every_language_has_every_word() -> None:
+    for samples in (
+        [sample(0, None), sample(1, 108, count=1), sample(3, None, count=4, pauses=(Pause(2.5, 2.0, True),), ccf=0.8)],
+        [sample(0, None), sample(1, None)],
+    ):
+        summary = summarise_rhythm(samples)
+        assert summary is not None
+        assert rhythm_figures(summary) == rhythm_lines(summary)[:-1]
+        assert rhythm_lines(summary)[-1] + "." == DEPTH_RECOIL
+        assert len(rhythm_figures(summary, "zh")) == len(rhythm_figures(summary))
+    assert set(report_words.EN) == set(report_words.ZH)
+    for key, english in report_words.EN.items():
+        assert fields(report_words.ZH[key]) == fields(english), key
+
+
+def fields(template: str) -> list[str]:
+    return sorted(name for _, name, _, _ in string.Formatter().parse(template) if name)
+
+
+def test_the_chinese_questions_are_the_sessions_screens_and_the_report_imports_no_ui() -> None:
+    """app.session cannot import the screen's words (app.ui), so the report holds a copy: kept equal here."""
+    from app.ui.strings_sessions import ZH
+
+    screen = {key.removeprefix("signal_"): words for key, words in ZH.items() if key.startswith("signal_")}
+    del screen["counts"], screen["separator"]  # the screen's words around questions, not a question
+    assert report_words.SIGNALS_ZH == screen  # a question new on the screen is new in the report too
+    for module in ("report", "report_words"):
+        tree = ast.parse((ROOT / "app" / "session" / f"{module}.py").read_text(encoding="utf-8"))
+        imported = {a.name for n in ast.walk(tree) if isinstance(n, ast.Import) for a in n.names}
+        imported |= {n.module or "" for n in ast.walk(tree) if isinstance(n, ast.ImportFrom)}
+        assert not {m for m in imported if m.split(".")[0] == "flet" or m.startswith("app.ui")}, module

@@ -340,6 +340,27 @@ def test_a_rhythm_session_opens_with_its_figures_and_exports_its_samples_and_rep
     assert "not measured by the camera" in html and "Compression rhythm" in html
 
 
+def test_a_chinese_screen_exports_the_report_in_chinese_under_the_same_name(folder: Path) -> None:
+    path = write_session(folder, "cam", rhythm_events())
+    reports = {}
+    for language in ("zh", "en"):
+        controller = SessionsController(folder, Recorder(), language=language)
+        controller.refresh()
+        controller.open("cam")
+        reports[language] = controller.export("report")
+    chinese, english = reports["zh"], reports["en"]
+    assert chinese is not None and english is not None
+    assert chinese.file_name == english.file_name == "keyframe-session-cam-report.html"
+    html = chinese.data.decode("utf-8")
+    assert html == practice_report(load_session(path), "cam", "zh")
+    assert (
+        '<html lang="zh-Hans">' in html
+        and "练习反馈，不是医学评估。" in html
+        and "按压深度与回弹：摄像头无法测量。" in html
+    )
+    assert "Practice feedback" not in html and "Practice feedback" in english.data.decode("utf-8")
+
+
 def test_a_session_without_rhythm_has_no_rhythm_export_but_a_report(folder: Path) -> None:
     write_session(folder, "stills", [replace(recorded(i, "yes"), still=True, source=f"{i}.jpg") for i in (1, 2)])
     controller = SessionsController(folder, Recorder())

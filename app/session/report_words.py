@@ -1,0 +1,207 @@
+"""The words of the practice report (`app.session.report`), one table per language with the same keys.
+
+Pure text: no UI import (app.session must not import app.ui), no HTML (the report escapes what it
+fills in). Placeholders are `str.format` fields; numbers arrive already formatted, so both languages
+show the same figures. The English rhythm sentences are the ones `rhythm_lines` writes for the text
+summary (tests/unit/test_rhythm_record.py keeps them equal).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+
+EN: dict[str, str] = {
+    "html_lang": "en",
+    # The page's face: the system's own (nothing is fetched; the page's CSP forbids it).
+    "font_family": 'system-ui, -apple-system, "Segoe UI", Roboto, sans-serif',
+    "title": "Practice report — session {session}",
+    "heading": "Practice report",
+    "sub": "Session {session} · {when} · {duration} · {source} · model {models}",
+    "no_keyframe_time": "no keyframe recorded",
+    "seconds": "{n} s",
+    "none": "—",
+    "gap": " ",  # between two sentences
+    "source_camera": "camera",
+    "source_images": "{n} images",
+    "not_medical": "Practice feedback, not a medical assessment.",
+    "depth_recoil": "Depth and recoil: not measured by the camera.",
+    # Checklist
+    "checklist_title": "Checklist",
+    "checklist_none": "No keyframe was answered in this session.",
+    "checklist_intro": "Keyframes answered by the on-device model: {n}; the counts are the model's answers.",
+    "col_question": "Question",
+    "col_yes": "Yes",
+    "col_no": "No",
+    "col_unknown": "Unknown",
+    "col_not_checked": "Not checked",
+    "col_other": "Other",
+    "col_reviewed": "Reviewed by the examiner",
+    "col_agreement": "Agreement with the examiner",
+    "question_unnamed": "The question",
+    "reviewed_of": "{reviewed} of {analysed}",
+    "agreement": "{percent} % ({confirmed} of {reviewed})",
+    "agreement_none": "— (nothing reviewed)",
+    "checklist_note": (
+        "Every answer is generative (confidence 0) and waits for an examiner. Agreement is how often the "
+        "examiner confirmed the model's answer among the answers the examiner reviewed: agreement, not "
+        "accuracy. \u201cNot checked\u201d: the checklist's first question did not open, so the model was not asked."
+    ),
+    # Compression rhythm
+    "rhythm_title": "Compression rhythm",
+    "rhythm_none": (
+        "Not measured: the rhythm is measured from the frames of a camera or video session, and this session "
+        "had none (still images, or recorded by an earlier version)."
+    ),
+    "rhythm_count": "Compressions counted: {count} in {seconds} s",
+    "rhythm_median": "Median rate: {median} (target {low}–{high} per minute)",
+    "rhythm_per_minute": "{rate} per minute",
+    "rhythm_band": (
+        "Time in the target band: {in_band} s of {with_rate} s with a rate ({share}); too slow {slow} s, "
+        "too fast {fast} s"
+    ),
+    "percent": "{percent} %",
+    "rhythm_pauses": "Pauses (2 s or more without compressions): {pauses}",
+    "rhythm_pauses_some": "{n}, the longest {longest} s",
+    "rhythm_pauses_none": "none",
+    "rhythm_ccf": "Compression fraction (CCF): {ccf}",
+    "chart_label": "Compression rate per minute over the session, against the target band {low} to {high}; {n} pauses",
+    "chart_legend": "Green: the target band. Grey bars: pauses.",
+    "chart_last": " The last rate measured was {rate} per minute ({band}).",
+    "band_slow": "below the target",
+    "band_fast": "above the target",
+    "band_in_band": "in the target band",
+    "pause_from": "Pause from",
+    "pause_length": "Length",
+    "pause_ongoing": " (until the end)",
+    "method_title": "How it is measured",
+    "method": (
+        "From the movement between consecutive frames (every frame, not only keyframes), without the model: "
+        "the regularity of that movement over the last 6 s gives the rate, each compression is counted at the "
+        "bottom of its movement, and 2 s or more without one is a pause. Camera shake and changes of light are "
+        "not counted as movement. Measured error on the project's {videos} generated test videos of compressions "
+        "at known rates: median {median} per minute, 95th percentile {p95} per minute. Generated videos are not "
+        "a manikin with sensors: real sessions (clothing, camera angle, a second person moving) can be worse."
+    ),
+    "pixels": "One camera sees movement in pixels, not centimetres of chest.",
+    # Guideline targets
+    "targets_title": "Guideline targets",
+    "targets_intro": (
+        "Quoted as targets for practice, not as a verdict on this session (adult CPR, resuscitation council "
+        "guidelines):"
+    ),
+    "target_rate": "Rate: {low}–{high} compressions per minute.",
+    "target_interruptions": (
+        "Interruptions: as few and as short as possible, none longer than 10 s; a compression fraction of at "
+        "least 60 %."
+    ),
+    "target_depth": "Depth 5–6 cm, and full recoil of the chest after each compression.",
+    # The end
+    "damaged": "{n} damaged lines of the session log were skipped.",
+    "footer": "Made on this device by Keyframe. The pictures never left the device and are not in this report.",
+}
+
+ZH: dict[str, str] = {
+    "html_lang": "zh-Hans",
+    # Common system faces with Simplified Chinese glyphs (macOS, Linux, Windows); nothing is fetched.
+    "font_family": (
+        '"PingFang SC", "Hiragino Sans GB", "Noto Sans CJK SC", "Source Han Sans SC", "Microsoft YaHei", '
+        '"WenQuanYi Micro Hei", system-ui, -apple-system, sans-serif'
+    ),
+    "title": "练习报告 — 记录 {session}",
+    "heading": "练习报告",
+    "sub": "记录 {session} · {when} · {duration} · {source} · 模型 {models}",
+    "no_keyframe_time": "没有记录关键帧",
+    "seconds": "{n} 秒",
+    "none": "—",
+    "gap": "",  # between two sentences: none after a full-width stop
+    "source_camera": "摄像头",
+    "source_images": "{n} 张图像",
+    "not_medical": "练习反馈，不是医学评估。",
+    "depth_recoil": "按压深度与回弹：摄像头无法测量。",
+    # Checklist
+    "checklist_title": "检查表",
+    "checklist_none": "这次练习没有回答任何关键帧。",
+    "checklist_intro": "本机模型回答的关键帧：{n} 个；表中计数的是模型的回答。",
+    "col_question": "问题",
+    "col_yes": "是",
+    "col_no": "否",
+    "col_unknown": "未知",
+    "col_not_checked": "未检查",
+    "col_other": "其他",
+    "col_reviewed": "考官已复核",
+    "col_agreement": "与考官一致",
+    "question_unnamed": "问题",
+    "reviewed_of": "{reviewed} / {analysed}",
+    "agreement": "{percent}%（复核 {reviewed} 个，确认 {confirmed} 个）",
+    "agreement_none": "—（尚未复核）",
+    "checklist_note": (
+        "模型的每个回答都是生成式的（置信度 0），都要等待考官确认。一致率是在考官复核过的回答中，"
+        "考官确认模型回答的比例：这是一致率，不是准确率。“未检查”：检查表的前置问题没有放行，所以没有向模型提问。"
+    ),
+    # Compression rhythm
+    "rhythm_title": "按压节律",
+    "rhythm_none": (
+        "未测量：按压节律从摄像头或视频练习的画面中测量，而这次练习没有画面（静态图像，或由较早的版本记录）。"
+    ),
+    "rhythm_count": "计数的按压：{seconds} 秒内 {count} 次",
+    "rhythm_median": "中位频率：{median}（目标每分钟 {low}–{high} 次）",
+    "rhythm_per_minute": "每分钟 {rate} 次",
+    "rhythm_band": (
+        "在目标范围内的时间：有频率的 {with_rate} 秒中 {in_band} 秒（{share}）；过慢 {slow} 秒，过快 {fast} 秒"
+    ),
+    "percent": "{percent}%",
+    "rhythm_pauses": "停顿（2 秒以上没有按压）：{pauses}",
+    "rhythm_pauses_some": "{n} 次，最长 {longest} 秒",
+    "rhythm_pauses_none": "没有",
+    "rhythm_ccf": "按压时间占比（CCF）：{ccf}",
+    "chart_label": "整个练习中每分钟的按压频率，对照目标范围 {low}–{high}；停顿 {n} 次",
+    "chart_legend": "绿色：目标范围。灰色条：停顿。",
+    "chart_last": "最后测到的频率是每分钟 {rate} 次（{band}）。",
+    "band_slow": "低于目标",
+    "band_fast": "高于目标",
+    "band_in_band": "在目标范围内",
+    "pause_from": "停顿开始",
+    "pause_length": "时长",
+    "pause_ongoing": "（直到结束）",
+    "method_title": "测量方法",
+    "method": (
+        "根据相邻画面之间的运动（每一帧，而不只是关键帧）测量，不使用模型：最近 6 秒内运动的规律性给出频率，"
+        "每次按压在其运动的最低点计数，2 秒以上没有按压即为停顿。摄像头晃动和光线变化不算作运动。"
+        "在本项目 {videos} 个已知频率的生成按压测试视频上测得的误差：中位数每分钟 {median} 次，"
+        "第 95 百分位每分钟 {p95} 次。生成的视频不是带传感器的模拟人：真实练习（衣物、摄像头角度、"
+        "有第二个人走动）可能误差更大。"
+    ),
+    "pixels": "单个摄像头看到的是以像素计的运动，而不是以厘米计的胸廓位移。",
+    # Guideline targets
+    "targets_title": "指南目标",
+    "targets_intro": "以下作为练习目标引用，不是对这次练习的判定（成人 CPR，复苏委员会指南）：",
+    "target_rate": "频率：每分钟 {low}–{high} 次按压。",
+    "target_interruptions": "中断：尽可能少、尽可能短，任何一次都不超过 10 秒；按压时间占比至少 60%。",
+    "target_depth": "深度 5–6 厘米，每次按压后胸廓完全回弹。",
+    # The end
+    "damaged": "跳过了练习记录中 {n} 行损坏的内容。",
+    "footer": "由 Keyframe 在本设备上生成。图像从未离开本设备，也不在这份报告中。",
+}
+
+TABLES: dict[str, dict[str, str]] = {"en": EN, "zh": ZH}
+
+# The questions of the built-in profiles in Chinese, as the Sessions screen words them
+# (app/ui/strings_sessions.py ZH `signal_<id>`, which app.session cannot import; a test keeps them
+# equal). English keeps the signal id made readable; an id not listed here does too.
+SIGNALS_ZH: dict[str, str] = {
+    "hand_position_correct": "双手放在胸骨下半部",
+    "hands_visible": "双手在胸部上可见",
+    "hands_stacked": "双手上下叠放",
+}
+
+
+def report_words(language: str) -> Mapping[str, str]:
+    """The table of a language code ("en", "zh"); anything else gets English."""
+    return TABLES.get(language, EN)
+
+
+def signal_words(language: str, signal: str) -> str:
+    """A question in words: its Chinese wording when known, else the signal id made readable."""
+    if language == "zh" and signal in SIGNALS_ZH:
+        return SIGNALS_ZH[signal]
+    return signal.replace("_", " ").capitalize() or report_words(language)["question_unnamed"]
