@@ -52,9 +52,13 @@ def _small_grey(rgb: np.ndarray) -> np.ndarray:
 
 # The outer ring of tiles: the camera's own movement is judged there, where a trainee framed in the
 # middle is least (a chest filling the middle would otherwise be taken for the camera moving).
-_RING = np.ones((SMALL[1] // TILE, SMALL[0] // TILE), dtype=bool)
-_RING[1:-1, 1:-1] = False
-_RING = _RING.ravel()
+def _outer_ring() -> np.ndarray:
+    ring = np.ones((SMALL[1] // TILE, SMALL[0] // TILE), dtype=bool)
+    ring[1:-1, 1:-1] = False
+    return ring.ravel()
+
+
+_RING = _outer_ring()
 
 
 class MotionMeter:
@@ -95,7 +99,7 @@ class MotionMeter:
         h, w = SMALL[1], SMALL[0]
 
         def per_tile(a: np.ndarray) -> np.ndarray:
-            return a.reshape(h // TILE, TILE, w // TILE, TILE).sum(axis=(1, 3)).ravel()
+            return np.asarray(a.reshape(h // TILE, TILE, w // TILE, TILE).sum(axis=(1, 3)).ravel())
 
         xx, yy, xy = per_tile(gx * gx), per_tile(gy * gy), per_tile(gx * gy)
         bx, by = per_tile(change * gx), per_tile(change * gy)
