@@ -98,12 +98,19 @@ class SessionsView:
         # A camera or video session's compression rhythm: each figure its own tagged Text (Flutter would
         # merge a tagged row's texts into one node), the block hidden for a session without rhythm.
         self.rhythm_texts = {key: ft.Text("") for key in RHYTHM_FIGURES}
-        self.rhythm_box = ft.Column(
-            [
-                ft.Text(text(s, "rhythm_title"), weight=ft.FontWeight.BOLD),
-                *(tagged(t, f"rhythm-summary-{key}") for key, t in self.rhythm_texts.items()),
-            ],
-            spacing=4,
+        # Its own box, beside the summary's: tagged nodes inside the tagged summary split it, and the
+        # summary's node then read only the rhythm's lines.
+        self.rhythm_box = ft.Container(
+            content=ft.Column(
+                [
+                    ft.Text(text(s, "rhythm_title"), weight=ft.FontWeight.BOLD),
+                    *(tagged(t, f"rhythm-summary-{key}") for key, t in self.rhythm_texts.items()),
+                ],
+                spacing=4,
+            ),
+            padding=12,
+            border_radius=8,
+            bgcolor=ft.Colors.BLUE_GREY_50,
             visible=False,
         )
         self.summary_box = tagged(
@@ -112,7 +119,6 @@ class SessionsView:
                     [
                         ft.Text(text(s, "summary_title"), weight=ft.FontWeight.BOLD, size=16),
                         self.summary,
-                        self.rhythm_box,
                     ],
                     spacing=6,
                 ),
@@ -157,6 +163,7 @@ class SessionsView:
         self.detail_box = ft.Column(
             [
                 self.summary_box,
+                self.rhythm_box,
                 exports,
                 self.delete_confirm_box,
                 self.timeline.root,
