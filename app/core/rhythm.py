@@ -35,6 +35,8 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from app.core.rhythm_figures import Pause, Rhythm
+
 
 @dataclass(frozen=True)
 class RhythmConfig:
@@ -55,24 +57,6 @@ class RhythmConfig:
             raise ValueError("the window must hold at least three of the slowest periods")
         if self.grid_hz < 4 * self.max_rate_per_min / 60 or self.hop_s <= 0 or self.pause_s <= 0:
             raise ValueError("grid_hz, hop_s or pause_s out of range")
-
-
-@dataclass(frozen=True)
-class Pause:
-    start_s: float  # on the clock the estimator was fed
-    length_s: float
-    ongoing: bool  # still no compression at the time of the snapshot
-
-
-@dataclass(frozen=True)
-class Rhythm:
-    t_s: float  # time of the last frame fed
-    rate_per_min: float | None  # over the sliding window; None: no periodic motion ("—")
-    periodicity: float  # the window's autocorrelation peak, 0..1 (0 before there is enough signal)
-    count: int  # compressions counted this session
-    median_rate_per_min: float | None  # over the counted compressions
-    pauses: tuple[Pause, ...]
-    compression_fraction: float | None  # CCF: time compressing ÷ session time; None before any time
 
 
 def _moving_average(x: np.ndarray, n: int) -> np.ndarray:
@@ -256,29 +240,3 @@ class RhythmEstimator:
             pauses=pauses,
             compression_fraction=min(1.0, max(0.0, compressing / session)) if session > 0 else None,
         )
-
-
-@dataclass(frozen=True)
-class MeasuredError:
-    """The rate error `bench.rhythm` measured on the held-out generated videos (its receipt), quoted by
-    the practice report; a test keeps it equal to the receipt."""
-
-    median_per_min: float
-    p95_per_min: float
-    videos: int
-    receipt: str
-
-
-MEASURED_RATE_ERROR = MeasuredError(
-    median_per_min=0.18, p95_per_min=1.49, videos=24, receipt="bench/receipts/rhythm.json"
-)
-
-
-# The guideline target for the compression rate, per minute (quoted as a target, never a verdict).
-TARGET_RATE_PER_MIN = (100, 120)
-
-
-def rate_band(rate_per_min: float) -> str:
-    """slow | in_band | fast against the guideline target, for the words a trainee reads."""
-    low, high = TARGET_RATE_PER_MIN
-    return "slow" if rate_per_min < low else "fast" if rate_per_min > high else "in_band"

@@ -12,7 +12,7 @@ import itertools
 from collections.abc import Sequence
 from dataclasses import dataclass
 
-from app.core.rhythm import TARGET_RATE_PER_MIN, Pause, rate_band
+from app.core.rhythm_figures import TARGET_RATE_PER_MIN, Pause, rate_band
 from app.core.session import RhythmSample
 
 

@@ -17,7 +17,7 @@ from enum import Enum
 from typing import Any, Union
 
 from app.core.generation import Timings
-from app.core.rhythm import Pause, Rhythm
+from app.core.rhythm_figures import Pause, Rhythm
 from app.core.routing import GENERATIVE, Routing
 
 

@@ -17,7 +17,8 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 
 from app.core.results import AnalysisResult, ChecklistResult
-from app.core.rhythm import Rhythm, RhythmEstimator
+from app.core.rhythm import RhythmEstimator
+from app.core.rhythm_figures import Rhythm
 from app.core.sampler import Decision, KeyframeSampler, SamplerConfig, Selection
 from app.core.session import (
     KeyframeFailed,

@@ -19,7 +19,7 @@ import time
 from collections.abc import Mapping, Sequence
 from html import escape
 
-from app.core.rhythm import MEASURED_RATE_ERROR, TARGET_RATE_PER_MIN, Pause, rate_band
+from app.core.rhythm_figures import MEASURED_RATE_ERROR, TARGET_RATE_PER_MIN, Pause, rate_band
 from app.core.rhythm_summary import RhythmSummary, summarise_rhythm
 from app.core.session import PracticeEvent, RhythmSample
 from app.core.session_summary import NOT_CHECKED, SessionSummary, SignalSummary, summarise

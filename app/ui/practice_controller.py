@@ -23,7 +23,7 @@ from app.core.checklist import Checklist
 from app.core.notice import Notice
 from app.core.observable import Observable
 from app.core.profiles import ProfileLabels
-from app.core.rhythm import Rhythm
+from app.core.rhythm_figures import Rhythm
 from app.core.sampler import DEFAULT_INTERVAL_S, SamplerConfig
 from app.core.session import KeyframeFailed, PracticeEvent, SessionState
 from app.frames.intake import DecodedImage, ImageRejected, decode_image_bytes

@@ -14,7 +14,7 @@ import flet as ft
 
 from app.core.checklist import Checklist
 from app.core.parser import UNKNOWN
-from app.core.rhythm import TARGET_RATE_PER_MIN, rate_band
+from app.core.rhythm_figures import TARGET_RATE_PER_MIN, rate_band
 from app.core.session import KeyframeFailed, PracticeEvent, SessionState, TimelineEntry
 from app.ui.checklist_card import ChecklistLine
 from app.ui.checklist_lines import checklist_lines, keyframe_entries, reviewed_count

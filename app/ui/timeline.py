@@ -32,7 +32,8 @@ import flet as ft
 import flet_charts as fch
 
 from app.core.parser import UNKNOWN
-from app.core.rhythm import TARGET_RATE_PER_MIN, Pause, RhythmConfig, rate_band
+from app.core.rhythm import RhythmConfig
+from app.core.rhythm_figures import TARGET_RATE_PER_MIN, Pause, rate_band
 from app.core.rhythm_summary import summarise_rhythm
 from app.core.session import KeyframeSkipped, SessionState, TimelineEntry, verdict_counts
 from app.core.session_summary import NOT_CHECKED, answer_kind, is_checklist

@@ -13,7 +13,7 @@ from pathlib import Path
 import cv2
 from demo_model.compressions import VideoSpec, make_video
 
-from app.core.rhythm import MEASURED_RATE_ERROR
+from app.core.rhythm_figures import MEASURED_RATE_ERROR
 from app.locations import sessions_dir
 from tests.conditions import HANG_S
 
@@ -60,7 +60,9 @@ def test_watch_prints_and_logs_the_rhythm_and_the_report_tells_it_with_its_limit
     in_pause = [s for s in samples if true_start + 2.5 <= s["t"] <= true_start + true_length]
     assert in_pause and all(s["rate_per_min"] is None for s in in_pause), "no rate while nothing moves"
 
-    (log,) = sessions_dir().glob("*.jsonl")
+    # Its own log, as watch names it (the storage folder is shared by every test of the run).
+    (log,) = [Path(line.split(": ", 1)[1]) for line in proc.stderr.splitlines() if line.startswith("session log: ")]
+    assert log.parent == sessions_dir()
     logged = [json.loads(line) for line in log.read_text().splitlines() if '"kind":"rhythm"' in line]
     assert logged == samples
 

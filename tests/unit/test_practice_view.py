@@ -69,7 +69,7 @@ def test_a_phone_layout_moves_the_card_but_never_the_camera() -> None:
 
 
 def test_the_rate_is_said_against_the_target_and_only_for_moving_sources() -> None:
-    from app.core.rhythm import Pause, Rhythm
+    from app.core.rhythm_figures import Pause, Rhythm
 
     view = _view()
     rhythm = Rhythm(30.0, 96.4, 0.9, 41, 104.2, (Pause(12.0, 3.5, ongoing=False),), 0.82)

@@ -13,7 +13,7 @@ from pathlib import Path
 
 import pytest
 
-from app.core.rhythm import MEASURED_RATE_ERROR, Pause, Rhythm
+from app.core.rhythm_figures import MEASURED_RATE_ERROR, Pause, Rhythm
 from app.core.rhythm_summary import rhythm_lines, summarise_rhythm
 from app.core.session import ExaminerConfirmed, ExaminerCorrected, RhythmSample, event_from_dict, event_to_dict, reduce
 from app.session import report_words

@@ -11,7 +11,7 @@ from pathlib import Path
 
 import pytest
 
-from app.core.rhythm import Pause, Rhythm
+from app.core.rhythm_figures import Pause, Rhythm
 from app.core.session import (
     ExaminerConfirmed,
     ExaminerCorrected,

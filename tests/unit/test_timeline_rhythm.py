@@ -6,7 +6,7 @@ import dataclasses
 
 import flet_charts as fch
 
-from app.core.rhythm import Pause
+from app.core.rhythm_figures import Pause
 from app.core.session import reduce
 from app.ui.strings_sessions import ZH
 from app.ui.timeline import TimelineChart, rate_runs, rhythm_pauses, rhythm_points, rhythm_words
