@@ -292,7 +292,9 @@ def wait_until_loaded(pg, reloaded: bool = False) -> None:  # noqa: ANN001
         if reloaded:
             raise
         print(f"{pg.url}: the page showed nothing of the app in 30 s (Flet's startup screen); reloading it")
-        pg.reload()
+        # Patient: in CI the first page of a fresh server once took over 30 s to load again (its model
+        # worker starting beside it on a loaded machine), and the reload's own 30 s default failed the test.
+        pg.reload(timeout=PAGE_WAIT_S * 1000)
         wait_until_loaded(pg, reloaded=True)
 
 
