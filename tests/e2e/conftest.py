@@ -287,7 +287,7 @@ def wait_until_loaded(pg, reloaded: bool = False) -> None:  # noqa: ANN001
     # Flutter renders to a canvas; its semantics tree gives the DOM nodes the tests read.
     pg.locator("flt-semantics-placeholder").dispatch_event("click")
     try:
-        node(pg, "privacy-notice").first.wait_for(state="attached", timeout=30_000)
+        node(pg, "privacy-notice").first.wait_for(state="attached", timeout=PAGE_WAIT_S * 1000 if reloaded else 30_000)
     except PlaywrightError:
         if reloaded:
             raise
