@@ -271,8 +271,8 @@ class LivePipeline:
         """The rhythm so far: a sample in the session (log and state) and the live figure on screen."""
         rhythm = self._rhythm.snapshot()
         self._rhythm_said_t = self._rhythm_fed_t
-        self._record(RhythmSample.of(rhythm, event_id=_new_id(), wall_time=self._wall()))
-        self._notify(rhythm=rhythm)
+        # One update for both: the screen redraws once a second for the rhythm, not twice.
+        self._record(RhythmSample.of(rhythm, event_id=_new_id(), wall_time=self._wall()), rhythm=rhythm)
 
     def _say_last_rhythm(self) -> None:
         """The source ended or the user stopped: frames fed since the last sample make one more, so the
@@ -477,7 +477,7 @@ class LivePipeline:
             self._dispatch(following)
         self._idle.notify_all()
 
-    def _record(self, *events: SessionEvent) -> None:
+    def _record(self, *events: SessionEvent, rhythm: Rhythm | None = None) -> None:
         # On disk (fsynced) before the UI can show them: a crash loses nothing that was seen.
         # A log that cannot be written (disk full) must not stop the session: the event is
         # kept in memory and the failure is shown with every update until a write succeeds.
@@ -492,7 +492,7 @@ class LivePipeline:
                     logger.error("%s: %s", self._log_error, event.event_id)
             self._state = apply(self._state, event)
             _log_event(event)
-        self._notify(events=events)
+        self._notify(events=events, rhythm=rhythm)
 
     def _notify(
         self,
