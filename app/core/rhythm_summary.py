@@ -60,27 +60,3 @@ def summarise_rhythm(samples: Sequence[RhythmSample]) -> RhythmSummary | None:
         pauses=last.pauses,
         compression_fraction=last.compression_fraction,
     )
-
-
-def _share(part: float, whole: float) -> str:
-    return f"{100 * part / whole:.0f} %" if whole > 0 else "—"
-
-
-def rhythm_lines(summary: RhythmSummary) -> list[str]:
-    """The figures in English sentences, for the text summary and the report."""
-    low, high = summary.target
-    median = "—" if summary.median_rate_per_min is None else f"{summary.median_rate_per_min:.0f} per minute"
-    ccf = "—" if summary.compression_fraction is None else f"{100 * summary.compression_fraction:.0f} %"
-    longest = summary.longest_pause_s
-    pauses = f"{len(summary.pauses)}, the longest {longest:.1f} s" if longest is not None else "none"
-    with_rate = summary.seconds_with_rate
-    return [
-        f"Compressions counted: {summary.count} in {summary.seconds:.0f} s",
-        f"Median rate: {median} (target {low}–{high} per minute)",
-        f"Time in the target band: {summary.seconds_in_band:.0f} s of {with_rate:.0f} s with a rate "
-        f"({_share(summary.seconds_in_band, with_rate)}); too slow {summary.seconds_slow:.0f} s, "
-        f"too fast {summary.seconds_fast:.0f} s",
-        f"Pauses (2 s or more without compressions): {pauses}",
-        f"Compression fraction (CCF): {ccf}",
-        "Depth and recoil: not measured by the camera",
-    ]

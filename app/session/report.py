@@ -23,7 +23,7 @@ from app.core.rhythm_figures import MEASURED_RATE_ERROR, TARGET_RATE_PER_MIN, Pa
 from app.core.rhythm_summary import RhythmSummary, summarise_rhythm
 from app.core.session import PracticeEvent, RhythmSample
 from app.core.session_summary import NOT_CHECKED, SessionSummary, SignalSummary, summarise
-from app.session.report_words import EN, report_words, signal_words
+from app.session.report_words import EN, report_words, rhythm_figures, signal_words
 from app.session.store import LoadedSession, session_facts
 
 NOT_MEDICAL = EN["not_medical"]
@@ -152,43 +152,6 @@ def _rate_chart(samples: Sequence[RhythmSample], pauses: Sequence[Pause], w: Wor
         f'<svg role="img" aria-label="{escape(label)}" viewBox="0 0 {width} {height}" width="{width}" '
         f'height="{height}" xmlns="http://www.w3.org/2000/svg"><title>{escape(label)}</title>{"".join(parts)}</svg>'
     )
-
-
-def rhythm_figures(summary: RhythmSummary, language: str = "en") -> list[str]:
-    """The rhythm's figures in sentences of a language (plain text). In English they are the lines of
-    `rhythm_lines` (the text summary's) but its last, depth and recoil, which the report says apart."""
-    w = report_words(language)
-    low, high = summary.target
-    median = summary.median_rate_per_min
-    ccf = summary.compression_fraction
-    longest = summary.longest_pause_s
-    with_rate = summary.seconds_with_rate
-
-    def percent(part: float, whole: float) -> str:
-        return w["percent"].format(percent=f"{100 * part / whole:.0f}") if whole > 0 else w["none"]
-
-    pauses = (
-        w["rhythm_pauses_none"]
-        if longest is None
-        else w["rhythm_pauses_some"].format(n=len(summary.pauses), longest=f"{longest:.1f}")
-    )
-    return [
-        w["rhythm_count"].format(count=summary.count, seconds=f"{summary.seconds:.0f}"),
-        w["rhythm_median"].format(
-            median=w["none"] if median is None else w["rhythm_per_minute"].format(rate=f"{median:.0f}"),
-            low=low,
-            high=high,
-        ),
-        w["rhythm_band"].format(
-            in_band=f"{summary.seconds_in_band:.0f}",
-            with_rate=f"{with_rate:.0f}",
-            share=percent(summary.seconds_in_band, with_rate),
-            slow=f"{summary.seconds_slow:.0f}",
-            fast=f"{summary.seconds_fast:.0f}",
-        ),
-        w["rhythm_pauses"].format(pauses=pauses),
-        w["rhythm_ccf"].format(ccf=w["none"] if ccf is None else percent(ccf, 1.0)),
-    ]
 
 
 def _rhythm_section(samples: Sequence[RhythmSample], rhythm: RhythmSummary | None, language: str, w: Words) -> str:

@@ -2,13 +2,15 @@
 
 Pure text: no UI import (app.session must not import app.ui), no HTML (the report escapes what it
 fills in). Placeholders are `str.format` fields; numbers arrive already formatted, so both languages
-show the same figures. The English rhythm sentences are the ones `rhythm_lines` writes for the text
-summary (tests/unit/test_rhythm_record.py keeps them equal).
+show the same figures. `rhythm_figures` writes the rhythm's sentences, for the report and, in English,
+for the text summary.
 """
 
 from __future__ import annotations
 
 from collections.abc import Mapping
+
+from app.core.rhythm_summary import RhythmSummary
 
 EN: dict[str, str] = {
     "html_lang": "en",
@@ -205,3 +207,40 @@ def signal_words(language: str, signal: str) -> str:
     if language == "zh" and signal in SIGNALS_ZH:
         return SIGNALS_ZH[signal]
     return signal.replace("_", " ").capitalize() or report_words(language)["question_unnamed"]
+
+
+def rhythm_figures(summary: RhythmSummary, language: str = "en") -> list[str]:
+    """The rhythm's figures in sentences of a language (plain text): the report's list and, in English,
+    the text summary's (`sessions export`). Depth and recoil are said apart by each."""
+    w = report_words(language)
+    low, high = summary.target
+    median = summary.median_rate_per_min
+    ccf = summary.compression_fraction
+    longest = summary.longest_pause_s
+    with_rate = summary.seconds_with_rate
+
+    def percent(part: float, whole: float) -> str:
+        return w["percent"].format(percent=f"{100 * part / whole:.0f}") if whole > 0 else w["none"]
+
+    pauses = (
+        w["rhythm_pauses_none"]
+        if longest is None
+        else w["rhythm_pauses_some"].format(n=len(summary.pauses), longest=f"{longest:.1f}")
+    )
+    return [
+        w["rhythm_count"].format(count=summary.count, seconds=f"{summary.seconds:.0f}"),
+        w["rhythm_median"].format(
+            median=w["none"] if median is None else w["rhythm_per_minute"].format(rate=f"{median:.0f}"),
+            low=low,
+            high=high,
+        ),
+        w["rhythm_band"].format(
+            in_band=f"{summary.seconds_in_band:.0f}",
+            with_rate=f"{with_rate:.0f}",
+            share=percent(summary.seconds_in_band, with_rate),
+            slow=f"{summary.seconds_slow:.0f}",
+            fast=f"{summary.seconds_fast:.0f}",
+        ),
+        w["rhythm_pauses"].format(pauses=pauses),
+        w["rhythm_ccf"].format(ccf=w["none"] if ccf is None else percent(ccf, 1.0)),
+    ]

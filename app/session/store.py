@@ -29,7 +29,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import BinaryIO
 
-from app.core.rhythm_summary import rhythm_lines, summarise_rhythm
+from app.core.rhythm_summary import summarise_rhythm
 from app.core.session import (
     PracticeEvent,
     SessionEvent,
@@ -42,6 +42,7 @@ from app.core.session import (
 )
 from app.durable_files import fsync_dir
 from app.models.locks import held
+from app.session.report_words import rhythm_figures
 from app.small_file import NotAFile, open_regular
 
 
@@ -420,7 +421,8 @@ def summary_text(session: LoadedSession) -> str:
     rhythm = summarise_rhythm(state.rhythm)
     if rhythm is not None:
         lines.append("Compression rhythm (measured from motion in every frame, not by the model):")
-        lines += [f"  {line}" for line in rhythm_lines(rhythm)]
+        said = [*rhythm_figures(rhythm), "Depth and recoil: not measured by the camera"]
+        lines += [f"  {line}" for line in said]
     lines.append("All model answers are generative: confidence 0, for practice feedback only.")
     if session.damaged_lines:
         lines.append(f"Damaged log lines skipped: {', '.join(map(str, session.damaged_lines))}")

@@ -32,7 +32,7 @@ from tests.e2e.conftest import (
     wait_until_loaded,
 )
 from tests.integration.conftest import held_out_scenes
-from tests.integration.video import write_hands_video, write_hands_y4m
+from tests.integration.video import write_compression_video, write_hands_video, write_hands_y4m
 
 pytestmark = pytest.mark.browser
 PHONE = {"width": 390, "height": 844}
@@ -612,16 +612,10 @@ def test_normal_use_gets_no_error_response_and_leaves_the_terminal_quiet(browser
 def test_a_compression_video_shows_its_rate_against_the_target(page, tmp_path: Path) -> None:  # noqa: ANN001
     """A generated video of compressions at 110 a minute played as a practice session: the rate panel
     reads it, in words against the target, and says depth and recoil are not measured."""
-    import cv2
-    from demo_model.compressions import VideoSpec, make_video
+    from demo_model.compressions import VideoSpec
 
-    video = make_video(VideoSpec(seconds=16, fps=15, rate_per_min=110), seed=5)
     path = tmp_path / "compressions.avi"
-    height, width = video.frames[0].shape[:2]
-    writer = cv2.VideoWriter(str(path), cv2.VideoWriter_fourcc(*"MJPG"), 15, (width, height))
-    for frame in video.frames:
-        writer.write(cv2.cvtColor(frame, cv2.COLOR_RGB2BGR))
-    writer.release()
+    write_compression_video(path, VideoSpec(seconds=16, fps=15, rate_per_min=110), seed=5)
     wait_text(page, "model-status", "Model ready")
     choose(page, "Video")
     start_with_files(page, [path])

@@ -20,21 +20,16 @@ from tests.e2e.conftest import (
     wait_text,
 )
 from tests.e2e.test_practice import choose, start_with_files
+from tests.integration.video import write_compression_video
 
 pytestmark = pytest.mark.browser
 RATE, SECONDS, FPS = 104, 20, 15
 
 
 def write_video(path: Path) -> None:
-    import cv2
-    from demo_model.compressions import VideoSpec, make_video
+    from demo_model.compressions import VideoSpec
 
-    video = make_video(VideoSpec(seconds=SECONDS, fps=FPS, rate_per_min=RATE, pauses=((8.0, 3.0),)), seed=12)
-    height, width = video.frames[0].shape[:2]
-    writer = cv2.VideoWriter(str(path), cv2.VideoWriter_fourcc(*"MJPG"), FPS, (width, height))
-    for frame in video.frames:
-        writer.write(cv2.cvtColor(frame, cv2.COLOR_RGB2BGR))
-    writer.release()
+    write_compression_video(path, VideoSpec(seconds=SECONDS, fps=FPS, rate_per_min=RATE, pauses=((8.0, 3.0),)), 12)
 
 
 def test_a_practised_rhythm_is_summarised_exported_and_reported(browser, tmp_path: Path) -> None:  # noqa: ANN001

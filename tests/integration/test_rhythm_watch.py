@@ -10,12 +10,12 @@ import subprocess
 import sys
 from pathlib import Path
 
-import cv2
-from demo_model.compressions import VideoSpec, make_video
+from demo_model.compressions import VideoSpec
 
 from app.core.rhythm_figures import MEASURED_RATE_ERROR
 from app.locations import sessions_dir
 from tests.conditions import HANG_S
+from tests.integration.video import write_compression_video
 
 ROOT = Path(__file__).resolve().parents[2]
 RATE, PAUSE_AT, PAUSE_S, SECONDS, FPS = 130, 9.0, 3.0, 22, 15
@@ -23,12 +23,8 @@ RATE, PAUSE_AT, PAUSE_S, SECONDS, FPS = 130, 9.0, 3.0, 22, 15
 
 def write_video(path: Path) -> tuple[int, tuple[tuple[float, float], ...]]:
     """Compressions at RATE with one pause, as an MJPG file; (true count, true pauses)."""
-    video = make_video(VideoSpec(seconds=SECONDS, fps=FPS, rate_per_min=RATE, pauses=((PAUSE_AT, PAUSE_S),)), seed=31)
-    height, width = video.frames[0].shape[:2]
-    writer = cv2.VideoWriter(str(path), cv2.VideoWriter_fourcc(*"MJPG"), FPS, (width, height))
-    for frame in video.frames:
-        writer.write(cv2.cvtColor(frame, cv2.COLOR_RGB2BGR))
-    writer.release()
+    spec = VideoSpec(seconds=SECONDS, fps=FPS, rate_per_min=RATE, pauses=((PAUSE_AT, PAUSE_S),))
+    video = write_compression_video(path, spec, seed=31)
     return len(video.truth.compression_times), video.truth.pauses
 
 

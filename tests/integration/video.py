@@ -3,9 +3,13 @@
 from __future__ import annotations
 
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import cv2
 import numpy as np
+
+if TYPE_CHECKING:
+    from demo_model.compressions import CompressionVideo, VideoSpec
 
 
 def hands_phases(seed: int = 3, size: int = 256) -> list[tuple[np.ndarray, str]]:
@@ -51,3 +55,17 @@ def write_y4m(
             frame = cv2.cvtColor(framed, cv2.COLOR_RGB2YUV_I420).tobytes()  # Y, then U, then V planes
             for _ in range(seconds_per_phase * fps):
                 fh.write(b"FRAME\n" + frame)
+
+
+def write_compression_video(path: Path, spec: VideoSpec, seed: int) -> CompressionVideo:
+    """A generated video of compressions (`tools/demo_model/compressions.py`) as an MJPEG .avi; returns it,
+    with its truth."""
+    from demo_model.compressions import make_video
+
+    video = make_video(spec, seed)
+    height, width = video.frames[0].shape[:2]
+    writer = cv2.VideoWriter(str(path), cv2.VideoWriter_fourcc(*"MJPG"), spec.fps, (width, height))
+    for frame in video.frames:
+        writer.write(cv2.cvtColor(frame, cv2.COLOR_RGB2BGR))
+    writer.release()
+    return video

@@ -14,10 +14,11 @@ from pathlib import Path
 import pytest
 
 from app.core.rhythm_figures import MEASURED_RATE_ERROR, Pause, Rhythm
-from app.core.rhythm_summary import rhythm_lines, summarise_rhythm
+from app.core.rhythm_summary import summarise_rhythm
 from app.core.session import ExaminerConfirmed, ExaminerCorrected, RhythmSample, event_from_dict, event_to_dict, reduce
 from app.session import report_words
-from app.session.report import DEPTH_RECOIL, NOT_MEDICAL, practice_report, rhythm_figures
+from app.session.report import DEPTH_RECOIL, NOT_MEDICAL, practice_report
+from app.session.report_words import rhythm_figures
 from app.session.review import ReviewError, record_review
 from app.session.store import SessionLog, export_csv, export_rhythm_csv, load_session, summary_text
 from tests.unit.test_session import practice
@@ -201,15 +202,20 @@ def test_an_unknown_language_gets_the_english_report(tmp_path: Path) -> None:
         assert practice_report(loaded, "s", other) == english, other
 
 
-def test_the_english_rhythm_figures_are_the_text_summarys_and_every_language_has_every_word() -> None:
+def test_the_english_rhythm_figures_are_the_text_summarys_and_every_language_has_every_word(tmp_path: Path) -> None:
     for samples in (
         [sample(0, None), sample(1, 108, count=1), sample(3, None, count=4, pauses=(Pause(2.5, 2.0, True),), ccf=0.8)],
         [sample(0, None), sample(1, None)],
     ):
         summary = summarise_rhythm(samples)
         assert summary is not None
-        assert rhythm_figures(summary) == rhythm_lines(summary)[:-1]
-        assert rhythm_lines(summary)[-1] + "." == DEPTH_RECOIL
+        text = summary_text(load_session(write(tmp_path / f"{len(samples)}.jsonl", samples)))
+        said = [line.strip() for line in text.splitlines()]
+        start = said.index(rhythm_figures(summary)[0])
+        assert said[start : start + len(rhythm_figures(summary)) + 1] == [
+            *rhythm_figures(summary),
+            DEPTH_RECOIL.rstrip("."),
+        ]
         assert len(rhythm_figures(summary, "zh")) == len(rhythm_figures(summary))
     assert set(report_words.EN) == set(report_words.ZH)
     for key, english in report_words.EN.items():
