@@ -82,6 +82,7 @@ class Shell:
         models: ModelsController,
         testers: TestersController | None = None,
         hidden_session: str | None = None,
+        metronome: Metronome | None = None,
     ) -> None:
         """`testers`: the previous page's testers' run, kept across a change of language.
         `hidden_session`: the ended session this page does not show (see PracticeView.hide_session);
@@ -93,7 +94,9 @@ class Shell:
         self.controller = controller
         self.picker = picker
         self.camera = camera
-        self.metronome = Metronome(page)  # this page's own: a sound plays where the trainee is
+        # This page's own (a sound plays where the trainee is), handed on when the page is rebuilt: the
+        # browser keeps playing it across a reconnect, and the switch must say so.
+        self.metronome = metronome or Metronome(page)
         self.practice = PracticeView(
             PracticeActions(
                 start=lambda kind, interval: page.run_task(self._start, kind, interval),
@@ -233,6 +236,9 @@ class Shell:
         locales = {code: ft.Locale(*parts) for code, parts in LOCALES.items()}
         page.locale_configuration = ft.LocaleConfiguration(list(locales.values()), locales[self.language])
         page.services.append(self.picker)
+        if self.metronome.service is not None:
+            page.services.append(self.metronome.service)
+        self.practice.show_metronome(self.metronome.on, self.metronome.rate)
         page.on_resize = lambda _: self._layout()
         # A dropped connection (a phone's browser locked, a network change) resumes the same page
         # when the browser comes back within Flet's session timeout: the page listens again then.
@@ -296,6 +302,7 @@ class Shell:
             self.models_controller,
             self.testers_controller,
             hidden_session=self.practice.hidden_session or "",
+            metronome=self.metronome,
         )
         shell.mount()
         return shell

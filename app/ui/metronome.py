@@ -53,6 +53,11 @@ class Metronome:
         self.on = False
         self.rate = DEFAULT_RATE
 
+    @property
+    def service(self) -> fa.Audio | None:
+        """The player, once the metronome was first turned on (a rebuilt page must keep it)."""
+        return self._audio
+
     async def set(self, on: bool, rate: int) -> None:
         audio = self._audio
         if on and audio is None:

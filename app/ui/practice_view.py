@@ -317,6 +317,10 @@ class PracticeView:
             self._live.controls = [self.stage, *self._status_block, self.rhythm_box, self._card, self._controls_row]
         self._right.controls = [self.rhythm_box, self._card, self._review_block] if wide else [self._review_block]
 
+    def show_metronome(self, on: bool, rate: int) -> None:
+        """The metronome as it is (a page built again while it plays)."""
+        self.metronome.value, self.metronome_rate.value = on, str(rate)
+
     def _metronome_changed(self) -> None:
         self._actions.metronome(bool(self.metronome.value), int(self.metronome_rate.value or DEFAULT_RATE))
 

@@ -73,6 +73,19 @@ def test_the_metronome_is_silent_until_turned_on_then_loops_clicks_at_the_chosen
             f"() => window.__audio.some(a => !a.paused && Math.abs(a.duration - {clip_seconds(100)}) < 0.01)",
             timeout=PAGE_WAIT_S,
         )
+        # A reload resumes this page: the clicks go on, the switch says so, and it still turns them off.
+        page.reload()
+        wait_until_loaded(page, reloaded=True)
+        evaluate(page, "() => window.__audio.some(a => !a.paused)", timeout=PAGE_WAIT_S)
+        assert wait_until(
+            lambda: page.get_by_role("switch", name="Metronome").first.get_attribute("aria-checked") == "true",
+            timeout=30,
+            interval=0.2,
+        ), "the switch says the metronome is on"
+        node(page, "metronome").first.click()
+        evaluate(page, "() => window.__audio.every(a => a.paused)", timeout=PAGE_WAIT_S)
+        node(page, "metronome").first.click()
+        evaluate(page, "() => window.__audio.some(a => !a.paused)", timeout=PAGE_WAIT_S)
         choose(page, "Image")  # stills: it stops and hides
         evaluate(page, "() => window.__audio.every(a => a.paused)", timeout=PAGE_WAIT_S)
         assert wait_until(lambda: node(page, "metronome").count() == 0, timeout=PAGE_WAIT_S, interval=0.2)
