@@ -55,6 +55,11 @@ def file_picker_saver(picker: ft.FilePicker) -> SaveFile:
     return save
 
 
+def _one(many: str, one: str, n: int) -> str:
+    """The string key for a count: English says "1 keyframe", not "1 keyframes"."""
+    return one if n == 1 else many
+
+
 def _date(seconds: float) -> str:
     return time.strftime("%Y-%m-%d %H:%M:%S", time.localtime(seconds))
 
@@ -340,12 +345,22 @@ class SessionsView:
         checklist = bool(summary.signals)
         if checklist:  # each question apart: answers to different questions never add up
             lines = [
-                text(s, "summary_keyframes_questions", n=summary.keyframes, questions=len(summary.signals)),
+                text(
+                    s,
+                    _one("summary_keyframes_questions", "summary_keyframe_questions", summary.keyframes),
+                    n=summary.keyframes,
+                    questions=len(summary.signals),
+                ),
                 *(line for signal in summary.signals for line in self._signal_lines(signal)),
             ]
         else:
             lines = [
-                text(s, "summary_counts", n=summary.analysed, counts=self._listed(summary.counts)),
+                text(
+                    s,
+                    _one("summary_counts", "summary_counts_one", summary.analysed),
+                    n=summary.analysed,
+                    counts=self._listed(summary.counts),
+                ),
                 text(s, "summary_verdicts", counts=self._listed(summary.verdicts)),
             ]
         lines.append(

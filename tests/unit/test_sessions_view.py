@@ -16,6 +16,7 @@ import flet_charts as fch
 import pytest
 
 from app.core.session import ExaminerConfirmed, ExaminerCorrected, reduce
+from app.core.session_summary import SignalSummary, summarise
 from app.session.report import practice_report
 from app.session.store import export_csv, export_jsonl, export_rhythm_csv, load_session
 from app.ui.review_list import ReviewList
@@ -394,3 +395,14 @@ def test_the_rhythm_figures_read_in_chinese_too(tmp_path: Path) -> None:
     assert view.rhythm_texts["rate"].value == "中位频率：112 次/分（目标 100–120）"
     assert view.rhythm_texts["pauses"].value == "2 秒以上的停顿：2 次，最长 3.5 秒"
     assert view.export_buttons["report"].content == "报告（网页）"
+
+
+def test_one_keyframe_is_counted_in_the_singular(session: Path) -> None:
+    _, view = build(session.parent)
+    many = summarise(reduce(load_session(session).events))
+    one = dataclasses.replace(many, analysed=1, counts=(("yes", 1),), keyframes=1)
+    assert view.summary_lines(one)[0] == "1 keyframe analysed: 1 YES"
+    assert view.summary_lines(many)[0] == "4 keyframes analysed: 2 YES, 1 NO, 1 UNKNOWN"
+    signals = tuple(SignalSummary(name, (("yes", 1),), 1, 0, 0, 0) for name in ("hands_visible", "hands_stacked"))
+    checklist = dataclasses.replace(one, signals=signals)
+    assert view.summary_lines(checklist)[0] == "1 keyframe analysed · 2 questions"
