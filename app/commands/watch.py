@@ -94,7 +94,7 @@ def run(args: argparse.Namespace, out: TextIO) -> int:
             for t, rgb in video:
                 if args.realtime:
                     time.sleep(clock.delay(t))
-                pipeline.offer_frame(t, DecodedImage(rgb, "video"))
+                pipeline.offer_frame(t, DecodedImage(rgb, "video", name=args.video.name))
                 if not args.realtime and pipeline.busy:
                     pipeline.wait_idle()  # offline: every keyframe is analysed, none superseded
             pipeline.flush()

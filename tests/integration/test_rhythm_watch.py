@@ -61,6 +61,8 @@ def test_watch_prints_and_logs_the_rhythm_and_the_report_tells_it_with_its_limit
     assert log.parent == sessions_dir()
     logged = [json.loads(line) for line in log.read_text().splitlines() if '"kind":"rhythm"' in line]
     assert logged == samples
+    practice = [json.loads(line) for line in log.read_text().splitlines() if '"kind":"practice"' in line]
+    assert {p["source"] for p in practice} == {"compressions.avi"}
 
     rows = list(csv.DictReader(io.StringIO(run_app("sessions", "export", log.stem, "--format", "rhythm-csv").stdout)))
     assert [row["event_id"] for row in rows] == [s["event_id"] for s in samples]
@@ -85,6 +87,7 @@ def test_watch_prints_and_logs_the_rhythm_and_the_report_tells_it_with_its_limit
         "100–120 compressions per minute",
         f"Compressions counted: {last['count']}",
         "Hand position correct",
+        "compressions.avi",  # the source: the video watched
         f"median {MEASURED_RATE_ERROR.median_per_min:.1f} per minute, "
         f"95th percentile {MEASURED_RATE_ERROR.p95_per_min:.1f} per minute",
     ):
