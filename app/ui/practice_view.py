@@ -215,7 +215,9 @@ class PracticeView:
             bgcolor=ft.Colors.BLUE_GREY_50,
             visible=False,
         )
-        self.timeline = TimelineChart(strings=words)
+        # The rate lane too: the live figure above says now, the lane how the rate went (a camera or
+        # a video; stills have no rhythm and keep it hidden).
+        self.timeline = TimelineChart(strings=words, rhythm=True)
         self.reviews = ReviewList(words, thumbnails=actions.thumbnail)
         # Hidden when empty: the Semantics wrapper is what hides (its content must stay visible).
         self._status_lines = {

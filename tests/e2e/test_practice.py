@@ -623,4 +623,6 @@ def test_a_compression_video_shows_its_rate_against_the_target(page, tmp_path: P
     assert 105 <= int(said.removesuffix("/min")) <= 115, said
     assert "100–120 per minute" in text_of(page, "rate-words")
     wait_on_page(page, "Depth and recoil are not measured by the camera")
+    # The timeline's rate lane follows the session as it goes, its words the same figures.
+    wait_text(page, "timeline-chart-rhythm", "Compression rate: median")
     shot(page, "practice-rate")

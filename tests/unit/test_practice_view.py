@@ -90,3 +90,15 @@ def test_the_rate_is_said_against_the_target_and_only_for_moving_sources() -> No
     assert view.rate_words.value == "in the 100–120 per minute target"
     view.render(replace(_state(), running=True, source_kind="folder", rhythm=rhythm))
     assert not view.rhythm_box.visible  # stills have no movement between them
+
+
+def test_the_timeline_draws_the_rate_of_a_moving_source_under_the_keyframes() -> None:
+    from tests.unit.test_sessions_controller import RATES, rhythm_events
+
+    view = _view()
+    session = reduce(rhythm_events())
+    view.render(replace(_state(), running=True, source_kind="camera", session=session))
+    assert view.timeline.rate_box.visible
+    assert [p.rate_per_min for p in view.timeline.rate_points] == list(RATES)
+    view.render(_state())  # a session without rhythm: the lane stays hidden
+    assert not view.timeline.rate_box.visible
