@@ -20,7 +20,7 @@ from tests.integration.conftest import held_out_scenes
 FOREIGN = Path(__file__).resolve().parents[2] / "tests" / "fixtures" / "foreign_qwen3vl"
 QUESTIONS = (
     "Is the hand position correct?",  # the demo model's trained question
-    "Are the trainee's hands on the chest and visible?",
+    "Are the trainee's hands in the picture?",
     "Are both hands stacked, one on top of the other?",
 )
 

@@ -100,7 +100,7 @@ def test_the_shipped_checklists_load() -> None:
     assert (demo.gate, demo.gate_open, demo.system) == ("hands_visible", "yes", None)
     assert [s.signal for s in demo.ordered()] == ["hands_visible", "hand_position_correct", "hands_stacked"]
     assert demo.signal("hand_position_correct").prompt == one_question.prompt
-    assert demo.signal("hands_visible").prompt == "Are the trainee's hands on the chest and visible?"
+    assert demo.signal("hands_visible").prompt == "Are the trainee's hands in the picture?"
 
     instruct = load_checklist(PROFILES / "cpr_checklist_instruct.json")
     assert [s.signal for s in instruct.ordered()] == [

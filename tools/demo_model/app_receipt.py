@@ -8,6 +8,15 @@ Two sets of held-out scenes, kept apart:
 * ``final``: seed 20261201, 100 per kind, fixed before it was first scored and scored once,
   after the choice; nothing was tuned on it. Its figure is the honest one.
 
+The checklist (``model_store/profiles/cpr_checklist.json``: hands in the picture, on the right
+spot, stacked) has its own two sets of `checklist_scenes.py` frames, the five framings in turn
+(square, 4:3 and 16:9 with room at the sides, 4:3 and 16:9 cut top and bottom), a column per
+signal in ``labels.csv`` and an empty cell where the gate does not ask:
+
+* ``checklist-selection``: seed 20261202, 60 per kind, for choosing between trained models.
+* ``checklist-final``: seed 20261203, 100 per kind, fixed (with this file) before any model was
+  scored on it, scored once.
+
 Each set is written as JPEG files plus ``labels.csv`` into a folder and scored by
 ``python -m app eval`` (the worker child, constrained decoding, the strict parser, the shipped
 profile: exactly what a tester gets); the per-image CSV is then grouped by scene kind, which is
@@ -27,11 +36,16 @@ import tempfile
 from collections import Counter
 from pathlib import Path
 
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))  # tools/: checklist_scenes imports demo_model.scenes
+from checklist_scenes import CHECKLIST_KINDS, SIGNALS, checklist_jpegs
 from scenes import SCENE_KINDS, scene_jpegs
 
 ROOT = Path(__file__).resolve().parents[2]
 GOAL_PER_KIND = 0.97
 SETS = {"selection": (20261130, 50), "final": (20261201, 100)}  # name: (seed, scenes per kind)
+CHECKLIST_SETS = {"checklist-selection": (20261202, 60), "checklist-final": (20261203, 100)}
+PROFILE_NAME = "cpr_checklist.json"
+CHECKLIST_PROFILE = ROOT / "model_store" / "profiles" / PROFILE_NAME
 
 
 def write_set(folder: Path, seed: int, per_kind: int) -> None:
@@ -46,9 +60,11 @@ def write_set(folder: Path, seed: int, per_kind: int) -> None:
         csv.writer(fh).writerows(rows)
 
 
-def score(folder: Path, model: str | None) -> list[dict[str, str]]:
+def score(folder: Path, model: str | None, profile: Path | None = None) -> list[dict[str, str]]:
     out_csv = folder.parent / "answers.csv"
     command = [sys.executable, "-m", "app", "eval", str(folder), "--csv", str(out_csv)]
+    if profile:
+        command += ["--profile", str(profile)]
     if model:
         command += ["--model", model]
     done = subprocess.run(command, cwd=ROOT, capture_output=True, text=True)
@@ -68,12 +84,80 @@ def per_kind(rows: list[dict[str, str]]) -> dict[str, dict[str, int]]:
     return result
 
 
+def write_checklist_set(folder: Path, seed: int, per_kind: int) -> None:
+    """Frames named KIND-FRAMING-NNN.jpg and labels.csv with a column per signal."""
+    rows = []
+    counts: Counter[str] = Counter()
+    for kind, framing, data, truth in checklist_jpegs(per_kind, seed):
+        counts[kind] += 1
+        name = f"{kind}-{framing}-{counts[kind]:03d}.jpg"
+        (folder / name).write_bytes(data)
+        rows.append([name, *(truth[s] or "" for s in SIGNALS)])
+    with open(folder / "labels.csv", "w", newline="", encoding="utf-8") as fh:
+        writer = csv.writer(fh)
+        writer.writerow(["file", *SIGNALS])
+        writer.writerows(rows)
+
+
+def checklist_cells(rows: list[dict[str, str]]) -> dict[str, dict[str, dict[str, dict[str, int]]]]:
+    """signal -> "kind" / "framing" -> name -> {"right", "n", "valid"}, over labelled answers only: a
+    closed gate's `not_asked` on a scene whose hands are in the picture counts as wrong."""
+    cells: dict[str, dict[str, dict[str, dict[str, int]]]] = {s: {"kind": {}, "framing": {}} for s in SIGNALS}
+    for row in rows:
+        if not row["expected"]:
+            continue
+        kind, framing, _ = row["file"].rsplit("-", 2)
+        for group, name in (("kind", kind), ("framing", framing)):
+            cell = cells[row["signal"]][group].setdefault(name, {"right": 0, "n": 0, "valid": 0})
+            cell["n"] += 1
+            cell["right"] += row["correct"] == "yes"
+            cell["valid"] += row["parse_status"] in ("valid", "not_asked")
+    return cells
+
+
+def checklist_main(name: str, model: str | None, receipt_path: Path | None) -> int:
+    seed, count = CHECKLIST_SETS[name]
+    with tempfile.TemporaryDirectory() as tmp:
+        folder = Path(tmp) / name
+        folder.mkdir()
+        write_checklist_set(folder, seed, count)
+        cells = checklist_cells(score(folder, model, CHECKLIST_PROFILE))
+    print(f"{name} set: seed {seed}, {count} frames per kind, scored by `python -m app eval --profile {PROFILE_NAME}`")
+    met = True
+    for signal in SIGNALS:
+        right = sum(c["right"] for c in cells[signal]["kind"].values())
+        total = sum(c["n"] for c in cells[signal]["kind"].values())
+        print(f"{signal}: {right}/{total} {right / total:6.1%}")
+        for group in ("kind", "framing"):
+            for cell_name, c in cells[signal][group].items():
+                share = c["right"] / c["n"]
+                met &= share >= GOAL_PER_KIND
+                verdict = "met" if share >= GOAL_PER_KIND else "MISSED"
+                figures = f"{c['right']:>3}/{c['n']:<3} {share:6.1%}"
+                print(f"  {group:<7} {cell_name:<17} {figures}   [goal >= {GOAL_PER_KIND:.0%}: {verdict}]")
+    if receipt_path:
+        receipt = {
+            "set": name,
+            "seed": seed,
+            "per_kind": count,
+            "kinds": list(CHECKLIST_KINDS),
+            "profile": "model_store/profiles/cpr_checklist.json",
+            "goal_per_cell": GOAL_PER_KIND,
+            "signals": cells,
+            "met": met,
+        }
+        receipt_path.write_text(json.dumps(receipt, indent=2) + "\n", encoding="utf-8")
+    return 0 if met else 1
+
+
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    parser.add_argument("--set", choices=sorted(SETS), required=True)
+    parser.add_argument("--set", choices=sorted(SETS) + sorted(CHECKLIST_SETS), required=True)
     parser.add_argument("--model", default=None, help="model id or folder (default: the bundled demo model)")
     parser.add_argument("--receipt", type=Path, default=None, help="also write the figures as JSON")
     args = parser.parse_args()
+    if args.set in CHECKLIST_SETS:
+        return checklist_main(args.set, args.model, args.receipt)
     seed, count = SETS[args.set]
     with tempfile.TemporaryDirectory() as tmp:
         folder = Path(tmp) / args.set

@@ -23,8 +23,6 @@ from pathlib import Path
 import numpy as np
 from scenes import QUESTION, SCENE_KINDS, expected_answer, render_scene
 
-PROMPT_TEXT = f"<img>image_0</img>{QUESTION}"
-
 
 def app_input(img_rgb, size: int = 128, jpeg_quality: int = 90) -> np.ndarray:
     """RGB PIL image -> BGR uint8 (size x size) exactly as the app prepares frames."""
@@ -76,8 +74,10 @@ def _bundled_profile():
     return load_profile(PROFILES / "hand_position.json")
 
 
-def run_mnn(model_dir: Path, images: np.ndarray, work: Path, token_loop_checks: int = 10) -> dict:
-    """Answer every image with MNN in a child process; returns the worker's result dict."""
+def run_mnn(
+    model_dir: Path, images: np.ndarray, work: Path, token_loop_checks: int = 10, question: str = QUESTION
+) -> dict:
+    """Answer ``question`` about every image with MNN in a child process; returns the worker's result dict."""
     work.mkdir(parents=True, exist_ok=True)
     npz = work / "eval_images.npy"
     out = work / "eval_result.json"
@@ -92,6 +92,7 @@ def run_mnn(model_dir: Path, images: np.ndarray, work: Path, token_loop_checks: 
         str(npz),
         str(out),
         str(token_loop_checks),
+        question,
     ]
     with open(work / "mnn_stdout.log", "w") as fh:
         res = subprocess.run(cmd, stdout=fh, stderr=subprocess.STDOUT)
@@ -136,8 +137,9 @@ def evaluate(model_dir: Path, seed: int, per_kind: int, work: Path) -> dict:
     }
 
 
-def _worker(model_dir: str, npy: str, out: str, token_loop_checks: int) -> None:
+def _worker(model_dir: str, npy: str, out: str, token_loop_checks: int, question: str) -> None:
     """Child process body: load MNN, answer each image, write JSON."""
+    text = f"<img>image_0</img>{question}"
     import MNN.expr as F
     import MNN.llm as llm
 
@@ -149,7 +151,7 @@ def _worker(model_dir: str, npy: str, out: str, token_loop_checks: int) -> None:
 
     def prompt(img: np.ndarray) -> dict:
         var = F.const(img, list(img.shape), F.NHWC, F.uint8)
-        return {"text": PROMPT_TEXT, "images": [{"data": var, "width": int(img.shape[1]), "height": int(img.shape[0])}]}
+        return {"text": text, "images": [{"data": var, "width": int(img.shape[1]), "height": int(img.shape[0])}]}
 
     answers: list[str] = []
     times: list[float] = []
@@ -188,7 +190,7 @@ def _worker(model_dir: str, npy: str, out: str, token_loop_checks: int) -> None:
                 "latency_ms_p95": round(float(np.percentile(times, 95)), 2),
                 "token_loop_matches_response": f"{matches}/{min(token_loop_checks, len(images))}",
                 "prompt_len": prompt_len,
-                "template": m.apply_chat_template(PROMPT_TEXT),
+                "template": m.apply_chat_template(text),
                 "stop_ids": stop_ids,
                 "prompt_ids": prompt_ids,
             }
@@ -197,7 +199,7 @@ def _worker(model_dir: str, npy: str, out: str, token_loop_checks: int) -> None:
 
 
 if __name__ == "__main__":
-    if len(sys.argv) == 6 and sys.argv[1] == "--worker":
-        _worker(sys.argv[2], sys.argv[3], sys.argv[4], int(sys.argv[5]))
+    if len(sys.argv) in (6, 7) and sys.argv[1] == "--worker":
+        _worker(sys.argv[2], sys.argv[3], sys.argv[4], int(sys.argv[5]), (sys.argv[6:] or [QUESTION])[0])
     else:
-        raise SystemExit("usage: evaluate.py --worker MODEL_DIR IMAGES.npy OUT.json N_TOKEN_LOOP_CHECKS")
+        raise SystemExit("usage: evaluate.py --worker MODEL_DIR IMAGES.npy OUT.json N_TOKEN_LOOP_CHECKS QUESTION")

@@ -25,18 +25,23 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+import numpy as np
+
 # The generator's own modules (torch-free) come from this folder, imported here so that
 # a missing dependency fails before anything is trained or overwritten; torch,
 # transformers and the tokenizer library wait for build_model, after the options.
 sys.path.insert(0, str(Path(__file__).resolve().parent))
+sys.path.insert(1, str(Path(__file__).resolve().parents[1]))  # tools/: checklist_scenes imports demo_model.scenes
 import scenes
-from evaluate import eval_set, evaluate
+from checklist_scenes import CHECKLIST_KINDS, SIGNALS, checklist_jpegs
+from evaluate import evaluate
 from examples import write_examples
 from export import export_model
 from manifest import write_manifest
 from model_config import DEMO_SHAPE, make_config
+from questions import answer_json_for, checklist_questions
 from sequence import IMAGE_SIZE, PromptLayout, make_layout
-from train import TrainSettings, save_model, torch_decisions, train
+from train import TrainSettings, app_view, save_model, torch_decisions, train
 from versions import versions
 
 if TYPE_CHECKING:
@@ -74,6 +79,8 @@ class Settings:
     per_kind: int
     quant_bits: tuple[int, ...]  # bit widths to export and compare
     aux_weight: float
+    lr: float  # peak learning rate (warm-up, then cosine over the wall-clock budget)
+    init: Path | None  # continue from this HF checkpoint instead of a random model
     work: Path
     manifest: Path
     examples: Path | None  # None: --no-examples
@@ -88,7 +95,8 @@ class DemoModel:
     special: dict[str, int]
     model: Qwen3VLForConditionalGeneration
     answers: dict[str, str]  # "yes"/"no" -> answer JSON
-    layout: PromptLayout
+    layout: PromptLayout  # the one-signal profile's question (hand_position)
+    layouts: dict[str, PromptLayout]  # every checklist signal's question, SIGNALS order
     n_params: int
     n_vision: int
 
@@ -125,6 +133,8 @@ def parse_settings() -> Settings:
         help="auto: export both, keep 4-bit unless 8-bit answers more held-out scenes correctly",
     )
     ap.add_argument("--aux-weight", type=float, default=1.0, help="0 trains without the auxiliary heads")
+    ap.add_argument("--init", type=Path, default=None, help="continue training this HF checkpoint")
+    ap.add_argument("--lr", type=float, default=TrainSettings.lr, help="peak learning rate")
     ap.add_argument("--work", type=Path, default=Path("/tmp/keyframe-demo-work"))
     ap.add_argument("--manifest", type=Path, default=REPO / "model_store" / "manifests" / "keyframe-demo.json")
     ap.add_argument("--examples", type=Path, default=REPO / "assets" / "examples")
@@ -138,6 +148,8 @@ def parse_settings() -> Settings:
         per_kind=args.per_kind,
         quant_bits=(4, 8) if args.quant_bit == "auto" else (int(args.quant_bit),),
         aux_weight=args.aux_weight,
+        lr=args.lr,
+        init=args.init.resolve() if args.init else None,
         work=args.work.resolve(),
         manifest=args.manifest.resolve(),
         examples=None if args.no_examples else args.examples.resolve(),
@@ -170,39 +182,64 @@ def build_model(settings: Settings, log: Log) -> DemoModel:
     special = save_hf_tokenizer(hf_dir)
     tok = AutoTokenizer.from_pretrained(str(hf_dir))
     torch.manual_seed(settings.seed)
-    model = Qwen3VLForConditionalGeneration(make_config(DEMO_SHAPE, special, len(tok)))
+    if settings.init is not None:
+        model = Qwen3VLForConditionalGeneration.from_pretrained(str(settings.init))
+        log(f"continuing from {settings.init}")
+    else:
+        model = Qwen3VLForConditionalGeneration(make_config(DEMO_SHAPE, special, len(tok)))
     n_params = sum(p.numel() for p in model.parameters())
     n_vision = sum(p.numel() for p in model.model.visual.parameters())
     answers = {a: scenes.answer_json(a) for a in ("yes", "no")}
     layout = make_layout(tok, scenes.QUESTION, answers)
+    questions = checklist_questions()
+    layouts = {
+        signal: make_layout(tok, questions[signal], {a: answer_json_for(signal, a) for a in ("yes", "no")})
+        for signal in SIGNALS
+    }
+    if layouts["hand_position_correct"] != layout:
+        raise SystemExit("the checklist's position question differs from the one-signal profile's")
     log(f"model: {n_params} parameters ({n_vision} vision); prompt {len(layout.prompt_ids())} tokens")
-    return DemoModel(hf_dir, tok, special, model, answers, layout, n_params, n_vision)
+    return DemoModel(hf_dir, tok, special, model, answers, layout, layouts, n_params, n_vision)
 
 
 def train_model(settings: Settings, demo: DemoModel, log: Log) -> Training:
     """Train the model in place on synthetic scenes within the wall-clock budget."""
-    train_settings = TrainSettings(minutes=settings.minutes, seed=settings.seed, aux_weight=settings.aux_weight)
-    summary = train(demo.model, demo.layout, train_settings, log=log)
+    train_settings = TrainSettings(
+        minutes=settings.minutes, seed=settings.seed, aux_weight=settings.aux_weight, lr=settings.lr
+    )
+    checkpoint_dir = settings.work / "checkpoint"
+    summary = train(
+        demo.model,
+        [demo.layouts[s] for s in SIGNALS],
+        train_settings,
+        log=log,
+        checkpoint=lambda: (save_model(demo.model, demo.tok, checkpoint_dir), log(f"checkpoint in {checkpoint_dir}")),
+    )
     log(f"trained {summary['steps']} steps in {summary['seconds']} s")
     return Training(train_settings, summary)
 
 
-def pytorch_accuracy(settings: Settings, demo: DemoModel, log: Log) -> dict[str, float]:
-    """Per-kind decision accuracy in PyTorch (40 held-out scenes a kind), to compare with MNN's."""
+def pytorch_accuracy(settings: Settings, demo: DemoModel, log: Log) -> dict[str, dict[str, float]]:
+    """Per-signal, per-kind decision accuracy in PyTorch on held-out checklist scenes (40 a kind,
+    framings in turn), to compare with MNN's and the app's."""
     import cv2
 
-    kinds, imgs = eval_set(settings.eval_seed, 40)
-    rgb = [cv2.cvtColor(im, cv2.COLOR_BGR2RGB) for im in imgs]
-    preds = torch_decisions(demo.model, demo.layout, rgb)
-    torch_acc = {
-        k: round(
-            sum(p == scenes.expected_answer(k) for p, kk in zip(preds, kinds, strict=True) if kk == k) / kinds.count(k),
-            4,
-        )
-        for k in scenes.SCENE_KINDS
-    }
-    log(f"PyTorch decision accuracy (40/kind, eval seed): {torch_acc}")
-    return torch_acc
+    scenes_ = checklist_jpegs(40, settings.eval_seed)
+    views = [
+        app_view(cv2.cvtColor(cv2.imdecode(np.frombuffer(b, np.uint8), cv2.IMREAD_COLOR), cv2.COLOR_BGR2RGB))
+        for _, _, b, _ in scenes_
+    ]
+    acc: dict[str, dict[str, float]] = {}
+    for signal in SIGNALS:
+        asked = [i for i, (_, _, _, truth) in enumerate(scenes_) if truth[signal] is not None]
+        preds = torch_decisions(demo.model, demo.layouts[signal], [views[i] for i in asked])
+        right: dict[str, list[bool]] = {}
+        for i, pred in zip(asked, preds, strict=True):
+            kind, _, _, truth = scenes_[i]
+            right.setdefault(kind, []).append(pred == truth[signal])
+        acc[signal] = {k: round(sum(v) / len(v), 4) for k, v in right.items()}
+        log(f"PyTorch {signal}: {acc[signal]}")
+    return acc
 
 
 def save_checkpoint(demo: DemoModel) -> None:
@@ -266,7 +303,7 @@ def write_receipt(
     settings: Settings,
     demo: DemoModel,
     training: Training,
-    torch_acc: dict[str, float],
+    torch_acc: dict[str, dict[str, float]],
     candidates: dict[int, Candidate],
     quant_bit: int,
     sizes: dict[str, int],
@@ -303,6 +340,7 @@ def write_receipt(
         },
         "training": {
             "seed": settings.seed,
+            "continued_from": str(settings.init) if settings.init else None,
             "minutes_budget": settings.minutes,
             "seconds": summary["seconds"],
             "steps": summary["steps"],
@@ -317,7 +355,9 @@ def write_receipt(
             "final_loss": summary["final_loss"],
             "train_acc_ema": summary["train_acc_ema"],
             "history": summary["history"],
-            "pytorch_eval_accuracy_40_per_kind": torch_acc,
+            "kinds": list(CHECKLIST_KINDS),
+            "checklist_questions": checklist_questions(),
+            "pytorch_eval_accuracy_per_signal_40_per_kind": torch_acc,
         },
         "export": {
             "tool": "llmexport",

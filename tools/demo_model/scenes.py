@@ -178,7 +178,17 @@ def _shade(colour: tuple[int, int, int], factor: float) -> tuple[int, int, int]:
     return tuple(int(max(0, min(255, c * factor))) for c in colour)  # type: ignore[return-value]
 
 
-def _background(rng: np.random.Generator, size: int) -> Image.Image:
+def _background(
+    rng: np.random.Generator, size: int, width: int | None = None, height: int | None = None
+) -> Image.Image:
+    """A floor of side ``size``; a ``width`` x ``height`` canvas is cut from its top left."""
+    img = _square_background(rng, size)
+    if width is None or height is None:
+        return img
+    return img.crop((0, 0, width, height))
+
+
+def _square_background(rng: np.random.Generator, size: int) -> Image.Image:
     kind = BACKGROUND_KINDS[int(rng.integers(len(BACKGROUND_KINDS)))]
     base = rng.uniform(30, 230, 3)
     other = np.clip(base + rng.normal(0, 60, 3), 0, 255)
@@ -272,51 +282,63 @@ def _draw_hands(
     skin: tuple[int, int, int],
     sleeve: tuple[int, int, int] | None,
     size: int,
+    count: int = 2,
+    side: float | None = None,
 ) -> None:
-    """Two stacked hands at pixel (hx, hy), arms leading to a frame edge."""
-    side = 1.0 if rng.random() < 0.5 else -1.0  # rescuer kneels on this side
+    """``count`` hands (2: stacked) at pixel (hx, hy), an arm to a frame edge for each.
+
+    A person always has arms: without a sleeve they are bare. The top hand of a stacked
+    pair lies across the lower one at an angle, fingers interlaced, as trainees are
+    taught; at 128 px the crossing fingers and the two forearms are what tell two
+    stacked hands from one hand.
+    """
+    drawn = 1.0 if rng.random() < 0.5 else -1.0  # rescuer kneels on this side, unless told
+    side = drawn if side is None else side
     # Arms come from that side and usually a little from below.
     arm_ang = math.atan2(rng.uniform(-0.3, 0.9), side)
+    cross = rng.uniform(0.45, 0.85) * (1.0 if rng.random() < 0.5 else -1.0)
     ca, sa = math.cos(arm_ang), math.sin(arm_ang)
     palm_rx, palm_ry = 0.12 * fr.w, 0.095 * fr.w
-    if sleeve is not None:
-        arm_w = 0.19 * fr.w
-        skin_len = rng.uniform(0.0, 0.25) * size  # bare forearm, then the sleeve
-        far = 1.6 * size
-        for spread in (-1.0, 1.0):
-            # Forearms converge on the wrists; they are a bit apart further up.
-            ox, oy = -sa * spread * arm_w * 0.45, ca * spread * arm_w * 0.45
-            wx, wy = hx + ca * palm_rx * 0.7 + ox * 0.4, hy + sa * palm_rx * 0.7 + oy * 0.4
-            ex, ey = wx + ca * far + ox * 1.5, wy + sa * far + oy * 1.5
-            mx, my = wx + ca * skin_len + ox * 0.6, wy + sa * skin_len + oy * 0.6
-            draw.line([(wx, wy), (ex, ey)], fill=sleeve, width=int(arm_w))
-            draw.line([(wx, wy), (mx, my)], fill=_shade(skin, 0.95), width=int(arm_w * 0.85))
+    arm_w = 0.19 * fr.w
+    bare = _shade(skin, 0.95)
+    arm_colour = sleeve if sleeve is not None else bare
+    skin_len = rng.uniform(0.0, 0.25) * size if sleeve is not None else 0.0  # bare forearm, then the sleeve
+    far = 1.6 * size
+    for spread in (-1.0, 1.0) if count == 2 else (0.0,):
+        # Forearms converge on the wrists; they are a bit apart further up.
+        ox, oy = -sa * spread * arm_w * 0.45, ca * spread * arm_w * 0.45
+        wx, wy = hx + ca * palm_rx * 0.7 + ox * 0.4, hy + sa * palm_rx * 0.7 + oy * 0.4
+        ex, ey = wx + ca * far + ox * 1.5, wy + sa * far + oy * 1.5
+        mx, my = wx + ca * skin_len + ox * 0.6, wy + sa * skin_len + oy * 0.6
+        draw.line([(wx, wy), (ex, ey)], fill=arm_colour, width=int(arm_w))
+        if skin_len > 0:
+            draw.line([(wx, wy), (mx, my)], fill=bare, width=int(arm_w * 0.85))
     lower = _shade(skin, rng.uniform(0.85, 0.95))
-    # Lower hand: palm plus fingers pointing away from the rescuer.
-    for hand, colour, off in ((0, lower, -0.25), (1, skin, 0.2)):
+    hands = ((lower, -0.25, 0.0), (skin, 0.2, cross)) if count == 2 else ((skin, 0.0, 0.0),)
+    # Lower hand first: palm plus fingers pointing away from the rescuer.
+    for colour, off, turn in hands:
+        ang = arm_ang + turn
+        c, s_ = math.cos(ang), math.sin(ang)
         px_, py_ = hx + ca * palm_rx * off, hy + sa * palm_rx * off
         finger_len = 0.12 * fr.w
         for k in range(4):
-            lateral = (k - 1.5) * 0.33 * palm_ry + (0.25 * palm_ry if hand else 0.0)
-            fx = px_ - ca * (palm_rx + finger_len * 0.45) - sa * lateral
-            fy = py_ - sa * (palm_rx + finger_len * 0.45) + ca * lateral
-            draw.polygon(
-                _ellipse_pts(fx, fy, finger_len * 0.55, palm_ry * 0.17, arm_ang, 12), fill=_shade(colour, 0.97)
-            )
-        draw.polygon(_ellipse_pts(px_, py_, palm_rx, palm_ry, arm_ang), fill=colour)
+            lateral = (k - 1.5) * 0.33 * palm_ry
+            fx = px_ - c * (palm_rx + finger_len * 0.45) - s_ * lateral
+            fy = py_ - s_ * (palm_rx + finger_len * 0.45) + c * lateral
+            draw.polygon(_ellipse_pts(fx, fy, finger_len * 0.55, palm_ry * 0.17, ang, 12), fill=_shade(colour, 0.97))
+        draw.polygon(_ellipse_pts(px_, py_, palm_rx, palm_ry, ang), fill=colour)
         # Thumb along the top side of the palm.
-        tx, ty = px_ - ca * palm_rx * 0.2 + sa * palm_ry * 0.9, py_ - sa * palm_rx * 0.2 - ca * palm_ry * 0.9
+        tx, ty = px_ - c * palm_rx * 0.2 + s_ * palm_ry * 0.9, py_ - s_ * palm_rx * 0.2 - c * palm_ry * 0.9
         draw.polygon(
-            _ellipse_pts(tx, ty, palm_rx * 0.55, palm_ry * 0.28, arm_ang + 0.5 * side, 12), fill=_shade(colour, 0.93)
+            _ellipse_pts(tx, ty, palm_rx * 0.55, palm_ry * 0.28, ang + 0.5 * side, 12), fill=_shade(colour, 0.93)
         )
-    # Knuckle line on the top hand gives it some texture.
-    kx, ky = hx - ca * palm_rx * 0.55, hy - sa * palm_rx * 0.55
-    lw = max(1, size // 200)
-    draw.line(
-        [(kx - sa * palm_ry * 0.7, ky + ca * palm_ry * 0.7), (kx + sa * palm_ry * 0.7, ky - ca * palm_ry * 0.7)],
-        fill=_shade(skin, 0.8),
-        width=lw,
-    )
+        # Knuckle line across the back of the hand gives it some texture.
+        kx, ky = px_ - c * palm_rx * 0.55, py_ - s_ * palm_rx * 0.55
+        draw.line(
+            [(kx - s_ * palm_ry * 0.7, ky + c * palm_ry * 0.7), (kx + s_ * palm_ry * 0.7, ky - c * palm_ry * 0.7)],
+            fill=_shade(colour, 0.8),
+            width=max(1, size // 200),
+        )
 
 
 def _degrade(rng: np.random.Generator, img: Image.Image, jpeg: bool) -> Image.Image:
@@ -341,6 +363,35 @@ def _degrade(rng: np.random.Generator, img: Image.Image, jpeg: bool) -> Image.Im
     return out
 
 
+@dataclass(frozen=True)
+class _Layout:
+    """Torso placement and colours, drawn before anything else so a seed fixes the scene."""
+
+    fr: _Frame
+    torso: tuple[int, int, int]
+    hands: tuple[int, int, int]
+    sleeve: tuple[int, int, int] | None
+
+
+def _layout(rng: np.random.Generator, size: int, left: float = 0.0, top: float = 0.0) -> _Layout:
+    """The torso of a ``size`` square scene whose top left corner is at (left, top) on the canvas."""
+    cx = left + size * (0.5 + rng.uniform(-0.04, 0.04))
+    cy = top + size * (0.60 + rng.uniform(-0.04, 0.04))
+    k = 1.0 + rng.uniform(-0.06, 0.06)
+    angle = math.radians(rng.uniform(-4, 4))
+    fr = _Frame(cx, cy, 0.46 * size * k, 0.80 * size * k, angle)
+    palette = _SKIN if rng.random() < 0.7 else _MANIKIN_EXTRA
+    torso_colour = _jitter(rng, palette[int(rng.integers(len(palette)))], 10)
+    # Hands must stand out from the torso a little, or even a person could
+    # not tell where they are at 128 px; redraw (deterministically) if too close.
+    for _ in range(8):
+        hand_colour = _jitter(rng, _SKIN[int(rng.integers(len(_SKIN)))], 10)
+        if np.linalg.norm(np.subtract(hand_colour, torso_colour)) >= 80:
+            break
+    sleeve = _jitter(rng, _SLEEVES[int(rng.integers(len(_SLEEVES)))], 15) if rng.random() < 0.8 else None
+    return _Layout(fr, torso_colour, hand_colour, sleeve)
+
+
 def render_scene_info(
     rng: np.random.Generator, kind: str, size: int = 256, hands_at: tuple[float, float] | None = None, jpeg: bool = True
 ) -> tuple[Image.Image, SceneInfo]:
@@ -354,29 +405,17 @@ def render_scene_info(
         raise ValueError(f"unknown scene kind {kind!r}")
     # Draw the layout first so the same seed gives the same torso whatever
     # the hands do (lets a video move only the hands).
-    cx = size * (0.5 + rng.uniform(-0.04, 0.04))
-    cy = size * (0.60 + rng.uniform(-0.04, 0.04))
-    k = 1.0 + rng.uniform(-0.06, 0.06)
-    angle = math.radians(rng.uniform(-4, 4))
-    fr = _Frame(cx, cy, 0.46 * size * k, 0.80 * size * k, angle)
-    palette = _SKIN if rng.random() < 0.7 else _MANIKIN_EXTRA
-    torso_colour = _jitter(rng, palette[int(rng.integers(len(palette)))], 10)
-    # Hands must stand out from the torso a little, or even a person could
-    # not tell where they are at 128 px; redraw (deterministically) if too close.
-    for _ in range(8):
-        hand_colour = _jitter(rng, _SKIN[int(rng.integers(len(_SKIN)))], 10)
-        if np.linalg.norm(np.subtract(hand_colour, torso_colour)) >= 80:
-            break
-    sleeve = _jitter(rng, _SLEEVES[int(rng.integers(len(_SLEEVES)))], 15) if rng.random() < 0.8 else None
+    lay = _layout(rng, size)
+    fr = lay.fr
     sampled = sample_hands_uv(rng, kind)
     u, v = hands_at if hands_at is not None else sampled
     label = kind if hands_at is None else (classify_hands(u, v) or kind)
 
     img = _background(rng, size)
     draw = ImageDraw.Draw(img)
-    _draw_torso(draw, fr, rng, torso_colour, size)
+    _draw_torso(draw, fr, rng, lay.torso, size)
     hx, hy = fr.px(u, v)
-    _draw_hands(draw, fr, rng, float(hx), float(hy), hand_colour, sleeve, size)
+    _draw_hands(draw, fr, rng, float(hx), float(hy), lay.hands, lay.sleeve, size)
     img = _degrade(rng, img, jpeg)
     qx, qy = fr.px(*CORRECT_POINT)
     info = SceneInfo(

@@ -6,10 +6,15 @@ one torch thread plus one data process (two threads were slower per step on
 merger's output tokens that say where the hands and the correct point are.
 The heads are dropped before export, so the runtime model is unchanged.
 
-The data process renders scenes at a random size (160-384 px), downsizes
-with cv2.INTER_AREA to 128x128 as the app does, and streams uint8 images to
-the trainer, which keeps a replay buffer: rendering is slower than a step, so
-each image is seen about twice, which costs nothing in accuracy here.
+The checklist: each step asks one of its questions (``SIGNAL_WEIGHTS``) about a
+batch of frames that question is asked about (the gate's "no" leaves the others
+unasked); the auxiliary heads learn every signal of every frame at once.
+
+The data process renders checklist frames (``checklist_scenes``) at a random
+size (160-384 px), takes the centred square and downsizes it with
+cv2.INTER_AREA to 128x128 as the app does, and streams uint8 images to the
+trainer, which keeps a replay buffer: rendering is slower than a step, so each
+image is seen about twice, which costs nothing in accuracy here.
 """
 
 from __future__ import annotations
@@ -18,17 +23,35 @@ import math
 import multiprocessing as mp
 import queue
 import time
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 
 import numpy as np
-from scenes import NO_KINDS, SCENE_KINDS, render_scene_info
+from checklist_scenes import CHECKLIST_KINDS, SIGNALS, framings_for, render_checklist_scene
 from sequence import IMAGE_SIZE, PromptLayout, image_to_patches
 
-KIND_INDEX = {k: i for i, k in enumerate(SCENE_KINDS)}
-# Hands beside the sternum ("side") are the hard "no" case (a first 15-minute
-# run got 87.5 % there and >= 97.5 % elsewhere): draw them twice as often.
-NO_KIND_WEIGHTS = [0.2, 0.2, 0.4, 0.2]  # too_high, too_low, side, off_torso
+KIND_INDEX = {k: i for i, k in enumerate(CHECKLIST_KINDS)}
+# How often each kind is drawn. Half the two-hand scenes are correct, so the position answer
+# is near 50/50 over scenes with hands. Hands beside the sternum ("side") were the hard "no"
+# of the first runs, one hand against two the hard part of the checklist: both drawn more.
+KIND_WEIGHTS = {
+    "correct": 0.22,
+    "too_high": 0.05,
+    "too_low": 0.05,
+    "side": 0.1,
+    "off_torso": 0.05,
+    "one_hand_correct": 0.15,
+    "one_hand_wrong": 0.2,
+    "no_hands": 0.09,
+    "out_of_frame": 0.09,
+}
+FRAMING_WEIGHTS = {"square": 0.4, "wide_4_3": 0.05, "wide_16_9": 0.05, "crop_4_3": 0.25, "crop_16_9": 0.25}
+# Which question a training step asks (the gate's is the easy one).
+SIGNAL_WEIGHTS = (0.2, 0.4, 0.4)
+# truth vector: kind, then per signal 0 = yes, 1 = no, -1 = not asked; hands x, y; correct point x, y
+TRUTH_LEN = 8
+NOT_ASKED = -1.0
 
 
 @dataclass
@@ -48,23 +71,28 @@ class TrainSettings:
     history: list = field(default_factory=list)
 
 
-def scene_sample(rng: np.random.Generator, render_min: int, render_max: int) -> tuple[np.ndarray, np.ndarray]:
-    """One training sample: 128x128 RGB uint8 and a float vector of ground truth.
-
-    Half the scenes are correct (yes), the other half split over the four
-    "no" kinds (``NO_KIND_WEIGHTS``), so the answer prior is 50/50.
-    """
+def app_view(rgb: np.ndarray) -> np.ndarray:
+    """What the app shows a square model: the centred square, INTER_AREA to IMAGE_SIZE."""
     import cv2
 
-    kind = "correct" if rng.random() < 0.5 else str(rng.choice(NO_KINDS, p=NO_KIND_WEIGHTS))
+    h, w = rgb.shape[:2]
+    side = min(h, w)
+    top, left = (h - side) // 2, (w - side) // 2
+    return cv2.resize(rgb[top : top + side, left : left + side], (IMAGE_SIZE, IMAGE_SIZE), interpolation=cv2.INTER_AREA)
+
+
+def scene_sample(rng: np.random.Generator, render_min: int, render_max: int) -> tuple[np.ndarray, np.ndarray]:
+    """One training sample: IMAGE_SIZE square RGB uint8 (the app's view) and its truth vector."""
+    kind = str(rng.choice(list(KIND_WEIGHTS), p=list(KIND_WEIGHTS.values())))
+    usable = framings_for(kind)
+    weights = np.array([FRAMING_WEIGHTS[f] for f in usable])
+    framing = str(rng.choice(usable, p=weights / weights.sum()))
     size = int(rng.integers(render_min, render_max + 1))
-    img, info = render_scene_info(rng, kind, size)
-    small = cv2.resize(np.asarray(img), (IMAGE_SIZE, IMAGE_SIZE), interpolation=cv2.INTER_AREA)
-    truth = np.array(
-        [KIND_INDEX[kind], 0.0 if info.answer == "yes" else 1.0, *info.hands_xy, *info.correct_xy, *info.hands_uv],
-        dtype=np.float32,
-    )
-    return small, truth
+    img, scene = render_checklist_scene(rng, kind, framing, size)
+    answers = [NOT_ASKED if scene.truth[s] is None else float(scene.truth[s] == "no") for s in SIGNALS]
+    hands = scene.hands_xy if scene.hands_xy is not None else (-1.0, -1.0)
+    truth = np.array([KIND_INDEX[kind], *answers, *hands, *scene.correct_xy], dtype=np.float32)
+    return app_view(np.asarray(img)), truth
 
 
 def _producer(seed: int, render_min: int, render_max: int, out: mp.Queue, chunk: int = 8) -> None:
@@ -89,7 +117,7 @@ def soft_grid_target(xy: np.ndarray, grid: int, sigma: float = 0.6) -> np.ndarra
 
 
 def build_aux_heads(width: int):
-    """Heads on the merged vision tokens: hand map, correct-point map, yes/no, (u, v)."""
+    """Heads on the merged vision tokens: hand map, correct-point map, and one answer per signal."""
     import torch
     from torch import nn
 
@@ -98,8 +126,9 @@ def build_aux_heads(width: int):
             super().__init__()
             self.hand = nn.Linear(width, 1)
             self.point = nn.Linear(width, 1)
+            self.visible = nn.Linear(width, 1)
             self.decide = nn.Linear(width, 1)
-            self.uv = nn.Linear(width, 2)
+            self.stacked = nn.Linear(width, 1)
 
         def forward(self, tokens: torch.Tensor) -> dict[str, torch.Tensor]:
             hand_logits = self.hand(tokens).squeeze(-1)  # B, N
@@ -108,11 +137,32 @@ def build_aux_heads(width: int):
             return {
                 "hand": hand_logits,
                 "point": self.point(tokens).squeeze(-1),
-                "decide": self.decide(pooled).squeeze(-1),
-                "uv": self.uv(pooled),
+                "hands_visible": self.visible(tokens.mean(1)).squeeze(-1),
+                "hand_position_correct": self.decide(pooled).squeeze(-1),
+                "hands_stacked": self.stacked(pooled).squeeze(-1),
             }
 
     return AuxHeads()
+
+
+def aux_loss(heads: dict, truth, grid: int):
+    """The auxiliary heads' loss for a batch; each part only where its truth exists."""
+    import torch
+    import torch.nn.functional as F
+
+    total = torch.zeros(())
+    for i, signal in enumerate(SIGNALS):
+        answer = truth[:, 1 + i]
+        asked = answer >= 0
+        if asked.any():
+            total = total + F.binary_cross_entropy_with_logits(heads[signal][asked], answer[asked])
+    for name, cols in (("hand", slice(4, 6)), ("point", slice(6, 8))):
+        xy = truth[:, cols]
+        seen = ((xy >= 0) & (xy <= 1)).all(-1)
+        if seen.any():
+            target = torch.from_numpy(soft_grid_target(xy[seen].numpy(), grid))
+            total = total - (target * F.log_softmax(heads[name][seen], -1)).sum(-1).mean()
+    return total
 
 
 class Batcher:
@@ -134,11 +184,12 @@ class Batcher:
         grid_side = IMAGE_SIZE // 16
         self.grid_thw = torch.tensor([[1, grid_side, grid_side]])
 
-    def __call__(self, imgs: np.ndarray, truths: np.ndarray) -> dict:
+    def __call__(self, imgs: np.ndarray, no: np.ndarray) -> dict:
+        """``no``: per image 0 when the answer is yes, 1 when it is no."""
         import torch
 
         b = len(imgs)
-        answers = ["yes" if t[1] < 0.5 else "no" for t in truths]
+        answers = ["yes" if x < 0.5 else "no" for x in no]
         input_ids = torch.stack([self.ids[a] for a in answers])
         labels = torch.stack([self.labels[a] for a in answers])
         pixel_values = torch.from_numpy(np.concatenate([image_to_patches(im) for im in imgs]))
@@ -152,15 +203,24 @@ class Batcher:
         }
 
 
-def train(model, layout: PromptLayout, settings: TrainSettings, log=print) -> dict:
-    """Train ``model`` in place; returns a summary (steps, seconds, losses, accuracy)."""
+def train(
+    model,
+    layouts: list[PromptLayout],
+    settings: TrainSettings,
+    log=print,
+    checkpoint: Callable[[], None] | None = None,
+    checkpoint_minutes: float = 10.0,
+) -> dict:
+    """Train ``model`` in place, one question per step (``layouts`` in ``SIGNALS`` order); returns a
+    summary (steps, seconds, losses, accuracy). ``checkpoint`` is called every ``checkpoint_minutes``
+    so a long run can be scored, or stopped, on the way."""
     import torch
     import torch.nn.functional as F
 
     torch.manual_seed(settings.seed)
     torch.set_num_threads(1)
-    batcher = Batcher(layout)
-    grid = layout.grid[0]
+    batchers = [Batcher(layout) for layout in layouts]
+    grid = layouts[0].grid[0]
     use_aux = settings.aux_weight > 0
     aux = build_aux_heads(model.config.text_config.hidden_size) if use_aux else None
     captured: dict[str, torch.Tensor] = {}
@@ -177,7 +237,7 @@ def train(model, layout: PromptLayout, settings: TrainSettings, log=print) -> di
     proc = ctx.Process(target=_producer, args=(settings.seed, settings.render_min, settings.render_max, q), daemon=True)
     proc.start()
     buf_img = np.zeros((settings.buffer_size, IMAGE_SIZE, IMAGE_SIZE, 3), np.uint8)
-    buf_truth = np.zeros((settings.buffer_size, 8), np.float32)
+    buf_truth = np.zeros((settings.buffer_size, TRUTH_LEN), np.float32)
     filled = 0
     write = 0
     rng = np.random.default_rng(settings.seed + 1)
@@ -197,13 +257,14 @@ def train(model, layout: PromptLayout, settings: TrainSettings, log=print) -> di
             if block:
                 return
 
-    while filled < 4 * settings.batch:
+    while filled < 8 * settings.batch:
         drain(block=True)
 
     budget = settings.minutes * 60.0
     t0 = time.monotonic()
+    last_checkpoint = t0
     step = 0
-    ema = None
+    ema: dict[str, float] = {}
     model.train()
     try:
         while True:
@@ -213,9 +274,20 @@ def train(model, layout: PromptLayout, settings: TrainSettings, log=print) -> di
                 log(f"step time {per_step:.3f}s (about {int(budget / per_step)} steps in {settings.minutes} min)")
             if elapsed > budget:
                 break
+            if checkpoint is not None and time.monotonic() - last_checkpoint > checkpoint_minutes * 60:
+                model.eval()
+                checkpoint()
+                model.train()
+                last_checkpoint = time.monotonic()
             drain(block=False)
-            idx = rng.integers(0, filled, settings.batch)
-            batch = batcher(buf_img[idx], buf_truth[idx])
+            signal = int(rng.choice(len(layouts), p=SIGNAL_WEIGHTS))
+            pool = rng.integers(0, filled, 6 * settings.batch)
+            idx = pool[buf_truth[pool, 1 + signal] >= 0][: settings.batch]
+            if len(idx) < settings.batch:
+                continue
+            truth = torch.from_numpy(buf_truth[idx])
+            batcher = batchers[signal]
+            batch = batcher(buf_img[idx], buf_truth[idx, 1 + signal])
             # Cosine decay over wall-clock time, not steps: the CPU is shared,
             # so the step rate varies; the schedule must still anneal by the end.
             progress = min(1.0, elapsed / budget)
@@ -232,34 +304,25 @@ def train(model, layout: PromptLayout, settings: TrainSettings, log=print) -> di
             w[:, batcher.decision_pos] *= settings.decision_weight  # x10 relative to the other answer tokens
             loss = (ce * w).sum() / w.sum()
             dec_logits = logits[:, batcher.decision_pos, [batcher.yes_id, batcher.no_id]]
-            truth = torch.from_numpy(buf_truth[idx])
-            acc = (dec_logits.argmax(-1).float() == truth[:, 1]).float().mean().item()
+            acc = (dec_logits.argmax(-1).float() == truth[:, 1 + signal]).float().mean().item()
             if use_aux:
-                toks = captured["tok"].view(settings.batch, grid * grid, -1)
-                a = aux(toks)
-                hand_t = torch.from_numpy(soft_grid_target(buf_truth[idx, 2:4], grid))
-                point_t = torch.from_numpy(soft_grid_target(buf_truth[idx, 4:6], grid))
-                aux_loss = (
-                    -(hand_t * F.log_softmax(a["hand"], -1)).sum(-1).mean()
-                    - (point_t * F.log_softmax(a["point"], -1)).sum(-1).mean()
-                    + F.binary_cross_entropy_with_logits(a["decide"], truth[:, 1])
-                    + F.mse_loss(a["uv"], truth[:, 6:8] * torch.tensor([4.0, 4.0]))
+                loss = loss + settings.aux_weight * aux_loss(
+                    aux(captured["tok"].view(len(idx), grid * grid, -1)), truth, grid
                 )
-                loss = loss + settings.aux_weight * aux_loss
             opt.zero_grad(set_to_none=True)
             loss.backward()
             torch.nn.utils.clip_grad_norm_(params, 1.0)
             opt.step()
-            ema = (
-                (loss.item(), acc) if ema is None else (0.98 * ema[0] + 0.02 * loss.item(), 0.98 * ema[1] + 0.02 * acc)
-            )
+            name = SIGNALS[signal]
+            ema["loss"] = loss.item() if "loss" not in ema else 0.98 * ema["loss"] + 0.02 * loss.item()
+            ema[name] = acc if name not in ema else 0.95 * ema[name] + 0.05 * acc
             step += 1
             if step % settings.log_every == 0:
                 rec = {
                     "step": step,
                     "seconds": round(time.monotonic() - t0, 1),
-                    "loss": round(ema[0], 4),
-                    "train_acc": round(ema[1], 4),
+                    "loss": round(ema["loss"], 4),
+                    "train_acc": {s: round(ema.get(s, 0.0), 4) for s in SIGNALS},
                     "lr": lr,
                     "buffer": filled,
                 }
@@ -274,8 +337,8 @@ def train(model, layout: PromptLayout, settings: TrainSettings, log=print) -> di
     return {
         "steps": step,
         "seconds": round(time.monotonic() - t0, 1),
-        "final_loss": ema[0] if ema else None,
-        "train_acc_ema": ema[1] if ema else None,
+        "final_loss": ema.get("loss"),
+        "train_acc_ema": {s: ema.get(s) for s in SIGNALS},
         "history": settings.history,
     }
 
@@ -289,8 +352,7 @@ def torch_decisions(model, layout: PromptLayout, imgs: list[np.ndarray]) -> list
     with torch.no_grad():
         for i in range(0, len(imgs), 32):
             chunk = np.stack(imgs[i : i + 32])
-            truths = np.zeros((len(chunk), 8), np.float32)
-            batch = batcher(chunk, truths)
+            batch = batcher(chunk, np.zeros(len(chunk), np.float32))
             batch.pop("labels")
             logits = model(**batch).logits[:, batcher.decision_pos, [batcher.yes_id, batcher.no_id]]
             out += ["yes" if j == 0 else "no" for j in logits.argmax(-1).tolist()]
