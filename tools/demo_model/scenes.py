@@ -304,15 +304,17 @@ def _draw_hands(
     arm_colour = sleeve if sleeve is not None else bare
     skin_len = rng.uniform(0.0, 0.25) * size if sleeve is not None else 0.0  # bare forearm, then the sleeve
     far = 1.6 * size
+    # Two arms come from two shoulders: they meet at the wrists and part towards the elbows, so
+    # the floor shows between them (a V), which is what tells two hands from one at 128 px.
+    part = rng.uniform(0.16, 0.26)
     for spread in (-1.0, 1.0) if count == 2 else (0.0,):
-        # Forearms converge on the wrists; they are a bit apart further up.
-        ox, oy = -sa * spread * arm_w * 0.45, ca * spread * arm_w * 0.45
-        wx, wy = hx + ca * palm_rx * 0.7 + ox * 0.4, hy + sa * palm_rx * 0.7 + oy * 0.4
-        ex, ey = wx + ca * far + ox * 1.5, wy + sa * far + oy * 1.5
-        mx, my = wx + ca * skin_len + ox * 0.6, wy + sa * skin_len + oy * 0.6
-        draw.line([(wx, wy), (ex, ey)], fill=arm_colour, width=int(arm_w))
+        a = arm_ang + spread * part
+        c, s_ = math.cos(a), math.sin(a)
+        wx = hx + ca * palm_rx * 0.7 - sa * spread * palm_ry * 0.3
+        wy = hy + sa * palm_rx * 0.7 + ca * spread * palm_ry * 0.3
+        draw.line([(wx, wy), (wx + c * far, wy + s_ * far)], fill=arm_colour, width=int(arm_w))
         if skin_len > 0:
-            draw.line([(wx, wy), (mx, my)], fill=bare, width=int(arm_w * 0.85))
+            draw.line([(wx, wy), (wx + c * skin_len, wy + s_ * skin_len)], fill=bare, width=int(arm_w * 0.85))
     lower = _shade(skin, rng.uniform(0.85, 0.95))
     hands = ((lower, -0.25, 0.0), (skin, 0.2, cross)) if count == 2 else ((skin, 0.0, 0.0),)
     # Lower hand first: palm plus fingers pointing away from the rescuer.
