@@ -8,6 +8,7 @@ not make (its own chat template and system prompt):
 
 from __future__ import annotations
 
+import math
 from pathlib import Path
 
 from app.analyzer import Analyzer
@@ -25,8 +26,14 @@ QUESTIONS = (
 )
 
 
-def _key(choice: Choice) -> tuple[int | None, float | None, str]:
-    return choice.index, choice.score, choice.generation.text
+def _same(a: Choice, b: Choice) -> bool:
+    """The same pick and text, and the same score up to float noise: MNN may clone a module between two
+    runs of the same forward (its "module need new clone" warning), which moves the last digits
+    (0.14054066692 against 0.14054065915 seen on the foreign model)."""
+    close = a.score == b.score or (
+        a.score is not None and b.score is not None and math.isclose(a.score, b.score, rel_tol=1e-6)
+    )
+    return (a.index, a.generation.text) == (b.index, b.generation.text) and close
 
 
 def _check_one_encode(analyzer: Analyzer, data: bytes, system: str | None) -> tuple[Choice, Choice]:
@@ -37,10 +44,10 @@ def _check_one_encode(analyzer: Analyzer, data: bytes, system: str | None) -> tu
     seen = analyzer.engine.see(rgb, [(q, answers) for q in QUESTIONS], system=system)
     together = [seen.choose(i) for i in range(len(QUESTIONS))]
     again = seen.choose(0)
-    assert _key(again) == _key(together[0]), "asked again after the others: the same answer and score"
+    assert _same(again, together[0]), "asked again after the others: the same answer and score"
     for i, question in enumerate(QUESTIONS):
         single = analyzer.engine.see(rgb, [(question, answers)], system=system).choose(0)
-        assert _key(single) == _key(together[i]), question
+        assert _same(single, together[i]), question
     return analyzer.engine.choose(rgb, QUESTIONS[0], answers, system=system), together[0]
 
 

@@ -9,7 +9,10 @@ from app.models.verify import sha256_file  # the app's own streaming hash: what 
 
 MANIFEST_ID = "keyframe-demo-cpr"
 DISPLAY_NAME = "Keyframe demo (tiny CPR hand-position VLM)"
+DISPLAY_NAMES = {"zh": "Keyframe 演示模型（心肺复苏手位小模型）"}
 MIN_MNN_VERSION = "3.6.1"
+PROFILES = ["hand_position", "cpr_checklist"]  # the shipped profiles whose questions it was trained on
+BUNDLED = "keyframe-demo"  # its folder in model_store/, wherever the generator wrote it
 
 
 def file_entry(path: Path, rel: str) -> dict:
@@ -22,15 +25,16 @@ def write_manifest(model_dir: Path, runtime_files: list[str], manifest_path: Pat
         "schema": 1,
         "id": MANIFEST_ID,
         "display_name": DISPLAY_NAME,
+        "display_names": DISPLAY_NAMES,
         "licence": "Apache-2.0",
         "architecture": "qwen3-vl",
         "revision": revision,
         "min_mnn_version": MIN_MNN_VERSION,
-        "profiles": ["hand_position"],
-        "bundled": model_dir.name,
+        "profiles": PROFILES,
+        "bundled": BUNDLED,
         "mirrors": [],
         "files": [file_entry(model_dir / name, name) for name in runtime_files],
     }
     manifest_path.parent.mkdir(parents=True, exist_ok=True)
-    manifest_path.write_text(json.dumps(manifest, indent=2) + "\n")
+    manifest_path.write_text(json.dumps(manifest, indent=2, ensure_ascii=False) + "\n", encoding="utf-8")
     return manifest

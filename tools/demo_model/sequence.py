@@ -72,8 +72,12 @@ class PromptLayout:
                 return i
         raise ValueError("answers do not differ")
 
-    def prompt_positions(self) -> np.ndarray:
-        """(3, L) M-RoPE position ids of the prompt, MNN 3.6.1 scheme."""
+    def prompt_positions(self, plain_tail: bool = False) -> np.ndarray:
+        """(3, L) M-RoPE position ids of the prompt, MNN 3.6.1 scheme.
+
+        ``plain_tail``: the text after the image numbered by its place in the sequence, as MNN 3.6.1
+        numbers tokens forwarded after an image prefilled on its own (the app's checklist: one image
+        encode, then each question), instead of on from the vision end as in a whole prompt."""
         t_ids: list[int] = []
         h_ids: list[int] = []
         w_ids: list[int] = []
@@ -95,10 +99,15 @@ class PromptLayout:
                 h_ids.append(cur + r)
                 w_ids.append(cur + c)
         text(1)  # vision end: last w + 1
-        text(len(self.suffix))
+        if plain_tail:
+            start = len(t_ids)
+            for ids in (t_ids, h_ids, w_ids):
+                ids.extend(range(start, start + len(self.suffix)))
+        else:
+            text(len(self.suffix))
         return np.array([t_ids, h_ids, w_ids], dtype=np.int64)
 
-    def sequence(self, answer: str) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    def sequence(self, answer: str, plain_tail: bool = False) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
         """input_ids (S,), position_ids (3, S), labels (S,) for teacher forcing.
 
         labels[i] is the token to predict after input i (-100 = no loss).  The
@@ -108,7 +117,7 @@ class PromptLayout:
         ans = list(self.answers[answer])
         ids = prompt + ans[:-1]
         n_prompt = len(prompt)
-        pos = self.prompt_positions()
+        pos = self.prompt_positions(plain_tail)
         dec = np.arange(n_prompt, n_prompt + len(ans) - 1, dtype=np.int64)
         pos = np.concatenate([pos, np.stack([dec, dec, dec])], axis=1)
         labels = np.full(len(ids), -100, dtype=np.int64)
