@@ -192,7 +192,7 @@ TABLES: dict[str, dict[str, str]] = {"en": EN, "zh": ZH}
 # equal). English keeps the signal id made readable; an id not listed here does too.
 SIGNALS_ZH: dict[str, str] = {
     "hand_position_correct": "双手放在胸骨下半部",
-    "hands_visible": "双手在胸部上可见",
+    "hands_visible": "画面里能看到双手",
     "hands_stacked": "双手上下叠放",
 }
 

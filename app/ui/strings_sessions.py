@@ -163,7 +163,7 @@ EN: dict[str, str] = {
     "reason_not_visible": "not asked: the checklist's first question (its gate) did not let it be asked",
     "reason_low_score": "withheld: the model's score was below the profile's cut",
     # A checklist session: several questions (signals) per keyframe, each shown and counted apart
-    "signal_hands_visible": "Hands visible on the chest",
+    "signal_hands_visible": "Hands in the picture",
     "signal_hands_stacked": "Hands stacked, one on top of the other",
     "answer_not_checked": "not checked",
     "signal_counts": "{question}: {counts}",
@@ -339,7 +339,7 @@ ZH: dict[str, str] = {
     "reason_not_visible": "未提问：检查表的前置问题没有放行",
     "reason_low_score": "未采用：模型分数低于配置的阈值",
     # A checklist session: several questions (signals) per keyframe, each shown and counted apart
-    "signal_hands_visible": "双手在胸部上可见",
+    "signal_hands_visible": "画面里能看到双手",
     "signal_hands_stacked": "双手上下叠放",
     "answer_not_checked": "未检查",
     "signal_counts": "{question}：{counts}",

@@ -1,9 +1,10 @@
 """A checklist in the app: several questions per keyframe on the card, the gate's "not checked" state,
 an examiner's "confirm all" and a correction per question, the export, at desktop and phone sizes.
 
-The demo model learnt one question (hand position), so the checklist whose gate must say NO on a
-known scene asks that question first: a profile of the person's own, chosen in Settings as a person
-would. The shipped checklist runs on still images, where its gate's answers are fixed.
+The camera plays hands that are always in the picture, so the checklist whose gate must say NO there
+asks the hand position first: a profile of the person's own, chosen in Settings as a person would.
+The shipped checklist (hands in the picture first) runs on still images, one of them a chest with no
+hands on it (`assets/examples/no_hands-1.jpg`, kept because the demo model closes the gate on it).
 """
 
 from __future__ import annotations
@@ -182,8 +183,8 @@ def test_the_shipped_checklist_on_a_phone_keeps_every_line_in_view(browser, tmp_
             before = set(sessions(data))
             with page.expect_file_chooser() as chooser:
                 node(page, "start-stop").click()
-            # too_high-1: the demo model answers the shipped gate NO on this scene (its answers are fixed).
-            chooser.value.set_files([str(EXAMPLES / "correct-1.jpg"), str(EXAMPLES / "too_high-1.jpg")])
+            # no_hands-1: nobody's hands on the chest, and the demo model says so (its answers are fixed).
+            chooser.value.set_files([str(EXAMPLES / "correct-1.jpg"), str(EXAMPLES / "no_hands-1.jpg")])
             wait_text(page, "check-hands_visible", "NO", timeout=90)
             for signal in ("hand_position_correct", "hands_stacked"):
                 wait_text(page, f"check-{signal}", "NOT CHECKED")

@@ -207,7 +207,7 @@ def _pinned_image(name: str, expected: str | None, observed: str) -> dict[str, o
 PINNED_JSON = {
     "folder": "FOLDER",
     "labels": "FOLDER/labels.csv",
-    "model": {"id": "keyframe-demo-cpr", "revision": "g1-2026-11-30-s777"},
+    "model": {"id": "keyframe-demo-cpr", "revision": "g1-2026-12-02-s4545"},
     "values": ["yes", "no", "unknown"],
     "columns": ["yes", "no", "unknown"],
     "confusion_matrix": {
@@ -261,10 +261,12 @@ PINNED_JSON = {
 
 
 def _pinned_folder(where: Path) -> Path:
-    """The tracked example scenes, a damaged image, and a labels file with a bad row and a name with no image."""
+    """The tracked example scenes of hand positions, a damaged image, and a labels file with a bad row and a
+    name with no image."""
     where.mkdir()
     for image in sorted(EXAMPLES.glob("*.jpg")):
-        shutil.copyfile(image, where / image.name)
+        if not image.name.startswith("no_hands"):  # the checklist gate's example: no hand position to judge
+            shutil.copyfile(image, where / image.name)
     (where / "broken.jpg").write_bytes((EXAMPLES / "correct-1.jpg").read_bytes()[:200])
     rows = ["correct-1.jpg,yes", "correct-2.jpg,Yes", "correct-3.jpg,yes", "off_torso-1.jpg,no", "side-1.jpg,no"]
     rows += ["broken.jpg,no", "gone.jpg,yes", "odd.jpg,maybe"]

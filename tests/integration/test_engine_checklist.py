@@ -59,7 +59,7 @@ def test_one_encode_answers_each_question_as_if_it_were_asked_alone_on_the_demo_
         whole, after = _check_one_encode(demo_analyzer, data, None)
         assert (after.index, after.generation.text) == (whole.index, whole.generation.text), kind
         differences.append(abs((after.score or 0) - (whole.score or 0)))
-    assert max(differences) < 0.01, max(differences)
+    assert max(differences) < 0.02, max(differences)  # 0.014 at most with the model of 2026-12-02
 
 
 def test_only_the_first_answer_carries_the_image_encode(demo_analyzer: Analyzer) -> None:

@@ -64,7 +64,7 @@ def test_the_practice_card_shows_every_line_and_the_not_checked_reason() -> None
     assert rows["hands_visible"].answer.value == "NO"
     for signal in ("hand_position_correct", "hands_stacked"):
         assert rows[signal].answer.value == strings.EN["check_not_checked"]
-        assert rows[signal].note.value == "not checked: Hands visible on the chest — NO"
+        assert rows[signal].note.value == "not checked: Hands in the picture — NO"
     assert view.review_state.value == strings.EN["waiting_examiner"]
 
 

@@ -134,10 +134,10 @@ def test_the_profiles_own_question_words_win_and_an_unknown_signal_reads_as_word
     events = [replace(e, signal="arm_angle_ok") if e.signal == "hands_stacked" else e for e in keyframes()]
     chart = TimelineChart(strings=ZH)
     chart.update(reduce(events), questions={"hand_position_correct": "手的位置正确吗？"})
-    assert lane_labels(chart) == {3: "双手在胸部上可见", 2: "手的位置正确吗？", 1: "Arm angle ok", 0: "跳过 / 失败"}
+    assert lane_labels(chart) == {3: "画面里能看到双手", 2: "手的位置正确吗？", 1: "Arm angle ok", 0: "跳过 / 失败"}
     assert point(chart, 3.0, "hand_position_correct")[2] == "手的位置正确吗？\n3.0 秒 · 否"
     assert signal_words(EN, "arm_angle_ok") == "Arm angle ok"
-    assert signal_words(ZH, "hands_visible") == "双手在胸部上可见"
+    assert signal_words(ZH, "hands_visible") == "画面里能看到双手"
 
 
 def test_a_ten_minute_checklist_grows_a_lane_a_question_and_says_each_questions_counts() -> None:
@@ -177,7 +177,7 @@ def test_a_ten_minute_checklist_grows_a_lane_a_question_and_says_each_questions_
 
     zh = TimelineChart(strings=ZH)
     zh.update(reduce(events))
-    assert zh.semantics.label.startswith("598 秒内 300 个关键帧、4 个问题的时间线。双手在胸部上可见：270 是, 30 否；")
+    assert zh.semantics.label.startswith("598 秒内 300 个关键帧、4 个问题的时间线。画面里能看到双手：270 是, 30 否；")
 
 
 def test_a_one_question_chart_is_drawn_as_before() -> None:
@@ -237,7 +237,7 @@ def test_the_summary_says_each_question_apart_as_agreement_with_the_examiner() -
     zh = summary_lines(ZH, reduce(reviewed()))
     assert zh[:3] == [
         "已分析 3 个关键帧 · 3 个问题",
-        "双手在胸部上可见：是 2 个, 否 1 个",
+        "画面里能看到双手：是 2 个, 否 1 个",
         "已复核 1 / 3 · 与考官一致率：100%（确认 1 / 复核 1，更正 0）",
     ]
     assert zh[5] == "双手上下叠放：是 1 个, 否 1 个, 未检查 1 个"

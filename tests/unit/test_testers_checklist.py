@@ -274,7 +274,7 @@ def test_the_view_shows_a_section_per_signal_with_its_own_cut_buttons_in_both_la
         assert rows[0][0] == "correct-1.jpg" and rows[1][0] == ""  # the image named on its first row
         questions = {row[1] for row in rows}
         if code == "zh":
-            assert questions == {"双手在胸部上可见", "双手放在胸骨下半部", "双手上下叠放"}
+            assert questions == {"画面里能看到双手", "双手放在胸骨下半部", "双手上下叠放"}
         else:
             assert "Hands stacked, one on top of the other" in questions
         # The gate's curve: 0 keeps all three answers, 0.97 half of them (`eval`'s summary rows).

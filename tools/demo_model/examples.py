@@ -11,12 +11,15 @@ the examples show the gate closing too.
 from __future__ import annotations
 
 import io
+import json
+import subprocess
+import sys
 from pathlib import Path
 
 import numpy as np
 from checklist_scenes import render_checklist_scene
 from evaluate import parse_answer, run_mnn
-from questions import answer_json_for, checklist_questions
+from questions import CHECKLIST_PROFILE, answer_json_for
 from scenes import expected_answer, render_scene
 
 # 3 yes + 3 no, each "no" a different kind.
@@ -82,7 +85,23 @@ def write_examples(model_dir: Path, out_dir: Path, work: Path, size: int = 384) 
         written[-1]["expected"] = expected_answer(kind)
     kind, n = GATE_SLOT
     cands = candidates(len(SLOTS), kind)
-    closed = answer_json_for(GATE_SIGNAL, "no")
-    keep(kind, n, cands, answered(cands, checklist_questions()[GATE_SIGNAL]), lambda r: r.strip() == closed)
+    keep(
+        kind, n, cands, gate_answers(model_dir, cands, work), lambda r: r.strip() == answer_json_for(GATE_SIGNAL, "no")
+    )
     written[-1]["expected"] = {GATE_SIGNAL: "no"}
     return written
+
+
+def gate_answers(model_dir: Path, cands: list[tuple[int, bytes]], work: Path) -> list[str]:
+    """The gate's answer to each candidate as the app gives it: `analyze` with the shipped checklist
+    (constrained decoding, its strict parser), which is how a person meets this example."""
+    work.mkdir(parents=True, exist_ok=True)
+    paths = []
+    for seed, data in cands:
+        paths.append(work / f"gate-{seed}.jpg")
+        paths[-1].write_bytes(data)
+    command = [sys.executable, "-m", "app", "analyze", *map(str, paths), "--jsonl", "--model", str(model_dir)]
+    command += ["--profile", str(CHECKLIST_PROFILE)]
+    done = subprocess.run(command, cwd=CHECKLIST_PROFILE.parents[2], capture_output=True, text=True, check=True)
+    records = [json.loads(line) for line in done.stdout.splitlines() if line.strip()]
+    return [next(s["raw"] for s in r["signals"] if s["signal"] == GATE_SIGNAL) for r in records]
