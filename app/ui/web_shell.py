@@ -52,8 +52,9 @@ INDEX_HTML = ASSETS / "index.html"
 NOT_FETCHED_SCRIPT = "/* Keyframe: not fetched; this page loads nothing from other hosts */\n"
 
 # Only this server. 'self' covers ws://127.0.0.1:PORT/ws, the page's websocket.
-# 'wasm-unsafe-eval': the Skwasm/CanvasKit renderers compile WebAssembly;
-# blob: workers and scripts: Skwasm starts its worker from a blob URL;
+# 'wasm-unsafe-eval': CanvasKit compiles WebAssembly;
+# blob: workers and scripts: Skwasm starts its worker from a blob URL (Skwasm is not
+# served, see asgi_app; kept so that FLET_WEB_RENDERER=skwasm still runs under the policy);
 # 'unsafe-inline' scripts: Flet writes its configuration into the page as an
 # inline script at serve time (the content depends on the server's settings, so
 # it cannot be pinned by hash); no remote source is allowed either way.
@@ -117,6 +118,12 @@ def asgi_app(main: PageMain, port: int, on_startup: Callable[[], None] | None = 
         assets_dir=str(ASSETS),
         # The web client, fonts and CanvasKit come from the installed wheel, never a CDN.
         no_cdn=True,
+        # Flet's "auto" gives Chromium the WebAssembly build (skwasm), whose render thread dies
+        # with "function signature mismatch" / "memory access out of bounds" in Flutter 3.41
+        # (flutter/flutter#182734, #182367; without GPU acceleration #172158) and leaves the page
+        # frozen mid-session. CanvasKit is the build every browser can take, and Flet's own note
+        # says it is faster at the byte buffers every UI update sends.
+        web_renderer=ft.WebRenderer.CANVAS_KIT,
         # Picked files travel from the page to this folder over HTTP on 127.0.0.1 (signed URLs),
         # not through the websocket: a 500 MB video must not be held in one message.
         upload_dir=str(upload_dir()),

@@ -90,6 +90,10 @@ def test_every_request_of_a_page_load_goes_to_the_apps_own_server(browser, app_u
     assert app_url in urls and f"{origin}/flutter_bootstrap.js" in urls
     assert origin.replace("http://", "ws://") + "/ws" in urls
     assert not log.outside(), log.summary()
+    # The CanvasKit build, never the WebAssembly one whose render thread crashes in Chromium
+    # (app/ui/web_shell.py says why): a frozen page mid-session is worse than a slower start.
+    assert f"{origin}/main.dart.js" in urls and any(u.endswith("canvaskit.wasm") for u in urls), log.summary()
+    assert not any(u.endswith(("main.dart.wasm", "skwasm.wasm", "skwasm_heavy.wasm")) for u in urls), log.summary()
     # Flet's client did ask for rive_native.js, and the page kept it on this server.
     assert any("/_not_fetched/cdn.jsdelivr.net/" in url for url in urls), log.summary()
     # Nothing of the app's own was refused by its policy (nothing else had to be).
