@@ -62,6 +62,10 @@ def _gap_text(gaps: list[float]) -> str:
     return f"largest {s.high:.4f}, median {s.median:.4f} nats (n={s.n})"
 
 
+def _tokens_text(tokens: list[int]) -> str:
+    return f"{min(tokens)}-{max(tokens)}" if tokens else "none"
+
+
 def _split_text(scores: list[float]) -> str:
     return spread_text(spread(scores), "nats", 3) if scores else "none"
 
@@ -89,6 +93,7 @@ def main() -> int:
     per_kind = max(1, args.images // 5)
     images = [analyzer.prepare(decode_image_bytes(data)) for _, data, _ in scenes(per_kind)][: args.images]
     times: dict[str, list[float]] = {"one": [], "all": [], "separately": [], "image": [], "extra": []}
+    extra_tokens: list[int] = []  # tokens each extra signal prefilled after the image
     total = 0
     agreed = {spec.signal: 0 for spec in asked}  # picks equal to separate asking, per signal
     agree_gaps: list[float] = []  # |log score one encode - log score separately|, same pick
@@ -104,6 +109,7 @@ def main() -> int:
             answers.append(seen.choose(i))
             if i:
                 times["extra"].append(_ms_since(asked))
+                extra_tokens.append(seen.question_tokens(i))
         times["all"].append(_ms_since(start))
         return answers
 
@@ -135,6 +141,7 @@ def main() -> int:
         Row("  / one signal, median", f"{ratio:.2f}x", f"<= {GOAL_RATIO:g}x", ratio <= GOAL_RATIO),
         Row("  image part (vision + image prefill)", spread_text(spread(times["image"]))),
         Row("  each extra signal", spread_text(spread(times["extra"]))),
+        Row("    tokens it prefills after the image", _tokens_text(extra_tokens)),
         Row(f"{n} signals asked separately (whole prompt each)", spread_text(apart)),
         Row("  one encode / separately, median", f"{together_spread.median / apart.median:.2f}x"),
         Row("picks equal to separate asking", f"{same}/{total}", "all", same == total),

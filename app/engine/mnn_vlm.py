@@ -525,6 +525,12 @@ class SeenImage:
         self._questions = questions
         self._keyframe = keyframe
 
+    def question_tokens(self, index: int) -> int:
+        """How many tokens question `index` prefills after the image: its text, the turn's end and
+        the answers' shared start (what an extra signal costs)."""
+        ids, _, tree = self._questions[index]
+        return len(ids) + len(tree.prefix)
+
     def choose(self, index: int, on_token: TokenCallback | None = None, cancel: CancelFlag | None = None) -> Choice:
         """Question `index` of those given to `see`, asked right after the image."""
         engine = self._engine

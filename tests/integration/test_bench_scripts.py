@@ -152,6 +152,9 @@ def test_checklist_compares_one_encode_with_one_signal_and_with_separate_asking(
     assert out.startswith("Checklist of 3 signals: keyframe-demo-cpr, cpr_checklist, 2 images x 1 rounds")
     _goal(_line(out, "/ one signal, median"), "<= 1.6x")
     assert "n=4" in _line(out, "each extra signal")  # two extra signals on each of two images
+    # Each extra signal's prefill after the image: its question, the turn's end and the answer's forced start.
+    tokens = re.search(r"(\d+)-(\d+)", _line(out, "tokens it prefills after the image"))
+    assert tokens and 10 <= int(tokens[1]) <= int(tokens[2]) < 60
     picks = re.search(r"(\d+)/(\d+)", _line(out, "picks equal to separate asking"))
     assert picks and int(picks[2]) == 6 and int(picks[1]) <= 6
     agreed = int(picks[1])

@@ -108,13 +108,19 @@ def profile_texts() -> list[str]:
     return [t for t in texts if t]
 
 
+# The roles as ChatML writes them, after <|im_start|> with no space before: Qwen's vocabulary has
+# each as one token, the demo corpus only " assistant" (with a space), which left every question's
+# "<|im_start|>assistant\n" 2 tokens longer than the real model's.
+CHAT_ROLES = ["system\n", "user\n", "assistant\n"]
+
+
 def padded_tokenizer(vocab_size: int = VOCAB_SIZE):
     """The demo BPE (corpus + profile texts) padded with filler tokens to ``vocab_size``."""
     from tokenizers import Tokenizer
 
     # build_tokenizer trains on the module's _CORPUS; add the profile texts for this call only.
     saved = demo_tokenizer._CORPUS
-    demo_tokenizer._CORPUS = list(saved) + profile_texts()
+    demo_tokenizer._CORPUS = list(saved) + profile_texts() + CHAT_ROLES
     try:
         base = demo_tokenizer.build_tokenizer(4000)  # the trainer stops when no pair is left to merge
     finally:
