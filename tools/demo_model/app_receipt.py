@@ -15,7 +15,9 @@ signal in ``labels.csv`` and an empty cell where the gate does not ask:
 
 * ``checklist-selection``: seed 20261202, 60 per kind, for choosing between trained models.
 * ``checklist-final``: seed 20261203, 100 per kind, fixed (with this file) before any model was
-  scored on it, scored once.
+  scored on it, scored once (on ``g1-2026-12-02-s4545``): spent.
+* ``checklist-final-2``: seed 20261204, 100 per kind, fixed on 2026-12-03 before the model trained
+  that day was scored on it; to be scored once, after the choice.
 
 Each set is written as JPEG files plus ``labels.csv`` into a folder and scored by
 ``python -m app eval`` (the worker child, constrained decoding, the strict parser, the shipped
@@ -43,7 +45,11 @@ from scenes import SCENE_KINDS, scene_jpegs
 ROOT = Path(__file__).resolve().parents[2]
 GOAL_PER_KIND = 0.97
 SETS = {"selection": (20261130, 50), "final": (20261201, 100)}  # name: (seed, scenes per kind)
-CHECKLIST_SETS = {"checklist-selection": (20261202, 60), "checklist-final": (20261203, 100)}
+CHECKLIST_SETS = {
+    "checklist-selection": (20261202, 60),
+    "checklist-final": (20261203, 100),
+    "checklist-final-2": (20261204, 100),
+}
 PROFILE_NAME = "cpr_checklist.json"
 CHECKLIST_PROFILE = ROOT / "model_store" / "profiles" / PROFILE_NAME
 
