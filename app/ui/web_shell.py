@@ -53,15 +53,15 @@ NOT_FETCHED_SCRIPT = "/* Keyframe: not fetched; this page loads nothing from oth
 
 # Only this server. 'self' covers ws://127.0.0.1:PORT/ws, the page's websocket.
 # 'wasm-unsafe-eval': CanvasKit compiles WebAssembly;
-# blob: workers and scripts: Skwasm starts its worker from a blob URL (Skwasm is not
-# served, see asgi_app; kept so that FLET_WEB_RENDERER=skwasm still runs under the policy);
+# no blob: scripts or workers: only Skwasm starts a worker from a blob URL, and it is not
+# served (see asgi_app), so a script the page makes itself cannot run either;
 # 'unsafe-inline' scripts: Flet writes its configuration into the page as an
 # inline script at serve time (the content depends on the server's settings, so
 # it cannot be pinned by hash); no remote source is allowed either way.
 CONTENT_SECURITY_POLICY = (
     "default-src 'self'; "
-    "script-src 'self' 'unsafe-inline' 'wasm-unsafe-eval' blob:; "
-    "worker-src 'self' blob:; "
+    "script-src 'self' 'unsafe-inline' 'wasm-unsafe-eval'; "
+    "worker-src 'self'; "
     "connect-src 'self' blob: data:; "
     "style-src 'self' 'unsafe-inline'; "
     "img-src 'self' blob: data:; "

@@ -119,9 +119,16 @@ def test_the_policy_refuses_every_other_host_inside_the_browser(browser, app_url
                 try { new WebSocket('wss://socket.example.invalid/'); } catch (e) {}
                 const font = new FontFace('Remote', 'url(https://fonts.example.invalid/f.woff2)');
                 try { await font.load(); } catch (e) {}
+                // Code the page writes itself cannot run either: a blob script, a blob worker.
+                const code = URL.createObjectURL(new Blob(['window.__blobRan = true;'], {type: 'text/javascript'}));
+                const script = document.createElement('script');
+                script.src = code;
+                document.body.append(script);
+                try { new Worker(code); } catch (e) {}
                 await new Promise((resolve) => setTimeout(resolve, 500));
             }"""
         )
+        blob_ran = pg.evaluate("() => window.__blobRan === true")
         collect_csp_violations(pg, log)
     finally:
         context.close()
@@ -130,6 +137,9 @@ def test_the_policy_refuses_every_other_host_inside_the_browser(browser, app_url
     for url in ("https://images.example.invalid/pixel.png", "https://upload.example.invalid/frame"):
         assert url in refused, log.summary()
     assert any(u.startswith("wss://socket.example.invalid") for u in refused), log.summary()
+    assert not blob_ran, "a script the page made from a blob ran"
+    blob_directives = {v["directive"] for v in log.csp_blocked if v["blocked"] in ("blob", "blob:")}
+    assert {"script-src-elem", "worker-src"} <= blob_directives, log.summary()
     # Whatever the recorders saw go elsewhere was refused by the policy, never sent.
     for url in log.outside():
         assert log.failures.get(url) == "csp" or url.startswith("wss://"), log.summary()

@@ -29,6 +29,7 @@ def threads(page) -> int:  # noqa: ANN001
 
 
 def test_a_page_works_again_after_its_connection_drops(browser, tmp_path: Path) -> None:  # noqa: ANN001
+    from playwright.sync_api import Error as PlaywrightError
     image = tmp_path / "no.jpg"
     image.write_bytes(next(data for _, data, expected in held_out_scenes(1, seed=9) if expected == "no"))
     with AppServer(tmp_path / "data") as server, TcpRelay(server.port) as relay:
@@ -45,7 +46,10 @@ def test_a_page_works_again_after_its_connection_drops(browser, tmp_path: Path) 
             before = threads(page)
             deadline = time.monotonic() + 120  # retried until answered: generous for a loaded machine
             while time.monotonic() < deadline and threads(page) == before:
-                node(page, "settings-threads-fewer").click()  # down: up stops at this machine's cores
+                try:  # down: up stops at this machine's cores
+                    node(page, "settings-threads-fewer").click(timeout=10_000)
+                except PlaywrightError:  # a page still rebuilding (CI at high load) can miss a tap for seconds
+                    continue
                 time.sleep(2)
             assert threads(page) < before, "taps answered after the reconnect"
             # The file picker came back too, and answers reach the page.
