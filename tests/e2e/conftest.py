@@ -334,13 +334,14 @@ def open_app_page(browser, url: str, viewport: dict | None = None, permissions: 
     return pg
 
 
-def shot(page, name: str) -> Path:  # noqa: ANN001
+def shot(page, name: str, other_size: bool = True) -> Path:  # noqa: ANN001
     """Saves the page as SHOTS/<name>-<width>.png and returns the path. When refreshing the README's
-    pictures (KEYFRAME_SCREENSHOTS set), the same state is also taken at the other size."""
+    pictures (KEYFRAME_SCREENSHOTS set), the same state is also taken at the other size, unless
+    `other_size` is False: a state that moves on by itself (a download running) would be gone by then."""
     SHOTS.mkdir(parents=True, exist_ok=True)
     size = dict(page.viewport_size)
     path = _shoot(page, name)
-    if os.environ.get("KEYFRAME_SCREENSHOTS"):
+    if other_size and os.environ.get("KEYFRAME_SCREENSHOTS"):
         page.set_viewport_size(SHOT_SIZES[0] if size["width"] < SHOT_SIZES[0]["width"] else SHOT_SIZES[1])
         page.wait_for_timeout(1500)  # the server lays the page out again for the new width
         _shoot(page, name)

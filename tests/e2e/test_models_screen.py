@@ -35,13 +35,13 @@ def click(page, identifier: str) -> None:  # noqa: ANN001
     node(page, identifier).first.click()
 
 
-def models_shot(page, name: str) -> None:  # noqa: ANN001
+def models_shot(page, name: str, other_size: bool = True) -> None:  # noqa: ANN001
     phone = page.viewport_size["width"] < 720
     if phone:  # on a phone the test model's card is below the demo's: scroll to it, and back after
         page.mouse.move(195, 400)
         page.mouse.wheel(0, 420)
         time.sleep(1)
-    shot(page, f"models-{name}")
+    shot(page, f"models-{name}", other_size)
     if phone:
         page.mouse.wheel(0, -2000)
         time.sleep(0.5)
@@ -142,10 +142,10 @@ def test_download_cancel_pause_resume_verify_and_a_flipped_byte_named(
         moving = percents_while_downloading(page, until=15)
         assert len(moving) >= 3 and moving == sorted(moving), moving
         assert "of" in text_of(page, f"model-progress-text-{MODEL_ID}")
-        models_shot(page, "downloading")
+        models_shot(page, "downloading", other_size=False)  # the download runs on: no time to resize
         click(page, f"model-cancel-{MODEL_ID}")
         wait_text(page, f"model-confirm-text-{MODEL_ID}", "delete what was downloaded")
-        models_shot(page, "confirm-cancel")
+        models_shot(page, "confirm-cancel", other_size=False)
         click(page, f"model-confirm-yes-{MODEL_ID}")
         wait_text(page, f"model-state-{MODEL_ID}", "Not installed")
         folder = models_app.data / "models" / MODEL_ID
