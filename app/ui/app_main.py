@@ -449,6 +449,10 @@ class Shell:
         self.files.read(files, lambda images: self.controller.start_stills(images, label), self.controller.report_error)
 
     def _on_lifecycle(self, e: ft.AppLifecycleStateChangeEvent) -> None:
+        # This handler changes no control (the controllers' listeners render), so Flet's update of the
+        # whole page after it is skipped: a closing tab sends this event while its page is torn down,
+        # and that update then raised into the terminal (seen once in CI, at a tab's close).
+        ft.context.disable_auto_update()
         backgrounded = e.state in (ft.AppLifecycleState.HIDE, ft.AppLifecycleState.PAUSE)
         platform = self.page.platform.value if self.page.platform else ""
         if backgrounded and pauses_in_background(platform, self.page.web):
