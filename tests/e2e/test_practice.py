@@ -582,6 +582,50 @@ def test_a_second_tab_sees_the_camera_session_and_a_reload_ends_it_in_words(
     assert practice_answers(log) >= 1, "the session was saved"
 
 
+def set_tab_hidden(page, hidden: bool) -> None:  # noqa: ANN001
+    """The tab goes behind another one (or comes back): the browser's visibility change, which Flutter
+    turns into a lifecycle event for the app (headless Chromium never hides a tab by itself)."""
+    page.evaluate(
+        """(hidden) => {
+            const state = hidden ? 'hidden' : 'visible';
+            Object.defineProperty(document, 'visibilityState', {value: state, configurable: true});
+            Object.defineProperty(document, 'hidden', {value: hidden, configurable: true});
+            document.dispatchEvent(new Event('visibilitychange'));
+        }""",
+        hidden,
+    )
+
+
+def terminal_lines(data: Path) -> list[str]:
+    """What the app printed besides its own "open http://…" line."""
+    terminal = (data / "app.log").read_text(errors="replace").splitlines()
+    return [line for line in terminal if line.strip() and not line.startswith("open http://127.0.0.1:")]
+
+
+def test_a_camera_session_goes_on_behind_another_tab_and_the_terminal_stays_quiet(
+    camera_browser,  # noqa: ANN001
+    tmp_path: Path,
+) -> None:
+    """In a browser the model runs on the computer, not in the tab: a tab sent behind another one
+    keeps its session (a phone app pauses instead), and its lifecycle events print nothing."""
+    with AppServer(tmp_path / "data") as app:
+        page = open_app_page(camera_browser, app.url, permissions=["camera"])
+        try:
+            log = start_camera(page, app.data)
+            assert wait_until(lambda: practice_answers(log) >= 1, timeout=30), "a first answer"
+            for hidden in (True, False, True):
+                set_tab_hidden(page, hidden)
+                n = practice_answers(log)
+                kept = wait_until(lambda n=n: practice_answers(log) > n, timeout=30)
+                assert kept, f"answers keep coming, hidden={hidden}"
+            assert text_of(page, "start-stop") == "Stop", "the session still runs"
+            assert text_of(page, "notice") == "" and text_of(page, "error") == ""
+        finally:
+            page.context.close()  # closed while hidden, as a person closes a tab they are not looking at
+    said = terminal_lines(tmp_path / "data")
+    assert said in ([], ["terminated"]), "\n".join(said)
+
+
 def test_normal_use_gets_no_error_response_and_leaves_the_terminal_quiet(browser, tmp_path: Path) -> None:  # noqa: ANN001
     """A page load and an answered image: no 4xx/5xx for any request of the page, no console error,
     and nothing in the terminal but the app's own line (no traceback, no MNN banner)."""
@@ -604,8 +648,7 @@ def test_normal_use_gets_no_error_response_and_leaves_the_terminal_quiet(browser
         finally:
             context.close()
     assert failed == [] and errors == [], (failed, errors)
-    terminal = (tmp_path / "data" / "app.log").read_text(errors="replace").splitlines()
-    said = [line for line in terminal if line.strip() and not line.startswith("open http://127.0.0.1:")]
+    said = terminal_lines(tmp_path / "data")
     assert said in ([], ["terminated"]), "\n".join(said)  # the whole traceback, when there is one
 
 
