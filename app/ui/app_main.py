@@ -452,7 +452,7 @@ class Shell:
         # This handler changes no control (the controllers' listeners render), so Flet's update of the
         # whole page after it is skipped: a closing tab sends this event while its page is torn down,
         # and that update then raised into the terminal (seen once in CI, at a tab's close).
-        ft.context.disable_auto_update()
+        ft.context.disable_auto_update()  # type: ignore[no-untyped-call]  # flet leaves it unannotated
         backgrounded = e.state in (ft.AppLifecycleState.HIDE, ft.AppLifecycleState.PAUSE)
         platform = self.page.platform.value if self.page.platform else ""
         if backgrounded and pauses_in_background(platform, self.page.web):
