@@ -52,6 +52,9 @@ CHECKLIST_SETS = {
 }
 PROFILE_NAME = "cpr_checklist.json"
 CHECKLIST_PROFILE = ROOT / "model_store" / "profiles" / PROFILE_NAME
+# Named, not left to the app: a model folder that no manifest pins gets the instruction-following
+# profile by default, whose other question a candidate demo model was never taught.
+ONE_SIGNAL_PROFILE = ROOT / "model_store" / "profiles" / "hand_position.json"
 
 
 def write_set(folder: Path, seed: int, per_kind: int) -> None:
@@ -66,11 +69,9 @@ def write_set(folder: Path, seed: int, per_kind: int) -> None:
         csv.writer(fh).writerows(rows)
 
 
-def score(folder: Path, model: str | None, profile: Path | None = None) -> list[dict[str, str]]:
+def score(folder: Path, model: str | None, profile: Path) -> list[dict[str, str]]:
     out_csv = folder.parent / "answers.csv"
-    command = [sys.executable, "-m", "app", "eval", str(folder), "--csv", str(out_csv)]
-    if profile:
-        command += ["--profile", str(profile)]
+    command = [sys.executable, "-m", "app", "eval", str(folder), "--csv", str(out_csv), "--profile", str(profile)]
     if model:
         command += ["--model", model]
     done = subprocess.run(command, cwd=ROOT, capture_output=True, text=True)
@@ -169,7 +170,7 @@ def main() -> int:
         folder = Path(tmp) / args.set
         folder.mkdir()
         write_set(folder, seed, count)
-        kinds = per_kind(score(folder, args.model))
+        kinds = per_kind(score(folder, args.model, ONE_SIGNAL_PROFILE))
     right = sum(k["right"] for k in kinds.values())
     total = sum(k["n"] for k in kinds.values())
     valid = sum(k["valid"] for k in kinds.values())
