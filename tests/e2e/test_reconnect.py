@@ -30,6 +30,7 @@ def threads(page) -> int:  # noqa: ANN001
 
 def test_a_page_works_again_after_its_connection_drops(browser, tmp_path: Path) -> None:  # noqa: ANN001
     from playwright.sync_api import Error as PlaywrightError
+
     image = tmp_path / "no.jpg"
     image.write_bytes(next(data for _, data, expected in held_out_scenes(1, seed=9) if expected == "no"))
     with AppServer(tmp_path / "data") as server, TcpRelay(server.port) as relay:
