@@ -50,11 +50,12 @@ CHECKLIST_SETS = {
     "checklist-final": (20261203, 100),
     "checklist-final-2": (20261204, 100),
 }
+PROFILES = ROOT / "model_store" / "profiles"
 PROFILE_NAME = "cpr_checklist.json"
-CHECKLIST_PROFILE = ROOT / "model_store" / "profiles" / PROFILE_NAME
+CHECKLIST_PROFILE = PROFILES / PROFILE_NAME
 # Named, not left to the app: a model folder that no manifest pins gets the instruction-following
 # profile by default, whose other question a candidate demo model was never taught.
-ONE_SIGNAL_PROFILE = ROOT / "model_store" / "profiles" / "hand_position.json"
+ONE_SIGNAL_PROFILE = PROFILES / "hand_position.json"
 
 
 def write_set(folder: Path, seed: int, per_kind: int) -> None:
