@@ -1,9 +1,9 @@
 """Evaluate an exported MNN model with the real runtime, fed the way the app feeds it.
 
 Each image: rendered scene -> JPEG file bytes (as a camera/file would give)
--> cv2.imdecode (BGR) -> cv2.INTER_AREA to 128x128 -> MNN Var (NHWC uint8)
--> ``{'text': '<img>image_0</img>QUESTION', 'images': [{'data': var, 'width':
-128, 'height': 128}]}`` -> ``llm.response``.
+-> cv2.imdecode (BGR) -> cv2.INTER_AREA to the recipe's square (``sequence.IMAGE_SIZE``,
+128) -> MNN Var (NHWC uint8) -> ``{'text': '<img>image_0</img>QUESTION', 'images':
+[{'data': var, 'width': 128, 'height': 128}]}`` -> ``llm.response``.
 
 MNN runs in a child process: ``import MNN`` and ``response`` print to fd 1,
 and a bad input can crash the interpreter (a numpy array as image data
@@ -22,9 +22,10 @@ from pathlib import Path
 
 import numpy as np
 from scenes import QUESTION, SCENE_KINDS, expected_answer, render_scene
+from sequence import IMAGE_SIZE
 
 
-def app_input(img_rgb, size: int = 128, jpeg_quality: int = 90) -> np.ndarray:
+def app_input(img_rgb, size: int = IMAGE_SIZE, jpeg_quality: int = 90) -> np.ndarray:
     """RGB PIL image -> BGR uint8 (size x size) exactly as the app prepares frames."""
     import cv2
 
@@ -34,7 +35,7 @@ def app_input(img_rgb, size: int = 128, jpeg_quality: int = 90) -> np.ndarray:
     return app_input_from_bgr(cv2.imdecode(buf, cv2.IMREAD_COLOR), size)
 
 
-def app_input_from_bgr(bgr: np.ndarray, size: int = 128) -> np.ndarray:
+def app_input_from_bgr(bgr: np.ndarray, size: int = IMAGE_SIZE) -> np.ndarray:
     """Decoded BGR frame -> long side at most ``size`` with INTER_AREA (aspect kept)."""
     import cv2
 

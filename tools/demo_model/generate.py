@@ -380,7 +380,7 @@ def write_receipt(
         "evaluation": {k: v for k, v in result.items() if k not in ("prompt_ids", "stop_ids", "chat_template_applied")}
         | {
             "runtime": "MNN.llm response(), CPU, thread_num 2, greedy",
-            "feeding": "render 256 px -> JPEG q90 -> cv2.imdecode (BGR) -> INTER_AREA 128x128 -> "
+            "feeding": f"render 256 px -> JPEG q90 -> cv2.imdecode (BGR) -> INTER_AREA {IMAGE_SIZE}x{IMAGE_SIZE} -> "
             "MNN.expr.const(NHWC, uint8) -> {'text','images':[{data,width,height}]}",
         },
         "examples": examples,
