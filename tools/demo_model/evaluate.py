@@ -1,9 +1,9 @@
 """Evaluate an exported MNN model with the real runtime, fed the way the app feeds it.
 
 Each image: rendered scene -> JPEG file bytes (as a camera/file would give)
--> cv2.imdecode (BGR) -> cv2.INTER_AREA to the recipe's square (``sequence.IMAGE_SIZE``,
-128) -> MNN Var (NHWC uint8) -> ``{'text': '<img>image_0</img>QUESTION', 'images':
-[{'data': var, 'width': 128, 'height': 128}]}`` -> ``llm.response``.
+-> cv2.imdecode (BGR) -> cv2.INTER_AREA to the recipe's square side ``sequence.IMAGE_SIZE``
+-> MNN Var (NHWC uint8) -> ``{'text': '<img>image_0</img>QUESTION', 'images': [{'data':
+var, 'width': IMAGE_SIZE, 'height': IMAGE_SIZE}]}`` -> ``llm.response``.
 
 MNN runs in a child process: ``import MNN`` and ``response`` print to fd 1,
 and a bad input can crash the interpreter (a numpy array as image data

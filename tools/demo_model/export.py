@@ -21,6 +21,8 @@ import subprocess
 import sys
 from pathlib import Path
 
+from sequence import IMAGE_SIZE
+
 RUNTIME_KEYS = ("llm_model", "llm_weight", "visual_model", "tokenizer_file", "embedding_file")
 
 
@@ -84,7 +86,7 @@ def run_llmexport(
 
 
 def finish_export(
-    raw: Path, out: Path, image_size: int | None = 128, thread_num: int = 2, max_new_tokens: int = 32
+    raw: Path, out: Path, image_size: int | None = IMAGE_SIZE, thread_num: int = 2, max_new_tokens: int = 32
 ) -> list[str]:
     """Copy runtime files from ``raw`` to ``out`` and set the runtime options.
 
@@ -129,7 +131,7 @@ def export_model(
     work: Path,
     quant_bit: int = 4,
     visual_quant_bit: int | None = None,
-    image_size: int | None = 128,
+    image_size: int | None = IMAGE_SIZE,
     quant_block: int = 64,
     lm_quant_bit: int | None = None,
 ) -> list[str]:
