@@ -2,11 +2,15 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
+from demo_model.scenes import CORRECT_POINT, render_scene_info
 from hypothesis import given
 from hypothesis import strategies as st
 
 from app.core.sampler import Decision, FrameStats, KeyframeSampler, SamplerConfig
 from app.core.slot import InFlightSlot
+from app.frames.intake import decode_image_bytes
+from app.frames.jpeg import jpeg
+from app.frames.metrics import frame_stats
 
 
 def stats(sharp: float, level: int = 0) -> FrameStats:
@@ -19,6 +23,8 @@ def test_interval_bounds() -> None:
             SamplerConfig(interval_s=bad)
     SamplerConfig(interval_s=2)
     SamplerConfig(interval_s=5)
+    with pytest.raises(ValueError):
+        SamplerConfig(max_unchanged=-1)
 
 
 def test_sharpest_frame_of_each_window_is_chosen() -> None:
@@ -175,3 +181,101 @@ def test_a_live_sessions_first_usable_frame_is_a_keyframe_at_once() -> None:
 def test_without_first_at_once_the_first_keyframe_closes_the_first_window() -> None:
     sampler: KeyframeSampler[str] = KeyframeSampler(SamplerConfig(interval_s=3, change_threshold=1))
     assert sampler.offer(0.4, stats(5, 10), "first") is None
+
+
+def decisions_for(sampler: KeyframeSampler[int], thumbs: list[np.ndarray]) -> list[Decision]:
+    """One thumb per 2 s window; every keyframe answered at once."""
+    out = []
+    for i, thumb in enumerate([*thumbs, thumbs[-1]]):  # the extra frame closes the last window
+        sel = sampler.offer(i * 2.0, FrameStats(sharpness=1.0, thumb=thumb), i)
+        if sel is not None:
+            out.append(sel.decision)
+            if sel.decision is Decision.KEYFRAME:
+                sampler.settle(sel.t, answered=True)
+    return out
+
+
+K, U = Decision.KEYFRAME, Decision.UNCHANGED
+
+
+def test_a_still_scene_is_asked_again_after_two_unchanged_windows() -> None:
+    sampler: KeyframeSampler[int] = KeyframeSampler(SamplerConfig(interval_s=2))
+    still = np.full((64, 64), 80, np.uint8)
+    assert decisions_for(sampler, [still] * 7) == [K, U, U, K, U, U, K]
+
+
+def test_a_changed_keyframe_restarts_the_count_of_unchanged_windows() -> None:
+    sampler: KeyframeSampler[int] = KeyframeSampler(SamplerConfig(interval_s=2))
+    a, b = np.full((64, 64), 80, np.uint8), np.full((64, 64), 160, np.uint8)
+    assert decisions_for(sampler, [a, a, b, b, b, b]) == [K, U, K, U, U, K]
+
+
+def test_max_unchanged_zero_asks_every_window_and_threshold_zero_is_never_unchanged() -> None:
+    still = [np.full((64, 64), 80, np.uint8)] * 4
+    assert decisions_for(KeyframeSampler(SamplerConfig(interval_s=2, max_unchanged=0)), still) == [K] * 4
+    assert decisions_for(KeyframeSampler(SamplerConfig(interval_s=2, change_threshold=0)), still) == [K] * 4
+
+
+def textured(seed: int = 0) -> np.ndarray:
+    """A 64 px thumb with detail everywhere: smooth patches of 20..230 grey."""
+    coarse = np.random.default_rng(seed).uniform(20, 230, (8, 8))
+    return np.kron(coarse, np.ones((8, 8))).astype(np.uint8)
+
+
+def test_sensor_noise_and_a_small_exposure_shift_stay_unchanged() -> None:
+    base = textured()
+    rng = np.random.default_rng(1)
+    # A few grey levels of noise per pixel, and the whole picture 5 levels brighter (the old
+    # whole-thumb mean threshold of 4 called this a change).
+    wobbled = np.clip(base + 5.0 + rng.normal(0, 3, base.shape), 0, 255).astype(np.uint8)
+    sampler: KeyframeSampler[int] = KeyframeSampler(SamplerConfig(interval_s=2))
+    assert decisions_for(sampler, [base, wobbled]) == [K, U]
+
+
+def test_a_change_in_one_small_region_is_a_keyframe() -> None:
+    base = textured()
+    moved = base.copy()
+    moved[16:28, 24:36] = np.clip(moved[16:28, 24:36].astype(int) + 60, 0, 255)  # 3.5 % of the thumb
+    assert np.abs(moved.astype(float) - base).mean() < 4  # the old whole-thumb mean missed it
+    sampler: KeyframeSampler[int] = KeyframeSampler(SamplerConfig(interval_s=2))
+    assert decisions_for(sampler, [base, moved]) == [K, K]
+
+
+# Hands moved ~5 cm, in the generated scene's own units: the torso is drawn 0.46 of the scene side wide
+# and 0.80 long, so for an adult chest ~32 cm wide (shoulders to waist ~55 cm) 5 cm is 0.16 of the torso's
+# width across the chest and 0.09 of its length along the sternum.
+MOVES_5_CM = {"across the chest": (0.16, 0.0), "up the sternum": (0.0, -0.09)}
+
+
+def camera_frame(seed: int, hands: tuple[float, float], noise_seed: int) -> np.ndarray:
+    """The scene as a 1280x720 camera sees it: letterboxed, a few grey levels of sensor noise, JPEG q80.
+
+    The same `seed` draws the same torso, background and arms; only the hands' place differs."""
+    img, _ = render_scene_info(np.random.default_rng(seed), "correct", 720, hands_at=hands, jpeg=False)
+    frame = np.full((720, 1280, 3), 96.0)
+    frame[:, 280:1000] = np.asarray(img)
+    frame += np.random.default_rng(noise_seed).normal(0, 3, frame.shape)
+    return decode_image_bytes(jpeg(np.clip(frame, 0, 255).astype(np.uint8), side=1280)).rgb  # app's JPEG: q80
+
+
+def scene_decisions(first: np.ndarray, second: np.ndarray) -> list[Decision]:
+    sampler: KeyframeSampler[int] = KeyframeSampler()  # the app's defaults
+    out = [sampler.offer(0.0, frame_stats(first), 0), sampler.offer(3.0, frame_stats(second), 1), sampler.flush()]
+    return [sel.decision for sel in out if sel is not None]
+
+
+# Seeds 5 and 8 are scenes whose hands barely differ from the torso in grey: moving them changed the
+# whole-thumb mean by only 1.9-3.0, so the old test called every move below "unchanged".
+@pytest.mark.parametrize("seed", [5, 8])
+@pytest.mark.parametrize("move", MOVES_5_CM)
+def test_hands_moved_5_cm_on_the_chest_are_a_keyframe(seed: int, move: str) -> None:
+    du, dv = MOVES_5_CM[move]
+    at_chest = camera_frame(seed, CORRECT_POINT, noise_seed=1)
+    moved = camera_frame(seed, (CORRECT_POINT[0] + du, CORRECT_POINT[1] + dv), noise_seed=2)
+    assert scene_decisions(at_chest, moved) == [K, K]
+
+
+@pytest.mark.parametrize("seed", [5, 8])
+def test_the_same_scene_with_fresh_sensor_noise_stays_unchanged(seed: int) -> None:
+    first = camera_frame(seed, CORRECT_POINT, noise_seed=1)
+    assert scene_decisions(first, camera_frame(seed, CORRECT_POINT, noise_seed=2)) == [K, U]
