@@ -31,11 +31,12 @@ and goes `pause_s` after they stop; the newest ~0.6 s of compressions are not co
 
 from __future__ import annotations
 
+from collections import deque
 from dataclasses import dataclass
 
 import numpy as np
 
-from app.core.rhythm_figures import Pause, Rhythm
+from app.core.rhythm_figures import MIN_FRAME_RATE, Pause, Rhythm
 
 
 @dataclass(frozen=True)
@@ -49,6 +50,7 @@ class RhythmConfig:
     min_swing: float = 0.3  # peak-to-peak position in the motion value's units; below: a still scene
     pause_s: float = 2.0
     local_swing: float = 0.4  # of the window's swing: what a counted compression swings around its peak
+    min_frame_rate: float = MIN_FRAME_RATE  # frames a second below which no window is judged (aliasing)
 
     def __post_init__(self) -> None:
         if not 0 < self.min_rate_per_min < self.max_rate_per_min:
@@ -57,6 +59,8 @@ class RhythmConfig:
             raise ValueError("the window must hold at least three of the slowest periods")
         if self.grid_hz < 4 * self.max_rate_per_min / 60 or self.hop_s <= 0 or self.pause_s <= 0:
             raise ValueError("grid_hz, hop_s or pause_s out of range")
+        if self.min_frame_rate <= 2 * self.max_rate_per_min / 60:
+            raise ValueError("min_frame_rate must be above twice the fastest rate searched (in Hz), or it aliases")
 
 
 def _moving_average(x: np.ndarray, n: int) -> np.ndarray:
@@ -125,6 +129,7 @@ class RhythmEstimator:
         self._pos = 0.0  # summed movement at _t_last
         self._rate: float | None = None
         self._periodicity = 0.0
+        self._frame_times: deque[float] = deque()  # of the frames within the window, for the frame rate
         # Session: the window's rate at each counted compression, and the runs and pauses they make.
         self._rates: list[float] = []
         self._last_peak_t: float | None = None
@@ -142,12 +147,16 @@ class RhythmEstimator:
             # Still before the first frame: lets the centred filters judge the session's first second.
             pad = self._hp // 2 + self._lp // 2
             self._t_first = self._t_last = t_s
+            self._frame_times.append(t_s)
             self._grid_t0 = t_s - pad * self._dt
             self._push(np.zeros(pad + 1))
             return
         if t_s <= self._t_last:  # a repeated or late timestamp: keep the movement, make no time
             self._pos += step
             return
+        self._frame_times.append(t_s)
+        while self._frame_times[0] <= t_s - self._cfg.window_s:
+            self._frame_times.popleft()
         new_pos = self._pos + step
         first_t = self._grid_t0 + self._grid_count * self._dt  # the next grid sample's time
         n = int(np.floor((t_s - first_t) / self._dt)) + 1 if t_s >= first_t else 0
@@ -171,8 +180,19 @@ class RhythmEstimator:
                 self._since_judged = 0
                 self._judge()
 
+    def frame_rate(self) -> float | None:
+        """Frames a second over the window (None before a second of frames)."""
+        times = self._frame_times
+        covered = times[-1] - times[0] if len(times) > 1 else 0.0
+        return (len(times) - 1) / covered if covered >= 1.0 else None
+
     def _judge(self) -> None:
-        """Judge the newest window: its rate, and the compressions in it not counted yet."""
+        """Judge the newest window: its rate, and the compressions in it not counted yet. Frames too
+        sparse to represent the search range would make a wrong rate (aliasing), worse than none."""
+        fps = self.frame_rate()
+        if fps is not None and fps < self._cfg.min_frame_rate:
+            self._rate, self._periodicity = None, 0.0
+            return
         span = self._n_window + self._hp + self._lp
         pos = self._buf[max(0, self._len - span) : self._len]
         if len(pos) < self._hp + self._lp + 2 * self._max_lag + 2:
@@ -239,4 +259,5 @@ class RhythmEstimator:
             median_rate_per_min=float(np.median(self._rates)) if self._rates else None,
             pauses=pauses,
             compression_fraction=min(1.0, max(0.0, compressing / session)) if session > 0 else None,
+            frame_rate=self.frame_rate(),
         )

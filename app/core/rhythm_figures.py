@@ -17,6 +17,13 @@ class Pause:
     ongoing: bool  # still no compression at the time of the snapshot
 
 
+# Below this many frames a second the estimator judges no window: 170 per minute (the top of its search
+# range) is 2.8 Hz, which needs more than 5.7 frames a second (Nyquist); 7 keeps a margin and still
+# admits a webcam that halves to 7.5 in dim light. At the 2.5 pictures a second a browser's
+# take_picture gives, 108 per minute read as 56.
+MIN_FRAME_RATE = 7.0
+
+
 @dataclass(frozen=True)
 class Rhythm:
     t_s: float  # time of the last frame fed
@@ -26,6 +33,13 @@ class Rhythm:
     median_rate_per_min: float | None  # over the counted compressions
     pauses: tuple[Pause, ...]
     compression_fraction: float | None  # CCF: time compressing ÷ session time; None before any time
+    # Frames a second that reached the estimator over its window; None before a second of frames.
+    frame_rate: float | None = None
+
+    @property
+    def too_few_frames(self) -> bool:
+        """The frames are too sparse to carry a compression rate: none is judged, and the screen says why."""
+        return self.frame_rate is not None and self.frame_rate < MIN_FRAME_RATE
 
 
 @dataclass(frozen=True)
@@ -48,7 +62,15 @@ MEASURED_RATE_ERROR = MeasuredError(
 TARGET_RATE_PER_MIN = (100, 120)
 
 
+def shown_rate(rate_per_min: float) -> int:
+    """A rate as a person reads it, in whole compressions per minute: every screen, the report and the
+    summary show this number, and `rate_band` judges it, so "100/min" is never "a little slow"."""
+    return round(rate_per_min)
+
+
 def rate_band(rate_per_min: float) -> str:
-    """slow | in_band | fast against the guideline target, for the words a trainee reads."""
+    """slow | in_band | fast against the guideline target, for the words a trainee reads: judged on the
+    number shown (`shown_rate`), not on the unrounded estimate (99.7 is shown 100, in the band)."""
     low, high = TARGET_RATE_PER_MIN
-    return "slow" if rate_per_min < low else "fast" if rate_per_min > high else "in_band"
+    rate = shown_rate(rate_per_min)
+    return "slow" if rate < low else "fast" if rate > high else "in_band"

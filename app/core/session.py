@@ -120,6 +120,7 @@ class RhythmSample:
     median_rate_per_min: float | None
     compression_fraction: float | None
     pauses: tuple[Pause, ...] = ()  # every pause so far; the last may be ongoing
+    frame_rate: float | None = None  # frames a second the rhythm was measured from (None: not recorded)
     kind: str = field(default="rhythm", init=False)
 
     @classmethod
@@ -134,6 +135,7 @@ class RhythmSample:
             median_rate_per_min=rhythm.median_rate_per_min,
             compression_fraction=rhythm.compression_fraction,
             pauses=rhythm.pauses,
+            frame_rate=rhythm.frame_rate,
         )
 
     @property
@@ -146,6 +148,7 @@ class RhythmSample:
             median_rate_per_min=self.median_rate_per_min,
             pauses=self.pauses,
             compression_fraction=self.compression_fraction,
+            frame_rate=self.frame_rate,
         )
 
 
@@ -196,12 +199,22 @@ class SessionState:
     timeline: tuple[TimelineEntry, ...] = ()
     counts: tuple[tuple[str, int], ...] = ()  # observation -> count (model answers, every signal)
     signal_counts: tuple[tuple[str, tuple[tuple[str, int], ...]], ...] = ()  # signal -> its counts, first seen first
-    skipped: int = 0
-    unchanged: int = 0
+    # The skipped keyframes themselves: their count, the Sessions summary's and every timeline's points
+    # (Practice's live one too) all come from here, so no screen can count them differently.
+    skips: tuple[KeyframeSkipped, ...] = ()
     failed: int = 0
     failures: tuple[KeyframeFailed, ...] = ()
     last_t: float = 0.0
     rhythm: tuple[RhythmSample, ...] = ()  # a camera or video session's compression rhythm, in frame order
+
+    @property
+    def skipped(self) -> int:
+        return len(self.skips)
+
+    @property
+    def unchanged(self) -> int:
+        """Of the skipped keyframes, those skipped because the picture had not changed."""
+        return sum(1 for s in self.skips if s.reason is SkipReason.UNCHANGED)
 
     @property
     def pending(self) -> tuple[TimelineEntry, ...]:
@@ -258,12 +271,7 @@ def apply(state: SessionState, event: SessionEvent) -> SessionState:
             last_t=max(state.last_t, event.t),
         )
     if isinstance(event, KeyframeSkipped):
-        return replace(
-            state,
-            skipped=state.skipped + 1,
-            unchanged=state.unchanged + (event.reason is SkipReason.UNCHANGED),
-            last_t=max(state.last_t, event.t),
-        )
+        return replace(state, skips=state.skips + (event,), last_t=max(state.last_t, event.t))
     if isinstance(event, KeyframeFailed):
         return replace(
             state, failed=state.failed + 1, failures=state.failures + (event,), last_t=max(state.last_t, event.t)

@@ -42,8 +42,7 @@ class MotionFeature:
         return self.moved_share > GLOBAL_SHARE or abs(self.brightness_change) > GLOBAL_BRIGHTNESS
 
 
-def _small_grey(rgb: np.ndarray) -> np.ndarray:
-    grey = cv2.cvtColor(rgb, cv2.COLOR_RGB2GRAY)
+def _small_grey(grey: np.ndarray) -> np.ndarray:
     # Exact halvings first: OpenCV's area resize is fast for 2x and slow for odd factors from 1080p.
     while grey.shape[0] >= 4 * SMALL[1] and grey.shape[1] >= 4 * SMALL[0]:
         grey = cv2.resize(grey, (grey.shape[1] // 2, grey.shape[0] // 2), interpolation=cv2.INTER_AREA)
@@ -69,7 +68,11 @@ class MotionMeter:
         self._prev_mean = 0.0
 
     def measure(self, rgb: np.ndarray) -> MotionFeature:
-        grey = _small_grey(rgb)
+        return self.measure_grey(cv2.cvtColor(rgb, cv2.COLOR_RGB2GRAY))
+
+    def measure_grey(self, frame: np.ndarray) -> MotionFeature:
+        """The same for a grey frame (HxW uint8) of any size: what a live camera's page sends."""
+        grey = _small_grey(frame)
         mean = float(grey.mean())
         norm = grey * (LEVEL / max(mean, 1.0))
         prev, prev_mean = self._prev, self._prev_mean

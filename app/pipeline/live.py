@@ -16,6 +16,8 @@ from collections import deque
 from collections.abc import Callable
 from dataclasses import dataclass, field
 
+import numpy as np
+
 from app.core.results import AnalysisResult, ChecklistResult
 from app.core.rhythm import RhythmEstimator
 from app.core.rhythm_figures import Rhythm
@@ -34,7 +36,7 @@ from app.core.slot import InFlightSlot
 from app.frames.intake import DecodedImage
 from app.frames.jpeg import THUMB_SIDE, jpeg
 from app.frames.metrics import frame_stats
-from app.frames.motion import MotionMeter
+from app.frames.motion import MotionFeature, MotionMeter
 from app.logs import answers_logged
 from app.session.store import SessionLog
 from app.worker.hosts import make_host
@@ -152,6 +154,8 @@ class LivePipeline:
         # Every frame of a moving source feeds the compression rhythm (no model, no keyframe).
         self._motion = MotionMeter()
         self._rhythm = RhythmEstimator()
+        # A live camera's motion frames (`offer_motion`) replace the pictures' movement once they come.
+        self._motion_streamed = False
         self._rhythm_said_t: float | None = None  # frame time of the last sample recorded
         self._rhythm_fed_t: float | None = None  # of the last frame fed
         self._session = 0
@@ -216,6 +220,7 @@ class LivePipeline:
             self._stream = None
             self._count = 0
             self._motion, self._rhythm = MotionMeter(), RhythmEstimator()
+            self._motion_streamed = False
             self._rhythm_said_t = self._rhythm_fed_t = None
             self._session += 1
             self._notify()
@@ -253,15 +258,34 @@ class LivePipeline:
             return  # the worker gave up (shown once); no keyframe could be answered
         stats = frame_stats(image.rgb)
         with self._lock:
-            if not image.still:  # a list of stills has no movement between them
-                self._follow_rhythm(t, image)
+            # A list of stills has no movement between them; a camera's motion frames, once they
+            # come, carry its movement at a rate its pictures cannot.
+            if not image.still and not self._motion_streamed:
+                self._follow_rhythm(t, self._motion.measure(image.rgb))
             selection = self._sampler.offer(t, stats, image)
             if selection is not None:
                 self._handle_selection(selection)
         self._deliver()
 
-    def _follow_rhythm(self, t: float, image: DecodedImage) -> None:
-        motion = self._motion.measure(image.rgb)
+    def offer_motion(self, t: float, grey: np.ndarray) -> None:
+        """A live camera's small grey frame at `t` (session time), at the camera's own rate: the rhythm's
+        input from now on (the pictures' movement, a few a second, stops feeding it). Returns at once."""
+        if self._failed is not None:
+            return
+        with self._lock:
+            if not self._motion_streamed:
+                self._motion_streamed = True
+                self._motion = MotionMeter()  # no movement measured across the two kinds of frame
+            meter, session = self._motion, self._session
+        # Measured outside the lock: frames and the worker's answers must not wait on each other.
+        motion = meter.measure_grey(grey)
+        with self._lock:
+            if session != self._session:
+                return  # the session ended while this frame was measured
+            self._follow_rhythm(t, motion)
+        self._deliver()
+
+    def _follow_rhythm(self, t: float, motion: MotionFeature) -> None:
         self._rhythm.update(t, motion.displacement, motion.is_global)
         self._rhythm_fed_t = t
         if self._rhythm_said_t is None or t - self._rhythm_said_t >= RHYTHM_EVERY_S:

@@ -19,7 +19,7 @@ import time
 from collections.abc import Mapping, Sequence
 from html import escape
 
-from app.core.rhythm_figures import MEASURED_RATE_ERROR, TARGET_RATE_PER_MIN, Pause, rate_band
+from app.core.rhythm_figures import MEASURED_RATE_ERROR, TARGET_RATE_PER_MIN, Pause, rate_band, shown_rate
 from app.core.rhythm_summary import RhythmSummary, summarise_rhythm
 from app.core.session import PracticeEvent, RhythmSample
 from app.core.session_summary import NOT_CHECKED, SessionSummary, SignalSummary, summarise
@@ -171,7 +171,7 @@ def _rhythm_section(samples: Sequence[RhythmSample], rhythm: RhythmSummary | Non
         else ""
     )
     last = samples[-1].rate_per_min
-    words = "" if last is None else _say(w, "chart_last", rate=f"{last:.0f}", band=w[f"band_{rate_band(last)}"])
+    words = "" if last is None else _say(w, "chart_last", rate=shown_rate(last), band=w[f"band_{rate_band(last)}"])
     err = MEASURED_RATE_ERROR
     method = _say(w, "method", videos=err.videos, median=f"{err.median_per_min:.1f}", p95=f"{err.p95_per_min:.1f}")
     return (

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 
+from app.core.rhythm_figures import shown_rate
 from app.core.rhythm_summary import RhythmSummary
 
 EN: dict[str, str] = {
@@ -230,7 +231,7 @@ def rhythm_figures(summary: RhythmSummary, language: str = "en") -> list[str]:
     return [
         w["rhythm_count"].format(count=summary.count, seconds=f"{summary.seconds:.0f}"),
         w["rhythm_median"].format(
-            median=w["none"] if median is None else w["rhythm_per_minute"].format(rate=f"{median:.0f}"),
+            median=w["none"] if median is None else w["rhythm_per_minute"].format(rate=shown_rate(median)),
             low=low,
             high=high,
         ),

@@ -350,6 +350,7 @@ RHYTHM_CSV_COLUMNS = (
     "compression_fraction",
     "pauses",
     "paused_s",  # length of the pause going on at t; empty when compressing
+    "frames_per_s",  # frames a second the rhythm was measured from; empty: not recorded
 )
 
 
@@ -376,6 +377,7 @@ def export_rhythm_csv(session: LoadedSession) -> str:
                 "compression_fraction": _figure(sample.compression_fraction, 3),
                 "pauses": len(sample.pauses),
                 "paused_s": _figure(ongoing.length_s if ongoing else None),
+                "frames_per_s": _figure(sample.frame_rate),
             }
         )
     return buf.getvalue()

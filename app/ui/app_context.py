@@ -16,6 +16,7 @@ from pathlib import Path
 import flet as ft
 
 from app.core.settings import Settings
+from app.frames.motion_stream import MotionStreams
 from app.locations import sessions_dir
 from app.models.catalog import DEFAULT_MODEL_ID
 from app.models.store import ModelStore
@@ -41,6 +42,8 @@ class AppContext:
         self._closed = False
         # settings.json, read once per app; a damaged one is kept as settings.json.bad and said on screen.
         self.settings = SettingsController()
+        # The live camera's motion frames, from each page's script to the session its camera feeds.
+        self.motion = MotionStreams()
 
     async def main(self, page: ft.Page) -> None:
         self._make_shell(page, self)

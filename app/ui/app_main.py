@@ -19,6 +19,7 @@ import flet_camera as fc
 
 from app.core.notice import Notice
 from app.frames.limits import MAX_FILE_BYTES, MAX_VIDEO_BYTES
+from app.frames.motion_stream import MotionStreams
 from app.locations import sessions_dir, upload_dir
 from app.privacy.guard import GuardCounts, GuardWatcher, ensure_installed
 from app.profile_store import save_cut
@@ -65,7 +66,15 @@ def _open_page(page: ft.Page, app: AppContext) -> None:
     page.theme_mode = ft.ThemeMode.LIGHT
     page.bgcolor = ft.Colors.WHITE  # opaque: the loading screen's copy behind the canvas must not show through
     controller = app.practice()
-    Shell(page, controller, ft.FilePicker(), fc.Camera(preview_enabled=True), app.settings, app.models()).mount()
+    Shell(
+        page,
+        controller,
+        ft.FilePicker(),
+        fc.Camera(preview_enabled=True),
+        app.settings,
+        app.models(),
+        motion=app.motion,
+    ).mount()
 
 
 class Shell:
@@ -83,8 +92,10 @@ class Shell:
         testers: TestersController | None = None,
         hidden_session: str | None = None,
         metronome: Metronome | None = None,
+        motion: MotionStreams | None = None,
     ) -> None:
         """`testers`: the previous page's testers' run, kept across a change of language.
+        `motion`: where the page's script sends the live camera's movement (`app.frames.motion_stream`).
         `hidden_session`: the ended session this page does not show (see PracticeView.hide_session);
         by default the one that ended before this page opened, so a new tab starts from a clean card."""
         self.language = language_or_default(settings.settings.language)
@@ -94,6 +105,7 @@ class Shell:
         self.controller = controller
         self.picker = picker
         self.camera = camera
+        self.motion = motion or MotionStreams()
         # This page's own (a sound plays where the trainee is), handed on when the page is rebuilt: the
         # browser keeps playing it across a reconnect, and the switch must say so.
         self.metronome = metronome or Metronome(page)
@@ -224,7 +236,7 @@ class Shell:
         )
         self._guard_watcher: GuardWatcher | None = None
         self.files = FileIntake(page, picker, upload_dir(), keep=lambda: controller.playing_upload)
-        self.camera_pump = CameraPump(camera, controller, self.tab)
+        self.camera_pump = CameraPump(camera, controller, self.tab, self.motion, page.session.id)
         self._state = PracticeState()  # the newest state, for the privacy sheet
 
     # --- lifecycle ---------------------------------------------------------------------------
@@ -303,6 +315,7 @@ class Shell:
             self.testers_controller,
             hidden_session=self.practice.hidden_session or "",
             metronome=self.metronome,
+            motion=self.motion,
         )
         shell.mount()
         return shell

@@ -28,6 +28,7 @@ from app.core.sampler import DEFAULT_INTERVAL_S, SamplerConfig
 from app.core.session import KeyframeFailed, PracticeEvent, SessionState
 from app.frames.intake import DecodedImage, ImageRejected, decode_image_bytes
 from app.frames.jpeg import THUMB_SIDE, jpeg
+from app.frames.motion_stream import MotionFrame
 from app.frames.sources import FrameSource, OpenCvCameraSource, SourceEnded, StillsSource, VideoFileSource, refusal
 from app.frames.video import VideoError
 from app.pipeline.live import LivePipeline, PipelineUpdate
@@ -141,6 +142,7 @@ class PracticeController:
         self._discard: Path | None = None  # an uploaded copy to remove when the session ends
         self._last_preview = 0.0
         self._camera_started: float | None = None
+        self._motion_offset: float | None = None  # session time minus the camera page's clock
         self._guard_blocked = 0
         self._worker_blocked = 0
         self._started = False
@@ -321,7 +323,9 @@ class PracticeController:
     def start_camera(self, label: str = "camera", tab: str = "") -> None:
         """Frames will arrive through `offer_picture` from the page `tab` (a browser or phone camera)."""
         self._begin(None, label, "camera", camera_tab=tab)
-        self._camera_started = time.monotonic()
+        with self._lock:
+            self._camera_started = time.monotonic()
+            self._motion_offset = None
 
     def camera_tab_gone(self, tab: str) -> bool:
         """The page whose camera fed the session was reloaded, closed or lost its connection: the
@@ -350,6 +354,20 @@ class PracticeController:
             self._update(lambda s: replace(s, error=(said,)))
             return
         self._frame(time.monotonic() - self._camera_started, image)
+
+    def offer_motion(self, tab: str, frame: MotionFrame) -> None:
+        """A small grey frame of the live camera at its own rate (the page's script, or a phone's image
+        stream) for the compression rhythm; dropped unless `tab`'s camera session runs. The frame's own
+        clock (the page's) is put on the session's at its first frame, so delivery jitter does not
+        become timing jitter."""
+        with self._lock:
+            started = self._camera_started
+            if started is None or self._state.camera_tab != tab:
+                return
+            if self._motion_offset is None:
+                self._motion_offset = (time.monotonic() - started) - frame.t
+            t = frame.t + self._motion_offset
+        self._pipeline.offer_motion(t, frame.grey)
 
     def camera_failed(self, notice: Notice) -> None:
         self.stop_session()

@@ -14,7 +14,7 @@ import flet as ft
 
 from app.core.checklist import Checklist
 from app.core.parser import UNKNOWN
-from app.core.rhythm_figures import TARGET_RATE_PER_MIN, rate_band
+from app.core.rhythm_figures import TARGET_RATE_PER_MIN, rate_band, shown_rate
 from app.core.session import KeyframeFailed, PracticeEvent, SessionState, TimelineEntry
 from app.ui.checklist_card import ChecklistLine
 from app.ui.checklist_lines import checklist_lines, keyframe_entries, reviewed_count
@@ -501,12 +501,15 @@ class PracticeView:
         t = self._t
         rate = rhythm.rate_per_min if state.running else rhythm.median_rate_per_min
         self.rate_title.value = t["rate_title"] if state.running else t["rate_title_ended"]
+        fps = "—" if rhythm.frame_rate is None else f"{rhythm.frame_rate:.{0 if rhythm.frame_rate >= 10 else 1}f}"
         if rate is None:
             self.rate.value, self.rate.color = "—", ft.Colors.GREY_600
-            self.rate_words.value = t["rate_none"]
+            # Never "no compressions seen" when the camera's frames are too few to see them.
+            too_few = state.running and rhythm.too_few_frames
+            self.rate_words.value = t["rate_too_few_frames"].format(fps=fps) if too_few else t["rate_none"]
         else:
             band = rate_band(rate)
-            self.rate.value = t["rate_value"].format(rate=f"{rate:.0f}")
+            self.rate.value = t["rate_value"].format(rate=shown_rate(rate))
             self.rate.color = ft.Colors.GREEN_800 if band == "in_band" else ft.Colors.ORANGE_900
             low, high = TARGET_RATE_PER_MIN
             self.rate_words.value = t[f"rate_{band}"].format(low=low, high=high)
@@ -516,7 +519,8 @@ class PracticeView:
         else:
             pauses = t["rate_pauses_none"]
         ccf = "—" if rhythm.compression_fraction is None else f"{100 * rhythm.compression_fraction:.0f} %"
-        self.rate_details.value = t["rate_details"].format(count=rhythm.count, pauses=pauses, ccf=ccf)
+        frames = t["rate_frames"].format(fps=fps)
+        self.rate_details.value = t["rate_details"].format(count=rhythm.count, pauses=pauses, ccf=ccf, frames=frames)
 
     def _answering_text(self, checklist: Checklist, signal: str) -> str:
         order = [spec.signal for spec in checklist.ordered()]

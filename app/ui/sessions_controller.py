@@ -82,7 +82,7 @@ class OpenedSession:
 
     @property
     def skipped_events(self) -> tuple[KeyframeSkipped, ...]:
-        return tuple(e for e in self.loaded.events if isinstance(e, KeyframeSkipped))
+        return self.state.skips
 
 
 @dataclass(frozen=True)

@@ -15,6 +15,7 @@ import flet as ft
 
 from app.core.notice import Notice
 from app.core.rhythm import RhythmConfig
+from app.core.rhythm_figures import shown_rate
 from app.core.rhythm_summary import RhythmSummary
 from app.core.session_summary import SessionSummary, SignalSummary
 from app.ui.i18n import text
@@ -283,7 +284,7 @@ class SessionsView:
         self.title.value = text(s, "session_heading", date=_date(row.started if row.started else row.modified))
         self.summary.controls = [ft.Text(line) for line in self.summary_lines(opened.summary)]
         self._render_rhythm(opened.rhythm)
-        self.timeline.update(opened.state, opened.skipped_events)
+        self.timeline.update(opened.state)
         self.review_list.render(
             opened.state.timeline,
             opened.allowed,
@@ -310,7 +311,7 @@ class SessionsView:
         if rhythm.median_rate_per_min is None:
             rate = text(s, "rhythm_rate_none", low=low, high=high)
         else:
-            rate = text(s, "rhythm_rate", rate=f"{rhythm.median_rate_per_min:.0f}", low=low, high=high)
+            rate = text(s, "rhythm_rate", rate=shown_rate(rhythm.median_rate_per_min), low=low, high=high)
         share = rhythm.in_band_share
         if share is None:
             band = text(s, "rhythm_band_none")

@@ -33,9 +33,9 @@ import flet_charts as fch
 
 from app.core.parser import UNKNOWN
 from app.core.rhythm import RhythmConfig
-from app.core.rhythm_figures import TARGET_RATE_PER_MIN, Pause, rate_band
+from app.core.rhythm_figures import TARGET_RATE_PER_MIN, Pause, rate_band, shown_rate
 from app.core.rhythm_summary import summarise_rhythm
-from app.core.session import KeyframeSkipped, SessionState, TimelineEntry, verdict_counts
+from app.core.session import SessionState, TimelineEntry, verdict_counts
 from app.core.session_summary import NOT_CHECKED, answer_kind, is_checklist
 from app.ui.i18n import text
 from app.ui.strings_sessions import EN, answer_word, signal_words
@@ -128,12 +128,10 @@ def is_stills(state: SessionState) -> bool:
 
 
 def timeline_points(
-    state: SessionState,
-    skipped: Iterable[KeyframeSkipped] = (),
-    strings: Mapping[str, str] = EN,
-    questions: Mapping[str, str] | None = None,
+    state: SessionState, strings: Mapping[str, str] = EN, questions: Mapping[str, str] | None = None
 ) -> tuple[TimelinePoint, ...]:
-    """One point per keyframe over time; for stills, over the images' order (1, 2, 3…), named by file.
+    """One point per keyframe over time, skipped and failed ones too (from the state, as Sessions' summary
+    counts them); for stills, over the images' order (1, 2, 3…), named by file.
 
     A checklist's keyframe has a point per signal, in that signal's lane; its tooltip names the question."""
     stills, checklist = is_stills(state), is_checklist(state)
@@ -161,7 +159,7 @@ def timeline_points(
         # The examiner's verdict is what is plotted; the tooltip keeps what the model said.
         lane = e.signal if checklist else entry.verdict
         points.append(TimelinePoint(x(e.t), lane, point_kind(entry), tip))
-    for s in skipped:
+    for s in state.skips:
         reason = text(strings, f"skip_{s.reason.value}")
         tip = text(strings, "timeline_point_skipped", where=where(s.t), reason=reason)
         points.append(TimelinePoint(x(s.t), SKIPPED, SKIPPED, tip))
@@ -192,7 +190,7 @@ def rhythm_points(state: SessionState, strings: Mapping[str, str] = EN) -> tuple
             strings,
             "timeline_rhythm_point",
             where=text(strings, "timeline_at", t=f"{sample.t:.1f}"),
-            rate=f"{rate:.0f}",
+            rate=shown_rate(rate),
             band=text(strings, f"timeline_rhythm_{band}"),
         )
         points.append(RatePoint(sample.t, rate, band, tip))
@@ -232,7 +230,7 @@ def rhythm_words(state: SessionState, strings: Mapping[str, str] = EN) -> str:
     return text(
         strings,
         "timeline_rhythm_semantics",
-        rate=f"{summary.median_rate_per_min:.0f}",
+        rate=shown_rate(summary.median_rate_per_min),
         percent=f"{100 * share:.0f}",
         low=low,
         high=high,
@@ -375,16 +373,15 @@ class TimelineChart:
     def update(
         self,
         state: SessionState,
-        skipped: Iterable[KeyframeSkipped] = (),
         questions: Mapping[str, str] | None = None,
     ) -> None:
-        """Show `state`'s keyframes; `skipped` are the session's KeyframeSkipped events (the state only counts them);
-        `questions`: signal -> the profile's own words for it, which win over the table's."""
+        """Show `state`'s keyframes, its skipped and failed ones included, whether the session is live (Practice)
+        or read back (Sessions); `questions`: signal -> the profile's own words for it, which win over the table's."""
         s = self._strings
         checklist = is_checklist(state)
         lanes = lanes_for(state)
         y_of = {lane: len(lanes) - 1 - i for i, lane in enumerate(lanes)}  # first lane on top
-        self.points = timeline_points(state, skipped, s, questions)
+        self.points = timeline_points(state, s, questions)
         self.chart.spots = [
             fch.ScatterChartSpot(
                 x=p.t,
@@ -431,7 +428,7 @@ class TimelineChart:
             questions=len(state.signals),
             seconds=f"{last:.0f}",
             counts=counts,
-            skipped=sum(1 for p in self.points if p.kind == SKIPPED),
+            skipped=state.skipped,
             failed=len(state.failures),
         )
 

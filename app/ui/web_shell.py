@@ -15,6 +15,9 @@ before its own web client. So `assets/` carries:
   host at `_not_fetched/<host>/<path>` on this server (an empty script), so the browser never
   attempts the CDN; should anything get past it, the policy refuses it inside the
   browser. Rive stays unloaded either way, exactly as when offline.
+- `camera-motion.js`: the live camera's movement at the camera's own rate (small grey frames of
+  the preview the page shows) to this server's `/camera-motion` websocket, for the compression
+  rhythm (`app.frames.motion_stream`).
 - `loading.js`: Flutter's first frame is empty; a copy of the loading screen
   waits behind it until the app's page (opaque) paints over it.
 - `manifest.json`, `favicon.png`, `icons/`, `icon.png` (what `flet build` takes):
@@ -37,12 +40,16 @@ import shutil
 import sys
 from collections.abc import Awaitable, Callable
 from pathlib import Path
+from typing import Any
 
 import flet as ft
 
+from app.frames.motion_stream import BadMotionMessage, MotionStreams, frame_of, page_of
 from app.locations import upload_dir
 from app.paths import ASSETS
 from app.privacy.origin_guard import LOOPBACK, Message, OriginGuard, Receive, Scope, Send
+
+log = logging.getLogger("keyframe.ui")
 
 PURPOSE = "On-device practice feedback — images stay on this device"
 # The page is loading before the app knows the chosen language: the loading screen says it in both.
@@ -87,7 +94,13 @@ def check(index_html: Path = INDEX_HTML) -> None:
         raise WebShellError(f"the app's page {index_html} cannot be read ({exc.strerror})") from exc
     if f'content="{CONTENT_SECURITY_POLICY}"' not in page:
         raise WebShellError(f"{index_html} lacks the Content-Security-Policy that keeps the page to this server")
-    hooks = ('src="local-only.js"', "<!-- fletAppConfig -->", 'src="python.js"', 'src="flutter_bootstrap.js"')
+    hooks = (
+        'src="local-only.js"',
+        'src="camera-motion.js"',
+        "<!-- fletAppConfig -->",
+        'src="python.js"',
+        'src="flutter_bootstrap.js"',
+    )
     for hook in (*hooks, 'id="loading"'):
         if hook not in page:
             raise WebShellError(f"{index_html} lacks {hook}")
@@ -108,8 +121,11 @@ def check(index_html: Path = INDEX_HTML) -> None:
 PageMain = Callable[[ft.Page], Awaitable[None] | None]
 
 
-def asgi_app(main: PageMain, port: int, on_startup: Callable[[], None] | None = None) -> OriginGuard:
-    """Flet's web app for `main` in Keyframe's page, answering only requests from that page on `port`."""
+def asgi_app(
+    main: PageMain, port: int, on_startup: Callable[[], None] | None = None, motion: MotionStreams | None = None
+) -> OriginGuard:
+    """Flet's web app for `main` in Keyframe's page, answering only requests from that page on `port`;
+    the camera's motion frames go to `motion` (frames nothing is attached to are dropped)."""
     import flet_web.fastapi as flet_fastapi  # type: ignore[import-untyped]  # desktop extra only (no web server in packaged apps)
 
     flet_app = flet_fastapi.app(
@@ -133,6 +149,8 @@ def asgi_app(main: PageMain, port: int, on_startup: Callable[[], None] | None = 
         on_startup=[on_startup] if on_startup else None, docs_url=None, redoc_url=None, openapi_url=None
     )
     root.add_api_route("/_not_fetched/{kept:path}", _not_fetched, methods=["GET"])
+    # A plain Starlette route: FastAPI would inject by annotation, which a lazily imported type defeats.
+    root.router.add_websocket_route("/camera-motion", _motion_endpoint(motion or MotionStreams()))
     root.mount("/", flet_app)
     return OriginGuard(root, port)
 
@@ -145,7 +163,34 @@ def _not_fetched(kept: str) -> object:
     return Response(NOT_FETCHED_SCRIPT, media_type="text/javascript", headers={"Cache-Control": "no-store"})
 
 
-def serve(main: PageMain, port: int, on_startup: Callable[[], None] | None = None) -> None:
+def _motion_endpoint(streams: MotionStreams) -> Callable[[Any], Awaitable[None]]:
+    """The websocket `camera-motion.js` sends to: the page's id first, then one frame per message.
+    Each frame goes to the page's camera session in order, off the event loop (the motion meter
+    takes a millisecond or two; pages' updates must not wait on it). A message the page's script
+    would never send closes the connection with a line in the log."""
+    from starlette.websockets import WebSocket, WebSocketDisconnect
+
+    async def endpoint(websocket: WebSocket) -> None:
+        await websocket.accept()
+        try:
+            page = page_of(await websocket.receive_text())
+            while True:
+                frame = frame_of(await websocket.receive_bytes())
+                sink = streams.sink(page)
+                if sink is not None:
+                    await asyncio.to_thread(sink, frame)
+        except WebSocketDisconnect:
+            pass
+        except (BadMotionMessage, KeyError) as exc:  # KeyError: text where bytes belong, or the reverse
+            log.warning("a camera motion connection was closed: %s", exc)
+            await websocket.close(code=1003)
+
+    return endpoint
+
+
+def serve(
+    main: PageMain, port: int, on_startup: Callable[[], None] | None = None, motion: MotionStreams | None = None
+) -> None:
     """Serves `main` on 127.0.0.1:port until SIGINT or SIGTERM, which uvicorn raises again once it has
     shut down, so the caller's interrupt handling ends the command.
 
@@ -160,7 +205,7 @@ def serve(main: PageMain, port: int, on_startup: Callable[[], None] | None = Non
     # Copies uploaded for an earlier run's sessions (a killed app) are not kept: they may show a trainee.
     shutil.rmtree(upload_dir(), ignore_errors=True)
     upload_dir().mkdir(parents=True, exist_ok=True)
-    guarded = asgi_app(main, port, on_startup)
+    guarded = asgi_app(main, port, on_startup, motion)
 
     async def app(scope: Scope, receive: Receive, send: Send) -> None:
         if scope["type"] == "websocket":

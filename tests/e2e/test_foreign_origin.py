@@ -55,8 +55,10 @@ def test_a_foreign_host_is_refused_and_the_own_page_has_no_wildcard_cors(app_ser
     assert wait_until(lambda: "refused http /: Host 'evil.example'" in _log(app_server), timeout=10), _log(app_server)
 
 
-def test_a_websocket_from_another_origin_is_refused(app_server: AppServer) -> None:
-    ws_url = f"ws://127.0.0.1:{app_server.port}/ws"
+@pytest.mark.parametrize("path", ["/ws", "/camera-motion"])
+def test_a_websocket_from_another_origin_is_refused(app_server: AppServer, path: str) -> None:
+    """The page's websocket, and the one its script sends the live camera's motion frames to."""
+    ws_url = f"ws://127.0.0.1:{app_server.port}{path}"
     for origin in ("http://evil.example", "http://127.0.0.2:8000", f"http://127.0.0.1:{app_server.port + 1}"):
         with pytest.raises(InvalidStatus) as refused:
             with connect(ws_url, origin=origin, open_timeout=30):  # type: ignore[arg-type]
@@ -68,7 +70,7 @@ def test_a_websocket_from_another_origin_is_refused(app_server: AppServer) -> No
     # The page's own origin still opens it.
     with connect(ws_url, origin=f"http://127.0.0.1:{app_server.port}", open_timeout=30):  # type: ignore[arg-type]
         pass
-    assert "refused websocket /ws: Origin 'http://evil.example'" in _log(app_server)
+    assert f"refused websocket {path}: Origin 'http://evil.example'" in _log(app_server)
 
 
 class _Page(http.server.BaseHTTPRequestHandler):

@@ -3,15 +3,17 @@
 from __future__ import annotations
 
 from dataclasses import replace
+from pathlib import Path
 
 import flet as ft
 
 from app.core.profiles import ProfileLabels
-from app.core.session import reduce
+from app.core.session import KeyframeSkipped, SkipReason, reduce
 from app.ui.practice_controller import PracticeState
 from app.ui.practice_view import PracticeActions, PracticeView
 from tests.unit.test_session import practice
-from tests.unit.test_sessions_view import walk
+from tests.unit.test_sessions_controller import recorded, write_session
+from tests.unit.test_sessions_view import build, open_session, walk
 
 
 def _view() -> PracticeView:
@@ -72,12 +74,12 @@ def test_the_rate_is_said_against_the_target_and_only_for_moving_sources() -> No
     from app.core.rhythm_figures import Pause, Rhythm
 
     view = _view()
-    rhythm = Rhythm(30.0, 96.4, 0.9, 41, 104.2, (Pause(12.0, 3.5, ongoing=False),), 0.82)
+    rhythm = Rhythm(30.0, 96.4, 0.9, 41, 104.2, (Pause(12.0, 3.5, ongoing=False),), 0.82, frame_rate=29.6)
     view.render(replace(_state(), running=True, source_kind="camera", rhythm=rhythm))
     assert view.rhythm_box.visible and view.rate.value == "96/min"
     assert view.rate_words.value == "a little slow: aim for 100–120 per minute"
     assert view.rate_details.value == (
-        "41 compressions · pauses of 2 s or more: 1 (longest 3.5 s) · compressing 82 % of the time"
+        "41 compressions · pauses of 2 s or more: 1 (longest 3.5 s) · compressing 82 % of the time · 30 frames a second"
     )
     view.render(
         replace(_state(), running=True, source_kind="video", rhythm=replace(rhythm, rate_per_min=None, pauses=()))
@@ -92,6 +94,20 @@ def test_the_rate_is_said_against_the_target_and_only_for_moving_sources() -> No
     assert not view.rhythm_box.visible  # stills have no movement between them
 
 
+def test_a_camera_too_slow_to_count_compressions_says_so_instead_of_no_compressions() -> None:
+    from app.core.rhythm_figures import Rhythm
+
+    view = _view()
+    sparse = Rhythm(30.0, None, 0.0, 0, None, (), 0.0, frame_rate=2.5)
+    view.render(replace(_state(), running=True, source_kind="camera", rhythm=sparse))
+    assert view.rate.value == "—"
+    assert view.rate_words.value == "the camera gives 2.5 pictures a second: too few to count compressions"
+    assert view.rate_details.value.endswith("· 2.5 frames a second")
+    # Enough frames and nothing periodic: no compressions seen, as before.
+    view.render(replace(_state(), running=True, source_kind="camera", rhythm=replace(sparse, frame_rate=30.0)))
+    assert view.rate_words.value == "no steady compressions seen"
+
+
 def test_the_timeline_draws_the_rate_of_a_moving_source_under_the_keyframes() -> None:
     from tests.unit.test_sessions_controller import RATES, rhythm_events
 
@@ -102,3 +118,45 @@ def test_the_timeline_draws_the_rate_of_a_moving_source_under_the_keyframes() ->
     assert [p.rate_per_min for p in view.timeline.rate_points] == list(RATES)
     view.render(_state())  # a session without rhythm: the lane stays hidden
     assert not view.timeline.rate_box.visible
+
+
+def test_the_rate_shown_and_its_words_and_colour_agree() -> None:
+    from app.core.rhythm_figures import Rhythm
+
+    view = _view()
+    for rate, shown, words in (
+        (99.7, "100/min", "in the 100–120 per minute target"),
+        (120.4, "120/min", "in the 100–120 per minute target"),
+        (120.6, "121/min", "a little fast: aim for 100–120 per minute"),
+        (99.4, "99/min", "a little slow: aim for 100–120 per minute"),
+    ):
+        rhythm = Rhythm(30.0, rate, 0.9, 41, rate, (), 0.8)
+        view.render(replace(_state(), running=True, source_kind="video", rhythm=rhythm))
+        assert (view.rate.value, view.rate_words.value) == (shown, words)
+        in_band = words.startswith("in the")
+        assert view.rate.color == (ft.Colors.GREEN_800 if in_band else ft.Colors.ORANGE_900)
+
+
+def test_the_live_timeline_shows_the_skipped_keyframes_as_sessions_does(tmp_path: Path) -> None:
+    """A live video session whose unchanged keyframes were skipped: Practice's timeline, drawn from the live
+    state, shows and counts them exactly as Sessions does from the same session's log."""
+    skipped = [
+        KeyframeSkipped(
+            event_id=f"s{i}", t=1.0 + i, wall_time=1001.0 + i, keyframe_id=f"k-s{i}", reason=SkipReason.UNCHANGED
+        )
+        for i in range(7)
+    ]
+    events = sorted([recorded(1, "yes"), recorded(2, "no"), recorded(3, "yes"), *skipped], key=lambda e: e.t)
+    practice_view = _view()
+    practice_view.render(replace(_state(), running=True, source_kind="video", session=reduce(events)))
+    folder = tmp_path / "sessions"
+    folder.mkdir()
+    write_session(folder, "20250101-120000-abcdef", events)
+    _, sessions_view = build(folder)
+    open_session(sessions_view, "20250101-120000-abcdef")
+
+    live, kept = practice_view.timeline, sessions_view.timeline
+    assert sum(p.kind == "skipped" for p in live.points) == 7
+    assert live.points == kept.points  # the same points, tooltips and lanes
+    assert live.semantics.label == kept.semantics.label and "; 7 skipped, 0 failed" in live.semantics.label
+    assert "Skipped 7 (unchanged 7) · failed 0" in [c.value for c in sessions_view.summary.controls]

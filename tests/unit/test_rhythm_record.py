@@ -13,7 +13,7 @@ from pathlib import Path
 
 import pytest
 
-from app.core.rhythm_figures import MEASURED_RATE_ERROR, Pause, Rhythm
+from app.core.rhythm_figures import MEASURED_RATE_ERROR, Pause, Rhythm, rate_band, shown_rate
 from app.core.rhythm_summary import summarise_rhythm
 from app.core.session import ExaminerConfirmed, ExaminerCorrected, RhythmSample, event_from_dict, event_to_dict, reduce
 from app.session import report_words
@@ -67,6 +67,28 @@ def test_time_in_the_band_counts_only_time_with_a_rate() -> None:
     assert summarise_rhythm([]) is None
     resting = summarise_rhythm([sample(0, None), sample(1, None)])
     assert resting is not None and resting.in_band_share is None
+
+
+# (estimate, the number a person reads, its band): the band follows the number shown, never the
+# unrounded estimate, so "100/min" is never called slow nor "120/min" fast.
+SHOWN_BANDS = ((99.7, 100, "in_band"), (120.4, 120, "in_band"), (120.6, 121, "fast"), (99.4, 99, "slow"))
+
+
+@pytest.mark.parametrize(("rate", "shown", "band"), SHOWN_BANDS)
+def test_the_band_is_judged_on_the_rate_shown(rate: float, shown: int, band: str) -> None:
+    assert shown_rate(rate) == shown and f"{rate:.0f}" == str(shown)  # rounds as a format of the rate would
+    assert rate_band(rate) == band
+
+
+def test_time_in_the_band_agrees_with_the_rates_shown(tmp_path: Path) -> None:
+    rates = [rate for rate, _, _ in SHOWN_BANDS]  # 100, 120, 121, 99 shown: 2 s in the band, 1 fast, 1 slow
+    samples = [sample(0, None), *(sample(t, rate) for t, rate in enumerate(rates, start=1))]
+    summary = summarise_rhythm(samples)
+    assert summary is not None
+    assert (summary.seconds_in_band, summary.seconds_fast, summary.seconds_slow) == (2, 1, 1)
+    # The report's last rate: the number and its words agree (99.7 is 100, in the band).
+    path = write(tmp_path / "s.jsonl", [*samples, sample(5, 99.7)])
+    assert "The last rate measured was 100 per minute (in the target band)." in practice_report(load_session(path), "s")
 
 
 def write(path: Path, events) -> Path:  # noqa: ANN001

@@ -271,7 +271,7 @@ def test_timeline_is_not_colour_only_and_serves_a_live_session() -> None:
     state = reduce(events)
     chart = TimelineChart(identifier="live-timeline")
     assert chart.empty.visible and chart.chart.spots == []
-    chart.update(state, [e for e in events if e.kind == "skipped"])
+    chart.update(state)
     assert not chart.empty.visible
 
     # Each kind has its own lane (named in words), its own marker shape and its own legend entry.
@@ -285,7 +285,7 @@ def test_timeline_is_not_colour_only_and_serves_a_live_session() -> None:
     by_kind = {p.kind: spot.point for p, spot in zip(chart.points, chart.chart.spots, strict=True)}
     assert isinstance(by_kind["no"], fch.ChartCrossPoint) and isinstance(by_kind["unknown"], fch.ChartSquarePoint)
     assert isinstance(by_kind["yes"], fch.ChartCirclePoint) and by_kind[SKIPPED].color == ft.Colors.WHITE
-    assert [p.t for p in timeline_points(state)] == [3.0, 6.0, 9.0, 10.5, 12.0]  # without skips: still sorted
+    assert [p.t for p in timeline_points(state)] == [3.0, 4.5, 6.0, 9.0, 10.5, 12.0]  # skipped and failed: sorted in
 
     # A later keyframe moves the x range; another profile's answer gets a lane of its own.
     more = [*events, recorded(40, "partly")]

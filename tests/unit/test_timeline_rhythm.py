@@ -25,6 +25,16 @@ def test_every_sample_is_a_point_and_a_sample_without_a_rate_is_a_gap() -> None:
     assert points[0].tooltip == "" and points[5].tooltip == ""
 
 
+def test_a_points_band_and_tooltip_follow_the_rate_it_shows() -> None:
+    samples = [
+        dataclasses.replace(s, rate_per_min=r) for s, r in zip(rhythm_samples(), (99.7, 120.4, 120.6), strict=False)
+    ]
+    points = rhythm_points(reduce(samples))
+    assert [p.band for p in points] == ["in_band", "in_band", "fast"]
+    assert points[0].tooltip == "0.0 s · 100 /min, in the target band"
+    assert points[2].tooltip == "2.0 s · 121 /min, above the target"
+
+
 def test_the_line_breaks_at_every_gap_and_never_joins_across_one() -> None:
     runs = rate_runs(rhythm_points(reduce(rhythm_events())))
     assert [[p.t for p in run] for run in runs] == [[1, 2, 3, 4], [8, 9, 10], [12]]
