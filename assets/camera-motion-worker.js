@@ -6,7 +6,9 @@
 // ImageBitmaps the page posts.
 "use strict";
 const MAX_WIDTH = 192;
-const MAX_BUFFERED = 256 * 1024; // a slow server loses frames here; it never gets a backlog of seconds
+// A server that stalls (a busy machine) gets the frames late, with their capture times, rather than a
+// gap that would read as stillness; past ~3 s of them it loses frames instead of growing a backlog.
+const MAX_BUFFERED = 3 * 1024 * 1024;
 let socket = null;
 let pixels = null; // a VideoFrame's planes, reused
 let canvas = null; // for bitmaps and frames in a format without a grey plane

@@ -4,7 +4,8 @@ fresh process, each writing its JSON receipt:
     .venv/bin/python -m bench [--receipts DIR] [NAME ...]
 
 Defaults: all of them, on the bundled demo model, receipts into bench/receipts/. Each one's
-table is printed as it runs; a summary says which goals were met. `download` needs nginx.
+table is printed as it runs; a summary says which goals were met. `download` needs nginx,
+`camera_rate` Debian's chromium.
 Exit 0 when every goal was met, 1 when one was missed, 2 when a benchmark failed to run.
 """
 
@@ -31,6 +32,7 @@ BENCHES = (  # the fast ones first
     "ui_responsiveness",
     "live_screen",
     "download",
+    "camera_rate",
 )
 RECEIPTS = Path(__file__).resolve().parent / "receipts"
 

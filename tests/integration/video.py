@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-from collections.abc import Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -47,36 +46,15 @@ def write_y4m(
     path: Path, scenes: list[np.ndarray], seconds_per_phase: int = 6, fps: int = 10, width: int = 256
 ) -> None:
     """256×256 RGB `scenes`, each shown for `seconds_per_phase`, as a .y4m for Chromium's fake camera."""
+    from demo_model.compressions import write_y4m as write_frames
+
     framed = []
     for rgb in scenes:
         frame = np.full((256, width, 3), 96, np.uint8)
         left = (width - 256) // 2
         frame[:, left : left + 256] = rgb
         framed.append(frame)
-    write_frames_y4m(path, [f for f in framed for _ in range(seconds_per_phase * fps)], fps)
-
-
-def write_frames_y4m(path: Path, frames: Sequence[np.ndarray], fps: int) -> None:
-    """RGB `frames` (all one size, even sides) as a raw .y4m at `fps`, which Chromium's fake camera plays
-    in a loop. Repeated frames (the same array) are converted once."""
-    height, width = frames[0].shape[:2]
-    converted: dict[int, bytes] = {}
-    with open(path, "wb") as fh:
-        fh.write(f"YUV4MPEG2 W{width} H{height} F{fps}:1 Ip A1:1 C420jpeg\n".encode())
-        for rgb in frames:
-            if id(rgb) not in converted:
-                converted[id(rgb)] = cv2.cvtColor(rgb, cv2.COLOR_RGB2YUV_I420).tobytes()  # Y, then U, then V
-            fh.write(b"FRAME\n" + converted[id(rgb)])
-
-
-def write_compression_y4m(path: Path, spec: VideoSpec, seed: int) -> CompressionVideo:
-    """A generated video of compressions as a .y4m for Chromium's fake camera (a whole frame rate);
-    returns it, with its truth."""
-    from demo_model.compressions import make_video
-
-    video = make_video(spec, seed)
-    write_frames_y4m(path, video.frames, round(spec.fps))
-    return video
+    write_frames(path, [f for f in framed for _ in range(seconds_per_phase * fps)], fps)
 
 
 def write_compression_video(path: Path, spec: VideoSpec, seed: int) -> CompressionVideo:

@@ -12,7 +12,9 @@ true rate at any time and the compression fraction (CCF). 20 s at 30 fps of 320x
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass
+from pathlib import Path
 
 import cv2
 import numpy as np
@@ -208,3 +210,16 @@ def make_video(spec: VideoSpec, seed: int) -> CompressionVideo:
         hands_xy=hands,
     )
     return CompressionVideo(spec, tuple(frames), times, truth)
+
+
+def write_y4m(path: Path, frames: Sequence[np.ndarray], fps: int) -> None:
+    """RGB `frames` (all one size, even sides) as a raw .y4m at `fps`, which Chromium's fake camera plays
+    in a loop. Repeated frames (the same array) are converted once."""
+    height, width = frames[0].shape[:2]
+    converted: dict[int, bytes] = {}
+    with open(path, "wb") as fh:
+        fh.write(f"YUV4MPEG2 W{width} H{height} F{fps}:1 Ip A1:1 C420jpeg\n".encode())
+        for rgb in frames:
+            if id(rgb) not in converted:
+                converted[id(rgb)] = cv2.cvtColor(rgb, cv2.COLOR_RGB2YUV_I420).tobytes()  # Y, then U, then V
+            fh.write(b"FRAME\n" + converted[id(rgb)])
