@@ -7,6 +7,7 @@ single-threaded until it has cut the process off the network.
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass
 
 
@@ -66,6 +67,23 @@ def shown_rate(rate_per_min: float) -> int:
     """A rate as a person reads it, in whole compressions per minute: every screen, the report and the
     summary show this number, and `rate_band` judges it, so "100/min" is never "a little slow"."""
     return round(rate_per_min)
+
+
+# Pauses in compressions longer than this many seconds are flagged wherever pauses are shown: "as few
+# interruptions as possible, none over 10 s" (AHA and ERC 2021; unchanged in AHA 2025 and ERC 2025).
+LONG_PAUSE_S = 10.0
+
+
+def is_long_pause(length_s: float) -> bool:
+    """Over `LONG_PAUSE_S`, judged on the length as shown (one decimal): "10.0 s" is never "over 10 s"."""
+    return round(length_s, 1) > LONG_PAUSE_S
+
+
+def long_pauses(pauses: Sequence[Pause], ended: bool = True) -> tuple[Pause, ...]:
+    """The pauses over the guideline's limit (`LONG_PAUSE_S`). While a session runs (`ended` False) the
+    ongoing one counts as soon as it is over the limit; once it ended, a pause still going on at its end
+    is the attempt's end (the trainee getting up to stop the app), not an interruption, and does not."""
+    return tuple(p for p in pauses if is_long_pause(p.length_s) and not (ended and p.ongoing))
 
 
 def rate_band(rate_per_min: float) -> str:

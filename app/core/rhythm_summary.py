@@ -12,7 +12,7 @@ import itertools
 from collections.abc import Sequence
 from dataclasses import dataclass
 
-from app.core.rhythm_figures import TARGET_RATE_PER_MIN, Pause, rate_band
+from app.core.rhythm_figures import TARGET_RATE_PER_MIN, Pause, long_pauses, rate_band
 from app.core.session import RhythmSample
 
 
@@ -37,6 +37,12 @@ class RhythmSummary:
     @property
     def longest_pause_s(self) -> float | None:
         return max((p.length_s for p in self.pauses), default=None)
+
+    @property
+    def long_pause_count(self) -> int:
+        """Interruptions over the guideline's 10 s (`LONG_PAUSE_S`); a pause that lasted until the end
+        of the session is its end, not an interruption (`long_pauses`)."""
+        return len(long_pauses(self.pauses, ended=True))
 
 
 def summarise_rhythm(samples: Sequence[RhythmSample]) -> RhythmSummary | None:

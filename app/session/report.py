@@ -19,7 +19,15 @@ import time
 from collections.abc import Mapping, Sequence
 from html import escape
 
-from app.core.rhythm_figures import MEASURED_RATE_ERROR, TARGET_RATE_PER_MIN, Pause, rate_band, shown_rate
+from app.core.rhythm_figures import (
+    LONG_PAUSE_S,
+    MEASURED_RATE_ERROR,
+    TARGET_RATE_PER_MIN,
+    Pause,
+    long_pauses,
+    rate_band,
+    shown_rate,
+)
 from app.core.rhythm_summary import RhythmSummary, summarise_rhythm
 from app.core.session import PracticeEvent, RhythmSample
 from app.core.session_summary import NOT_CHECKED, SessionSummary, SignalSummary, summarise
@@ -159,9 +167,12 @@ def _rhythm_section(samples: Sequence[RhythmSample], rhythm: RhythmSummary | Non
     if rhythm is None:
         return f"{title}<p>{_say(w, 'rhythm_none')}</p>"
     figures = "".join(f"<li>{escape(line, quote=False)}</li>" for line in rhythm_figures(rhythm, language))
+    over = long_pauses(rhythm.pauses, ended=True)  # an interruption over the guidelines' limit, said so
+    flag = f"<strong>{_say(w, 'pause_over', limit=f'{LONG_PAUSE_S:g}')}</strong>"
     pauses = "".join(
         f'<tr><td class="n">{escape(_seconds(p.start_s - samples[0].t, w, 1))}</td>'
-        f'<td class="n">{escape(_seconds(p.length_s, w, 1))}{_say(w, "pause_ongoing") if p.ongoing else ""}</td></tr>'
+        f'<td class="n">{escape(_seconds(p.length_s, w, 1))}{_say(w, "pause_ongoing") if p.ongoing else ""}'
+        f"{flag if p in over else ''}</td></tr>"
         for p in rhythm.pauses
     )
     pause_table = (
@@ -187,7 +198,7 @@ def _targets_section(w: Words) -> str:
     return (
         f"<h2>{_say(w, 'targets_title')}</h2><p>{_say(w, 'targets_intro')}</p><ul>"
         f"<li>{_say(w, 'target_rate', low=low, high=high)}</li>"
-        f"<li>{_say(w, 'target_interruptions')}</li>"
+        f"<li>{_say(w, 'target_interruptions', limit=f'{LONG_PAUSE_S:g}')}</li>"
         f"<li>{_say(w, 'target_depth')}{w['gap']}{_say(w, 'depth_recoil')}</li>"
         "</ul>"
     )

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 
-from app.core.rhythm_figures import shown_rate
+from app.core.rhythm_figures import LONG_PAUSE_S, shown_rate
 from app.core.rhythm_summary import RhythmSummary
 
 EN: dict[str, str] = {
@@ -66,6 +66,7 @@ EN: dict[str, str] = {
     "rhythm_pauses": "Pauses (2 s or more without compressions): {pauses}",
     "rhythm_pauses_some": "{n}, the longest {longest} s",
     "rhythm_pauses_none": "none",
+    "rhythm_long_pauses": "Pauses over {limit} s: {n} (the guidelines: none over {limit} s)",
     "rhythm_ccf": "Compression fraction (CCF): {ccf}",
     "chart_label": "Compression rate per minute over the session, against the target band {low} to {high}; {n} pauses",
     "chart_legend": "Green: the target band. Grey bars: pauses.",
@@ -76,6 +77,7 @@ EN: dict[str, str] = {
     "pause_from": "Pause from",
     "pause_length": "Length",
     "pause_ongoing": " (until the end)",
+    "pause_over": " — over {limit} s",
     "method_title": "How it is measured",
     "method": (
         "From the movement between consecutive frames (every frame, not only keyframes), without the model: "
@@ -94,8 +96,8 @@ EN: dict[str, str] = {
     ),
     "target_rate": "Rate: {low}–{high} compressions per minute.",
     "target_interruptions": (
-        "Interruptions: as few and as short as possible, none longer than 10 s; a compression fraction of at "
-        "least 60 %."
+        "Interruptions: as few and as short as possible, none longer than {limit} s; a compression fraction of "
+        "at least 60 %."
     ),
     "target_depth": "Depth 5–6 cm, and full recoil of the chest after each compression.",
     # The end
@@ -156,6 +158,7 @@ ZH: dict[str, str] = {
     "rhythm_pauses": "停顿（2 秒以上没有按压）：{pauses}",
     "rhythm_pauses_some": "{n} 次，最长 {longest} 秒",
     "rhythm_pauses_none": "没有",
+    "rhythm_long_pauses": "超过 {limit} 秒的停顿：{n} 次（指南：任何一次都不超过 {limit} 秒）",
     "rhythm_ccf": "按压时间占比（CCF）：{ccf}",
     "chart_label": "整个练习中每分钟的按压频率，对照目标范围 {low}–{high}；停顿 {n} 次",
     "chart_legend": "绿色：目标范围。灰色条：停顿。",
@@ -166,6 +169,7 @@ ZH: dict[str, str] = {
     "pause_from": "停顿开始",
     "pause_length": "时长",
     "pause_ongoing": "（直到结束）",
+    "pause_over": "——超过 {limit} 秒",
     "method_title": "测量方法",
     "method": (
         "根据相邻画面之间的运动（每一帧，而不只是关键帧）测量，不使用模型：最近 6 秒内运动的规律性给出频率，"
@@ -179,7 +183,7 @@ ZH: dict[str, str] = {
     "targets_title": "指南目标",
     "targets_intro": "以下作为练习目标引用，不是对这次练习的判定（成人 CPR，复苏委员会指南）：",
     "target_rate": "频率：每分钟 {low}–{high} 次按压。",
-    "target_interruptions": "中断：尽可能少、尽可能短，任何一次都不超过 10 秒；按压时间占比至少 60%。",
+    "target_interruptions": "中断：尽可能少、尽可能短，任何一次都不超过 {limit} 秒；按压时间占比至少 60%。",
     "target_depth": "深度 5–6 厘米，每次按压后胸廓完全回弹。",
     # The end
     "damaged": "跳过了练习记录中 {n} 行损坏的内容。",
@@ -243,5 +247,7 @@ def rhythm_figures(summary: RhythmSummary, language: str = "en") -> list[str]:
             fast=f"{summary.seconds_fast:.0f}",
         ),
         w["rhythm_pauses"].format(pauses=pauses),
+        # Interruptions over the guidelines' limit; a pause until the end of the session is not one.
+        w["rhythm_long_pauses"].format(limit=f"{LONG_PAUSE_S:g}", n=summary.long_pause_count),
         w["rhythm_ccf"].format(ccf=w["none"] if ccf is None else percent(ccf, 1.0)),
     ]

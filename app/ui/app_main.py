@@ -28,11 +28,11 @@ from app.ui.app_context import AppContext
 from app.ui.camera_pump import CameraPump
 from app.ui.file_intake import FileIntake, Picked
 from app.ui.i18n import LOCALES, fonts_for, language_or_default, notice_text
-from app.ui.metronome import Metronome
+from app.ui.metronome import Metronome, RateTones
 from app.ui.models_controller import ModelsController
 from app.ui.models_state import ModelsState
 from app.ui.models_view import ModelsView
-from app.ui.page_loop import on_page_loop
+from app.ui.page_loop import Ticker, on_page_loop
 from app.ui.practice_controller import PracticeController, PracticeState
 from app.ui.practice_view import PracticeActions, PracticeView
 from app.ui.privacy_sheet import privacy_sheet
@@ -93,6 +93,7 @@ class Shell:
         hidden_session: str | None = None,
         metronome: Metronome | None = None,
         motion: MotionStreams | None = None,
+        rate_tones: RateTones | None = None,
     ) -> None:
         """`testers`: the previous page's testers' run, kept across a change of language.
         `motion`: where the page's script sends the live camera's movement (`app.frames.motion_stream`).
@@ -109,6 +110,7 @@ class Shell:
         # This page's own (a sound plays where the trainee is), handed on when the page is rebuilt: the
         # browser keeps playing it across a reconnect, and the switch must say so.
         self.metronome = metronome or Metronome(page)
+        self.rate_tones = rate_tones or RateTones(page)  # the same: this page's, handed on when rebuilt
         self.practice = PracticeView(
             PracticeActions(
                 start=lambda kind, interval: page.run_task(self._start, kind, interval),
@@ -121,6 +123,7 @@ class Shell:
                 open_settings=lambda: self.go(SETTINGS),
                 thumbnail=controller.thumbnail,
                 metronome=lambda on, rate: page.run_task(self.metronome.set, on, rate),
+                rate_tones=self.rate_tones.set,
             ),
             camera,
             t,
@@ -238,6 +241,9 @@ class Shell:
         self.files = FileIntake(page, picker, upload_dir(), keep=lambda: controller.playing_upload)
         self.camera_pump = CameraPump(camera, controller, self.tab, self.motion, page.session.id)
         self._state = PracticeState()  # the newest state, for the privacy sheet
+        # The page's one periodic work: once a second while a session runs, the card's answer shows its
+        # age again (no new state comes while a scene stays unchanged). Stopped when the page goes away.
+        self.ticker = Ticker(page.run_task, self._tick, wanted=lambda: self._live and self._state.running)
 
     # --- lifecycle ---------------------------------------------------------------------------
 
@@ -251,6 +257,8 @@ class Shell:
         if self.metronome.service is not None:
             page.services.append(self.metronome.service)
         self.practice.show_metronome(self.metronome.on, self.metronome.rate)
+        page.services.extend(self.rate_tones.services)
+        self.practice.show_rate_tones(self.rate_tones.on)
         page.on_resize = lambda _: self._layout()
         # A dropped connection (a phone's browser locked, a network change) resumes the same page
         # when the browser comes back within Flet's session timeout: the page listens again then.
@@ -285,6 +293,7 @@ class Shell:
         self.models_controller.unsubscribe(self._models_listener)
         self.settings_controller.unsubscribe(self._settings_listener)
         self.controller.unsubscribe(self._practice_listener)
+        self.ticker.stop()
         self.camera_pump.page_gone()
         if self._guard_watcher is not None:
             self._guard_watcher.stop()
@@ -316,6 +325,7 @@ class Shell:
             hidden_session=self.practice.hidden_session or "",
             metronome=self.metronome,
             motion=self.motion,
+            rate_tones=self.rate_tones,
         )
         shell.mount()
         return shell
@@ -358,12 +368,19 @@ class Shell:
     def _on_practice(self, state: PracticeState) -> None:
         self._state = state
         self.practice.render(state)
+        self.rate_tones.follow(self.practice.cue_band)  # the tone, if due, agrees with the word shown
+        if state.running:
+            self.ticker.start()
         self.demo_box.visible = state.demo_model
         self.privacy_text.value = self.t["privacy_chip"].format(n=state.blocked)
         labels = dict(state.labels).get(self.language)
         title = (labels.title if labels else "") or state.title
         if title:
             self.purpose.value = title
+        self.page.update()
+
+    def _tick(self) -> None:
+        self.practice.tick()
         self.page.update()
 
     def _on_settings(self, state: SettingsState) -> None:

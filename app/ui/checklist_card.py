@@ -30,23 +30,28 @@ class ChecklistLine:
         self.busy_box = ft.Container(self.busy, visible=False)
         # Each text is tagged on its own: Flutter merges the texts of a row into a parent's node, where a
         # tag on the row itself was lost in half of the page loads.
+        self.texts = ft.Column(
+            [
+                tagged(self.words, f"check-words-{signal}"),
+                tagged(self.answer, f"check-{signal}"),
+                self.note_box,
+            ],
+            spacing=0,
+            expand=True,
+        )
         self.root = ft.Row(
             [
                 self.icon,
-                ft.Column(
-                    [
-                        tagged(self.words, f"check-words-{signal}"),
-                        tagged(self.answer, f"check-{signal}"),
-                        self.note_box,
-                    ],
-                    spacing=0,
-                    expand=True,
-                ),
+                self.texts,
                 self.busy_box,
             ],
             spacing=10,
             vertical_alignment=ft.CrossAxisAlignment.START,
         )
+
+    def dim(self, older: bool, opacity: float = 0.4) -> None:
+        """The answer faded (marker and words, not the busy ring) while a newer keyframe is analysed."""
+        self.icon.opacity = self.texts.opacity = opacity if older else 1.0
 
     def render(
         self,

@@ -1,18 +1,25 @@
 """An optional metronome for compressions, off by default: a click track the platform's player loops.
+Beside it, optional rate tones (off by default too): a high tone when the rate shown is too slow, a
+low one when it is too fast (`app.core.rate_cue` decides when).
 
 The sound is made here, not fetched: a WAV of clicks exactly 60/rate seconds apart, handed to
 flet-audio's player as bytes (the browser's audio element on the web, the phone's or the Mac's
-player in a built app). Looping a whole number of beats keeps the loop's seam on a beat.
+player in a built app). Looping a whole number of beats keeps the loop's seam on a beat. The tones
+are WAVs made here too, one player each, played from the start when a cue is due.
 """
 
 from __future__ import annotations
 
 import io
+import time
 import wave
+from collections.abc import Callable
 
 import flet as ft
 import flet_audio as fa
 import numpy as np
+
+from app.core.rate_cue import RateCue
 
 RATES = (100, 105, 110, 115, 120)  # the guideline band, per minute
 DEFAULT_RATE = 110
@@ -30,6 +37,28 @@ def click_track(rate_per_min: int, beats: int = _BEATS, sample_rate: int = SAMPL
     samples = np.zeros(period * beats)
     for beat in range(beats):
         samples[beat * period : beat * period + len(click)] = click
+    return _wav(samples, sample_rate)
+
+
+# The rate tones: unlike the metronome's 30 ms tick, each is a held note. High (E6) = "faster"; low
+# (A4, with its 2nd and 3rd harmonics so a phone's small speaker still sounds it) = "slower".
+TONES = {
+    "faster": (1318.5, 0.18, (1.0,)),  # (fundamental Hz, seconds, harmonics' amplitudes)
+    "slower": (440.0, 0.26, (1.0, 0.5, 0.3)),
+}
+
+
+def cue_tone(tone: str, sample_rate: int = SAMPLE_RATE) -> bytes:
+    """A mono 16-bit WAV of one rate tone (`TONES`), faded in and out (no click at either end)."""
+    hz, seconds, harmonics = TONES[tone]
+    t = np.arange(int(seconds * sample_rate)) / sample_rate
+    note = sum(a * np.sin(2 * np.pi * hz * (k + 1) * t) for k, a in enumerate(harmonics)) / sum(harmonics)
+    ramp = int(0.01 * sample_rate)  # 10 ms fades
+    envelope = np.minimum(1.0, np.minimum(np.arange(len(t)) + 1, len(t) - np.arange(len(t))) / ramp)
+    return _wav(note * envelope, sample_rate)
+
+
+def _wav(samples: np.ndarray, sample_rate: int) -> bytes:
     pcm = (samples * 0.8 * 32767).astype("<i2")
     out = io.BytesIO()
     with wave.open(out, "wb") as wav:
@@ -76,3 +105,40 @@ class Metronome:
         elif audio is not None and not on and self.on:
             await audio.pause()
         self.on, self.rate = on, rate
+
+
+class RateTones:
+    """One page's rate tones; `set` turns them on or off, `follow` is told the band of every rate shown.
+
+    Like the metronome, the players join the page's services only when first turned on, each holding its
+    tone: a page that never asks for a sound carries none. The decision is `RateCue`'s (pure, tested);
+    this only plays what it decides."""
+
+    def __init__(self, page: ft.Page, clock: Callable[[], float] = time.monotonic) -> None:
+        self._page = page
+        self.cue = RateCue(clock)
+        self._players: dict[str, fa.Audio] = {}
+
+    @property
+    def on(self) -> bool:
+        return self.cue.on
+
+    @property
+    def services(self) -> list[fa.Audio]:
+        """The players, once first turned on (a rebuilt page must keep them)."""
+        return list(self._players.values())
+
+    def set(self, on: bool) -> None:
+        if on and not self._players:
+            # STOP, not RELEASE: a tone played to its end stays loaded for the next cue.
+            self._players = {tone: fa.Audio(src=cue_tone(tone), release_mode=fa.ReleaseMode.STOP) for tone in TONES}
+            self._page.services.extend(self._players.values())
+            self._page.update()
+        self.cue.on = on
+
+    def follow(self, band: str | None) -> None:
+        """`band`: of the rate the screen shows now (`slow` | `in_band` | `fast`), None when none is shown."""
+        tone = self.cue.decide(band)
+        player = self._players.get(tone) if tone is not None else None
+        if player is not None:
+            self._page.run_task(player.play)

@@ -11,10 +11,13 @@ listener on the loop also keeps a render from racing the loop's own diff of the 
 from __future__ import annotations
 
 import asyncio
-from collections.abc import Callable
-from typing import Protocol, TypeVar
+import logging
+from collections.abc import Callable, Coroutine
+from concurrent.futures import Future
+from typing import Any, Protocol, TypeVar
 
 T = TypeVar("T")
+log = logging.getLogger("keyframe.ui")
 
 
 class _Connection(Protocol):
@@ -43,3 +46,47 @@ def on_page_loop(page: LoopPage, listener: Callable[[T], None]) -> Callable[[T],
         page.session.connection.loop.call_soon_threadsafe(listener, value)
 
     return deliver
+
+
+class Ticker:
+    """One task on a page's loop calling `tick` every `period_s` while `wanted()` holds: what changes with
+    time alone (an answer's age) is shown again although no new state came. `start` while it runs does
+    nothing; the task ends by itself once `wanted()` is false, or at `stop` (the page going away).
+    `run_task` is the page's (`ft.Page.run_task`): the task runs on the loop that renders the page."""
+
+    def __init__(
+        self,
+        run_task: Callable[[Callable[[], Coroutine[Any, Any, None]]], Future[None]],
+        tick: Callable[[], None],
+        wanted: Callable[[], bool],
+        period_s: float = 1.0,
+    ) -> None:
+        self._run_task = run_task
+        self._tick = tick
+        self._wanted = wanted
+        self._period_s = period_s
+        self._future: Future[None] | None = None
+
+    @property
+    def running(self) -> bool:
+        return self._future is not None and not self._future.done()
+
+    def start(self) -> None:
+        if not self.running:
+            self._future = self._run_task(self._run)
+
+    def stop(self) -> None:
+        future, self._future = self._future, None
+        if future is not None:
+            future.cancel()
+
+    async def _run(self) -> None:
+        while True:
+            await asyncio.sleep(self._period_s)
+            if not self._wanted():
+                return
+            try:
+                self._tick()
+            except Exception as exc:  # a page torn down between two ticks: nothing left to show it on
+                log.info("the page's ticker stopped: %s", exc)
+                return

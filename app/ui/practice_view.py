@@ -6,6 +6,7 @@ Events go to the PracticeController; the camera pump and file pickers live in
 
 from __future__ import annotations
 
+import time
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, replace
 from typing import Any
@@ -14,7 +15,7 @@ import flet as ft
 
 from app.core.checklist import Checklist
 from app.core.parser import UNKNOWN
-from app.core.rhythm_figures import TARGET_RATE_PER_MIN, rate_band, shown_rate
+from app.core.rhythm_figures import LONG_PAUSE_S, TARGET_RATE_PER_MIN, Pause, long_pauses, rate_band, shown_rate
 from app.core.session import KeyframeFailed, PracticeEvent, SessionState, TimelineEntry
 from app.ui.checklist_card import ChecklistLine
 from app.ui.checklist_lines import checklist_lines, keyframe_entries, reviewed_count
@@ -32,6 +33,8 @@ from app.worker.messages import WorkerStatus
 SOURCES = ("camera", "video", "image", "folder")
 INTERVALS = (2, 3, 4, 5)
 STAGE_HEIGHT = 340  # px on a wide window: the timeline stays above the fold at 1280×800
+STILL_SOURCES = ("image", "folder", "testers")  # answered in turn: an answer's age says nothing
+OLDER_OPACITY = 0.4  # an answer older than the next keyframe being analysed: still legible, plainly not current
 
 
 @dataclass(frozen=True)
@@ -46,6 +49,7 @@ class PracticeActions:
     open_settings: Callable[[], None] = lambda: None  # to Settings, where the questions' profile is chosen
     thumbnail: Callable[[str], bytes | None] = lambda _: None  # an answer's keyframe thumbnail
     metronome: Callable[[bool, int], object] = lambda on, rate: None  # (on, clicks per minute)
+    rate_tones: Callable[[bool], object] = lambda on: None  # the rate tones on or off
 
 
 class PracticeView:
@@ -56,9 +60,13 @@ class PracticeView:
         strings: Mapping[str, str] = EN,
         words: Mapping[str, str] = WORDS,
         language: str = "en",
+        now: Callable[[], float] = time.time,
     ) -> None:
-        """`strings` is this screen's table (app.ui.strings), `words` the answers' and sessions' (strings_sessions)."""
+        """`strings` is this screen's table (app.ui.strings), `words` the answers' and sessions' (strings_sessions).
+        `now`: the wall clock the answer's age is measured on (a test gives its own)."""
         self._actions = actions
+        self._now = now
+        self._shown: PracticeState | None = None  # the state last rendered, for `tick`
         t = self._t = strings
         self._w = words
         self._language = language
@@ -146,6 +154,8 @@ class PracticeView:
         self.why = ft.Text("", size=13, color=ft.Colors.BLUE_GREY_800)
         self.review_state = ft.Text("", size=13, color=ft.Colors.GREY_800)
         self.taken = ft.Text("", size=12, color=ft.Colors.GREY_700)
+        # How old the answer is ("answered 9 s ago"), refreshed every second while a session runs (`tick`).
+        self.age = ft.Text("", size=13, color=ft.Colors.GREY_800)
         self.slower = ft.Text("", size=13, color=ft.Colors.ORANGE_900)
         self.failure = ft.Text("", size=12, color=ft.Colors.RED_800)
         self.details = ft.Text("", size=12, font_family=mono_font(language), selectable=True)
@@ -163,6 +173,7 @@ class PracticeView:
         self._card_lines = {
             line: tagged(line, name)
             for line, name in (
+                (self.age, "answer-age"),
                 (self.why, "parse-status"),
                 (self.review_state, "review-state"),
                 (self.taken, "taken-at"),
@@ -197,14 +208,45 @@ class PracticeView:
         self.rate = ft.Text("—", size=40, weight=ft.FontWeight.BOLD)
         self.rate_words = ft.Text("", size=14)
         self.rate_details = ft.Text("", size=12, color=ft.Colors.GREY_800)
+        # What the rate needs, in one word read from 2 m by a trainee compressing with the phone on the
+        # floor: a word, an arrow and a colour (never the colour alone). 72 px bold (capitals ~8 mm tall on
+        # a phone, ~13 mm on a laptop): "Slower" with its arrow (~300 px) fits the 334 px a 390 px phone
+        # leaves the box.
+        self.rate_cue_icon = ft.Icon(ft.Icons.ARROW_UPWARD, size=64, color=ft.Colors.WHITE)
+        self.rate_cue = ft.Text("", size=72, weight=ft.FontWeight.BOLD, color=ft.Colors.WHITE)
+        self.rate_cue_box = ft.Container(
+            ft.Row(
+                [self.rate_cue_icon, tagged(self.rate_cue, "rate-cue")],
+                alignment=ft.MainAxisAlignment.CENTER,
+                vertical_alignment=ft.CrossAxisAlignment.CENTER,
+                spacing=8,
+            ),
+            padding=ft.Padding.symmetric(horizontal=8, vertical=0),
+            border_radius=8,
+            visible=False,
+        )
+        self.cue_band: str | None = None  # the band of the cue shown (the rate tones follow it); None: none
+        # A pause over the guidelines' 10 s, flagged in words, an icon and colour (live, and after).
+        self.pause_flag = ft.Text("", size=16, weight=ft.FontWeight.BOLD, color=ft.Colors.RED_800)
+        self.pause_flag_row = ft.Row(
+            [
+                ft.Icon(ft.Icons.WARNING_AMBER_ROUNDED, size=22, color=ft.Colors.RED_800),
+                ft.Container(tagged(self.pause_flag, "pause-flag"), expand=True),  # wraps on a phone
+            ],
+            spacing=6,
+            vertical_alignment=ft.CrossAxisAlignment.START,
+            visible=False,
+        )
         self.rhythm_box = ft.Container(
             ft.Column(
                 [
                     self.rate_title,
+                    self.rate_cue_box,
                     ft.Row(
                         [tagged(self.rate, "rate"), ft.Container(tagged(self.rate_words, "rate-words"), expand=True)],
                         vertical_alignment=ft.CrossAxisAlignment.CENTER,
                     ),
+                    self.pause_flag_row,
                     tagged(self.rate_details, "rate-details"),
                     ft.Text(t["rate_not_measured"], size=11, color=ft.Colors.GREY_600),
                 ],
@@ -238,8 +280,16 @@ class PracticeView:
             dense=True,
             on_select=lambda _: self._metronome_changed(),
         )
+        # Rate tones beside it, off until turned on: high when the rate shown is too slow, low when too fast.
+        self.rate_tones = ft.Switch(
+            label=t["rate_cue_sound"], value=False, on_change=lambda _: self._rate_tones_changed()
+        )
         self.metronome_row = ft.Row(
-            [tagged(self.metronome, "metronome"), tagged(self.metronome_rate, "metronome-rate")],
+            [
+                tagged(self.metronome, "metronome"),
+                tagged(self.metronome_rate, "metronome-rate"),
+                tagged(self.rate_tones, "rate-tones"),
+            ],
             wrap=True,
             spacing=12,
             vertical_alignment=ft.CrossAxisAlignment.CENTER,
@@ -323,6 +373,13 @@ class PracticeView:
         """The metronome as it is (a page built again while it plays)."""
         self.metronome.value, self.metronome_rate.value = on, str(rate)
 
+    def show_rate_tones(self, on: bool) -> None:
+        """The rate tones as they are (a page built again while they are on)."""
+        self.rate_tones.value = on
+
+    def _rate_tones_changed(self) -> None:
+        self._actions.rate_tones(bool(self.rate_tones.value))
+
     def _metronome_changed(self) -> None:
         self._actions.metronome(bool(self.metronome.value), int(self.metronome_rate.value or DEFAULT_RATE))
 
@@ -332,6 +389,9 @@ class PracticeView:
         if not self.metronome_row.visible and self.metronome.value:  # a hidden switch must not keep clicking
             self.metronome.value = False
             self._metronome_changed()
+        if not self.metronome_row.visible and self.rate_tones.value:
+            self.rate_tones.value = False
+            self._rate_tones_changed()
 
     def _start_stop(self, _: object) -> None:
         if self._running:
@@ -386,6 +446,8 @@ class PracticeView:
         if checklist is not None:
             self._render_checklist(state, checklist)
         self._render_failure(state.latest_failure, state.latest)
+        self._shown = state
+        self._render_age(state)
         self.slower.value = (
             self._t["slower"].format(need=state.model_seconds, every=state.effective_interval_s, n=state.interval_s)
             if state.interval_stretched and state.model_seconds and state.effective_interval_s
@@ -496,7 +558,9 @@ class PracticeView:
         against the guideline target; '—' when no steady compressions are seen."""
         rhythm = state.rhythm
         self.rhythm_box.visible = rhythm is not None and state.source_kind in ("camera", "video")
-        if rhythm is None:
+        self.cue_band = None
+        self.rate_cue_box.visible = self.pause_flag_row.visible = False
+        if rhythm is None or not self.rhythm_box.visible:
             return
         t = self._t
         rate = rhythm.rate_per_min if state.running else rhythm.median_rate_per_min
@@ -513,6 +577,9 @@ class PracticeView:
             self.rate.color = ft.Colors.GREEN_800 if band == "in_band" else ft.Colors.ORANGE_900
             low, high = TARGET_RATE_PER_MIN
             self.rate_words.value = t[f"rate_{band}"].format(low=low, high=high)
+            if state.running:  # a cue is for now: the ended session's median needs none
+                self._render_cue(band)
+        self._render_pause_flag(rhythm.pauses, state.running)
         if rhythm.pauses:
             longest = max(p.length_s for p in rhythm.pauses)
             pauses = t["rate_pauses"].format(n=len(rhythm.pauses), longest=f"{longest:.1f}")
@@ -521,6 +588,30 @@ class PracticeView:
         ccf = "—" if rhythm.compression_fraction is None else f"{100 * rhythm.compression_fraction:.0f} %"
         frames = t["rate_frames"].format(fps=fps)
         self.rate_details.value = t["rate_details"].format(count=rhythm.count, pauses=pauses, ccf=ccf, frames=frames)
+
+    def _render_cue(self, band: str) -> None:
+        """The one-word cue for the band of the rate shown (`rate_band`: judged on the rounded figure)."""
+        word, icon, colour = {
+            "slow": ("rate_cue_faster", ft.Icons.ARROW_UPWARD, ft.Colors.ORANGE_900),
+            "fast": ("rate_cue_slower", ft.Icons.ARROW_DOWNWARD, ft.Colors.ORANGE_900),
+            "in_band": ("rate_cue_good", ft.Icons.CHECK_CIRCLE_OUTLINE, ft.Colors.GREEN_800),
+        }[band]
+        self.rate_cue.value, self.rate_cue_icon.icon, self.rate_cue_box.bgcolor = self._t[word], icon, colour
+        self.rate_cue_box.visible = True
+        self.cue_band = band
+
+    def _render_pause_flag(self, pauses: Sequence[Pause], running: bool) -> None:
+        """Pauses over the guidelines' limit (`LONG_PAUSE_S`): the one going on now while it is over, else
+        the longest; once the session ended, a pause that lasted until its end is not counted (`long_pauses`)."""
+        over = long_pauses(pauses, ended=not running)
+        if not over:
+            return
+        now = next((p for p in over if p.ongoing), None)
+        key, shown = ("rate_pause_long_now", now) if now is not None else ("rate_pause_long", max(over, key=_length))
+        self.pause_flag.value = self._t[key].format(
+            longest=f"{shown.length_s:.1f}", limit=f"{LONG_PAUSE_S:g}", n=len(over)
+        )
+        self.pause_flag_row.visible = True
 
     def _answering_text(self, checklist: Checklist, signal: str) -> str:
         order = [spec.signal for spec in checklist.ordered()]
@@ -554,6 +645,38 @@ class PracticeView:
             raw = [f"{signal}: {e.event.raw or '—'} ({e.event.parse_reason})" for signal, e in answers.items()]
             self.details.value = "\n".join([*raw, self.details.value])
 
+    def tick(self) -> None:
+        """Once a second while a session runs (the page's ticker): the answer's age and freshness only,
+        from the state last rendered (no new state comes while an unchanged scene or a still is up)."""
+        if self._shown is not None:
+            self._render_age(self._shown)
+
+    def _render_age(self, state: PracticeState) -> None:
+        """The answer's age under it ("answered 9 s ago") in a running camera or video session; the answer dimmed,
+        and said to be older, while the next keyframe is analysed and it is older than the time between
+        answers. Stills are answered in turn, so their age says nothing: none is shown."""
+        event = state.latest
+        still = event is not None and (event.still or state.source_kind in STILL_SOURCES)
+        said, older = "", False
+        if event is not None and state.running and not still:
+            # The answer's wall_time (when it arrived, on this machine's clock) against the wall clock now:
+            # the frame's own `t` is on the session's clock (a video's time from its start), which no
+            # clock here can be compared with, and how long the card has shown the answer is what a
+            # trainee needs to judge it by.
+            age = max(0.0, self._now() - event.wall_time)
+            said = _age_words(self._t, age)
+            # The time between answers: the interval, or the longer one a slower model stretched it to.
+            between = max(state.interval_s, state.effective_interval_s or 0.0)
+            older = state.analysing is not None and age > between
+            if older:
+                said = self._t["answer_older"].format(age=said)
+        self.age.value = said
+        self.age.color = ft.Colors.ORANGE_900 if older else ft.Colors.GREY_800
+        self.answer_row.opacity = OLDER_OPACITY if older else 1.0
+        for row in self._checklist_rows.values():
+            row.dim(older, OLDER_OPACITY)
+        self._card_lines[self.age].visible = bool(said)
+
     def _render_failure(self, failure: KeyframeFailed | None, latest: PracticeEvent | None) -> None:
         newer = failure is not None and (latest is None or failure.wall_time >= latest.wall_time)
         said = self._t["keyframe_failed"].format(t=failure.t, message=failure.message) if failure is not None else ""
@@ -565,6 +688,19 @@ def _select(buttons: ft.SegmentedButton, value: str) -> None:
     second while a preview plays) made Flet send the buttons again, rebuilt under the user's finger."""
     if list(buttons.selected or []) != [value]:
         buttons.selected = [value]
+
+
+def _age_words(t: Mapping[str, str], age: float) -> str:
+    """'answered just now', 'answered 9 s ago', 'answered 2 min ago' (whole seconds and minutes, rounded down)."""
+    if age < 1:
+        return t["answered_now"]
+    if age < 60:
+        return t["answered_s_ago"].format(n=int(age))
+    return t["answered_min_ago"].format(n=int(age // 60))
+
+
+def _length(pause: Pause) -> float:
+    return pause.length_s
 
 
 def _review_text(t: Mapping[str, str], w: Mapping[str, str], entry: TimelineEntry | None) -> str:

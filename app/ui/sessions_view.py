@@ -15,7 +15,7 @@ import flet as ft
 
 from app.core.notice import Notice
 from app.core.rhythm import RhythmConfig
-from app.core.rhythm_figures import shown_rate
+from app.core.rhythm_figures import LONG_PAUSE_S, shown_rate
 from app.core.rhythm_summary import RhythmSummary
 from app.core.session_summary import SessionSummary, SignalSummary
 from app.ui.i18n import text
@@ -32,7 +32,7 @@ from app.ui.timeline import TimelineChart, ordered_counts
 from app.ui.widgets import NoticeBar, tagged
 
 # The rhythm block's figures, in the order shown; each Text is tagged `rhythm-summary-<key>`.
-RHYTHM_FIGURES = ("count", "rate", "band", "pauses", "ccf", "depth")
+RHYTHM_FIGURES = ("count", "rate", "band", "pauses", "long_pauses", "ccf", "depth")
 
 # (file name, contents) -> where it was saved (a path, or the name the browser downloads), None if cancelled.
 SaveFile = Callable[[str, bytes], Awaitable[str | None]]
@@ -303,6 +303,10 @@ class SessionsView:
         if rhythm is not None:
             for key, line in self.rhythm_lines(rhythm).items():
                 self.rhythm_texts[key].value = line
+            # A pause over the guidelines' 10 s in colour and bold as well as in words.
+            long_pauses = self.rhythm_texts["long_pauses"]
+            long_pauses.color = ft.Colors.RED_800 if rhythm.long_pause_count else None
+            long_pauses.weight = ft.FontWeight.BOLD if rhythm.long_pause_count else None
 
     def rhythm_lines(self, rhythm: RhythmSummary) -> dict[str, str]:
         """The rhythm's figures in words, by the Text they go to (`RHYTHM_FIGURES`)."""
@@ -337,6 +341,7 @@ class SessionsView:
             "rate": rate,
             "band": band,
             "pauses": pauses,
+            "long_pauses": text(s, "rhythm_long_pauses", limit=f"{LONG_PAUSE_S:g}", n=rhythm.long_pause_count),
             "ccf": text(s, "rhythm_ccf_none") if ccf is None else text(s, "rhythm_ccf", percent=f"{100 * ccf:.0f}"),
             "depth": text(s, "rhythm_not_measured"),
         }

@@ -100,3 +100,35 @@ def test_practice_states_reach_a_listener_in_the_order_they_were_made(tmp_path) 
         sys.setswitchinterval(switch)
     assert seen == sorted(seen), "an older state reached the listener after a newer one"
     assert seen[-1] == controller.state.blocked
+
+
+def test_the_ticker_ticks_while_wanted_runs_once_and_stops() -> None:
+    """The page's one periodic task: a second start while it runs starts nothing; it ends by itself once
+    it is no longer wanted (the session ended), and at stop (the page went away)."""
+    from app.ui.page_loop import Ticker
+
+    async def scenario() -> tuple[int, int, bool, int]:
+        loop = asyncio.get_running_loop()
+        ticks: list[int] = []
+        started: list[object] = []
+
+        def run_task(handler):  # noqa: ANN001, ANN202 - a page's run_task
+            started.append(handler)
+            return asyncio.run_coroutine_threadsafe(handler(), loop)
+
+        ticker = Ticker(run_task, lambda: ticks.append(1), wanted=lambda: len(ticks) < 3, period_s=0.01)
+        ticker.start()
+        ticker.start()
+        done = loop.create_future()
+        loop.call_later(10, lambda: done.done() or done.set_result(None))
+        while ticker.running and not done.done():
+            await asyncio.sleep(0.01)
+        ended_by_itself = not ticker.running
+        forever = Ticker(run_task, lambda: ticks.append(1), wanted=lambda: True, period_s=0.01)
+        forever.start()
+        forever.stop()
+        await asyncio.sleep(0.05)
+        return len(ticks), len(started), ended_by_itself, int(forever.running)
+
+    ticks, started, ended, still_running = run_async(scenario(), timeout=30)
+    assert (ticks, started, ended, still_running) == (3, 2, True, 0)

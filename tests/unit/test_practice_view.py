@@ -160,3 +160,219 @@ def test_the_live_timeline_shows_the_skipped_keyframes_as_sessions_does(tmp_path
     assert live.points == kept.points  # the same points, tooltips and lanes
     assert live.semantics.label == kept.semantics.label and "; 7 skipped, 0 failed" in live.semantics.label
     assert "Skipped 7 (unchanged 7) · failed 0" in [c.value for c in sessions_view.summary.controls]
+
+
+class Clock:
+    """The view's wall clock, set by the test (no test sleeps)."""
+
+    def __init__(self, now: float) -> None:
+        self.now = now
+
+    def __call__(self) -> float:
+        return self.now
+
+
+def _clocked(now: float, language: str = "en") -> PracticeView:
+    from app.ui import strings, strings_sessions
+
+    actions = PracticeActions(
+        lambda *a: None, lambda: None, lambda _: None, lambda *a: None, lambda *a: None, lambda *a: None
+    )
+    return PracticeView(
+        actions,
+        ft.Container(),
+        strings.TABLES[language],
+        strings_sessions.TABLES[language],
+        language,
+        now=Clock(now),
+    )
+
+
+def _camera_state() -> PracticeState:
+    """A running camera session at 2 s whose newest answer (NO) arrived at wall time 1002."""
+    return replace(_state(), running=True, source_kind="camera", interval_s=2.0, effective_interval_s=2.0)
+
+
+def test_the_card_says_how_old_its_answer_is_and_a_tick_keeps_it_current() -> None:
+    view = _clocked(1011.4)  # the answer arrived at 1002.0 by the wall clock
+    view.render(_camera_state())
+    assert view.age.value == "answered 9 s ago"
+    assert view._card_lines[view.age].visible
+    assert view.answer_row.opacity == 1.0, "nothing newer is being analysed: the answer is as current as it gets"
+    clock = view._now
+    assert isinstance(clock, Clock)
+    clock.now = 1002.3
+    view.tick()
+    assert view.age.value == "answered just now"
+    clock.now = 1002.0 + 125
+    view.tick()  # no new state: the page's ticker alone brings the age on
+    assert view.age.value == "answered 2 min ago"
+    zh = _clocked(1011.4, "zh")
+    zh.render(_camera_state())
+    assert zh.age.value == "9 秒前回答"
+
+
+def test_an_answer_older_than_the_interval_is_dimmed_while_the_next_keyframe_is_analysed() -> None:
+    view = _clocked(1002.0 + 3.5)
+    analysing = replace(_camera_state(), analysing="k3", phase="vision")
+    view.render(analysing)
+    assert view.answer_row.opacity < 0.5
+    assert view.age.value == "answered 3 s ago · an older answer: the next keyframe is being analysed"
+    assert view.age.color == ft.Colors.ORANGE_900
+    # Within the interval an analysis is the usual next one: the answer stays in full colour.
+    fresh = _clocked(1002.0 + 1.5)
+    fresh.render(analysing)
+    assert fresh.answer_row.opacity == 1.0 and fresh.age.value == "answered 1 s ago"
+    # A model slower than the interval: older than the stretched interval (7 s), not the asked 2 s.
+    slow = replace(analysing, interval_stretched=True, model_seconds=7.0, effective_interval_s=7.0)
+    view.render(slow)
+    assert view.answer_row.opacity == 1.0
+    assert view.slower.value == "The model needs 7.0 s per keyframe, so it looks every 7.0 s instead of every 2 s."
+    zh = _clocked(1002.0 + 3.5, "zh")
+    zh.render(analysing)
+    assert zh.age.value == "3 秒前回答 · 这是较早的回答：正在分析下一个关键帧"
+
+
+def test_a_new_answer_is_shown_in_full_colour() -> None:
+    view = _clocked(1002.0 + 3.5)
+    view.render(replace(_camera_state(), analysing="k3", phase="decode"))
+    assert view.answer_row.opacity < 1.0
+    newer = replace(practice(3, "yes"), wall_time=1005.2)  # it has just arrived
+    events = [practice(1, "yes"), practice(2, "no"), newer]
+    view.render(replace(_camera_state(), session=reduce(events), latest=newer, analysing=None))
+    assert view.answer_row.opacity == 1.0
+    assert view.answer.value == "YES" and view.answer.color == ft.Colors.GREEN_700
+    assert view.age.value == "answered just now" and view.age.color == ft.Colors.GREY_800
+
+
+def test_the_checklist_lines_are_dimmed_like_the_one_answer() -> None:
+    from app.paths import PROFILES
+    from app.profile_file import load_checklist
+    from tests.unit.test_session import checklist_keyframe
+
+    checklist = load_checklist(PROFILES / "cpr_checklist.json")
+    events = checklist_keyframe(1, {"hands_visible": "yes", "hand_position_correct": "no", "hands_stacked": "yes"})
+    state = replace(_camera_state(), checklist=checklist, session=reduce(events), latest=events[-1], analysing="k2")
+    view = _clocked(1001.0 + 4)
+    view.render(state)
+    assert view.age.value.startswith("answered 4 s ago · an older answer")
+    rows = list(view._checklist_rows.values())
+    assert rows and all(row.icon.opacity < 0.5 and row.texts.opacity < 0.5 for row in rows)
+    view.render(replace(state, analysing=None))
+    assert all(row.icon.opacity == 1.0 and row.texts.opacity == 1.0 for row in rows)
+
+
+def test_stills_and_an_ended_session_show_no_age() -> None:
+    """Stills are answered in turn: how long ago says nothing of them. An ended session is not ticked, so an
+    age there would stand still and lie."""
+    view = _clocked(1002.0 + 30)
+    for kind in ("image", "folder"):
+        view.render(replace(_camera_state(), source_kind=kind, analysing="k3"))
+        assert view.age.value == "" and not view._card_lines[view.age].visible
+        assert view.answer_row.opacity == 1.0
+    still = replace(practice(2, "no"), still=True, source="a.jpg")
+    view.render(replace(_camera_state(), source_kind="testers", latest=still))
+    assert view.age.value == ""
+    view.render(replace(_camera_state(), running=False))
+    assert view.age.value == "" and not view._card_lines[view.age].visible
+
+
+def _rate_view(language: str = "en", tones: list[bool] | None = None) -> PracticeView:
+    from app.ui import strings, strings_sessions
+
+    said = tones if tones is not None else []
+    actions = PracticeActions(
+        lambda *a: None,
+        lambda: None,
+        lambda _: None,
+        lambda *a: None,
+        lambda *a: None,
+        lambda *a: None,
+        rate_tones=said.append,
+    )
+    return PracticeView(actions, ft.Container(), strings.TABLES[language], strings_sessions.TABLES[language], language)
+
+
+def _rhythm(rate: float | None, pauses: tuple = ()):  # noqa: ANN202
+    from app.core.rhythm_figures import Rhythm
+
+    return Rhythm(30.0, rate, 0.9, 41, 110.0, pauses, 0.8, frame_rate=30.0)
+
+
+def test_the_cue_word_follows_the_band_of_the_rate_shown() -> None:
+    """Faster / Good / Slower in words, an arrow or a tick, and colour, judged on the rounded rate shown."""
+    view = _rate_view()
+    for rate, shown, cue, icon, colour in (
+        (99.4, "99/min", "Faster", ft.Icons.ARROW_UPWARD, ft.Colors.ORANGE_900),
+        (99.7, "100/min", "Good", ft.Icons.CHECK_CIRCLE_OUTLINE, ft.Colors.GREEN_800),
+        (100.0, "100/min", "Good", ft.Icons.CHECK_CIRCLE_OUTLINE, ft.Colors.GREEN_800),
+        (120.4, "120/min", "Good", ft.Icons.CHECK_CIRCLE_OUTLINE, ft.Colors.GREEN_800),
+        (121.0, "121/min", "Slower", ft.Icons.ARROW_DOWNWARD, ft.Colors.ORANGE_900),
+    ):
+        view.render(replace(_state(), running=True, source_kind="camera", rhythm=_rhythm(rate)))
+        assert view.rate.value == shown
+        assert view.rate_cue_box.visible and view.rate_cue.value == cue, rate
+        assert (view.rate_cue_icon.icon, view.rate_cue_box.bgcolor) == (icon, colour), rate
+        assert view.rate_cue.size >= 64  # read from 2 m, with the phone on the floor
+    zh = _rate_view("zh")
+    for rate, cue in ((99.4, "加快"), (100.0, "很好"), (121.0, "减慢")):
+        zh.render(replace(_state(), running=True, source_kind="video", rhythm=_rhythm(rate)))
+        assert zh.rate_cue.value == cue
+
+
+def test_the_cue_shows_only_while_a_moving_source_runs_and_a_rate_is_shown() -> None:
+    view = _rate_view()
+    view.render(replace(_state(), running=True, source_kind="camera", rhythm=_rhythm(96.0)))
+    assert view.rate_cue_box.visible and view.cue_band == "slow"
+    for state in (
+        replace(_state(), running=True, source_kind="camera", rhythm=_rhythm(None)),  # "—": nothing to judge
+        replace(_state(), running=False, source_kind="camera", rhythm=_rhythm(96.0)),  # ended: the median
+        replace(_state(), running=True, source_kind="folder", rhythm=_rhythm(96.0)),  # stills
+        replace(_state(), running=True, source_kind="camera", rhythm=None),
+    ):
+        view.render(state)
+        assert not view.rate_cue_box.visible and view.cue_band is None
+
+
+def test_a_pause_over_10_s_is_flagged_in_words_and_colour_while_it_lasts_and_after() -> None:
+    from app.core.rhythm_figures import Pause
+
+    view = _rate_view()
+    running = replace(_state(), running=True, source_kind="camera")
+    view.render(replace(running, rhythm=_rhythm(None, (Pause(5.0, 3.2, False), Pause(12.0, 12.34, True)))))
+    assert view.pause_flag_row.visible
+    assert view.pause_flag.value == "Paused 12.3 s now — over 10 s (pauses over 10 s: 1)"
+    assert view.pause_flag.color == ft.Colors.RED_800
+    resumed = (Pause(5.0, 3.2, False), Pause(12.0, 12.34, False), Pause(40.0, 10.6, False))
+    view.render(replace(running, rhythm=_rhythm(110.0, resumed)))
+    assert view.pause_flag.value == "Longest pause 12.3 s — over 10 s (pauses over 10 s: 2)"
+    view.render(replace(running, running=False, rhythm=_rhythm(110.0, resumed)))  # after the session too
+    assert view.pause_flag_row.visible and view.pause_flag.value.startswith("Longest pause 12.3 s — over 10 s")
+    zh = _rate_view("zh")
+    zh.render(replace(running, rhythm=_rhythm(110.0, resumed)))
+    assert zh.pause_flag.value == "最长停顿 12.3 秒——超过 10 秒（超过 10 秒的停顿：2 次）"
+
+
+def test_a_pause_of_10_s_as_shown_or_one_that_lasted_until_the_end_is_not_flagged() -> None:
+    from app.core.rhythm_figures import Pause
+
+    view = _rate_view()
+    running = replace(_state(), running=True, source_kind="camera")
+    view.render(replace(running, rhythm=_rhythm(110.0, (Pause(5.0, 10.04, False),))))  # shown "10.0 s"
+    assert not view.pause_flag_row.visible
+    # The trainee got up to stop the app: that last pause is the end of the attempt, not an interruption.
+    view.render(replace(running, running=False, rhythm=_rhythm(None, (Pause(50.0, 14.0, True),))))
+    assert not view.pause_flag_row.visible
+
+
+def test_the_rate_tones_switch_is_off_by_default_and_turns_off_with_the_metronome_for_stills() -> None:
+    tones: list[bool] = []
+    view = _rate_view(tones=tones)
+    assert view.rate_tones.value is False and view.rate_tones.label == "Rate tones (high: faster, low: slower)"
+    assert _rate_view("zh").rate_tones.label == "频率提示音（高音：加快，低音：减慢）"
+    view.rate_tones.value = True
+    view.rate_tones.on_change(None)  # type: ignore[misc]
+    assert tones == [True]
+    view.source.selected = ["image"]
+    view._source_chosen(None)  # type: ignore[arg-type]
+    assert view.rate_tones.value is False and tones == [True, False]

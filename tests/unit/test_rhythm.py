@@ -92,6 +92,26 @@ def test_a_pause_of_3_s_is_found_with_its_start_and_length() -> None:
     assert r.rate_per_min is not None and abs(r.rate_per_min - 100) <= 3
 
 
+@pytest.mark.parametrize("breaths_s", [3.0, 4.0, 5.0])
+def test_the_two_breaths_of_a_30_to_2_cycle_are_a_pause_of_their_length(breaths_s: float) -> None:
+    """30 compressions at 110/min, the two breaths (3–5 s without compressions), 30 more, then rest for
+    less than a pause: the breaths are the one pause, found where they start and as long as they last."""
+    period = 60 / 110
+    first = 30 * period
+
+    def position(t: np.ndarray) -> np.ndarray:
+        shifted = np.where(t < first, t, t - breaths_s)
+        still = ((t >= first) & (t < first + breaths_s)) | (shifted >= 60 * period)
+        return np.where(still, 0.0, 1.5 * (1 - np.cos(2 * np.pi * shifted / period)))
+
+    r = feed(position, regular(first + breaths_s + 30 * period + 1.0), noise=0.05).snapshot()
+    assert r.count == 60
+    assert len(r.pauses) == 1
+    pause = r.pauses[0]
+    assert not pause.ongoing and abs(pause.start_s - first) <= 0.5 and abs(pause.length_s - breaths_s) <= 1.0
+    assert r.median_rate_per_min is not None and abs(r.median_rate_per_min - 110) <= 3
+
+
 def test_stopping_is_an_ongoing_pause_and_no_rate() -> None:
     def position(t: np.ndarray) -> np.ndarray:
         return np.where(t < 12.0, compressions(120)(t), 0.0)  # 24 whole compressions, then rest

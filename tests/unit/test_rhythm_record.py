@@ -260,3 +260,31 @@ def test_the_chinese_questions_are_the_sessions_screens_and_the_report_imports_n
         imported = {a.name for n in ast.walk(tree) if isinstance(n, ast.Import) for a in n.names}
         imported |= {n.module or "" for n in ast.walk(tree) if isinstance(n, ast.ImportFrom)}
         assert not {m for m in imported if m.split(".")[0] == "flet" or m.startswith("app.ui")}, module
+
+
+def test_the_report_and_the_summary_count_the_pauses_over_10_s_and_flag_each(tmp_path: Path) -> None:
+    from app.core.rhythm_figures import LONG_PAUSE_S
+
+    assert LONG_PAUSE_S == 10.0  # the guidelines' "none over 10 s" (AHA and ERC 2021, 2025)
+    pauses = (Pause(2.0, 3.0, False), Pause(8.0, 12.3, False), Pause(30.0, 10.04, False), Pause(45.0, 15.0, True))
+    events = [
+        sample(0, None),
+        replace(practice(1, "yes"), t=2.0),
+        sample(1, 108, count=1),
+        sample(60, None, count=90, pauses=pauses, ccf=0.6),
+    ]
+    loaded = load_session(write(tmp_path / "long.jsonl", events))
+    summary = summarise_rhythm(loaded.state.rhythm)
+    # 12.3 s is over; 10.04 s is shown "10.0 s", not over; the 15 s until the end is the end, not an interruption.
+    assert summary is not None and summary.long_pause_count == 1
+    said = "Pauses over 10 s: 1 (the guidelines: none over 10 s)"
+    assert said in rhythm_figures(summary) and said in summary_text(loaded)
+    english = practice_report(loaded, "s")
+    assert f"<li>{said}</li>" in english
+    assert english.count("— over 10 s") == 1 and "12.3 s<strong> — over 10 s</strong>" in english
+    assert "none longer than 10 s" in english
+    chinese = practice_report(loaded, "s", "zh")
+    assert "超过 10 秒的停顿：1 次（指南：任何一次都不超过 10 秒）" in chinese
+    assert "12.3 秒<strong>——超过 10 秒</strong>" in chinese
+    calm = summarise_rhythm(load_session(rhythm_session(tmp_path)).state.rhythm)
+    assert calm is not None and "Pauses over 10 s: 0 (the guidelines: none over 10 s)" in rhythm_figures(calm)

@@ -406,3 +406,31 @@ def test_one_keyframe_is_counted_in_the_singular(session: Path) -> None:
     signals = tuple(SignalSummary(name, (("yes", 1),), 1, 0, 0, 0) for name in ("hands_visible", "hands_stacked"))
     checklist = dataclasses.replace(one, signals=signals)
     assert view.summary_lines(checklist)[0] == "1 keyframe analysed · 2 questions"
+
+
+def test_pauses_over_10_s_are_counted_in_words_and_colour_but_not_the_pause_until_the_end(tmp_path: Path) -> None:
+    from app.core.rhythm_figures import Pause
+    from tests.unit.test_sessions_controller import rhythm_samples
+
+    samples = rhythm_samples()
+    long = (Pause(4.5, 3.5, False), Pause(20.0, 12.3, False), Pause(40.0, 10.04, False), Pause(60.0, 14.0, True))
+    last = dataclasses.replace(samples[-1], pauses=long)
+    write_session(tmp_path, "cam", sorted([*demo_events(), *samples[:-1], last], key=lambda e: e.t))
+    write_session(tmp_path, "short", rhythm_events())
+    _, view = build(tmp_path)
+    open_session(view, "cam")
+    line = shown(view.root, "rhythm-summary-long_pauses")
+    assert isinstance(line, ft.Text)
+    # 12.3 s is over; 10.04 s reads "10.0 s", not over; 14 s until the end is the end, not an interruption.
+    assert line.value == "Pauses over 10 s: 1 (guidelines: none over 10 s)"
+    assert line.color == ft.Colors.RED_800 and line.weight == ft.FontWeight.BOLD
+    assert view.rhythm_texts["pauses"].value == "Pauses of 2 s or more: 4, the longest 14.0 s"
+    _, calm = build(tmp_path)
+    open_session(calm, "short")
+    assert calm.rhythm_texts["long_pauses"].value == "Pauses over 10 s: 0 (guidelines: none over 10 s)"
+    assert calm.rhythm_texts["long_pauses"].color is None
+    controller = SessionsController(tmp_path, lambda state: None)
+    controller.refresh()
+    controller.open("cam")
+    zh = SessionsView(controller, strings=ZH)
+    assert zh.rhythm_texts["long_pauses"].value == "超过 10 秒的停顿：1 次（指南：任何一次都不超过 10 秒）"
