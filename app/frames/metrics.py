@@ -24,9 +24,19 @@ def _halve(grey: np.ndarray) -> np.ndarray:
     return grey
 
 
+def frame_grey(rgb: np.ndarray) -> np.ndarray:
+    """The frame's grey copy, halved while it stays at least MID_SIDE: made once per frame and shared by
+    the sampler's statistics and the motion meter (each converting the full frame cost twice)."""
+    return _halve(cv2.cvtColor(rgb, cv2.COLOR_RGB2GRAY))
+
+
 def frame_stats(rgb: np.ndarray) -> FrameStats:
     """Sharpness = variance of the Laplacian on a small grey copy (blurred frames score low)."""
-    grey = _halve(cv2.cvtColor(rgb, cv2.COLOR_RGB2GRAY))
+    return grey_stats(frame_grey(rgb))
+
+
+def grey_stats(grey: np.ndarray) -> FrameStats:
+    """`frame_stats` of a frame's `frame_grey` copy."""
     h, w = grey.shape
     scale = MID_SIDE / max(h, w)
     mid = (

@@ -15,6 +15,7 @@ import uuid
 from collections import deque
 from collections.abc import Callable
 from dataclasses import dataclass, field
+from functools import cached_property
 
 import numpy as np
 
@@ -35,7 +36,7 @@ from app.core.session import (
 from app.core.slot import InFlightSlot
 from app.frames.intake import DecodedImage
 from app.frames.jpeg import THUMB_SIDE, jpeg
-from app.frames.metrics import frame_stats
+from app.frames.metrics import frame_grey, grey_stats
 from app.frames.motion import MotionFeature, MotionMeter
 from app.logs import answers_logged
 from app.session.store import SessionLog
@@ -67,6 +68,12 @@ class Keyframe:
     image: DecodedImage
     session: int = 0  # the session it belongs to; answers of an ended session are dropped
 
+    @cached_property
+    def thumbnail(self) -> bytes:
+        """Its JPEG thumbnail, encoded once: the screen's inset while it is analysed, then the file kept
+        beside each answer."""
+        return jpeg(self.image.rgb, side=THUMB_SIDE)
+
 
 @dataclass(frozen=True)
 class PipelineUpdate:
@@ -85,7 +92,7 @@ class PipelineUpdate:
     effective_interval_s: float | None = None
     interval_stretched: bool = False  # the model needs longer per keyframe than the interval
     model_seconds: float | None = None  # median time per keyframe lately
-    keyframe_image: DecodedImage | None = None  # the keyframe the worker just started on
+    keyframe_thumb: bytes | None = None  # the JPEG thumbnail of the keyframe the worker just started on
     worker_blocked: int | None = None  # outbound attempts the worker's own guard has blocked
     log_error: str = ""  # the session log could not be written: events are only in memory
     rhythm: Rhythm | None = None  # the compression rhythm so far, about once a second of frames
@@ -256,12 +263,13 @@ class LivePipeline:
         """Called by the frame source for every frame; returns at once."""
         if self._failed is not None:
             return  # the worker gave up (shown once); no keyframe could be answered
-        stats = frame_stats(image.rgb)
+        grey = frame_grey(image.rgb)  # one grey copy for the sampler and the motion meter
+        stats = grey_stats(grey)
         with self._lock:
             # A list of stills has no movement between them; a camera's motion frames, once they
             # come, carry its movement at a rate its pictures cannot.
             if not image.still and not self._motion_streamed:
-                self._follow_rhythm(t, self._motion.measure(image.rgb))
+                self._follow_rhythm(t, self._motion.measure_grey(grey))
             selection = self._sampler.offer(t, stats, image)
             if selection is not None:
                 self._handle_selection(selection)
@@ -405,7 +413,7 @@ class LivePipeline:
         kid = keyframe.keyframe_id
         if isinstance(event, Started):
             self._stream = _Stream(kid)
-            self._notify(streaming_keyframe=kid, keyframe_image=keyframe.image)
+            self._notify(streaming_keyframe=kid, keyframe_thumb=keyframe.thumbnail)
         elif isinstance(event, Progress):
             if event.signal:  # a checklist's next answer: its tokens stream on their own
                 self._stream = _Stream(kid, signal=event.signal)
@@ -480,15 +488,14 @@ class LivePipeline:
         self._stream = None
         answers = [e for e in events if isinstance(e, PracticeEvent)]
         if answers and self._log is not None:
-            self._save_thumbnails(self._log, answers, keyframe.image)
+            self._save_thumbnails(self._log, answers, keyframe.thumbnail)
         self._record(*events)
         self._advance()
 
     @staticmethod
-    def _save_thumbnails(log: SessionLog, answers: list[PracticeEvent], image: DecodedImage) -> None:
+    def _save_thumbnails(log: SessionLog, answers: list[PracticeEvent], data: bytes) -> None:
         """Before the answers are recorded, so a screen showing one finds its picture (each answer of a
         checklist's keyframe has it under its own id: reviews and screens look answers up by id)."""
-        data = jpeg(image.rgb, side=THUMB_SIDE)
         try:
             for answer in answers:
                 log.save_thumbnail(answer.event_id, data)
@@ -528,7 +535,7 @@ class LivePipeline:
         signal: str = "",
         worker_status: WorkerStatus | None = None,
         worker_message: str = "",
-        keyframe_image: DecodedImage | None = None,
+        keyframe_thumb: bytes | None = None,
         worker_blocked: int | None = None,
         rhythm: Rhythm | None = None,
     ) -> None:
@@ -547,7 +554,7 @@ class LivePipeline:
             effective_interval_s=self._slot.effective_interval(interval),
             interval_stretched=self._slot.stretched(interval),
             model_seconds=self._slot.model_seconds(),
-            keyframe_image=keyframe_image,
+            keyframe_thumb=keyframe_thumb,
             worker_blocked=worker_blocked,
             log_error=self._log_error,
             rhythm=rhythm,

@@ -27,7 +27,7 @@ from app.core.rhythm_figures import Rhythm
 from app.core.sampler import DEFAULT_INTERVAL_S, SamplerConfig
 from app.core.session import KeyframeFailed, PracticeEvent, SessionState
 from app.frames.intake import DecodedImage, ImageRejected, decode_image_bytes
-from app.frames.jpeg import THUMB_SIDE, jpeg
+from app.frames.jpeg import jpeg
 from app.frames.motion_stream import MotionFrame
 from app.frames.sources import FrameSource, OpenCvCameraSource, SourceEnded, StillsSource, VideoFileSource, refusal
 from app.frames.video import VideoError
@@ -503,7 +503,7 @@ class PracticeController:
 
     def _on_update(self, update: PipelineUpdate) -> None:
         model = self._pipeline.model if update.worker_status == WorkerStatus.READY else None
-        thumb = jpeg(update.keyframe_image.rgb, side=THUMB_SIDE) if update.keyframe_image is not None else None
+        thumb = update.keyframe_thumb
         if update.worker_blocked is not None:
             self._worker_blocked = update.worker_blocked
         blocked = self._guard_blocked + self._worker_blocked
