@@ -150,12 +150,24 @@ def marker_mismatches(items: list[pytest.Item]) -> list[str]:
     return wrong
 
 
+# The quick tier (`./scripts/test.sh -m quick`, for the edit–test loop): the pure logic of tests/unit
+# (parser, sampler, reducer, estimators, views without a client), without its two fuzzers (half its time).
+NOT_QUICK = frozenset({"test_fuzz_parser.py", "test_fuzz_intake.py"})
+
+
+def pytest_configure(config: pytest.Config) -> None:
+    config.addinivalue_line("markers", "quick: the quick tier for the edit-test loop (tests/unit but its fuzzers)")
+
+
 @pytest.hookimpl(tryfirst=True)  # before `-m` deselects: the check sees every collected test
 def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
     wrong = marker_mismatches(items)
     if wrong:
         raise pytest.UsageError("markers do not select what they say:\n  " + "\n  ".join(wrong))
     _KINDS.update({i.nodeid: (_folder_kind(i), _tool_kinds(i)) for i in items})
+    for item in items:
+        if _folder_kind(item) == "unit" and Path(str(item.path)).name not in NOT_QUICK:
+            item.add_marker(pytest.mark.quick)
 
 
 @pytest.hookimpl(hookwrapper=True)
