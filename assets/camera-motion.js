@@ -12,6 +12,7 @@
   let video = null;
   let worker = null;
   let clone = null; // our copy of the camera's track: stopped with the camera, so its light goes off
+  let named = null; // the page id the worker's connection gave
 
   function liveVideo(root) {
     for (const v of root.querySelectorAll("video")) {
@@ -36,6 +37,7 @@
   function start(v) {
     const page = sessionStorage.getItem("_flet_session_id"); // Flet's id of this tab's page
     if (!page) return;
+    named = page;
     worker = new Worker("camera-motion-worker.js");
     worker.onmessage = () => stop(); // its connection closed: started again at the next look
     const url = location.origin.replace(/^http/, "ws") + "/camera-motion";
@@ -59,7 +61,9 @@
 
   setInterval(() => {
     const v = liveVideo(document);
-    if (v !== video || (clone && clone.readyState !== "live")) {
+    // A new camera, its track ended, or Flet gave this tab a new page (a reconnect): start again.
+    const renamed = worker && sessionStorage.getItem("_flet_session_id") !== named;
+    if (v !== video || (clone && clone.readyState !== "live") || renamed) {
       stop();
       video = v;
     }
