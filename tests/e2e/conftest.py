@@ -252,6 +252,17 @@ def playwright_driver() -> Iterator[object]:
         yield pw
 
 
+def fake_camera_browser(playwright_driver, clip: Path):  # noqa: ANN001, ANN201 - playwright types
+    """Chromium whose fake camera plays `clip` (a .y4m, looped) and grants it without asking."""
+    args = [
+        *CHROMIUM_ARGS,
+        "--use-fake-device-for-media-stream",
+        "--use-fake-ui-for-media-stream",
+        f"--use-file-for-fake-video-capture={clip}",
+    ]
+    return playwright_driver.chromium.launch(executable_path=CHROMIUM, args=args)
+
+
 @pytest.fixture(scope="session")
 def browser(playwright_driver) -> Iterator[object]:  # noqa: ANN001
     b = playwright_driver.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS)

@@ -15,7 +15,7 @@ import pytest
 from app.core.session import RhythmSample
 from app.session.store import load_session
 from tests.conditions import wait_for
-from tests.e2e.conftest import CHROMIUM, CHROMIUM_ARGS, AppServer, node, open_app_page, shot, text_of, wait_text
+from tests.e2e.conftest import AppServer, fake_camera_browser, node, open_app_page, shot, text_of, wait_text
 from tests.e2e.test_practice import start_camera
 
 pytestmark = pytest.mark.browser
@@ -45,23 +45,13 @@ def _still(path: Path) -> None:
     write_y4m(path, list(make_video(VideoSpec(seconds=8, fps=FPS, rate_per_min=None), 11).frames), FPS)
 
 
-def _launch(playwright_driver, clip: Path):  # noqa: ANN001, ANN202
-    args = [
-        *CHROMIUM_ARGS,
-        "--use-fake-device-for-media-stream",
-        "--use-fake-ui-for-media-stream",
-        f"--use-file-for-fake-video-capture={clip}",
-    ]
-    return playwright_driver.chromium.launch(executable_path=CHROMIUM, args=args)
-
-
 @pytest.fixture(scope="module")
 def compressions_browser(
     playwright_driver, tmp_path_factory: pytest.TempPathFactory
 ) -> Iterator[tuple[object, list[float]]]:  # noqa: ANN001
     clip = tmp_path_factory.mktemp("camera-rhythm") / "compressions.y4m"
     truth = _compressions(clip)
-    browser = _launch(playwright_driver, clip)
+    browser = fake_camera_browser(playwright_driver, clip)
     yield browser, truth
     browser.close()
 
@@ -144,7 +134,7 @@ def test_a_still_camera_shows_no_rate_and_says_how_many_frames_it_gives(
 ) -> None:  # noqa: ANN001
     clip = tmp_path / "still.y4m"
     _still(clip)
-    browser = _launch(playwright_driver, clip)
+    browser = fake_camera_browser(playwright_driver, clip)
     try:
         page = open_app_page(browser, app_server.url, permissions=["camera"])
         log = start_camera(page, app_server.data, interval="3 s")

@@ -14,7 +14,7 @@ from app.core.session import KeyframeSkipped, PracticeEvent, SkipReason
 from app.session.store import load_session
 from app.worker.serve import TEST_PACE_ENV
 from tests.conditions import wait_for
-from tests.e2e.conftest import CHROMIUM, CHROMIUM_ARGS, SHOTS, AppServer, node, open_app_page, text_of, wait_text
+from tests.e2e.conftest import SHOTS, AppServer, fake_camera_browser, node, open_app_page, text_of, wait_text
 from tests.e2e.test_practice import start_camera
 from tests.integration.video import hands_phases, write_y4m
 
@@ -29,13 +29,7 @@ def still_camera_browser(playwright_driver, tmp_path_factory: pytest.TempPathFac
     clip = tmp_path_factory.mktemp("camera") / "still.y4m"
     scene, _ = hands_phases()[1]
     write_y4m(clip, [scene], seconds_per_phase=30)
-    args = [
-        *CHROMIUM_ARGS,
-        "--use-fake-device-for-media-stream",
-        "--use-fake-ui-for-media-stream",
-        f"--use-file-for-fake-video-capture={clip}",
-    ]
-    browser = playwright_driver.chromium.launch(executable_path=CHROMIUM, args=args)
+    browser = fake_camera_browser(playwright_driver, clip)
     yield browser
     browser.close()
 

@@ -19,9 +19,8 @@ from app.session.store import load_session
 from app.ui.app_main import SESSIONS, SETTINGS
 from tests.conditions import wait_for, wait_until
 from tests.e2e.conftest import (
-    CHROMIUM,
-    CHROMIUM_ARGS,
     AppServer,
+    fake_camera_browser,
     go_to,
     node,
     open_app_page,
@@ -94,13 +93,7 @@ def camera_browser(playwright_driver, tmp_path_factory: pytest.TempPathFactory) 
     """Chromium whose fake camera plays hands off-centre (6 s), centred (6 s), off-centre (6 s)."""
     clip = tmp_path_factory.mktemp("camera") / "hands.y4m"
     assert write_hands_y4m(clip) == ["no", "yes", "no"]
-    args = [
-        *CHROMIUM_ARGS,
-        "--use-fake-device-for-media-stream",
-        "--use-fake-ui-for-media-stream",
-        f"--use-file-for-fake-video-capture={clip}",
-    ]
-    browser = playwright_driver.chromium.launch(executable_path=CHROMIUM, args=args)
+    browser = fake_camera_browser(playwright_driver, clip)
     yield browser
     browser.close()
 
@@ -240,10 +233,7 @@ def test_a_webcams_wider_frame_is_answered_like_the_square_scene(playwright_driv
     the square scene's answers (hands off-centre NO, centred YES, off-centre NO)."""
     clip = tmp_path / "wide.y4m"
     assert write_hands_y4m(clip, seconds_per_phase=5, width=width) == ["no", "yes", "no"]
-    args = [*CHROMIUM_ARGS, "--use-fake-device-for-media-stream", "--use-fake-ui-for-media-stream"]
-    browser = playwright_driver.chromium.launch(
-        executable_path=CHROMIUM, args=[*args, f"--use-file-for-fake-video-capture={clip}"]
-    )
+    browser = fake_camera_browser(playwright_driver, clip)
     try:
         with AppServer(tmp_path / "data") as app:
             page = open_app_page(browser, app.url, permissions=["camera"])
@@ -317,10 +307,7 @@ def test_what_is_judged_is_the_camera_picture_as_the_trainee_sees_it(playwright_
     with open(clip, "wb") as fh:
         fh.write(b"YUV4MPEG2 W256 H256 F10:1 Ip A1:1 C420jpeg\n")
         fh.write((b"FRAME\n" + cv2.cvtColor(rgb, cv2.COLOR_RGB2YUV_I420).tobytes()) * 50)
-    args = [*CHROMIUM_ARGS, "--use-fake-device-for-media-stream", "--use-fake-ui-for-media-stream"]
-    browser = playwright_driver.chromium.launch(
-        executable_path=CHROMIUM, args=[*args, f"--use-file-for-fake-video-capture={clip}"]
-    )
+    browser = fake_camera_browser(playwright_driver, clip)
 
     def bright_side(grey: np.ndarray) -> str:
         third = grey.shape[1] // 3

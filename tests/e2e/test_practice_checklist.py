@@ -22,9 +22,8 @@ from app.paths import EXAMPLES, PROFILES
 from app.session.store import load_session
 from tests.conditions import wait_until
 from tests.e2e.conftest import (
-    CHROMIUM,
-    CHROMIUM_ARGS,
     AppServer,
+    fake_camera_browser,
     go_to,
     node,
     open_app_page,
@@ -58,10 +57,7 @@ def camera(playwright_driver, tmp_path_factory: pytest.TempPathFactory) -> Itera
     """Chromium whose fake camera plays hands off-centre (6 s), centred (6 s), off-centre (6 s)."""
     clip = tmp_path_factory.mktemp("camera") / "hands.y4m"
     assert write_hands_y4m(clip) == ["no", "yes", "no"]
-    args = [*CHROMIUM_ARGS, "--use-fake-device-for-media-stream", "--use-fake-ui-for-media-stream"]
-    browser = playwright_driver.chromium.launch(
-        executable_path=CHROMIUM, args=[*args, f"--use-file-for-fake-video-capture={clip}"]
-    )
+    browser = fake_camera_browser(playwright_driver, clip)
     yield browser
     browser.close()
 
