@@ -156,7 +156,7 @@ def test_garbage_in_a_leftover_part_never_reaches_the_installed_file(tmp_path: P
     assert store.status(model.id).usable
 
 
-def test_404_moves_on_to_the_next_mirror_without_retrying(tmp_path: Path, model: Model) -> None:
+def test_a_404_moves_on_to_the_next_mirror_without_retrying(tmp_path: Path, model: Model) -> None:
     store = make_store(tmp_path / "models", model)
     with FaultyServer(model.served("/good")) as server:
         store.download(model.id, [base_mirror(server.url + "/gone", "gone"), base_mirror(server.url + "/good")])
@@ -166,7 +166,7 @@ def test_404_moves_on_to_the_next_mirror_without_retrying(tmp_path: Path, model:
     assert store.status(model.id).usable
 
 
-def test_404_on_the_only_mirror_fails_naming_the_file(tmp_path: Path, model: Model) -> None:
+def test_a_404_on_the_only_mirror_fails_naming_the_file_and_leaves_no_part(tmp_path: Path, model: Model) -> None:
     store = make_store(tmp_path / "models", model)
     served = model.served()
     del served[f"/m/{BIG}"]
@@ -193,7 +193,7 @@ def test_a_mirror_serving_another_file_does_not_cost_the_bytes_already_downloade
     assert store.status(model.id).usable
 
 
-def test_503_and_500_are_retried_honouring_retry_after(tmp_path: Path, model: Model) -> None:
+def test_a_503_and_a_500_are_retried_honouring_retry_after(tmp_path: Path, model: Model) -> None:
     faults = {f"/m/{BIG}": Faults(statuses=[(503, {"Retry-After": "2"}), (500, {})])}
     waits: list[float] = []
     store = make_store(tmp_path / "models", model)

@@ -46,7 +46,7 @@ def installed(tmp_path: Path, model: Model) -> ModelStore:
 # -- 15: a byte-identical copy of a pinned model is that model ------------------------------------
 
 
-def test_15_a_copy_of_the_demo_is_pinned_and_a_damaged_copy_names_its_file(tmp_path: Path) -> None:
+def test_a_copy_of_the_demo_is_pinned_and_a_damaged_copy_names_its_file(tmp_path: Path) -> None:
     copy = shutil.copytree(DEMO, tmp_path / "copy")
     assert resolve_model(str(copy), DATA).manifest is not None
     data = bytearray((copy / "visual.mnn").read_bytes())
@@ -58,7 +58,7 @@ def test_15_a_copy_of_the_demo_is_pinned_and_a_damaged_copy_names_its_file(tmp_p
         ref.require_verified()
 
 
-def test_15_another_model_with_the_same_file_names_stays_unpinned_and_is_cheap(
+def test_another_model_with_the_same_file_names_stays_unpinned_and_is_cheap(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     other = tmp_path / "own-export"
@@ -85,7 +85,7 @@ def test_15_another_model_with_the_same_file_names_stays_unpinned_and_is_cheap(
 # -- 17: an in-place edit that keeps size and mtime is caught at load ------------------------------
 
 
-def test_17_an_in_place_edit_keeping_size_and_mtime_is_refused_at_load(tmp_path: Path, model: Model) -> None:
+def test_an_in_place_edit_keeping_size_and_mtime_is_refused_at_load(tmp_path: Path, model: Model) -> None:
     store = installed(tmp_path, model)
     folder = store.folder(model.id)
     ref = ModelRef(model.id, folder, model.manifest)
@@ -116,7 +116,7 @@ def _unsized(model: Model) -> Model:
     return replace(model, data=data)
 
 
-def test_18_an_endless_body_is_cut_at_the_manifest_total_and_its_part_dropped(tmp_path: Path, model: Model) -> None:
+def test_an_endless_body_is_cut_at_the_manifest_total_and_its_part_dropped(tmp_path: Path, model: Model) -> None:
     model = _unsized(model)
     cap = model.data["approx_total_size"] * 101 // 100 + (1 << 20)
     store = make_store(tmp_path / "models", model)
@@ -130,7 +130,7 @@ def test_18_an_endless_body_is_cut_at_the_manifest_total_and_its_part_dropped(tm
     assert not part_path(store.folder(model.id) / "config.json").exists()
 
 
-def test_18_a_content_length_beyond_the_manifest_total_is_refused_before_the_body(tmp_path: Path, model: Model) -> None:
+def test_a_content_length_beyond_the_manifest_total_is_refused_before_the_body(tmp_path: Path, model: Model) -> None:
     model = _unsized(model)
     store = make_store(tmp_path / "models", model)
     events: list[Progress] = []
@@ -142,7 +142,7 @@ def test_18_a_content_length_beyond_the_manifest_total_is_refused_before_the_bod
     assert not part_path(store.folder(model.id) / "config.json").exists()
 
 
-def test_18_a_leftover_part_larger_than_the_model_is_not_resumed(tmp_path: Path, model: Model) -> None:
+def test_a_leftover_part_larger_than_the_model_is_not_resumed(tmp_path: Path, model: Model) -> None:
     model = _unsized(model)
     store = make_store(tmp_path / "models", model)
     folder = store.folder(model.id)
@@ -166,7 +166,7 @@ def victim(tmp_path: Path) -> Path:
     return path
 
 
-def test_19_a_linked_part_file_is_not_written_through(tmp_path: Path, model: Model, victim: Path) -> None:
+def test_a_linked_part_file_is_not_written_through(tmp_path: Path, model: Model, victim: Path) -> None:
     store = make_store(tmp_path / "models", model)
     folder = store.folder(model.id)
     folder.mkdir(parents=True)
@@ -177,7 +177,7 @@ def test_19_a_linked_part_file_is_not_written_through(tmp_path: Path, model: Mod
     assert status.usable and victim.read_bytes() == before
 
 
-def test_19_a_linked_lock_file_is_not_truncated_by_remove(tmp_path: Path, model: Model, victim: Path) -> None:
+def test_a_linked_lock_file_is_not_truncated_by_remove(tmp_path: Path, model: Model, victim: Path) -> None:
     store = installed(tmp_path, model)
     before = victim.read_bytes()
     lock = store.lock(model.id).path
@@ -188,7 +188,7 @@ def test_19_a_linked_lock_file_is_not_truncated_by_remove(tmp_path: Path, model:
 
 
 @pytest.mark.parametrize("name", [".keyframe-verified.json.tmp", "config.json"])
-def test_19_a_linked_file_in_the_model_folder_is_replaced_not_followed(
+def test_a_linked_file_in_the_model_folder_is_replaced_not_followed(
     tmp_path: Path, model: Model, victim: Path, name: str
 ) -> None:
     """A planted link (the marker's temp file, a model file) never lets a download write outside the store."""
@@ -203,7 +203,7 @@ def test_19_a_linked_file_in_the_model_folder_is_replaced_not_followed(
     assert not (folder / name).is_symlink()
 
 
-def test_19_a_linked_model_folder_is_refused_and_remove_drops_only_the_link(tmp_path: Path, model: Model) -> None:
+def test_a_linked_model_folder_is_refused_and_remove_drops_only_the_link(tmp_path: Path, model: Model) -> None:
     store = make_store(tmp_path / "models", model)
     outside = tmp_path / "outside-folder"
     outside.mkdir()
@@ -219,7 +219,7 @@ def test_19_a_linked_model_folder_is_refused_and_remove_drops_only_the_link(tmp_
     assert not store.folder(model.id).exists() and (outside / "keep.txt").read_text() == "mine"
 
 
-def test_19_a_linked_staging_folder_is_not_emptied_by_import(tmp_path: Path, model: Model) -> None:
+def test_a_linked_staging_folder_is_not_emptied_by_import(tmp_path: Path, model: Model) -> None:
     store = make_store(tmp_path / "models", model)
     outside = tmp_path / "outside-staging"
     (outside / model.id).mkdir(parents=True)
@@ -234,7 +234,7 @@ def test_19_a_linked_staging_folder_is_not_emptied_by_import(tmp_path: Path, mod
 # -- 20: the CLI tells the truth -------------------------------------------------------------------
 
 
-def test_20_removing_a_model_that_is_not_installed_fails(
+def test_removing_a_model_that_is_not_installed_fails_despite_a_leftover_folder(
     env: dict[str, str],  # noqa: F811
     model: Model,
     capsys: pytest.CaptureFixture[str],
@@ -248,7 +248,7 @@ def test_20_removing_a_model_that_is_not_installed_fails(
     assert "not installed" in capsys.readouterr().err
 
 
-def test_20_download_json_prints_an_error_object_on_failure(
+def test_models_download_json_prints_an_error_object_on_failure(
     env: dict[str, str],  # noqa: F811
     model: Model,
 ) -> None:
@@ -262,7 +262,7 @@ def test_20_download_json_prints_an_error_object_on_failure(
 
 
 @pytest.mark.parametrize("content", [b"{broken", b'{"mirror_base_url": 7}', b'{"mirror_base_url": "ftp://x"}', b"\xff"])
-def test_20_an_unreadable_mirror_setting_is_an_error_not_the_public_mirrors(
+def test_an_unreadable_mirror_setting_is_an_error_not_the_public_mirrors(
     env: dict[str, str],  # noqa: F811
     model: Model,
     content: bytes,
@@ -280,7 +280,7 @@ def test_20_an_unreadable_mirror_setting_is_an_error_not_the_public_mirrors(
     assert models("mirror", "--clear")[0] == 0 and load_mirror_setting() is None
 
 
-def test_20_models_list_checks_the_bundled_files(tmp_path: Path) -> None:
+def test_a_bundled_model_with_a_damaged_file_is_reported_damaged_not_usable(tmp_path: Path) -> None:
     shipped = shutil.copytree(DEMO, tmp_path / "shipped" / "keyframe-demo")
     manifests = catalog.load_manifests()
     store = ModelStore(manifests, tmp_path / "models", bundled_root=tmp_path / "shipped", policy=FAST)
@@ -290,7 +290,7 @@ def test_20_models_list_checks_the_bundled_files(tmp_path: Path) -> None:
     assert status.state is ModelState.DAMAGED and not status.usable and status.pending == ("tokenizer.mtok",)
 
 
-def test_20_min_mnn_version_is_enforced_before_a_load(tmp_path: Path) -> None:
+def test_a_manifests_min_mnn_version_is_enforced_before_a_load(tmp_path: Path) -> None:
     data = json.loads((ROOT / "model_store" / "manifests" / "keyframe-demo.json").read_text())
     manifest = manifest_from_dict({**data, "min_mnn_version": "99.1"})
     ref = ModelRef(manifest.id, DEMO, manifest)
@@ -304,7 +304,7 @@ def test_20_min_mnn_version_is_enforced_before_a_load(tmp_path: Path) -> None:
         check_mnn_version(replace(manifest, min_mnn_version="3.6.1"), "3.6.0")
 
 
-def test_20_the_mnn_version_is_read_without_importing_mnn() -> None:
+def test_the_mnn_version_is_read_without_importing_mnn() -> None:
     code = (
         "import sys; from app.models.catalog import installed_mnn_version as v; "
         "print(v()); assert not any(m == 'MNN' or m.startswith('MNN.') for m in sys.modules)"

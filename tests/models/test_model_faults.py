@@ -8,23 +8,38 @@ Every damage is tried two ways:
   engine.model_folder stand between it and MNN. Damage they cannot see without
   running MNN is marked NEEDS_ISOLATION: only the worker process turns the
   crash it may cause into a clean error.
-Both ways also run `python -m app analyze --model DIR` in a subprocess: exit 2,
-a one-line error naming the file, no traceback, no signal.
+Both ways also go through `python -m app analyze --model DIR`: exit 2, a one-line
+error naming the file, no traceback, no signal. Every damage runs in this process,
+through the function the CLI hands the command to (see _analyze_in_this_process);
+a few run as a user runs them, in a process of their own, and must give the very
+same line.
 """
 
 from __future__ import annotations
 
+import io
 import json
 import shutil
+import signal
 import subprocess
 import sys
+import threading
 from collections.abc import Callable
+from dataclasses import dataclass
 from pathlib import Path
+from typing import NoReturn
 
 import pytest
 
+from app import analyzer, cli
+from app.commands import analyze
+from app.commands.interrupts import run_interruptible
 from app.engine.model_folder import ModelFolderError, open_model_folder
 from app.models.catalog import DEFAULT_MODEL_ID, ModelNotVerified, resolve_model
+from app.stop_signals import STOP_SIGNALS
+from app.worker import blocking
+from app.worker.hosts import WorkerHost, make_host
+from app.worker.messages import Event, WorkerSpec
 from tests.conditions import HANG_S
 from tests.models.conftest import ROOT
 
@@ -149,14 +164,80 @@ def test_a_damaged_unpinned_folder_is_refused_up_front_naming_the_file(tmp_path:
         open_model_folder(folder)
 
 
-def _analyze(folder: Path) -> subprocess.CompletedProcess[str]:
-    return subprocess.run(
-        [sys.executable, "-m", "app", "analyze", "--model", str(folder), str(IMAGE), "--jsonl"],
+def _argv(folder: Path) -> list[str]:
+    return ["analyze", "--model", str(folder), str(IMAGE), "--jsonl"]
+
+
+@dataclass(frozen=True)
+class Ran:
+    code: int
+    stdout: str
+    stderr: str
+
+
+def _analyze_as_a_user_does(folder: Path) -> Ran:
+    """`python -m app analyze --model DIR IMAGE --jsonl` in its own process, the whole CLI."""
+    result = subprocess.run(
+        [sys.executable, "-m", "app", *_argv(folder)],
         cwd=ROOT,
         capture_output=True,
         text=True,
         timeout=HANG_S,
     )
+    return Ran(result.returncode, result.stdout, result.stderr)
+
+
+def _analyze_in_this_process(folder: Path, monkeypatch: pytest.MonkeyPatch, capfd: pytest.CaptureFixture[str]) -> Ran:
+    """The same command without a process of its own: what `python -m app analyze` runs once its
+    process-wide steps are done.
+
+    `cli.main` first cuts its whole process off the network (`isolate_this_process`: a network
+    namespace, for good) and `cli._run` then claims fd 1 for good (`claim_stdout`); neither can happen
+    in the test process. So the arguments go through the CLI's own parser and then to the function
+    `_run` hands them to, `analyze.run`, inside `run_interruptible` as there, writing its JSON to a
+    stream of ours in place of the claimed stdout. `analyze.run` asks for a child-process worker; it gets
+    the thread host, which runs the same `serve` (the same refusal, as LoadFailed) in this process.
+    None of these damages may reach MNN (a native crash would take pytest with it): the engine is
+    replaced by an assertion. The real process host and the whole CLI: the subprocess cases below.
+    """
+    args = cli._build_parser().parse_args(_argv(folder))
+    assert cli._HEADLESS[args.command] is analyze.run, "not the function `python -m app analyze` runs"
+    asked: list[str | None] = []
+    engines: list[object] = []
+
+    def in_a_thread(spec: WorkerSpec, on_event: Callable[[Event], None], kind: str | None = None) -> WorkerHost:
+        asked.append(kind)
+        return make_host(spec, on_event, "thread")
+
+    def never_mnn(folder: object, options: object) -> NoReturn:
+        engines.append(folder)  # serve() turns the raise into a LoadFailed: the list says it happened
+        raise AssertionError("MNN was reached")
+
+    monkeypatch.setattr(blocking, "make_host", in_a_thread)
+    monkeypatch.setattr(analyzer, "MnnVlm", never_mnn)
+    handlers = [signal.getsignal(signum) for signum in STOP_SIGNALS]
+    capfd.readouterr()  # only what the command writes
+    out = io.StringIO()
+    code = run_interruptible(lambda: analyze.run(args, out))
+    captured = capfd.readouterr()
+    assert asked == ["process"], "analyze no longer asks for a worker process: see _analyze_in_this_process"
+    assert engines == [], "MNN was reached: this damage must be refused before the model loads"
+    assert [signal.getsignal(signum) for signum in STOP_SIGNALS] == handlers, "the stop signals were left changed"
+    assert not [t for t in threading.enumerate() if t.name == "keyframe-worker"], "the worker thread was left running"
+    # Anything written to fd 1 besides `out` would be on the user's stderr (fd 1 is claimed): none is allowed.
+    return Ran(code, out.getvalue() + captured.out, captured.err)
+
+
+def _assert_refused_in_one_line(ran: Ran, name: str) -> str:
+    """Exit 2, nothing on stdout, one line saying the model could not be loaded naming the file, no traceback."""
+    assert ran.code == 2, ran.stderr[-2000:]
+    assert ran.stdout == ""
+    lines = [line for line in ran.stderr.splitlines() if line.strip()]
+    errors = [line for line in lines if line.startswith("error:")]
+    assert len(errors) == 1 and DAMAGES[name][1] in errors[0], ran.stderr[-2000:]
+    assert errors[0].startswith("error: the model could not be loaded: "), errors[0]
+    assert "Traceback" not in ran.stderr
+    return errors[0]
 
 
 CLEAN_IN_CLI = sorted(set(DAMAGES) - NEEDS_ISOLATION)
@@ -164,12 +245,25 @@ CLEAN_IN_CLI = sorted(set(DAMAGES) - NEEDS_ISOLATION)
 
 @pytest.mark.parametrize("pinned", [True, False], ids=["pinned", "unpinned"])
 @pytest.mark.parametrize("name", CLEAN_IN_CLI)
-def test_analyze_refuses_a_damaged_model_with_one_line_and_exit_2(tmp_path: Path, name: str, pinned: bool) -> None:
+def test_analyze_refuses_a_damaged_model_with_one_line_and_exit_2(
+    tmp_path: Path, name: str, pinned: bool, monkeypatch: pytest.MonkeyPatch, capfd: pytest.CaptureFixture[str]
+) -> None:
     folder = damaged_copy(tmp_path / name, name, pinned=pinned)
-    result = _analyze(folder)
-    assert result.returncode == 2, result.stderr[-2000:]
-    assert result.stdout == ""
-    lines = [line for line in result.stderr.splitlines() if line.strip()]
-    errors = [line for line in lines if line.startswith("error:")]
-    assert len(errors) == 1 and DAMAGES[name][1] in errors[0], result.stderr[-2000:]
-    assert "Traceback" not in result.stderr
+    _assert_refused_in_one_line(_analyze_in_this_process(folder, monkeypatch, capfd), name)
+
+
+# A few whole runs prove the wiring the in-process cases skip: the network isolation, the claimed
+# stdout, the worker child and its events, the exit status. One refusal by the pinned model's hashes,
+# two by the up-front checks of an unpinned folder (a missing file, a bad value).
+WHOLE_CLI = [("llm-weight-truncated", True), ("missing-tokenizer", False), ("image-size-huge", False)]
+
+
+@pytest.mark.parametrize(
+    ("name", "pinned"), WHOLE_CLI, ids=[f"{n}-{'pinned' if p else 'unpinned'}" for n, p in WHOLE_CLI]
+)
+def test_python_m_app_analyze_refuses_a_damaged_model_as_the_in_process_call_does(
+    tmp_path: Path, name: str, pinned: bool, monkeypatch: pytest.MonkeyPatch, capfd: pytest.CaptureFixture[str]
+) -> None:
+    folder = damaged_copy(tmp_path / name, name, pinned=pinned)
+    line = _assert_refused_in_one_line(_analyze_as_a_user_does(folder), name)
+    assert line == _assert_refused_in_one_line(_analyze_in_this_process(folder, monkeypatch, capfd), name)

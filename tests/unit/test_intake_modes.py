@@ -26,7 +26,7 @@ def _ramp16() -> np.ndarray:
 
 
 @pytest.mark.parametrize("fmt", ["PNG", "TIFF"])
-def test_16_bit_grey_keeps_its_brightness(fmt: str) -> None:
+def test_a_16_bit_grey_image_keeps_its_brightness(fmt: str) -> None:
     """convert("RGB") clipped 16-bit grey to solid white."""
     rgb = decode_image_bytes(_save(Image.fromarray(_ramp16()), fmt)).rgb
     assert rgb.dtype == np.uint8 and rgb.shape == (H, W, 3)
@@ -34,13 +34,13 @@ def test_16_bit_grey_keeps_its_brightness(fmt: str) -> None:
     assert 120 < rgb.mean() < 135  # a ramp, not white
 
 
-def test_16_bit_big_endian_tiff() -> None:
+def test_a_16_bit_big_endian_tiff_keeps_its_brightness() -> None:
     img = Image.frombytes("I;16B", (W, H), _ramp16().astype(">u2").tobytes())
     rgb = decode_image_bytes(_save(img, "TIFF")).rgb
     assert 120 < rgb.mean() < 135 and rgb[0, -1, 0] == 255
 
 
-def test_32_bit_integer_tiff() -> None:
+def test_a_32_bit_integer_tiff_is_stretched_to_the_full_range() -> None:
     wide = np.tile(np.linspace(-(2**20), 2**20, W).astype(np.int32), (H, 1))
     rgb = decode_image_bytes(_save(Image.fromarray(wide), "TIFF")).rgb
     assert rgb[0, 0, 0] == 0 and rgb[0, -1, 0] == 255 and 120 < rgb.mean() < 135
@@ -83,7 +83,7 @@ def test_transparent_pixels_are_white_not_their_hidden_colour() -> None:
     assert decode_image_bytes(_save(la, "PNG")).rgb.min() == 255
 
 
-def test_16_bit_grey_with_a_transparent_value_is_white_there() -> None:
+def test_a_16_bit_grey_png_with_a_transparent_value_is_white_there() -> None:
     """tRNS names one 16-bit grey value transparent; it used to decode as grey 156."""
     grey = np.full((H, W), 40000, np.uint16)
     grey[:, W // 2 :] = 20000
@@ -122,7 +122,7 @@ def test_one_bit_becomes_black_and_white() -> None:
     assert rgb[0, 0].tolist() == [255, 255, 255] and rgb[0, -1].tolist() == [0, 0, 0]
 
 
-def test_16_bit_rgb_png_keeps_colour() -> None:
+def test_a_16_bit_rgb_png_keeps_its_colour() -> None:
     import cv2
 
     bgr16 = np.zeros((H, W, 3), np.uint16)

@@ -42,7 +42,7 @@ def test_the_demo_model_opens_with_its_declared_image_size(folder: Path) -> None
 
 
 @pytest.mark.parametrize("value", ["128", 0, -128, True, 128.0, 10**6, [128], None])
-def test_16_an_invalid_image_size_is_refused_naming_file_and_value(folder: Path, value: object) -> None:
+def test_an_invalid_image_size_is_refused_naming_file_and_value(folder: Path, value: object) -> None:
     edit(folder, "llm_config.json", image_size=value if value is not None else "null-placeholder")
     if value is None:  # JSON null
         text = (folder / "llm_config.json").read_text().replace('"null-placeholder"', "null")
@@ -52,14 +52,14 @@ def test_16_an_invalid_image_size_is_refused_naming_file_and_value(folder: Path,
     assert json.dumps(value)[:10] in str(caught.value)
 
 
-def test_16_nan_image_size_is_refused(folder: Path) -> None:
+def test_a_nan_image_size_is_refused_naming_llm_config_json(folder: Path) -> None:
     text = (folder / "llm_config.json").read_text().replace('"image_size": 128', '"image_size": NaN')
     (folder / "llm_config.json").write_text(text)
     with pytest.raises(ModelFolderError, match=r"llm_config\.json"):
         open_model_folder(folder)
 
 
-def test_16_image_size_in_config_json_is_named_there(folder: Path) -> None:
+def test_an_image_size_in_config_json_is_named_there_when_invalid_and_used_when_valid(folder: Path) -> None:
     edit(folder, "llm_config.json", image_size=None)
     edit(folder, "config.json", image_size=-1)
     with pytest.raises(ModelFolderError, match=r"^config\.json: invalid image_size -1"):
@@ -69,7 +69,7 @@ def test_16_image_size_in_config_json_is_named_there(folder: Path) -> None:
     assert (opened.image_size, opened.image_size_source) == (96, "config.json")
 
 
-def test_16_a_visual_model_without_image_size_states_the_fallback(folder: Path) -> None:
+def test_a_visual_model_without_image_size_states_the_fallback(folder: Path) -> None:
     edit(folder, "llm_config.json", image_size=None)
     opened = open_model_folder(folder)
     assert opened.image_size is None and opened.image_size_source is None
@@ -93,7 +93,7 @@ def test_16_a_visual_model_without_image_size_states_the_fallback(folder: Path) 
         ("config.json", {"temperature": "hot"}, r"'temperature' must be a number"),
     ],
 )
-def test_15_wrongly_typed_config_values_are_refused(
+def test_wrongly_typed_config_values_are_refused_naming_file_and_key(
     folder: Path, name: str, changes: dict[str, object], match: str
 ) -> None:
     edit(folder, name, **changes)
@@ -102,14 +102,14 @@ def test_15_wrongly_typed_config_values_are_refused(
 
 
 @pytest.mark.parametrize("hidden", [32, 128, 96, 65])
-def test_15_a_hidden_size_that_does_not_fit_the_embedding_table_is_refused(folder: Path, hidden: int) -> None:
+def test_a_hidden_size_that_does_not_fit_the_embedding_table_is_refused(folder: Path, hidden: int) -> None:
     edit(folder, "llm_config.json", hidden_size=hidden)
     with pytest.raises(ModelFolderError, match=rf"hidden_size {hidden} does not match the embedding table"):
         open_model_folder(folder)
 
 
 @pytest.mark.parametrize("keep", [0.5, 0.99])
-def test_15_a_truncated_weight_file_is_refused(folder: Path, keep: float) -> None:
+def test_a_truncated_llm_weight_file_is_refused_as_truncated(folder: Path, keep: float) -> None:
     data = (folder / "llm.mnn.weight").read_bytes()
     (folder / "llm.mnn.weight").write_bytes(data[: int(len(data) * keep)])
     with pytest.raises(ModelFolderError, match=r"^llm\.mnn\.weight: \d+ bytes, but .* truncated"):
@@ -129,19 +129,21 @@ def test_15_a_truncated_weight_file_is_refused(folder: Path, keep: float) -> Non
         ("tokenizer.mtok", b"430 4\n1 1 0\n480 9999\n", r"tokenizer\.mtok: token ids up to 9999 but .* 493 tokens"),
     ],
 )
-def test_15_damaged_files_are_refused_naming_the_file(folder: Path, name: str, content: bytes, match: str) -> None:
+def test_empty_short_or_garbled_model_files_are_refused_naming_the_file(
+    folder: Path, name: str, content: bytes, match: str
+) -> None:
     (folder / name).write_bytes(content)
     with pytest.raises(ModelFolderError, match=match):
         open_model_folder(folder)
 
 
-def test_15_a_missing_visual_graph_of_a_declared_visual_model_is_refused(folder: Path) -> None:
+def test_a_missing_visual_graph_of_a_declared_visual_model_is_refused(folder: Path) -> None:
     (folder / "visual.mnn").unlink()
     with pytest.raises(ModelFolderError, match=r"visual\.mnn: missing"):
         open_model_folder(folder)
 
 
-def test_15_a_broken_link_is_named(folder: Path, tmp_path: Path) -> None:
+def test_a_broken_link_in_place_of_a_model_file_is_named(folder: Path, tmp_path: Path) -> None:
     (folder / "visual.mnn.weight").unlink()
     (folder / "visual.mnn.weight").symlink_to(tmp_path / "gone")
     with pytest.raises(ModelFolderError, match=r"visual\.mnn\.weight: a broken link"):
@@ -157,14 +159,14 @@ WEIGHT_BYTES |= {(FOREIGN, "llm.mnn"): 475396, (FOREIGN, "visual.mnn"): 433314}
 
 
 @pytest.mark.parametrize(("model", "graph"), sorted(WEIGHT_BYTES), ids=lambda v: getattr(v, "name", v))
-def test_9_a_graph_reads_as_many_weight_bytes_as_its_weight_file_holds(model: Path, graph: str) -> None:
+def test_a_graph_reads_as_many_weight_bytes_as_its_weight_file_holds(model: Path, graph: str) -> None:
     assert (
         weight_bytes_needed(model / graph) == WEIGHT_BYTES[model, graph] == (model / f"{graph}.weight").stat().st_size
     )
 
 
 @pytest.mark.parametrize("keep", [1, 200_000, 400_721])
-def test_9_a_vision_weight_file_shorter_than_its_graph_reads_is_refused(folder: Path, keep: int) -> None:
+def test_a_vision_weight_file_shorter_than_its_graph_reads_is_refused(folder: Path, keep: int) -> None:
     data = (folder / "visual.mnn.weight").read_bytes()
     (folder / "visual.mnn.weight").write_bytes(data[:keep])
     pattern = rf"^visual\.mnn\.weight: {keep} bytes, but visual\.mnn reads it up to byte 400722: .* truncated"
@@ -175,7 +177,7 @@ def test_9_a_vision_weight_file_shorter_than_its_graph_reads_is_refused(folder: 
 @pytest.mark.parametrize(
     ("model", "short"), [(DEMO, "visual.mnn.weight"), (FOREIGN, "llm.mnn.weight")], ids=["demo", "foreign"]
 )
-def test_9_swapped_weight_files_are_refused_naming_the_short_one(tmp_path: Path, model: Path, short: str) -> None:
+def test_swapped_weight_files_are_refused_naming_the_short_one(tmp_path: Path, model: Path, short: str) -> None:
     folder = Path(shutil.copytree(model, tmp_path / "model"))
     (folder / "llm.mnn.weight").rename(folder / "swap")
     (folder / "visual.mnn.weight").rename(folder / "llm.mnn.weight")
@@ -184,7 +186,7 @@ def test_9_swapped_weight_files_are_refused_naming_the_short_one(tmp_path: Path,
         open_model_folder(folder)
 
 
-def test_9_an_unreadable_weight_file_is_refused_naming_it() -> None:
+def test_an_unreadable_weight_file_is_refused_naming_it() -> None:
     with tempfile.TemporaryDirectory() as top:  # under /tmp: reachable by an unprivileged user
         os.chmod(top, 0o755)
         folder = Path(shutil.copytree(DEMO, Path(top) / "model"))
@@ -201,14 +203,14 @@ def test_9_an_unreadable_weight_file_is_refused_naming_it() -> None:
     assert message == "visual.mnn.weight: the vision encoder weights cannot be read (Permission denied)"
 
 
-def test_9_a_folder_in_place_of_a_weight_file_is_refused_naming_it(folder: Path) -> None:
+def test_a_folder_in_place_of_a_weight_file_is_refused_naming_it(folder: Path) -> None:
     (folder / "visual.mnn.weight").unlink()
     (folder / "visual.mnn.weight").mkdir()
     with pytest.raises(ModelFolderError, match=r"^visual\.mnn\.weight: the vision encoder weights cannot be read"):
         open_model_folder(folder)
 
 
-def test_9_a_missing_hidden_size_is_refused_and_one_in_config_json_accepted(folder: Path) -> None:
+def test_a_missing_hidden_size_is_refused_and_one_in_config_json_accepted(folder: Path) -> None:
     edit(folder, "llm_config.json", hidden_size=None)
     with pytest.raises(ModelFolderError, match=r"^llm_config\.json: no 'hidden_size', so MNN would assume 4096"):
         open_model_folder(folder)
@@ -216,32 +218,32 @@ def test_9_a_missing_hidden_size_is_refused_and_one_in_config_json_accepted(fold
     assert open_model_folder(folder).config["hidden_size"] == 64
 
 
-def test_9_a_hidden_size_beyond_any_model_is_refused(folder: Path) -> None:
+def test_a_hidden_size_beyond_any_model_is_refused(folder: Path) -> None:
     edit(folder, "llm_config.json", hidden_size=10**9)
     with pytest.raises(ModelFolderError, match=r"^llm_config\.json: 'hidden_size' 1000000000 is out of range"):
         open_model_folder(folder)
 
 
 @pytest.mark.parametrize(("key", "value"), [("vision_start", 10**9), ("vision_end", -1), ("image_pad", 493)])
-def test_9_a_vision_token_beyond_the_vocabulary_is_refused(folder: Path, key: str, value: int) -> None:
+def test_a_vision_token_beyond_the_vocabulary_is_refused(folder: Path, key: str, value: int) -> None:
     edit(folder, "llm_config.json", **{key: value})
     pattern = rf"^llm_config\.json: '{key}' {value} is not a token of this model \(its embedding table has 493 tokens\)"
     with pytest.raises(ModelFolderError, match=pattern):
         open_model_folder(folder)
 
 
-def test_9_the_last_token_of_the_vocabulary_is_a_vision_token_like_any(folder: Path) -> None:
+def test_the_last_token_of_the_vocabulary_is_a_vision_token_like_any(folder: Path) -> None:
     edit(folder, "llm_config.json", vision_start=0, image_pad=492)
     open_model_folder(folder)
 
 
-def test_9_a_visual_model_without_vision_tokens_gets_mnns_defaults_checked(folder: Path) -> None:
+def test_a_visual_model_without_vision_tokens_gets_mnns_defaults_checked(folder: Path) -> None:
     edit(folder, "llm_config.json", vision_start=None)
     with pytest.raises(ModelFolderError, match=r"no 'vision_start', so MNN would use token 151857, which is not"):
         open_model_folder(folder)
 
 
-def test_9_without_a_known_vocabulary_vision_tokens_are_bounded_by_any_vocabulary(folder: Path) -> None:
+def test_without_a_known_vocabulary_vision_tokens_are_bounded_by_any_vocabulary(folder: Path) -> None:
     edit(folder, "llm_config.json", tie_embeddings=None, vision_start=None, image_pad=151859)
     open_model_folder(folder)  # MNN's default and a large id may be this model's: only the table could tell
     edit(folder, "llm_config.json", image_pad=2**20)
@@ -249,7 +251,7 @@ def test_9_without_a_known_vocabulary_vision_tokens_are_bounded_by_any_vocabular
         open_model_folder(folder)
 
 
-def test_9_the_files_being_loaded_are_named_when_the_worker_stops(folder: Path) -> None:
+def test_the_files_being_loaded_are_named_when_the_worker_stops(folder: Path) -> None:
     names = ("config.json", "llm_config.json", "llm.mnn", "llm.mnn.weight", "tokenizer.mtok", "visual.mnn")
     assert model_files(folder) == (*names, "visual.mnn.weight")
     assert stopped_while_loading(folder, "signal 11") == (
@@ -258,7 +260,7 @@ def test_9_the_files_being_loaded_are_named_when_the_worker_stops(folder: Path) 
     )
 
 
-def test_9_the_files_are_named_whatever_the_configs_hold(folder: Path, tmp_path: Path) -> None:
+def test_the_files_are_named_whatever_the_configs_hold(folder: Path, tmp_path: Path) -> None:
     """Composed after a crash: a config that is not JSON or names impossible files must not raise."""
     (folder / "llm_config.json").write_bytes(b"\xff not json")
     edit(folder, "config.json", llm_model="a\u0000b", tokenizer_file=7, visual_model="../outside.mnn")
