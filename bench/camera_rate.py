@@ -163,7 +163,7 @@ def cost_per_frame(frames: list[np.ndarray]) -> list[float]:
     for i in range(600):
         started = time.perf_counter()
         feature = meter.measure_grey(greys[i % len(greys)])
-        estimator.update(i / FPS, feature.displacement, feature.is_global)
+        estimator.follow(i / FPS, feature)
         out.append((time.perf_counter() - started) * 1000)
     return out
 

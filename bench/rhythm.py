@@ -33,7 +33,7 @@ from app.frames.motion import MotionMeter
 from bench._report import Row, add_receipt_option, report, run_benchmark, spread_text
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "tools"))  # the scene generator is not part of the app
-from demo_model.compressions import NEGATIVES, VideoSpec, make_video, negative_spec  # noqa: E402
+from demo_model.compressions import NEGATIVES, CompressionVideo, VideoSpec, make_video, negative_spec  # noqa: E402
 
 SEED = 20261201  # the held-out set; fixed before scoring
 DEV_SEED = 7  # the development set: tune on this one, never on SEED
@@ -53,10 +53,22 @@ class Scored:
     name: str
     errors: tuple[float, ...]  # |shown - true window rate| per frame a rate was shown
     shown_while_compressing: float  # share of compressing frames with a rate shown
+    shown_settled: float  # the same, counting only frames SETTLE_S or more into a run of compressions
     shown_any: bool
     true_pauses: tuple[tuple[float, float], ...]
     found_pauses: tuple[tuple[float, float], ...]
     ccf_error: float | None
+    count: int  # compressions counted at the end
+    true_count: int  # compressions whose bottom came COUNT_LAG_S or more before the end
+
+    @property
+    def count_error(self) -> float | None:
+        """Relative count error, None without compressions."""
+        return abs(self.count - self.true_count) / self.true_count if self.true_count else None
+
+
+SETTLE_S = 5.0  # a rate is expected from this long into each run of compressions (the window fills)
+COUNT_LAG_S = 1.0  # the newest compressions are not counted yet (centred filters): not expected either
 
 
 def held_out(videos: int, negatives: int, seconds: float, seed: int = SEED) -> list[tuple[str, VideoSpec, int]]:
@@ -107,14 +119,17 @@ def held_out(videos: int, negatives: int, seconds: float, seed: int = SEED) -> l
 
 
 def score(name: str, spec: VideoSpec, seed: int, config: RhythmConfig) -> Scored:
-    video = make_video(spec, seed)
+    return score_video(name, make_video(spec, seed), config)
+
+
+def score_video(name: str, video: CompressionVideo, config: RhythmConfig) -> Scored:
+    """Every frame through `MotionMeter` and `RhythmEstimator` as the app runs them, judged against the truth."""
     meter, estimator = MotionMeter(), RhythmEstimator(config)
     truth = video.truth
     errors: list[float] = []
     shown = np.zeros(len(video.times), dtype=bool)
     for i, (t, frame) in enumerate(zip(video.times, video.frames, strict=True)):
-        feature = meter.measure(frame)
-        estimator.update(float(t), feature.displacement, feature.is_global)
+        estimator.follow(float(t), meter.measure(frame))
         rate = estimator.snapshot().rate_per_min
         if rate is None:
             continue
@@ -124,15 +139,30 @@ def score(name: str, spec: VideoSpec, seed: int, config: RhythmConfig) -> Scored
             errors.append(abs(rate - expected))
     final = estimator.snapshot()
     compressing = truth.compressing
+    settled = compressing & (_time_into_run(video.times, compressing) >= SETTLE_S)
+    end = float(video.times[-1])
     return Scored(
         name=name,
         errors=tuple(errors),
         shown_while_compressing=float(shown[compressing].mean()) if compressing.any() else 0.0,
+        shown_settled=float(shown[settled].mean()) if settled.any() else 1.0,
         shown_any=bool(shown.any()),
         true_pauses=truth.pauses,
         found_pauses=tuple((p.start_s, p.length_s) for p in final.pauses),
         ccf_error=None if final.compression_fraction is None else abs(final.compression_fraction - truth.ccf),
+        count=final.count,
+        true_count=sum(t <= end - COUNT_LAG_S for t in truth.compression_times),
     )
+
+
+def _time_into_run(times: np.ndarray, compressing: np.ndarray) -> np.ndarray:
+    """Per frame: seconds since the run of compressions it belongs to began (0 where not compressing)."""
+    out = np.zeros(len(times))
+    start = None
+    for i, (t, on) in enumerate(zip(times, compressing, strict=True)):
+        start = (start if start is not None else float(t)) if on else None
+        out[i] = float(t) - start if start is not None else 0.0
+    return out
 
 
 def _overlaps(a: tuple[float, float], b: tuple[float, float]) -> bool:

@@ -50,7 +50,7 @@ def main() -> int:
         started = time.perf_counter()
         feature = meter.measure(frame)
         measured = time.perf_counter()
-        estimator.update(t, feature.displacement, feature.is_global)
+        estimator.follow(t, feature)
         done = time.perf_counter()
         feature_ms.append((measured - started) * 1000)
         update_ms.append((done - measured) * 1000)

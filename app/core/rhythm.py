@@ -32,7 +32,9 @@ and goes `pause_s` after they stop; the newest ~0.6 s of compressions are not co
 from __future__ import annotations
 
 from collections import deque
+from collections.abc import Sequence
 from dataclasses import dataclass
+from typing import Protocol
 
 import numpy as np
 
@@ -51,6 +53,11 @@ class RhythmConfig:
     pause_s: float = 2.0
     local_swing: float = 0.4  # of the window's swing: what a counted compression swings around its peak
     min_frame_rate: float = MIN_FRAME_RATE  # frames a second below which no window is judged (aliasing)
+    min_series: int = 5  # compressions one period apart in the window before a rate is first shown
+    # A channel whose region swings sideways at its period more than this times as far as it pushes is
+    # not compressing: a hand waving above the chest at 2 Hz is periodic, in the band, and sideways.
+    sideways_ratio: float = 1.0
+    keep_channel: float = 0.05  # the followed channel stays while its periodicity is this close to the best
 
     def __post_init__(self) -> None:
         if not 0 < self.min_rate_per_min < self.max_rate_per_min:
@@ -61,38 +68,51 @@ class RhythmConfig:
             raise ValueError("grid_hz, hop_s or pause_s out of range")
         if self.min_frame_rate <= 2 * self.max_rate_per_min / 60:
             raise ValueError("min_frame_rate must be above twice the fastest rate searched (in Hz), or it aliases")
+        if self.min_series < 1 or self.sideways_ratio <= 0:
+            raise ValueError("min_series must be >= 1 and sideways_ratio > 0")
 
 
 def _moving_average(x: np.ndarray, n: int) -> np.ndarray:
-    """Centred moving average, 'valid' part only (len(x) - n + 1 values)."""
-    c = np.cumsum(np.concatenate(([0.0], x)))
+    """Centred moving average along the first axis, 'valid' part only (len(x) - n + 1 rows)."""
+    c = np.cumsum(np.concatenate((np.zeros((1,) + x.shape[1:]), x)), axis=0)
     return np.asarray((c[n:] - c[:-n]) / n)
 
 
-def _periodicity(v: np.ndarray, min_lag: int, max_lag: int) -> tuple[float, float]:
-    """(best lag in grid samples, refined; its normalised autocorrelation), or (0, 0)."""
-    v = v - v.mean()
-    energy = float(np.dot(v, v))
+def _autocorrelation(v: np.ndarray, max_lag: int) -> tuple[np.ndarray, np.ndarray]:
+    """Per column of `v` (samples x channels): the normalised, unbiased autocorrelation at lags 0..max_lag + 1
+    (0 for a column without energy), and each column's energy."""
+    v = v - v.mean(axis=0)
+    energy = (v * v).sum(axis=0)
     n = len(v)
-    if energy <= 0 or n <= max_lag + 1:
-        return 0.0, 0.0
-    spectrum = np.fft.rfft(v, 2 * n)
-    ac = np.fft.irfft(spectrum * np.conj(spectrum))[: max_lag + 2]
-    ac = ac / energy * n / (n - np.arange(len(ac)))  # unbiased: long lags overlap fewer samples
+    spectrum = np.fft.rfft(v, 2 * n, axis=0)
+    ac = np.fft.irfft(spectrum * np.conj(spectrum), axis=0)[: max_lag + 2]
+    with np.errstate(divide="ignore", invalid="ignore"):
+        ac = ac / energy * (n / (n - np.arange(len(ac))))[:, None]  # unbiased: long lags overlap fewer samples
+    ac[:, energy <= 0] = 0.0
+    return ac, energy
+
+
+def _periodicity(ac: np.ndarray, min_lag: int, max_lag: int) -> tuple[np.ndarray, np.ndarray]:
+    """Per column of autocorrelations `ac`: (best lag in grid samples, refined; its height), (0, 0) for a
+    column without a peak in range."""
+    channels = ac.shape[1]
+    lag_out, height_out = np.zeros(channels), np.zeros(channels)
     lags = np.arange(min_lag, max_lag + 1)
     inner = ac[lags]
     is_peak = (inner >= ac[lags - 1]) & (inner > ac[lags + 1])
-    if not is_peak.any():
-        return 0.0, 0.0
-    best = float(inner[is_peak].max())
-    if best <= 0:
-        return 0.0, 0.0
+    best = np.where(is_peak, inner, -np.inf).max(axis=0)
+    found = np.isfinite(best) & (best > 0)
     # The first peak nearly as high as the best: at 160/min the lag of two periods is in range too.
-    k = int(lags[is_peak & (inner >= 0.85 * best)][0])
-    a, b, c = ac[k - 1], ac[k], ac[k + 1]
+    first = np.argmax(is_peak & (inner >= 0.85 * best), axis=0)
+    k = lags[first]
+    cols = np.arange(channels)
+    a, b, c = ac[k - 1, cols], ac[k, cols], ac[k + 1, cols]
     denom = a - 2 * b + c
-    shift = 0.5 * (a - c) / denom if denom < 0 else 0.0
-    return k + float(shift), float(b)
+    with np.errstate(divide="ignore", invalid="ignore"):
+        shift = np.where(denom < 0, 0.5 * (a - c) / denom, 0.0)
+    lag_out[found] = (k + shift)[found]
+    height_out[found] = b[found]
+    return lag_out, height_out
 
 
 def _peaks(x: np.ndarray, min_distance: int, height: float) -> list[int]:
@@ -106,8 +126,43 @@ def _peaks(x: np.ndarray, min_distance: int, height: float) -> list[int]:
     return sorted(kept)
 
 
+def _in_a_chain(peaks: list[int], lag: float) -> list[int]:
+    """The peaks with a neighbour about one period away: a compression is one of a series; a single
+    large movement (the hands going back to the chest after the breaths) is not."""
+    return [
+        p
+        for i, p in enumerate(peaks)
+        if any(0.6 * lag <= abs(p - q) <= 1.5 * lag for q in peaks[max(0, i - 1) : i] + peaks[i + 1 : i + 2])
+    ]
+
+
+def _longest_series(peaks: list[int], lag: float) -> int:
+    """The most peaks in a row each 0.6–1.5 periods after the one before."""
+    longest = run = min(1, len(peaks))
+    for a, b in zip(peaks, peaks[1:], strict=False):
+        run = run + 1 if 0.6 * lag <= b - a <= 1.5 * lag else 1
+        longest = max(longest, run)
+    return longest
+
+
+class Movement(Protocol):
+    """One frame's movement as a motion feature (`app.frames.motion.MotionFeature`) gives it."""
+
+    @property
+    def pushes(self) -> Sequence[float]: ...
+    @property
+    def sideways(self) -> Sequence[float]: ...
+    @property
+    def is_global(self) -> bool: ...
+
+
 class RhythmEstimator:
-    """One per session. `update` per frame (cheap; the window is judged once per hop), `snapshot` any time."""
+    """One per session. `update` per frame (cheap; the window is judged once per hop), `snapshot` any time.
+
+    The movement may come as one number a frame or as several channels (`app.frames.motion` gives each
+    region of the picture's push and growth): every channel is judged, and the rate and the count follow
+    the one whose push is periodic, so the compressing trainee is found wherever they are in the picture
+    and whatever their size, and a periodic movement elsewhere (a hand waving) is not mixed in."""
 
     def __init__(self, config: RhythmConfig | None = None) -> None:
         self._cfg = config or RhythmConfig()
@@ -116,19 +171,28 @@ class RhythmEstimator:
         self._n_window = round(self._cfg.window_s * fs)
         self._hp = round(60 / self._cfg.min_rate_per_min * fs) | 1  # high-pass: minus ~1 slowest period
         self._lp = max(3, round(0.1 * fs)) | 1  # low-pass 0.1 s: jitter of interpolated frames
+        # The velocity judged for periodicity: low-passed twice over 0.14 s (zero gain at 7 Hz, 0.57 at the
+        # 2.8 Hz of 170/min), so a far trainee's faint movement is not drowned by per-frame noise above the
+        # compression band; noise so smoothed stays correlated for 0.28 s, under the shortest lag searched.
+        self._smooth = max(3, round(0.14 * fs)) | 1
         self._min_lag = int(np.floor(60 / self._cfg.max_rate_per_min * fs))
         self._max_lag = int(np.ceil(60 / self._cfg.min_rate_per_min * fs))
         self._hop = max(1, round(self._cfg.hop_s * fs))
-        self._buf = np.zeros(2 * (self._n_window + self._hp + self._lp))  # grid positions, newest at _len - 1
+        # Grid positions (rows: grid samples, newest at _len - 1; columns: channels), made on the first frame.
+        self._buf = np.zeros((0, 0))
+        self._side = np.zeros((0, 0))
         self._len = 0
         self._grid_t0 = 0.0  # time of the first grid sample ever
         self._grid_count = 0  # grid samples ever made
         self._since_judged = 0
         self._t_first: float | None = None
         self._t_last = 0.0
-        self._pos = 0.0  # summed movement at _t_last
+        self._pos = np.zeros(0)  # summed push per channel at _t_last
+        self._side_pos = np.zeros(0)
         self._rate: float | None = None
         self._periodicity = 0.0
+        self._channel = -1  # the channel followed, -1 before one was periodic
+        self._confirmed = False
         self._frame_times: deque[float] = deque()  # of the frames within the window, for the frame rate
         # Session: the window's rate at each counted compression, and the runs and pauses they make.
         self._rates: list[float] = []
@@ -137,42 +201,69 @@ class RhythmEstimator:
         self._run_start = 0.0
         self._closed_compressing_s = 0.0
         self._closed_pauses: tuple[Pause, ...] = ()
+        self._pause_shown = False  # a pause was shown since the last compression: kept unless never real
 
-    def update(self, t_s: float, movement: float, global_motion: bool = False) -> None:
-        """A frame at `t_s` moved by `movement` since the previous one. A frame whose change was
-        global (the feature says the whole picture moved or changed brightness) adds no movement:
-        shake and flicker must not make a rhythm."""
-        step = 0.0 if global_motion or not np.isfinite(movement) else float(movement)
+    def update(
+        self,
+        t_s: float,
+        movement: float | Sequence[float] | np.ndarray,
+        global_motion: bool = False,
+        sideways: Sequence[float] | np.ndarray | None = None,
+    ) -> None:
+        """A frame at `t_s` moved by `movement` since the previous one: one number, or one per channel (the
+        same channels every frame), with each channel's sideways movement if known. A frame whose change was
+        global (the feature says the whole picture moved or changed brightness) adds no movement: shake
+        and flicker must not make a rhythm."""
+        push = np.atleast_1d(np.asarray(movement, dtype=float))
+        side = np.zeros_like(push) if sideways is None else np.atleast_1d(np.asarray(sideways, dtype=float))
         if self._t_first is None:
-            # Still before the first frame: lets the centred filters judge the session's first second.
-            pad = self._hp // 2 + self._lp // 2
-            self._t_first = self._t_last = t_s
-            self._frame_times.append(t_s)
-            self._grid_t0 = t_s - pad * self._dt
-            self._push(np.zeros(pad + 1))
+            self._start(t_s, len(push))
             return
+        if push.shape != self._pos.shape or side.shape != self._pos.shape:
+            raise ValueError(f"{self._pos.size} channels expected, got {push.size} and {side.size} sideways")
+        if global_motion:
+            push, side = np.zeros_like(push), np.zeros_like(side)
+        push = np.where(np.isfinite(push), push, 0.0)
+        side = np.where(np.isfinite(side), side, 0.0)
         if t_s <= self._t_last:  # a repeated or late timestamp: keep the movement, make no time
-            self._pos += step
+            self._pos, self._side_pos = self._pos + push, self._side_pos + side
             return
         self._frame_times.append(t_s)
         while self._frame_times[0] <= t_s - self._cfg.window_s:
             self._frame_times.popleft()
-        new_pos = self._pos + step
+        new_pos, new_side = self._pos + push, self._side_pos + side
         first_t = self._grid_t0 + self._grid_count * self._dt  # the next grid sample's time
         n = int(np.floor((t_s - first_t) / self._dt)) + 1 if t_s >= first_t else 0
         if n > 0:
-            times = first_t + np.arange(n) * self._dt
-            self._push(self._pos + (new_pos - self._pos) * (times - self._t_last) / (t_s - self._t_last))
-        self._t_last, self._pos = t_s, new_pos
+            frac = ((first_t + np.arange(n) * self._dt - self._t_last) / (t_s - self._t_last))[:, None]
+            self._push(self._pos + (new_pos - self._pos) * frac, self._side_pos + (new_side - self._side_pos) * frac)
+        self._t_last, self._pos, self._side_pos = t_s, new_pos, new_side
 
-    def _push(self, values: np.ndarray) -> None:
+    def follow(self, t_s: float, movement: Movement) -> None:
+        """`update` with a motion feature's channels."""
+        self.update(t_s, movement.pushes, movement.is_global, movement.sideways)
+
+    def _start(self, t_s: float, channels: int) -> None:
+        """The first frame: still before it, which lets the centred filters judge the session's first second."""
+        pad = self._hp // 2 + self._lp // 2
+        rows = 2 * (self._n_window + self._hp + self._lp)
+        self._buf, self._side = np.zeros((rows, channels)), np.zeros((rows, channels))
+        self._pos, self._side_pos = np.zeros(channels), np.zeros(channels)
+        self._t_first = self._t_last = t_s
+        self._frame_times.append(t_s)
+        self._grid_t0 = t_s - pad * self._dt
+        self._push(np.zeros((pad + 1, channels)), np.zeros((pad + 1, channels)))
+
+    def _push(self, values: np.ndarray, side: np.ndarray) -> None:
         for start in range(0, len(values), self._hop):
             chunk = values[start : start + self._hop]
             if self._len + len(chunk) > len(self._buf):
                 keep = self._n_window + self._hp + self._lp
                 self._buf[:keep] = self._buf[self._len - keep : self._len]
+                self._side[:keep] = self._side[self._len - keep : self._len]
                 self._len = keep
             self._buf[self._len : self._len + len(chunk)] = chunk
+            self._side[self._len : self._len + len(chunk)] = side[start : start + self._hop]
             self._len += len(chunk)
             self._grid_count += len(chunk)
             self._since_judged += len(chunk)
@@ -187,41 +278,92 @@ class RhythmEstimator:
         return (len(times) - 1) / covered if covered >= 1.0 else None
 
     def _judge(self) -> None:
-        """Judge the newest window: its rate, and the compressions in it not counted yet. Frames too
-        sparse to represent the search range would make a wrong rate (aliasing), worse than none."""
+        """Judge the newest window: which channel pushes periodically, its rate, and the compressions in it
+        not counted yet. Frames too sparse to represent the search range would make a wrong rate
+        (aliasing), worse than none."""
         fps = self.frame_rate()
         if fps is not None and fps < self._cfg.min_frame_rate:
-            self._rate, self._periodicity = None, 0.0
+            self._no_rate()
             return
         span = self._n_window + self._hp + self._lp
         pos = self._buf[max(0, self._len - span) : self._len]
-        if len(pos) < self._hp + self._lp + 2 * self._max_lag + 2:
+        if len(pos) < self._hp + 2 * self._smooth + 2 * self._max_lag + 2:
             return
-        velocity = _moving_average(np.diff(pos), self._lp)
-        lag, periodicity = _periodicity(velocity[-self._n_window :], self._min_lag, self._max_lag)
+        ac, energy = _autocorrelation(self._smoothed_velocity(pos), self._max_lag)
+        lags, periodicity = _periodicity(ac, self._min_lag, self._max_lag)
         band = _moving_average(pos[self._hp // 2 : len(pos) - self._hp // 2] - _moving_average(pos, self._hp), self._lp)
-        swing = float(np.percentile(band, 95) - np.percentile(band, 5)) if len(band) else 0.0
-        self._periodicity = periodicity
-        if periodicity < self._cfg.min_periodicity or swing < self._cfg.min_swing or lag <= 0:
-            self._rate = None
+        swings = np.percentile(band, 95, axis=0) - np.percentile(band, 5, axis=0)
+        # The periodic part of each channel's sideways movement, at the channel's own period, against its push's.
+        side_ac, side_energy = _autocorrelation(
+            self._smoothed_velocity(self._side[max(0, self._len - span) : self._len]), self._max_lag
+        )
+        at = np.clip(np.round(lags).astype(int), 0, self._max_lag)
+        side_periodic = side_energy * np.maximum(side_ac[at, np.arange(len(at))], 0.0)
+        sideways = side_periodic > self._cfg.sideways_ratio**2 * energy * periodicity
+        eligible = (periodicity >= self._cfg.min_periodicity) & (swings >= self._cfg.min_swing) & (lags > 0) & ~sideways
+        self._periodicity = float(periodicity[self._channel]) if self._channel >= 0 else float(periodicity.max())
+        if not eligible.any():
+            self._no_rate()
+            return
+        best = int(np.argmax(np.where(eligible, periodicity, -1.0)))
+        keep = self._channel >= 0 and eligible[self._channel]
+        if not (keep and periodicity[self._channel] >= periodicity[best] - self._cfg.keep_channel):
+            self._channel = best
+        ch = self._channel
+        lag, swing = float(lags[ch]), float(swings[ch])
+        self._periodicity = float(periodicity[ch])
+        half = max(1, int(lag / 2))
+        # A compression swings about as far as the others; a wiggle in a pause (noise, shake) while the
+        # window is still periodic from the compressions before it does not.
+        trace = band[:, ch]
+        swinging = [
+            i
+            for i in _peaks(trace, max(1, int(0.6 * lag)), 0.125 * swing)
+            if float(np.ptp(trace[max(0, i - half) : i + half + 1])) >= self._cfg.local_swing * swing
+        ]
+        # First shown once the window holds a series of `min_series` compressions one period apart: a
+        # person talking or gesturing makes a periodic moment, compressions a series.
+        self._confirmed = self._confirmed or _longest_series(swinging, lag) >= self._cfg.min_series
+        if not self._confirmed:
+            self._no_rate()
             return
         rate = 60 * self._cfg.grid_hz / lag
         self._rate = rate
         # Grid index of band[0]: the centred filters drop half their length at each end.
         first = self._grid_count - len(pos) + self._hp // 2 + self._lp // 2
         period = lag / self._cfg.grid_hz
-        half = max(1, int(lag / 2))
-        for i in _peaks(band, max(1, int(0.6 * lag)), 0.125 * swing):
-            # A compression swings about as far as the others; a wiggle in a pause (noise, shake) while
-            # the window is still periodic from the compressions before it does not.
-            around = band[max(0, i - half) : i + half + 1]
-            if float(around.max() - around.min()) < self._cfg.local_swing * swing:
-                continue
+        for i in _in_a_chain(swinging, lag):
             t = self._grid_t0 + (first + i) * self._dt
             if self._last_peak_t is None or t > self._last_peak_t + 0.6 * period:
                 self._count(t, rate, period)
+        self._see_pause(self._grid_t0 + (first + len(trace)) * self._dt)
+
+    def _smoothed_velocity(self, pos: np.ndarray) -> np.ndarray:
+        return _moving_average(_moving_average(np.diff(pos, axis=0), self._smooth), self._smooth)[-self._n_window :]
+
+    def _no_rate(self) -> None:
+        self._rate, self._confirmed = None, False
+        if self._t_first is not None:
+            self._see_pause(self._t_last - (self._hp // 2 + self._lp // 2 + 1) * self._dt)
+
+    def _see_pause(self, known_until: float) -> None:
+        """Remember that a pause was shown: compressions are known up to `known_until` (the centred filters
+        lag the newest frame), and none for `pause_s` before it."""
+        if (
+            self._last_peak_t is not None
+            and known_until - (self._last_peak_t + self._last_period / 2) >= self._cfg.pause_s
+        ):
+            self._pause_shown = True
 
     def _count(self, t: float, rate: float, period: float) -> None:
+        if self._pause_shown and self._last_peak_t is not None:
+            run_end = self._last_peak_t + self._last_period / 2
+            if (t - period / 2) - run_end < self._cfg.pause_s and t - self._last_peak_t > 1.5 * period:
+                # A movement found late inside a pause already shown (the hands going back to the chest),
+                # not the next of the series: counting it would erase the pause. A pause that was never
+                # real is bridged by a series of compressions one period apart, and those are counted.
+                return
+        self._pause_shown = False
         if self._last_peak_t is None:
             self._run_start = t - period / 2
         else:

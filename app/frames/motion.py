@@ -36,6 +36,11 @@ class MotionFeature:
     displacement: float  # vertical, small-copy pixels since the previous frame; + = down
     moved_share: float  # share of tiles that moved, 0..1
     brightness_change: float  # mean grey level minus the previous frame's, before normalising
+    # Per region of `REGIONS` (`push_channels` each): its vertical step and its growth (a scale
+    # change, in small-copy pixels at the region's edge; + = nearer), then `sideways`: for each push
+    # channel, the horizontal step of its region's surroundings.
+    pushes: tuple[float, ...] = ()
+    sideways: tuple[float, ...] = ()
 
     @property
     def is_global(self) -> bool:
@@ -60,6 +65,79 @@ def _outer_ring() -> np.ndarray:
 _RING = _outer_ring()
 
 
+# Regions the rhythm may follow, in tiles (x0, y0, x1, y1): 2x2 tiles at every tile's step (a small or
+# far trainee, hands alone with the head out of the picture), 4x4 at every second step, and the whole
+# picture. The estimator judges each and follows the one whose push is periodic.
+def _regions() -> np.ndarray:
+    cols, rows = SMALL[0] // TILE, SMALL[1] // TILE
+    out = [(x, y, x + 2, y + 2) for y in range(rows - 1) for x in range(cols - 1)]
+    out += [(x, y, x + 4, y + 4) for y in range(0, rows - 3, 2) for x in range(0, cols - 3, 2)]
+    out.append((0, 0, cols, rows))
+    return np.array(out)
+
+
+REGIONS = _regions()
+# Each region's surroundings: one tile more on every side. A hand waving sideways across a region's
+# edge looks like a push inside the region (the aperture problem: an edge's movement along itself
+# is invisible); the surroundings see the whole hand go sideways.
+_AROUND = np.column_stack(
+    [np.maximum(REGIONS[:, :2] - 1, 0), np.minimum(REGIONS[:, 2:] + 1, [SMALL[0] // TILE, SMALL[1] // TILE])]
+)
+_FITTED = np.vstack([REGIONS, _AROUND])
+PUSH_CHANNELS = 2 * len(REGIONS)  # each region's vertical step, then each region's growth
+GROWTH_SUPPORT = 0.3
+REGION_LEVEL = 3.0  # grey levels: a region's fit takes fainter changes than the global flag's tiles
+_Y, _X = np.mgrid[0 : SMALL[1], 0 : SMALL[0]].astype(np.float32) + 0.5
+# Sums by matrix products, the fastest way numpy has: pixel columns to tile columns, pixel rows to tile
+# rows, then tiles to regions.
+_COLS_TO_TILES = np.kron(np.eye(SMALL[0] // TILE, dtype=np.float32), np.ones((TILE, 1), np.float32))
+_ROWS_TO_TILES = np.kron(np.eye(SMALL[1] // TILE, dtype=np.float32), np.ones((1, TILE), np.float32))
+_TILES_TO_REGIONS = np.array(
+    [
+        [x0 <= tx < x1 and y0 <= ty < y1 for ty in range(SMALL[1] // TILE) for tx in range(SMALL[0] // TILE)]
+        for x0, y0, x1, y1 in _FITTED
+    ],
+    dtype=np.float32,
+).T
+_CENTRES = (_FITTED[:, 0:2] + _FITTED[:, 2:4]) * (TILE / 2.0)  # x, y of each region's centre, pixels
+_HALF = (_FITTED[:, 3] - _FITTED[:, 1]) * (TILE / 2.0)  # half a region's height: growth is measured there
+
+
+def _region_steps(change: np.ndarray, gx: np.ndarray, gy: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """Per region: (horizontal step, vertical step, growth at half its height), small-copy pixels, by one
+    least-squares optical-flow step over the pixels that changed, with the flow (vx + s·x, vy + s·y) about
+    the region's centre: a trainee seen from above comes nearer and goes further with each compression,
+    which grows and shrinks the head and shoulders without moving them. Per-tile sums make every region's
+    normal equations from a few matrix products; a region without texture that moved says 0."""
+    m = (np.abs(change) > REGION_LEVEL).astype(np.float32)
+    a = gx * _X + gy * _Y
+    products = np.stack([gx * gx, gx * gy, gy * gy, gx * a, gy * a, a * a, gx * change, gy * change, a * change])
+    per_tile = _ROWS_TO_TILES @ ((products * m) @ _COLS_TO_TILES)  # 9 x tile rows x tile columns
+    sxx, sxy, syy, sxa, sya, saa, sxt, syt, sat = per_tile.reshape(9, -1).astype(np.float64) @ _TILES_TO_REGIONS
+    xc, yc, r = _CENTRES[:, 0], _CENTRES[:, 1], _HALF
+    # The flow about each region's centre, its growth unknown scaled by r: all three unknowns in pixels.
+    sxg = (sxa - xc * sxx - yc * sxy) / r
+    syg = (sya - xc * sxy - yc * syy) / r
+    sgg = (saa - 2 * xc * sxa - 2 * yc * sya + xc * xc * sxx + 2 * xc * yc * sxy + yc * yc * syy) / (r * r)
+    sgt = (sat - xc * sxt - yc * syt) / r
+    normal = np.stack([np.stack([sxx, sxy, sxg], -1), np.stack([sxy, syy, syg], -1), np.stack([sxg, syg, sgg], -1)], -2)
+    trace = sxx + syy + sgg
+    # A small ridge: a region whose moving pixels constrain one direction only says ~0 for the others.
+    normal = normal + (0.01 * trace / 3 + 1.0)[:, None, None] * np.eye(3)
+    steps = -np.linalg.solve(normal, np.stack([sxt, syt, sgt], -1)[..., None])[..., 0]
+    steps[trace <= MIN_TEXTURE] = 0.0
+    # Growth is told from a sideways step only by moving pixels on both sides of the centre: a hand
+    # crossing a region's edge moves pixels on one side, where the two are the same fit (seen: a hand
+    # waving sideways at 2 Hz read as growth). Where the growth's own information (its Schur
+    # complement) is under GROWTH_SUPPORT of its total, the region says no growth.
+    pair = normal[:, :2, :2]
+    cross = normal[:, :2, 2:3]
+    own = sgg - (np.swapaxes(cross, 1, 2) @ np.linalg.solve(pair, cross))[:, 0, 0]
+    steps[own < GROWTH_SUPPORT * np.maximum(sgg, 1e-9), 2] = 0.0
+    steps = np.clip(steps, -MAX_STEP, MAX_STEP)
+    return steps[:, 0], steps[:, 1], steps[:, 2]
+
+
 class MotionMeter:
     """One per session: `measure` each decoded RGB frame (HxWx3 uint8) in order."""
 
@@ -78,7 +156,8 @@ class MotionMeter:
         prev, prev_mean = self._prev, self._prev_mean
         self._prev, self._prev_mean = norm, mean
         if prev is None:
-            return MotionFeature(0.0, 0.0, 0.0)
+            still = (0.0,) * PUSH_CHANNELS
+            return MotionFeature(0.0, 0.0, 0.0, pushes=still, sideways=still)
         change = norm - prev
         h, w = SMALL[1], SMALL[0]
         gy, gx = np.gradient((norm + prev) / 2)
@@ -91,7 +170,15 @@ class MotionMeter:
         # nothing, and no real step is larger than MAX_STEP.
         raw = -float((change[moving] * gy[moving]).sum()) / den if den > MIN_TEXTURE else 0.0
         displacement = float(np.clip(raw, -MAX_STEP, MAX_STEP))
-        return MotionFeature(displacement, moved_share, mean - prev_mean)
+        vx, vy, grow = _region_steps(change, gx, gy)
+        n = len(REGIONS)
+        return MotionFeature(
+            displacement,
+            moved_share,
+            mean - prev_mean,
+            pushes=tuple(np.concatenate((vy[:n], grow[:n])).tolist()),
+            sideways=tuple(np.concatenate((vx[n:], vx[n:])).tolist()),  # the surroundings': see _AROUND
+        )
 
     @staticmethod
     def _without_shake(change: np.ndarray, gx: np.ndarray, gy: np.ndarray) -> np.ndarray:

@@ -294,7 +294,7 @@ class LivePipeline:
         self._deliver()
 
     def _follow_rhythm(self, t: float, motion: MotionFeature) -> None:
-        self._rhythm.update(t, motion.displacement, motion.is_global)
+        self._rhythm.follow(t, motion)
         self._rhythm_fed_t = t
         if self._rhythm_said_t is None or t - self._rhythm_said_t >= RHYTHM_EVERY_S:
             self._say_rhythm()

@@ -91,7 +91,7 @@ def test_the_estimator_reads_a_clean_110_per_minute_video_within_3() -> None:
     meter, estimator = MotionMeter(), RhythmEstimator()
     for t, frame in zip(video.times, video.frames, strict=True):
         feature = meter.measure(frame)
-        estimator.update(float(t), feature.displacement, feature.is_global)
+        estimator.follow(float(t), feature)
     r = estimator.snapshot()
     assert r.rate_per_min is not None and abs(r.rate_per_min - 110) <= 3
     assert r.pauses == ()
