@@ -22,6 +22,7 @@ BENCHES = (  # the fast ones first
     "sampler",
     "rhythm_cost",
     "rhythm",
+    "rhythm_views",
     "decoding",
     "checklist",
     "kept_text",

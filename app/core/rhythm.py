@@ -1,7 +1,9 @@
 """Chest-compression rhythm from a per-frame motion signal: rate, count, pauses, compression fraction.
 
-Pure logic (numpy only). Fed one signed movement per frame (e.g. `app.frames.motion`'s vertical
-displacement since the previous frame; + = down), at whatever irregular times the frames came.
+Pure logic (numpy only). Fed one signed movement per frame, or one per channel (`app.frames.motion`
+gives every region of the picture's vertical step and growth since the previous frame, + = down or
+nearer, and each region's surroundings' sideways step), at whatever irregular times the frames came.
+Every channel is judged and the estimator follows the one whose push is periodic.
 
 Method, and why: the movements are summed into a position, resampled onto a regular 50 Hz grid
 (frames drop and cameras run at 10–30 fps), and every 0.25 s the last 6 s are judged:
@@ -14,9 +16,15 @@ Method, and why: the movements are summed into a position, resampled onto a regu
   would be a random walk with most of its energy near 1 Hz, right in the compression band. A step
   (a light switched on) is one spike, correlated with nothing. Published camera methods (frame
   differences or optical flow, then the dominant frequency) reach about ±2.7 per minute.
+- **not compressions**: a rate is first shown once a second of windows agreed on the period and the
+  window holds six compressions one period apart (a person talking or gesturing is periodic for a
+  moment); movement at the period that swings sideways further than anything pushes (a hand waving
+  above the chest at 2 Hz) is not compressions.
 - **count**: peaks of the band-passed position (the bottom of each compression), at least 0.6
-  periods apart, counted only while the window is periodic and only where the movement swings about
-  as far as the window's compressions (a wiggle in a pause does not). Pauses and the compression fraction
+  periods apart, counted only while the window is periodic, only where the movement swings about
+  as far as the window's compressions (a wiggle in a pause does not) and only with a neighbour one
+  period away (the hands going back to the chest after the breaths are not a compression). A pause
+  once shown is kept unless a series one period apart bridges it. Pauses and the compression fraction
   follow from the counted compressions: each covers one period around its peak; uncovered time of
   `pause_s` or more is a pause, shorter hiccups belong to the run around them. Session time runs
   from the first frame: time before the first compression lowers the CCF but is not a pause.
@@ -25,8 +33,9 @@ What it cannot measure: depth and recoil (one camera sees a movement in pixels, 
 of chest; published camera studies agreed with sensor manikins 39 % and 34 % of the time), hand
 position, or anything whose motion it is not given. Periodic movement that is not compressions
 (a rocking body, a periodic camera wobble the motion feature does not flag as global) reads as a
-rate. A rate shows about 1.5 s after compressions start (3 s into a session: the window fills)
-and goes `pause_s` after they stop; the newest ~0.6 s of compressions are not counted yet.
+rate. A rate shows about 3–4 s after compressions start (six of them and a steady second) and goes
+`pause_s` after they stop; the newest ~0.6 s of compressions are not counted yet (then they are,
+from the start of the series).
 """
 
 from __future__ import annotations
@@ -53,11 +62,14 @@ class RhythmConfig:
     pause_s: float = 2.0
     local_swing: float = 0.4  # of the window's swing: what a counted compression swings around its peak
     min_frame_rate: float = MIN_FRAME_RATE  # frames a second below which no window is judged (aliasing)
-    min_series: int = 5  # compressions one period apart in the window before a rate is first shown
-    # A channel whose region swings sideways at its period more than this times as far as it pushes is
-    # not compressing: a hand waving above the chest at 2 Hz is periodic, in the band, and sideways.
-    sideways_ratio: float = 1.0
-    keep_channel: float = 0.05  # the followed channel stays while its periodicity is this close to the best
+    steady_s: float = 1.0  # and the period agreed (within `steady_lag`) over this long of windows
+    steady_lag: float = 0.1
+    min_series: int = 6  # compressions one period apart in the window before a rate is first shown
+    # Movement that swings sideways at its period more than this times as far as anything pushes is not
+    # compressions (arms converging on the hands seen head-on reach ~1.2: an edge moving down along itself
+    # looks partly sideways; a hand waving at 2 Hz 1.4-2.1).
+    sideways_ratio: float = 1.3
+    keep_channel: float = 0.05  # channels this close to the best periodicity are alike: the widest swing is followed
 
     def __post_init__(self) -> None:
         if not 0 < self.min_rate_per_min < self.max_rate_per_min:
@@ -193,6 +205,7 @@ class RhythmEstimator:
         self._periodicity = 0.0
         self._channel = -1  # the channel followed, -1 before one was periodic
         self._confirmed = False
+        self._lags: deque[float] = deque(maxlen=max(1, round(self._cfg.steady_s / self._cfg.hop_s)))
         self._frame_times: deque[float] = deque()  # of the frames within the window, for the frame rate
         # Session: the window's rate at each counted compression, and the runs and pauses they make.
         self._rates: list[float] = []
@@ -211,16 +224,21 @@ class RhythmEstimator:
         sideways: Sequence[float] | np.ndarray | None = None,
     ) -> None:
         """A frame at `t_s` moved by `movement` since the previous one: one number, or one per channel (the
-        same channels every frame), with each channel's sideways movement if known. A frame whose change was
+        same channels every frame), with the sideways movement of the leading channels that have one (the
+        motion feature's vertical steps; its growth channels have none). A frame whose change was
         global (the feature says the whole picture moved or changed brightness) adds no movement: shake
         and flicker must not make a rhythm."""
         push = np.atleast_1d(np.asarray(movement, dtype=float))
-        side = np.zeros_like(push) if sideways is None else np.atleast_1d(np.asarray(sideways, dtype=float))
+        side = np.zeros(0) if sideways is None else np.atleast_1d(np.asarray(sideways, dtype=float))
         if self._t_first is None:
-            self._start(t_s, len(push))
+            if len(side) > len(push):
+                raise ValueError(f"{len(side)} sideways movements for {len(push)} channels")
+            self._start(t_s, len(push), len(side))
             return
-        if push.shape != self._pos.shape or side.shape != self._pos.shape:
-            raise ValueError(f"{self._pos.size} channels expected, got {push.size} and {side.size} sideways")
+        if push.shape != self._pos.shape or side.shape != self._side_pos.shape:
+            raise ValueError(
+                f"{self._pos.size} channels, {self._side_pos.size} sideways expected; got {push.size}, {side.size}"
+            )
         if global_motion:
             push, side = np.zeros_like(push), np.zeros_like(side)
         push = np.where(np.isfinite(push), push, 0.0)
@@ -243,16 +261,16 @@ class RhythmEstimator:
         """`update` with a motion feature's channels."""
         self.update(t_s, movement.pushes, movement.is_global, movement.sideways)
 
-    def _start(self, t_s: float, channels: int) -> None:
+    def _start(self, t_s: float, channels: int, sideways: int) -> None:
         """The first frame: still before it, which lets the centred filters judge the session's first second."""
         pad = self._hp // 2 + self._lp // 2
         rows = 2 * (self._n_window + self._hp + self._lp)
-        self._buf, self._side = np.zeros((rows, channels)), np.zeros((rows, channels))
-        self._pos, self._side_pos = np.zeros(channels), np.zeros(channels)
+        self._buf, self._side = np.zeros((rows, channels)), np.zeros((rows, sideways))
+        self._pos, self._side_pos = np.zeros(channels), np.zeros(sideways)
         self._t_first = self._t_last = t_s
         self._frame_times.append(t_s)
         self._grid_t0 = t_s - pad * self._dt
-        self._push(np.zeros((pad + 1, channels)), np.zeros((pad + 1, channels)))
+        self._push(np.zeros((pad + 1, channels)), np.zeros((pad + 1, sideways)))
 
     def _push(self, values: np.ndarray, side: np.ndarray) -> None:
         for start in range(0, len(values), self._hop):
@@ -293,23 +311,24 @@ class RhythmEstimator:
         lags, periodicity = _periodicity(ac, self._min_lag, self._max_lag)
         band = _moving_average(pos[self._hp // 2 : len(pos) - self._hp // 2] - _moving_average(pos, self._hp), self._lp)
         swings = np.percentile(band, 95, axis=0) - np.percentile(band, 5, axis=0)
-        # The periodic part of each channel's sideways movement, at the channel's own period, against its push's.
-        side_ac, side_energy = _autocorrelation(
-            self._smoothed_velocity(self._side[max(0, self._len - span) : self._len]), self._max_lag
-        )
-        at = np.clip(np.round(lags).astype(int), 0, self._max_lag)
-        side_periodic = side_energy * np.maximum(side_ac[at, np.arange(len(at))], 0.0)
-        sideways = side_periodic > self._cfg.sideways_ratio**2 * energy * periodicity
-        eligible = (periodicity >= self._cfg.min_periodicity) & (swings >= self._cfg.min_swing) & (lags > 0) & ~sideways
+        eligible = (periodicity >= self._cfg.min_periodicity) & (swings >= self._cfg.min_swing) & (lags > 0)
         self._periodicity = float(periodicity[self._channel]) if self._channel >= 0 else float(periodicity.max())
         if not eligible.any():
             self._no_rate()
             return
-        best = int(np.argmax(np.where(eligible, periodicity, -1.0)))
-        keep = self._channel >= 0 and eligible[self._channel]
-        if not (keep and periodicity[self._channel] >= periodicity[best] - self._cfg.keep_channel):
-            self._channel = best
+        # Of the channels nearly as periodic as the best, the one that swings furthest: the region the
+        # compressions fill, not one they graze (which keeps its periodicity from the window's past
+        # while the hands leave it). The channel followed stays while it is still among them and swings
+        # nearly as far, so the count does not flip between regions.
+        near = eligible & (periodicity >= periodicity[eligible].max() - self._cfg.keep_channel)
+        widest = float(swings[near].max())
         ch = self._channel
+        if not (ch >= 0 and near[ch] and swings[ch] >= 0.7 * widest):
+            self._channel = int(np.argmax(np.where(near, swings, -1.0)))
+        ch = self._channel
+        if self._goes_sideways(span, ac, energy, ch, int(round(lags[ch]))):
+            self._no_rate()
+            return
         lag, swing = float(lags[ch]), float(swings[ch])
         self._periodicity = float(periodicity[ch])
         half = max(1, int(lag / 2))
@@ -323,9 +342,15 @@ class RhythmEstimator:
         ]
         # First shown once the window holds a series of `min_series` compressions one period apart: a
         # person talking or gesturing makes a periodic moment, compressions a series.
-        self._confirmed = self._confirmed or _longest_series(swinging, lag) >= self._cfg.min_series
+        # ... and once `steady_s` of windows in a row agreed on the period: noise, smoothed into the band and
+        # judged on many channels, makes one channel periodic for a window or two, never for a second.
+        self._lags.append(lag)
+        steady = len(self._lags) == self._lags.maxlen and max(self._lags) <= (1 + self._cfg.steady_lag) * min(
+            self._lags
+        )
+        self._confirmed = self._confirmed or (steady and _longest_series(swinging, lag) >= self._cfg.min_series)
         if not self._confirmed:
-            self._no_rate()
+            self._no_rate(keep_lags=True)
             return
         rate = 60 * self._cfg.grid_hz / lag
         self._rate = rate
@@ -338,11 +363,39 @@ class RhythmEstimator:
                 self._count(t, rate, period)
         self._see_pause(self._grid_t0 + (first + len(trace)) * self._dt)
 
+    def _goes_sideways(self, span: int, ac: np.ndarray, energy: np.ndarray, channel: int, lag: int) -> bool:
+        """Whether the vertical movement followed is a sideways one: a hand waving above the chest at 2 Hz
+        is periodic and in the band, and the edge of its forearm (or the arc it draws, at twice its rate)
+        may look like a push somewhere, but somewhere in the picture it swings sideways further than
+        anything pushes. Judged on the movement at this period alone, not its harmonics: a channel's
+        energy times (autocorrelation at the lag - at half the lag) / 2 is its fundamental's. A growth
+        followed (a trainee seen from above, who may lean along a back lying sideways in the picture) has
+        no sideways to compare with."""
+        sideways = self._side.shape[1]
+        if channel >= sideways:
+            return False
+        side_ac, side_energy = _autocorrelation(
+            self._smoothed_velocity(self._side[max(0, self._len - span) : self._len]), self._max_lag
+        )
+
+        def fundamental(a: np.ndarray, e: np.ndarray) -> float:
+            return float((e * np.maximum(a[lag] - a[lag // 2], 0.0) / 2).max())
+
+        push = fundamental(ac[:, :sideways], energy[:sideways])
+        return fundamental(side_ac, side_energy) > self._cfg.sideways_ratio**2 * push
+
     def _smoothed_velocity(self, pos: np.ndarray) -> np.ndarray:
         return _moving_average(_moving_average(np.diff(pos, axis=0), self._smooth), self._smooth)[-self._n_window :]
 
-    def _no_rate(self) -> None:
-        self._rate, self._confirmed = None, False
+    def _no_rate(self, keep_lags: bool = False) -> None:
+        """No rate from this window. The periods agreed so far are kept while a series is still awaited, and
+        a series confirmed stays so through a dip while compressions go on (a change of pace mixes two
+        periods in the window for a moment): only once they stopped must the next series prove itself."""
+        self._rate = None
+        stopped = self._last_peak_t is None or self._t_last - self._last_peak_t > self._cfg.pause_s
+        if not keep_lags and stopped:
+            self._confirmed = False
+            self._lags.clear()
         if self._t_first is not None:
             self._see_pause(self._t_last - (self._hp // 2 + self._lp // 2 + 1) * self._dt)
 

@@ -1,16 +1,20 @@
 """A cheap per-frame motion feature for the compression rhythm (`app.core.rhythm`).
 
 Each frame becomes a 96x72 grey copy, scaled to a fixed mean brightness (so a light that dims or
-brightens the whole picture changes nothing). Against the previous copy one number is estimated:
-the vertical displacement of whatever moved, by a single least-squares optical-flow step
-(Lucas–Kanade over the pixels that changed): + is down, in pixels of the small copy. A 5 cm
-compression seen in a 1.5 m tall picture is about 2.4 such pixels, a fraction of a pixel per
-frame, where one step is accurate. A hand-held camera's own sub-pixel movement is estimated on the
-outer ring of tiles and taken out first, so the hands' movement survives a shaking camera. Alongside
-it: the share of the picture's 8x6 tiles that still moved and the change of mean brightness, which
-flag a global change (a jolt too large to take out, a flicker) that the estimator must not read as
-compressions. A shake of a featureless picture moves few tiles and is not flagged; only its lack of
-periodicity keeps it from being read as a rhythm.
+brightens the whole picture changes nothing). Against the previous copy, a single least-squares
+optical-flow step (Lucas–Kanade over the pixels that changed) is fitted in every region of the
+picture (`REGIONS`: 2x2 tiles at every tile's step, 4x4 at every second, the whole picture): the
+region's vertical step (+ is down, in pixels of the small copy) and its growth (a scale change about
+its centre, as a trainee seen from above comes nearer and goes further with each compression), and
+the horizontal step of its surroundings, which tells a hand waving sideways from a push. The
+estimator follows whichever region compresses, wherever it is and whatever its size: a trainee far
+away in a busy room, hands alone with the head out of the picture, a head and shoulders seen from
+above. A 5 cm compression seen in a 1.5 m tall picture is about 2.4 small-copy pixels, a fraction
+of a pixel per frame, where one step is accurate. A hand-held camera's own sub-pixel movement is
+estimated on the outer ring of tiles and taken out first, so the hands' movement survives a shaking
+camera. Alongside: the share of the picture's 8x6 tiles that still moved and the change of mean
+brightness, which flag a global change (a jolt too large to take out, a flicker) that the estimator
+must not read as compressions; and `displacement`, the whole picture's vertical step.
 """
 
 from __future__ import annotations
@@ -37,8 +41,8 @@ class MotionFeature:
     moved_share: float  # share of tiles that moved, 0..1
     brightness_change: float  # mean grey level minus the previous frame's, before normalising
     # Per region of `REGIONS` (`push_channels` each): its vertical step and its growth (a scale
-    # change, in small-copy pixels at the region's edge; + = nearer), then `sideways`: for each push
-    # channel, the horizontal step of its region's surroundings.
+    # change, in small-copy pixels at the region's edge; + = nearer), then `sideways`: for each vertical
+    # step, the horizontal step of its region's surroundings (growth has no sideways to compare).
     pushes: tuple[float, ...] = ()
     sideways: tuple[float, ...] = ()
 
@@ -157,7 +161,7 @@ class MotionMeter:
         self._prev, self._prev_mean = norm, mean
         if prev is None:
             still = (0.0,) * PUSH_CHANNELS
-            return MotionFeature(0.0, 0.0, 0.0, pushes=still, sideways=still)
+            return MotionFeature(0.0, 0.0, 0.0, pushes=still, sideways=still[: len(REGIONS)])
         change = norm - prev
         h, w = SMALL[1], SMALL[0]
         gy, gx = np.gradient((norm + prev) / 2)
@@ -177,7 +181,7 @@ class MotionMeter:
             moved_share,
             mean - prev_mean,
             pushes=tuple(np.concatenate((vy[:n], grow[:n])).tolist()),
-            sideways=tuple(np.concatenate((vx[n:], vx[n:])).tolist()),  # the surroundings': see _AROUND
+            sideways=tuple(vx[n:].tolist()),  # the surroundings': see _AROUND
         )
 
     @staticmethod

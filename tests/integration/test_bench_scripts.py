@@ -180,6 +180,19 @@ def test_checklist_asks_the_first_n_signals_gate_first() -> None:
     assert proc.returncode == 2 and "--signals must be 1 to 3: cpr_checklist has 3 signals" in proc.stderr
 
 
+def test_rhythm_views_scores_each_view_and_each_person_moving_without_compressing(tmp_path: Path) -> None:
+    receipt = tmp_path / "views.json"
+    out = _bench("rhythm_views", "--videos", "1", "--seconds", "12", "--receipt", str(receipt))
+    assert out.startswith("Compression rhythm on 5 held-out phone views")
+    assert "1 with compressions + 4 without, 12 s each" in _line(out, "videos")
+    _goal(_line(out, "all views: rate shown"), ">= 95%")
+    _goal(_line(out, "side: rate error"), "median <= 2")
+    for kind in ("talking", "waving", "resting", "repositioning"):
+        _goal(_line(out, f"without compressions: {kind}"), "no rate, 0 counted")
+    rows = {row["name"]: row for row in json.loads(receipt.read_text())["rows"]}
+    assert isinstance(rows["all views: count error"]["met"], bool)
+
+
 def test_rhythm_scores_rate_pauses_ccf_and_the_negatives(tmp_path: Path) -> None:
     receipt = tmp_path / "rhythm.json"
     out = _bench("rhythm", "--videos", "2", "--negatives", "1", "--seconds", "8", "--receipt", str(receipt))
