@@ -165,7 +165,7 @@ def _time_into_run(times: np.ndarray, compressing: np.ndarray) -> np.ndarray:
     return out
 
 
-def _overlaps(a: tuple[float, float], b: tuple[float, float]) -> bool:
+def overlaps(a: tuple[float, float], b: tuple[float, float]) -> bool:
     return a[0] < b[0] + b[1] and b[0] < a[0] + a[1]
 
 
@@ -175,14 +175,14 @@ def pause_rows(scored: Sequence[Scored]) -> list[Row]:
     length_err: list[float] = []
     for s in scored:
         for true in s.true_pauses:
-            found = [f for f in s.found_pauses if _overlaps(f, true)]
+            found = [f for f in s.found_pauses if overlaps(f, true)]
             if found:
                 hits += 1
                 start_err.append(abs(found[0][0] - true[0]))
                 length_err.append(abs(found[0][1] - true[1]))
             else:
                 misses += 1
-        false_alarms += sum(not any(_overlaps(f, t) for t in s.true_pauses) for f in s.found_pauses)
+        false_alarms += sum(not any(overlaps(f, t) for t in s.true_pauses) for f in s.found_pauses)
     worst = max(start_err + length_err, default=0.0)
     timing = (
         f"start {spread_text(spread(start_err), 's')}; length {spread_text(spread(length_err), 's')}"

@@ -32,7 +32,7 @@ from app.core.figures import spread
 from app.core.rhythm import RhythmConfig
 from app.engine.stdio import claim_stdout
 from bench._report import Row, add_receipt_option, report, run_benchmark, spread_text
-from bench.rhythm import COUNT_LAG_S, SETTLE_S, Scored, score_video
+from bench.rhythm import COUNT_LAG_S, SETTLE_S, Scored, overlaps, score_video
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "tools"))  # the scene generator is not part of the app
 from demo_model.phone_views import VIEWS, PhoneSpec, make_phone_video, phone_set  # noqa: E402
@@ -58,7 +58,7 @@ def _pause_found(true: tuple[float, float], found: Sequence[tuple[float, float]]
 
 
 def _invented(s: Scored) -> int:
-    return sum(not any(f[0] < t[0] + t[1] and t[0] < f[0] + f[1] for t in s.true_pauses) for f in s.found_pauses)
+    return sum(not any(overlaps(f, t) for t in s.true_pauses) for f in s.found_pauses)
 
 
 def _group_rows(label: str, group: Sequence[Scored]) -> list[Row]:

@@ -138,21 +138,26 @@ def _peaks(x: np.ndarray, min_distance: int, height: float) -> list[int]:
     return sorted(kept)
 
 
+def _one_period_apart(a: int, b: int, lag: float) -> bool:
+    """Two compressions of one series: 0.6–1.5 periods apart (people are not metronomes)."""
+    return 0.6 * lag <= abs(b - a) <= 1.5 * lag
+
+
 def _in_a_chain(peaks: list[int], lag: float) -> list[int]:
     """The peaks with a neighbour about one period away: a compression is one of a series; a single
     large movement (the hands going back to the chest after the breaths) is not."""
     return [
         p
         for i, p in enumerate(peaks)
-        if any(0.6 * lag <= abs(p - q) <= 1.5 * lag for q in peaks[max(0, i - 1) : i] + peaks[i + 1 : i + 2])
+        if any(_one_period_apart(p, q, lag) for q in peaks[max(0, i - 1) : i] + peaks[i + 1 : i + 2])
     ]
 
 
 def _longest_series(peaks: list[int], lag: float) -> int:
-    """The most peaks in a row each 0.6–1.5 periods after the one before."""
+    """The most peaks in a row, each one period after the one before."""
     longest = run = min(1, len(peaks))
     for a, b in zip(peaks, peaks[1:], strict=False):
-        run = run + 1 if 0.6 * lag <= b - a <= 1.5 * lag else 1
+        run = run + 1 if _one_period_apart(a, b, lag) else 1
         longest = max(longest, run)
     return longest
 
@@ -324,8 +329,7 @@ class RhythmEstimator:
         widest = float(swings[near].max())
         ch = self._channel
         if not (ch >= 0 and near[ch] and swings[ch] >= 0.7 * widest):
-            self._channel = int(np.argmax(np.where(near, swings, -1.0)))
-        ch = self._channel
+            ch = self._channel = int(np.argmax(np.where(near, swings, -1.0)))
         if self._goes_sideways(span, ac, energy, ch, int(round(lags[ch]))):
             self._no_rate()
             return
