@@ -16,10 +16,11 @@ Method, and why: the movements are summed into a position, resampled onto a regu
   would be a random walk with most of its energy near 1 Hz, right in the compression band. A step
   (a light switched on) is one spike, correlated with nothing. Published camera methods (frame
   differences or optical flow, then the dominant frequency) reach about ±2.7 per minute.
-- **not compressions**: a rate is first shown once a second of windows agreed on the period and the
+- **not compressions**: a rate is first shown once a second of windows agreed on the period, the
   window holds six compressions one period apart (a person talking or gesturing is periodic for a
-  moment); movement at the period that swings sideways further than anything pushes (a hand waving
-  above the chest at 2 Hz) is not compressions.
+  moment) and several channels move at that period (compressions move arms, shoulders and head
+  together; a gesture is one hand); movement at the period that swings sideways further than anything
+  pushes (a hand waving above the chest at 2 Hz, seen from the side) is not compressions.
 - **count**: peaks of the band-passed position (the bottom of each compression), at least 0.6
   periods apart, counted only while the window is periodic, only where the movement swings about
   as far as the window's compressions (a wiggle in a pause does not) and only with a neighbour one
@@ -70,6 +71,9 @@ class RhythmConfig:
     # looks partly sideways; a hand waving at 2 Hz 1.4-2.1).
     sideways_ratio: float = 1.3
     keep_channel: float = 0.05  # channels this close to the best periodicity are alike: the widest swing is followed
+    # Channels periodic at the followed period (within `steady_lag`) before a rate is first shown: compressions
+    # move arms, shoulders and head together, seen in several overlapping regions; a gesture moves one.
+    min_coherent: int = 4
 
     def __post_init__(self) -> None:
         if not 0 < self.min_rate_per_min < self.max_rate_per_min:
@@ -352,7 +356,13 @@ class RhythmEstimator:
         steady = len(self._lags) == self._lags.maxlen and max(self._lags) <= (1 + self._cfg.steady_lag) * min(
             self._lags
         )
-        self._confirmed = self._confirmed or (steady and _longest_series(swinging, lag) >= self._cfg.min_series)
+        # ... and once several channels move at that period (one number a frame has no picture to judge).
+        coherent = int((eligible & (np.abs(lags - lag) <= self._cfg.steady_lag * lag)).sum())
+        self._confirmed = self._confirmed or (
+            steady
+            and coherent >= min(self._cfg.min_coherent, len(lags))
+            and _longest_series(swinging, lag) >= self._cfg.min_series
+        )
         if not self._confirmed:
             self._no_rate(keep_lags=True)
             return

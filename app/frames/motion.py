@@ -13,8 +13,8 @@ above. A 5 cm compression seen in a 1.5 m tall picture is about 2.4 small-copy p
 of a pixel per frame, where one step is accurate. A hand-held camera's own sub-pixel movement is
 estimated on the outer ring of tiles and taken out first, so the hands' movement survives a shaking
 camera. Alongside: the share of the picture's 8x6 tiles that still moved and the change of mean
-brightness, which flag a global change (a jolt too large to take out, a flicker) that the estimator
-must not read as compressions; and `displacement`, the whole picture's vertical step.
+brightness, which flag a global change (a jolt too large to take out, a light that lit the picture
+unevenly) that the estimator must not read as compressions; and `displacement`, the whole picture's vertical step.
 """
 
 from __future__ import annotations
@@ -28,7 +28,14 @@ SMALL = (96, 72)  # width, height: every aspect is squashed to it; the rhythm ne
 TILE = 12  # 8x6 tiles of 12x12
 MOVED_LEVEL = 6.0  # mean |change| of a tile, in grey levels, above which it moved (sensor noise is ~1)
 GLOBAL_SHARE = 0.5  # more than half the tiles moved: the camera, not a pair of hands
-GLOBAL_BRIGHTNESS = 6.0  # grey levels of mean change in one frame: a light, not a movement
+GLOBAL_BRIGHTNESS = 6.0  # grey levels of mean change in one frame: a light, not a movement, when it
+# was a step (the picture's brightness changed by over LIGHT_STEP, as |log| of the ratio: a light switched
+# on or off) or lit the picture unevenly (the typical tile's brightness, relative to the picture's, changed
+# by over UNEVEN_LIGHT: a lamp over part of the room). Mains flicker (a few % at 100 or 120 Hz, aliased by
+# the frame rate) brightens and dims the whole picture alike, which the scaling to LEVEL takes out:
+# flagging it blanked 2 frames of 3 at 15 fps and left the compressions aliased (seen: 60/min for 128).
+LIGHT_STEP = 0.2
+UNEVEN_LIGHT = 0.02
 LEVEL = 128.0  # the mean every copy is scaled to
 MIN_TEXTURE = 50.0  # sum of squared vertical gradients over the moving pixels: the wild fits had under 10
 MAX_STEP = 4.0  # small-copy pixels per frame: a compression moves well under 1.5
@@ -45,10 +52,15 @@ class MotionFeature:
     # step, the horizontal step of its region's surroundings (growth has no sideways to compare).
     pushes: tuple[float, ...] = ()
     sideways: tuple[float, ...] = ()
+    light_step: float = 0.0  # |log| of the mean brightness's ratio to the previous frame's
+    # The typical tile's change of brightness relative to the picture's (median |log ratio| of the scaled
+    # copies' tile means): ~0 when the whole picture brightened or dimmed alike.
+    uneven_light: float = 0.0
 
     @property
     def is_global(self) -> bool:
-        return self.moved_share > GLOBAL_SHARE or abs(self.brightness_change) > GLOBAL_BRIGHTNESS
+        a_light = self.light_step > LIGHT_STEP or self.uneven_light > UNEVEN_LIGHT
+        return self.moved_share > GLOBAL_SHARE or (abs(self.brightness_change) > GLOBAL_BRIGHTNESS and a_light)
 
 
 def _small_grey(grey: np.ndarray) -> np.ndarray:
@@ -176,12 +188,19 @@ class MotionMeter:
         displacement = float(np.clip(raw, -MAX_STEP, MAX_STEP))
         vx, vy, grow = _region_steps(change, gx, gy)
         n = len(REGIONS)
+
+        def tile_means(a: np.ndarray) -> np.ndarray:
+            return np.asarray(a.reshape(h // TILE, TILE, w // TILE, TILE).mean(axis=(1, 3)))
+
+        uneven = float(np.median(np.abs(np.log(np.maximum(tile_means(norm), 1.0) / np.maximum(tile_means(prev), 1.0)))))
         return MotionFeature(
             displacement,
             moved_share,
             mean - prev_mean,
             pushes=tuple(np.concatenate((vy[:n], grow[:n])).tolist()),
             sideways=tuple(vx[n:].tolist()),  # the surroundings': see _AROUND
+            light_step=abs(float(np.log(max(mean, 1.0) / max(prev_mean, 1.0)))),
+            uneven_light=uneven,
         )
 
     @staticmethod

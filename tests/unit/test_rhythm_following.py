@@ -148,3 +148,23 @@ def test_a_pause_once_shown_is_kept_when_a_movement_inside_it_is_found_later() -
     assert len(r.pauses) == 1 and not r.pauses[0].ongoing
     assert abs(r.pauses[0].start_s - 10.2) <= 0.5 and r.pauses[0].length_s >= 2.0
     assert abs(r.count - (17 + 16)) <= 2  # 17 strokes before the pause, ~16 counted after it by 23 s
+
+
+@pytest.mark.parametrize("periodic", [1, 3, 4, 8])
+def test_a_rate_needs_several_regions_moving_at_its_period(periodic: int) -> None:
+    """Compressions move arms, shoulders and head together, seen in several overlapping regions; a talking
+    person's gesture is periodic in one. Twelve channels of independent random movement, `periodic` of
+    them also pushing at 110 a minute: a rate (within 3/min) from four such channels, none from fewer."""
+    rng = np.random.default_rng(periodic)
+    times = regular(16)
+    wander = np.stack([np.interp(times, np.arange(48) / 3, np.cumsum(rng.normal(0, 0.4, 48))) for _ in range(12)], 1)
+    strokes = 1.5 * (1 - np.cos(2 * np.pi * 110 / 60 * times))
+    position = wander + np.where(np.arange(12) < periodic, 1.0, 0.0) * strokes[:, None]
+    est = RhythmEstimator()
+    for t, step in zip(times, np.diff(position, axis=0, prepend=position[:1]), strict=True):
+        est.update(float(t), step)
+    r = est.snapshot()
+    if periodic >= 4:
+        assert r.rate_per_min is not None and abs(r.rate_per_min - 110) <= 3 and r.count > 0
+    else:
+        assert r.rate_per_min is None and r.count == 0
