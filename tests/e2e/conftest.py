@@ -426,6 +426,24 @@ def wait_on_page(page, said: str, timeout: float = PAGE_WAIT_S) -> None:  # noqa
     )
 
 
+def type_into(page, identifier: str, value: str, replace: bool = True, timeout: float = 30) -> None:  # noqa: ANN001
+    """Type `value` into the text field tagged `identifier` as a person does: focus it, select what it
+    holds (`replace`), type. Waits on the page, not the clock: until the field has the focus, then until
+    it holds what was typed (Flutter's field is the semantics node's own input)."""
+    field = node(page, identifier).locator("input, textarea").first
+    field.scroll_into_view_if_needed()
+    field.focus()
+    focused = wait_until(lambda: field.evaluate("(el) => document.activeElement === el"), timeout, interval=0.05)
+    assert focused, f"the field {identifier!r} never took the focus"
+    before = "" if replace else field.input_value()
+    if replace:
+        page.keyboard.press("Control+A")
+        page.keyboard.press("Backspace")
+    page.keyboard.type(value)
+    wanted = before + value
+    wait_for(field.input_value, lambda held: held == wanted, timeout, f"{identifier!r} holding {wanted!r}")
+
+
 def scroll_to(page, identifier: str, timeout: float = 30) -> None:  # noqa: ANN001
     """Scroll the page's Flutter list, as a person does with the wheel, until the node `identifier` is
     on screen. Playwright's own scrolling moves the semantics node, not the painted list under it, so a

@@ -20,7 +20,7 @@ from pathlib import Path
 import pytest
 
 from app.paths import MANIFESTS
-from tests.e2e.conftest import AppServer, go_to, node, open_app_page, shot, text_of, wait_text
+from tests.e2e.conftest import AppServer, go_to, node, open_app_page, shot, text_of, type_into, wait_text
 from tests.models.conftest import Model, make_model
 from tests.servers.nginx import Nginx
 
@@ -71,13 +71,6 @@ def percents_while_downloading(page, until: int, timeout: float = 60) -> list[in
             return seen
         time.sleep(0.1)
     return seen
-
-
-def type_into(page, identifier: str, value: str) -> None:  # noqa: ANN001
-    node(page, identifier).locator("input").focus()
-    time.sleep(0.5)  # Flutter moves the focus to its own editing element first
-    page.keyboard.press("Control+A")
-    page.keyboard.type(value)
 
 
 @pytest.fixture

@@ -26,6 +26,7 @@ from tests.e2e.conftest import (
     open_app_page,
     shot,
     text_of,
+    type_into,
     wait_on_page,
     wait_text,
     wait_until_loaded,
@@ -134,10 +135,7 @@ def test_a_video_session_then_the_examiner_confirms_and_corrects(page, app_serve
     answers = [e for e in load_session(log).events if e.kind == "practice"]
     first, second = answers[0], answers[1]
     # Focus the field's own input (a click lands wherever Flutter has just scrolled to), then type.
-    page.locator(f"[flt-semantics-identifier='note-{first.event_id}'] input").focus()
-    time.sleep(0.5)  # Flutter moves the focus to its own editing element first
-    page.keyboard.type("hands fine")
-    time.sleep(0.5)
+    type_into(page, f"note-{first.event_id}", "hands fine")
     page.locator(f"[flt-semantics-identifier='confirm-{first.event_id}']").click()
     # The confirmed answer moves to "Reviewed" and the list below it shifts: wait for that first
     # (a tap during the move missed the menu once in CI).

@@ -4,7 +4,6 @@ added, saved and asked by the next session; at desktop and phone sizes."""
 
 from __future__ import annotations
 
-import time
 from pathlib import Path
 
 import pytest
@@ -12,26 +11,11 @@ import pytest
 from app.paths import EXAMPLES
 from app.profile_file import load_checklist
 from tests.conditions import wait_until
-from tests.e2e.conftest import AppServer, go_to, node, open_app_page, scroll_to, shot, text_of, wait_text
+from tests.e2e.conftest import AppServer, go_to, node, open_app_page, scroll_to, shot, text_of, type_into, wait_text
 from tests.e2e.test_practice import PHONE, choose, open_menu_and_pick, start_with_files
 from tests.e2e.test_settings_screen import wait_file
 
 pytestmark = pytest.mark.browser
-
-
-def type_into(page, identifier: str, value: str) -> None:  # noqa: ANN001
-    """Replace a text field's words, as a person does: into view, tap, select all, type."""
-    field = page.locator(
-        f"[flt-semantics-identifier='{identifier}'] input, [flt-semantics-identifier='{identifier}'] textarea"
-    ).first
-    field.scroll_into_view_if_needed()
-    time.sleep(0.8)  # the semantics tree follows the scroll
-    field.focus()
-    time.sleep(0.5)  # Flutter moves the focus to its own editing element first
-    page.keyboard.press("Control+A")
-    page.keyboard.press("Backspace")
-    page.keyboard.type(value)
-    time.sleep(0.3)
 
 
 @pytest.mark.parametrize("viewport", [None, PHONE], ids=["desktop", "phone"])
