@@ -169,6 +169,11 @@ def overlaps(a: tuple[float, float], b: tuple[float, float]) -> bool:
     return a[0] < b[0] + b[1] and b[0] < a[0] + a[1]
 
 
+def invented(s: Scored) -> int:
+    """Pauses found that overlap no true one."""
+    return sum(not any(overlaps(f, t) for t in s.true_pauses) for f in s.found_pauses)
+
+
 def pause_rows(scored: Sequence[Scored]) -> list[Row]:
     hits = misses = false_alarms = 0
     start_err: list[float] = []
@@ -182,7 +187,7 @@ def pause_rows(scored: Sequence[Scored]) -> list[Row]:
                 length_err.append(abs(found[0][1] - true[1]))
             else:
                 misses += 1
-        false_alarms += sum(not any(overlaps(f, t) for t in s.true_pauses) for f in s.found_pauses)
+        false_alarms += invented(s)
     worst = max(start_err + length_err, default=0.0)
     timing = (
         f"start {spread_text(spread(start_err), 's')}; length {spread_text(spread(length_err), 's')}"

@@ -32,7 +32,7 @@ from app.core.figures import spread
 from app.core.rhythm import RhythmConfig
 from app.engine.stdio import claim_stdout
 from bench._report import Row, add_receipt_option, report, run_benchmark, spread_text
-from bench.rhythm import COUNT_LAG_S, SETTLE_S, Scored, overlaps, score_video
+from bench.rhythm import COUNT_LAG_S, SETTLE_S, Scored, invented, score_video
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "tools"))  # the scene generator is not part of the app
 from demo_model.phone_views import VIEWS, PhoneSpec, make_phone_video, phone_set  # noqa: E402
@@ -57,10 +57,6 @@ def _pause_found(true: tuple[float, float], found: Sequence[tuple[float, float]]
     return any(abs(f[0] - start) <= PAUSE_WITHIN_S and abs(f[0] + f[1] - end) <= PAUSE_WITHIN_S for f in found)
 
 
-def _invented(s: Scored) -> int:
-    return sum(not any(overlaps(f, t) for t in s.true_pauses) for f in s.found_pauses)
-
-
 def _group_rows(label: str, group: Sequence[Scored]) -> list[Row]:
     """Shown share, error, counts and pauses of a group of videos with compressions, judged on the goals."""
     errors = [e for s in group for e in s.errors]
@@ -68,7 +64,7 @@ def _group_rows(label: str, group: Sequence[Scored]) -> list[Row]:
     count_errors = [e for s in group if (e := s.count_error) is not None]
     true_pauses = sum(len(s.true_pauses) for s in group)
     found = sum(_pause_found(t, s.found_pauses) for s in group for t in s.true_pauses)
-    invented = sum(_invented(s) for s in group)
+    made_up = sum(invented(s) for s in group)
     rows = [
         Row(f"{label}: rate shown", f"{shown:.0%} of compression time", f">= {SHOWN_GOAL:.0%}", shown >= SHOWN_GOAL)
     ]
@@ -92,9 +88,9 @@ def _group_rows(label: str, group: Sequence[Scored]) -> list[Row]:
     rows.append(
         Row(
             f"{label}: pauses found within {PAUSE_WITHIN_S:g} s / invented",
-            f"{found} of {true_pauses} / {invented}",
+            f"{found} of {true_pauses} / {made_up}",
             f">= {PAUSES_GOAL:.0%}, none invented",
-            share >= PAUSES_GOAL and invented == 0,
+            share >= PAUSES_GOAL and made_up == 0,
         )
     )
     return rows

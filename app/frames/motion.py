@@ -63,6 +63,11 @@ class MotionFeature:
         return self.moved_share > GLOBAL_SHARE or (abs(self.brightness_change) > GLOBAL_BRIGHTNESS and a_light)
 
 
+def _tile_means(a: np.ndarray) -> np.ndarray:
+    """The mean of each 12x12 tile of a small copy (6x8)."""
+    return np.asarray(a.reshape(SMALL[1] // TILE, TILE, SMALL[0] // TILE, TILE).mean(axis=(1, 3)))
+
+
 def _small_grey(grey: np.ndarray) -> np.ndarray:
     # Exact halvings first: OpenCV's area resize is fast for 2x and slow for odd factors from 1080p.
     while grey.shape[0] >= 4 * SMALL[1] and grey.shape[1] >= 4 * SMALL[0]:
@@ -175,11 +180,9 @@ class MotionMeter:
             still = (0.0,) * PUSH_CHANNELS
             return MotionFeature(0.0, 0.0, 0.0, pushes=still, sideways=still[: len(REGIONS)])
         change = norm - prev
-        h, w = SMALL[1], SMALL[0]
         gy, gx = np.gradient((norm + prev) / 2)
         change = self._without_shake(change, gx, gy)
-        tiles = np.abs(change).reshape(h // TILE, TILE, w // TILE, TILE).mean(axis=(1, 3))
-        moved_share = float((tiles > MOVED_LEVEL).mean())
+        moved_share = float((_tile_means(np.abs(change)) > MOVED_LEVEL).mean())
         moving = np.abs(change) > MOVED_LEVEL  # still pixels add only noise to the fit
         den = float((gy[moving] ** 2).sum())
         # A fit over a few faint pixels can say anything (seen: 80 000 px): below MIN_TEXTURE it says
@@ -188,11 +191,7 @@ class MotionMeter:
         displacement = float(np.clip(raw, -MAX_STEP, MAX_STEP))
         vx, vy, grow = _region_steps(change, gx, gy)
         n = len(REGIONS)
-
-        def tile_means(a: np.ndarray) -> np.ndarray:
-            return np.asarray(a.reshape(h // TILE, TILE, w // TILE, TILE).mean(axis=(1, 3)))
-
-        uneven = float(np.median(np.abs(np.log(np.maximum(tile_means(norm), 1.0) / np.maximum(tile_means(prev), 1.0)))))
+        tiles_now, tiles_before = np.maximum(_tile_means(norm), 1.0), np.maximum(_tile_means(prev), 1.0)
         return MotionFeature(
             displacement,
             moved_share,
@@ -200,7 +199,7 @@ class MotionMeter:
             pushes=tuple(np.concatenate((vy[:n], grow[:n])).tolist()),
             sideways=tuple(vx[n:].tolist()),  # the surroundings': see _AROUND
             light_step=abs(float(np.log(max(mean, 1.0) / max(prev_mean, 1.0)))),
-            uneven_light=uneven,
+            uneven_light=float(np.median(np.abs(np.log(tiles_now / tiles_before)))),
         )
 
     @staticmethod

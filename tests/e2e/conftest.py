@@ -426,22 +426,18 @@ def wait_on_page(page, said: str, timeout: float = PAGE_WAIT_S) -> None:  # noqa
     )
 
 
-def type_into(page, identifier: str, value: str, replace: bool = True, timeout: float = 30) -> None:  # noqa: ANN001
-    """Type `value` into the text field tagged `identifier` as a person does: focus it, select what it
-    holds (`replace`), type. Waits on the page, not the clock: until the field has the focus, then until
-    it holds what was typed (Flutter's field is the semantics node's own input)."""
+def type_into(page, identifier: str, value: str, timeout: float = 30) -> None:  # noqa: ANN001
+    """Replace the words of the text field tagged `identifier` as a person does: focus it, select all,
+    type. Waits on the page, not the clock: until the field has the focus, then until it holds what was
+    typed (Flutter's field is the semantics node's own input)."""
     field = node(page, identifier).locator("input, textarea").first
     field.scroll_into_view_if_needed()
     field.focus()
-    focused = wait_until(lambda: field.evaluate("(el) => document.activeElement === el"), timeout, interval=0.05)
-    assert focused, f"the field {identifier!r} never took the focus"
-    before = "" if replace else field.input_value()
-    if replace:
-        page.keyboard.press("Control+A")
-        page.keyboard.press("Backspace")
+    wait_for(lambda: field.evaluate("(el) => document.activeElement === el"), bool, timeout, f"{identifier!r} focused")
+    page.keyboard.press("Control+A")
+    page.keyboard.press("Backspace")
     page.keyboard.type(value)
-    wanted = before + value
-    wait_for(field.input_value, lambda held: held == wanted, timeout, f"{identifier!r} holding {wanted!r}")
+    wait_for(field.input_value, lambda held: held == value, timeout, f"{identifier!r} holding {value!r}")
 
 
 def scroll_to(page, identifier: str, timeout: float = 30) -> None:  # noqa: ANN001

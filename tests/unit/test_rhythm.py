@@ -230,8 +230,8 @@ def test_a_moving_block_gives_its_rate_and_its_direction() -> None:
 
 
 def test_a_brightness_flicker_moves_nothing_and_makes_no_rate() -> None:
-    """A 2 Hz square-wave flicker, 0.8x to 1.3x (the bright block clips): the whole picture brightens and
-    dims alike, which the scaling takes out; nothing moves and no rhythm is made of it."""
+    """A 2 Hz square-wave flicker, 0.8x to 1.3x (the bright block clips): a light stepping on and off.
+    Nothing moves and no rhythm is made of it."""
     meter, est = MotionMeter(), RhythmEstimator()
     for t in regular(20):
         bright = 1.3 if int(t * 4) % 2 else 0.8
