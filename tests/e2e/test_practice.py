@@ -514,11 +514,19 @@ def test_the_first_answer_comes_at_once_and_a_new_session_starts_from_a_clean_ca
         observations_over_time(page, 30, ["NO"])
         first_after = time.monotonic() - started
         # The first usable picture is the first keyframe, taken at once (it waited a whole interval:
-        # t = 3.0 s at 3 s, answered 4.6 s after Start). Judged by the session's own clock, so a busy
-        # machine cannot fail it; the wall-clock figure (about 1 s here) is printed.
-        first = next(e for e in load_session(log).events if e.kind == "practice")
-        print(f"first answer on screen {first_after:.1f} s after Stop showed; its keyframe at t = {first.t:.2f} s")
-        assert first.t < 1.0, f"the first keyframe waited: t = {first.t:.2f} s"
+        # t = 3.0 s at 3 s, answered 4.6 s after Start). Judged by the session's own clock against its
+        # first frame (the first rhythm sample is said at the first frame), not against Start: a busy
+        # machine starts the camera late (t = 1.06 s for the first frame once), which is not the sampler
+        # waiting. The wall-clock figure (about 1 s here) is printed.
+        events = load_session(log).events
+        first = next(e for e in events if e.kind == "practice")
+        first_frame = min(e.t for e in events if e.kind == "rhythm")
+        print(
+            f"first answer on screen {first_after:.1f} s after Stop showed; first frame at t = {first_frame:.2f} s, "
+            f"its keyframe at t = {first.t:.2f} s"
+        )
+        waited = first.t - first_frame
+        assert waited < 1.0, f"the first keyframe waited {waited:.2f} s after the first frame (t = {first_frame:.2f} s)"
         node(page, "start-stop").click()
         wait_text(page, "start-stop", "Start")
         assert text_of(page, "observation") == "NO", "after Stop the session's last answer stays"
