@@ -31,4 +31,6 @@ if [ ${#need[@]} -gt 0 ]; then
   fi
 fi
 .venv/bin/ruff check app tests bench
-exec .venv/bin/python -m pytest "$@"
+# Two workers (this machine has two cores): the browser tests on one, one after another (their
+# xdist_group, tests/conftest.py), the rest on the other. `-n 0` runs everything in this process.
+exec .venv/bin/python -m pytest -n 2 --dist loadgroup "$@"

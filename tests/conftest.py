@@ -50,15 +50,33 @@ def pytest_sessionstart(session: pytest.Session) -> None:
 
 
 def pytest_sessionfinish(session: pytest.Session, exitstatus: int) -> None:
-    guard = getattr(session.config, "_keyframe_guard", None)
+    config = session.config
+    guard = getattr(config, "_keyframe_guard", None)
     if guard is None:
         return
-    reporter = session.config.pluginmanager.get_plugin("terminalreporter")
-    line = f"privacy guard: {guard.blocked_count} outbound connections blocked, {guard.outbound_count} let through"
+    counts = (guard.blocked_count, guard.outbound_count)
+    if hasattr(config, "workeroutput"):  # a pytest-xdist worker: its counts go to the controller
+        config.workeroutput["privacy_guard"] = counts
+        return
+    # Under pytest-xdist the tests ran in the workers: their guards' counts, summed as each ended.
+    for worker in getattr(config, "_keyframe_worker_guards", []):
+        counts = (counts[0] + worker[0], counts[1] + worker[1])
+    blocked, outbound = counts
+    reporter = config.pluginmanager.get_plugin("terminalreporter")
+    line = f"privacy guard: {blocked} outbound connections blocked, {outbound} let through"
     if reporter is not None:
         reporter.write_line(line)
-    if guard.blocked_count or guard.outbound_count:
+    if blocked or outbound:
         session.exitstatus = pytest.ExitCode.TESTS_FAILED
+
+
+@pytest.hookimpl(optionalhook=True)
+def pytest_testnodedown(node, error) -> None:  # noqa: ANN001 - pytest-xdist's worker node
+    """A worker ended: keep what its privacy guard counted (a worker that crashed has no counts, and
+    its crash fails the run by itself)."""
+    counts = getattr(node, "workeroutput", {}).get("privacy_guard")
+    if counts is not None:
+        node.config.__dict__.setdefault("_keyframe_worker_guards", []).append(tuple(counts))
 
 
 def netns_unavailable() -> str | None:
@@ -130,6 +148,14 @@ def _tool_kinds(item: pytest.Item) -> tuple[str, ...]:
     return tuple(m for m in TOOL_MARKERS if item.get_closest_marker(m) is not None)
 
 
+def report_kinds(report: pytest.TestReport) -> tuple[str, tuple[str, ...]]:
+    """The folder and tool markers of a report's test, read off the report itself: under pytest-xdist
+    the process that prints the summary never collected the tests."""
+    parts = report.nodeid.split("::")[0].split("/")
+    folder = parts[1] if len(parts) > 2 and parts[0] == "tests" else "tests"
+    return folder, tuple(m for m in TOOL_MARKERS if m in report.keywords)
+
+
 def marker_mismatches(items: list[pytest.Item]) -> list[str]:
     """Each marker selects what it says: `browser` = tests/e2e, `nginx` = tests using the real nginx server,
     `enospc` = tests that mount a real tiny filesystem (`real_tmpfs` fixture), `netns` = tests that need
@@ -164,10 +190,13 @@ def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item
     wrong = marker_mismatches(items)
     if wrong:
         raise pytest.UsageError("markers do not select what they say:\n  " + "\n  ".join(wrong))
-    _KINDS.update({i.nodeid: (_folder_kind(i), _tool_kinds(i)) for i in items})
     for item in items:
         if _folder_kind(item) == "unit" and Path(str(item.path)).name not in NOT_QUICK:
             item.add_marker(pytest.mark.quick)
+        if _folder_kind(item) == "e2e":
+            # Under `-n 2 --dist loadgroup` (scripts/test.sh) the browser tests run one after another on
+            # one worker, sharing its browser and app server, while the other worker runs the rest.
+            item.add_marker(pytest.mark.xdist_group("browser"))
 
 
 @pytest.hookimpl(hookwrapper=True)
@@ -188,6 +217,7 @@ _SECONDS: Counter[str] = Counter()  # nodeid -> seconds of setup, call and teard
 
 
 def pytest_runtest_logreport(report: pytest.TestReport) -> None:
+    _KINDS[report.nodeid] = report_kinds(report)
     _SECONDS[report.nodeid] += report.duration
     outcomes = _OUTCOMES
     previous = outcomes.get(report.nodeid)
