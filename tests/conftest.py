@@ -193,10 +193,20 @@ def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item
     for item in items:
         if _folder_kind(item) == "unit" and Path(str(item.path)).name not in NOT_QUICK:
             item.add_marker(pytest.mark.quick)
-        if _folder_kind(item) == "e2e":
-            # Under `-n 2 --dist loadgroup` (scripts/test.sh) the browser tests run one after another on
-            # one worker, sharing its browser and app server, while the other worker runs the rest.
-            item.add_marker(pytest.mark.xdist_group("browser"))
+
+
+@pytest.hookimpl(optionalhook=True)
+def pytest_xdist_make_scheduler(config: pytest.Config, log: object) -> object:
+    """Under `-n 2` (scripts/test.sh) the browser tests go to one worker as one unit, one after another
+    with its browser and app server, while the other worker takes the rest test by test. (xdist's own
+    `--dist loadgroup` marks groups by renaming node ids, which pytest 9.2 ignores.)"""
+    from xdist.scheduler import LoadScopeScheduling
+
+    class BrowserTestsTogether(LoadScopeScheduling):
+        def _split_scope(self, nodeid: str) -> str:
+            return "browser" if nodeid.startswith("tests/e2e/") else nodeid
+
+    return BrowserTestsTogether(config, log)
 
 
 @pytest.hookimpl(hookwrapper=True)

@@ -200,7 +200,9 @@ def test_a_playing_videos_preview_is_never_blank_after_its_first_frame(page, tmp
     while text_of(page, "start-stop") == "Stop" and len(samples) < 40:
         samples.append(blank())
         time.sleep(0.3)
-    assert len(samples) >= 12, "sampled while it played"
+    # A screenshot takes longer on a busy machine: 10 samples were taken once beside other tests (16 s
+    # of video). Six still catch a preview that blanks between frames (a quarter of the samples did).
+    assert len(samples) >= 6, f"sampled while it played: {len(samples)}"
     assert sum(samples) == 0, f"{sum(samples)} of {len(samples)} samples were an empty panel"
 
 
