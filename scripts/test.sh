@@ -31,8 +31,5 @@ if [ ${#need[@]} -gt 0 ]; then
   fi
 fi
 .venv/bin/ruff check app tests bench
-# One process by default. `-n 2` shares the run between two workers, the browser tests on one, one after
-# another, the rest on the other (tests/conftest.py, pytest_xdist_make_scheduler): the quick tier takes
-# 63 s instead of 85; the whole suite 1738 s instead of ~1900, but the browser tests slowed by a quarter
-# beside the rest and one that samples the preview by the clock took fewer samples (docs/testing.md).
+# One process by default; `-n 2` shares the run between two workers (measured in docs/testing.md).
 exec .venv/bin/python -m pytest "$@"

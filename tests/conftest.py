@@ -139,9 +139,14 @@ def in_ci() -> bool:
     return os.environ.get("CI", "").strip().lower() in ("1", "true", "yes")
 
 
+def _folder_of(nodeid: str) -> str:
+    """`unit` for "tests/unit/test_x.py::test_y"; "tests" for a test directly in tests/."""
+    parts = nodeid.split("::")[0].split("/")
+    return parts[1] if len(parts) > 2 and parts[0] == "tests" else "tests"
+
+
 def _folder_kind(item: pytest.Item) -> str:
-    parts = Path(str(item.path)).resolve().relative_to(ROOT / "tests").parts
-    return parts[0] if len(parts) > 1 else "tests"
+    return _folder_of(item.nodeid)
 
 
 def _tool_kinds(item: pytest.Item) -> tuple[str, ...]:
@@ -151,9 +156,7 @@ def _tool_kinds(item: pytest.Item) -> tuple[str, ...]:
 def report_kinds(report: pytest.TestReport) -> tuple[str, tuple[str, ...]]:
     """The folder and tool markers of a report's test, read off the report itself: under pytest-xdist
     the process that prints the summary never collected the tests."""
-    parts = report.nodeid.split("::")[0].split("/")
-    folder = parts[1] if len(parts) > 2 and parts[0] == "tests" else "tests"
-    return folder, tuple(m for m in TOOL_MARKERS if m in report.keywords)
+    return _folder_of(report.nodeid), tuple(m for m in TOOL_MARKERS if m in report.keywords)
 
 
 def marker_mismatches(items: list[pytest.Item]) -> list[str]:
@@ -197,7 +200,7 @@ def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item
 
 @pytest.hookimpl(optionalhook=True)
 def pytest_xdist_make_scheduler(config: pytest.Config, log: object) -> object:
-    """Under `-n 2` (scripts/test.sh) the browser tests go to one worker as one unit, one after another
+    """Under `-n 2` (`./scripts/test.sh -n 2`) the browser tests go to one worker as one unit, one after another
     with its browser and app server, while the other worker takes the rest test by test. (xdist's own
     `--dist loadgroup` marks groups by renaming node ids, which pytest 9.2 ignores.)"""
     from xdist.scheduler import LoadScopeScheduling
