@@ -32,12 +32,11 @@ report says how many there were.
 
 from __future__ import annotations
 
-import csv
-import io
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
+from app.core.csv_text import table_csv
 from app.core.score_cut import CutCurve, cut_curve
 
 UNKNOWN = "unknown"
@@ -46,7 +45,6 @@ NOT_ASKED = "not_asked"  # a checklist's signal its gate left unasked: `unknown`
 NONE_SHOWN = "—"  # a rate with an empty denominator
 CSV_COLUMNS = ("file", "expected", "observed", "correct", "parse_status", "detail", "seconds", "model_score")
 CHECKLIST_CSV_COLUMNS = ("file", "signal", *CSV_COLUMNS[1:])  # one row per image and signal
-_FORMULA_START = ("=", "+", "-", "@", "\t", "\r")
 
 
 @dataclass(frozen=True)
@@ -333,11 +331,6 @@ def signed(x: float | None, digits: int = 3) -> str:
     return NONE_SHOWN if x is None else f"{x:+.{digits}f}"
 
 
-def _cell(text: str) -> str:
-    # A file name such as "=cmd.jpg" must stay text in a spreadsheet, never become a formula.
-    return "'" + text if text.startswith(_FORMULA_START) else text
-
-
 def csv_rows(report: Report) -> list[dict[str, str]]:
     """The per-image rows of the export, in the images' order."""
     out = []
@@ -345,12 +338,12 @@ def csv_rows(report: Report) -> list[dict[str, str]]:
         correct = p.correct
         out.append(
             {
-                "file": _cell(p.name),
+                "file": p.name,
                 "expected": p.expected or "",
                 "observed": p.observed if p.observed is not None else "",
                 "correct": "" if correct is None else ("yes" if correct else "no"),
                 "parse_status": p.parse_status,
-                "detail": _cell(p.detail),
+                "detail": p.detail,
                 "seconds": "" if p.seconds is None else f"{p.seconds:.3f}",
                 "model_score": "" if p.score is None else f"{p.score:.6g}",
             }
@@ -359,7 +352,7 @@ def csv_rows(report: Report) -> list[dict[str, str]]:
 
 
 def csv_text(report: Report) -> str:
-    return _csv_text(CSV_COLUMNS, csv_rows(report))
+    return table_csv(CSV_COLUMNS, csv_rows(report))
 
 
 def checklist_csv_text(report: ChecklistReport) -> str:
@@ -368,17 +361,7 @@ def checklist_csv_text(report: ChecklistReport) -> str:
     per_signal = [(s.signal, csv_rows(s.report)) for s in report.signals]  # signals are lower_snake_case names
     images = len(per_signal[0][1]) if per_signal else 0
     rows = [{"signal": signal, **answers[i]} for i in range(images) for signal, answers in per_signal]
-    return _csv_text(CHECKLIST_CSV_COLUMNS, rows)
-
-
-def _csv_text(columns: Sequence[str], rows: list[dict[str, str]]) -> str:
-    """RFC 4180 text: CRLF line ends, so a name holding CR or LF is quoted (csv quotes only the terminator's
-    characters), and spreadsheets open it as they are."""
-    buf = io.StringIO()
-    writer = csv.DictWriter(buf, fieldnames=columns, lineterminator="\r\n")
-    writer.writeheader()
-    writer.writerows(rows)
-    return buf.getvalue()
+    return table_csv(CHECKLIST_CSV_COLUMNS, rows)
 
 
 def format_table(report: Report) -> str:

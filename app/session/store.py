@@ -14,9 +14,7 @@ the whole file although every line in it was fsynced.
 from __future__ import annotations
 
 import contextlib
-import csv
 import errno
-import io
 import json
 import os
 import shutil
@@ -29,6 +27,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import BinaryIO
 
+from app.core.csv_text import table_csv
 from app.core.rhythm_summary import summarise_rhythm
 from app.core.session import (
     PracticeEvent,
@@ -299,14 +298,11 @@ def review_history(entry: TimelineEntry) -> str:
 
 def export_csv(session: LoadedSession) -> str:
     """One row per analysed keyframe, with the examiner's reviews folded in (the last one counts)."""
-    buf = io.StringIO()
-    # RFC 4180 line ends: the writer then quotes a CR or LF inside a field (a file name); with "\n" a CR was bare.
-    writer = csv.DictWriter(buf, fieldnames=CSV_COLUMNS, lineterminator="\r\n")
-    writer.writeheader()
+    rows: list[dict[str, object]] = []
     for entry in session.state.timeline:
         e: PracticeEvent = entry.event
         latest = entry.latest_review
-        writer.writerow(
+        rows.append(
             {
                 "event_id": e.event_id,
                 "kind": e.kind,
@@ -336,7 +332,7 @@ def export_csv(session: LoadedSession) -> str:
                 "raw": e.raw,
             }
         )
-    return buf.getvalue()
+    return table_csv(CSV_COLUMNS, rows)
 
 
 RHYTHM_CSV_COLUMNS = (
@@ -360,12 +356,10 @@ def _figure(value: float | None, digits: int = 1) -> str:
 
 def export_rhythm_csv(session: LoadedSession) -> str:
     """One row per rhythm sample (about one a second of a camera or video session)."""
-    buf = io.StringIO()
-    writer = csv.DictWriter(buf, fieldnames=RHYTHM_CSV_COLUMNS, lineterminator="\r\n")
-    writer.writeheader()
+    rows: list[dict[str, object]] = []
     for sample in session.state.rhythm:
         ongoing = next((p for p in sample.pauses if p.ongoing), None)
-        writer.writerow(
+        rows.append(
             {
                 "event_id": sample.event_id,
                 "t": f"{sample.t:.3f}",
@@ -380,7 +374,7 @@ def export_rhythm_csv(session: LoadedSession) -> str:
                 "frames_per_s": _figure(sample.frame_rate),
             }
         )
-    return buf.getvalue()
+    return table_csv(RHYTHM_CSV_COLUMNS, rows)
 
 
 def export_jsonl(session: LoadedSession) -> str:
