@@ -337,12 +337,33 @@ _CHECKS: dict[str, Any] = {
 }
 
 
-def _checked_fields(cls: type[Any], data: dict[str, Any]) -> dict[str, Any]:
-    """The init fields of `cls` from `data`, type-checked.
+# The physical range of each number a session holds; every other number (times, milliseconds, counts)
+# is ≥ 0. A hand-edited line with a compression fraction of 50 printed "CCF: 5000 %": outside its range
+# a line is damage, counted and left out like any other. Rates: no hand compresses 300 times a minute.
+_RANGES: dict[str, tuple[float, float]] = {
+    "rate_per_min": (0.0, 300.0),
+    "median_rate_per_min": (0.0, 300.0),
+    "periodicity": (0.0, 1.0),  # a normalised autocorrelation's height
+    "compression_fraction": (0.0, 1.0),
+    "frame_rate": (0.0, 1000.0),
+    "model_score": (-_MAX_MAGNITUDE, _MAX_MAGNITUDE),  # a log score: below 0 by nature
+}
+_ROUNDING = 1e-9  # a fraction computed as 1.0000000000000002 is still 1
 
-    A line that parses as JSON but holds the wrong types (a damaged or hand-edited
-    log) must be rejected here, not crash the reducer or an export later. Keys this
-    version does not know (written by a newer one) are ignored.
+
+def _in_range(name: str, value: Any) -> bool:
+    if not _is_number(value):
+        return True  # None, or not a number: the type check decides
+    low, high = _RANGES.get(name, (0.0, _MAX_MAGNITUDE))
+    return bool(low - _ROUNDING <= value <= high + _ROUNDING)
+
+
+def _checked_fields(cls: type[Any], data: dict[str, Any]) -> dict[str, Any]:
+    """The init fields of `cls` from `data`, type-checked and each number within its range.
+
+    A line that parses as JSON but holds the wrong types or impossible figures (a damaged or
+    hand-edited log) must be rejected here, not crash the reducer or be printed as real later.
+    Keys this version does not know (written by a newer one) are ignored.
     """
     out: dict[str, Any] = {}
     for f in fields(cls):
@@ -352,8 +373,23 @@ def _checked_fields(cls: type[Any], data: dict[str, Any]) -> dict[str, Any]:
         check = _CHECKS.get(str(f.type))
         if check is not None and not check(value):
             raise ValueError(f"{cls.__name__}.{f.name}: unexpected {type(value).__name__}")
+        if not _in_range(f.name, value):
+            raise ValueError(f"{cls.__name__}.{f.name}: {value!r} is outside its range")
         out[f.name] = tuple(value) if f.type == "tuple[str, ...]" else value
     return out
+
+
+# Compressions a second at most (300 a minute), for a count "within the session".
+_MAX_COMPRESSIONS_PER_S = 5.0
+
+
+def _check_within(sample: RhythmSample) -> None:
+    """A sample's count and pauses fit in the time it was taken at (its figures are "so far")."""
+    if sample.count > _MAX_COMPRESSIONS_PER_S * sample.t + 1:
+        raise ValueError(f"RhythmSample.count: {sample.count} compressions in {sample.t:g} s")
+    for pause in sample.pauses:
+        if pause.start_s + pause.length_s > sample.t + 1:
+            raise ValueError(f"RhythmSample.pauses: a pause ends after the sample's time {sample.t:g} s")
 
 
 def event_from_dict(data: dict[str, Any]) -> SessionEvent:
@@ -373,6 +409,8 @@ def event_from_dict(data: dict[str, Any]) -> SessionEvent:
     if cls is RhythmSample:
         values["pauses"] = tuple(Pause(**_checked_fields(Pause, p)) for p in data.get("pauses", []))
     event: SessionEvent = cls(**values)
+    if isinstance(event, RhythmSample):
+        _check_within(event)
     return event
 
 

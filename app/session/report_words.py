@@ -101,7 +101,7 @@ EN: dict[str, str] = {
     ),
     "target_depth": "Depth 5–6 cm, and full recoil of the chest after each compression.",
     # The end
-    "damaged": "{n} damaged lines of the session log were skipped.",
+    "damaged": "Damaged lines of the session log left out of this report: {n}.",
     "footer": "Made on this device by Keyframe. The pictures never left the device and are not in this report.",
 }
 

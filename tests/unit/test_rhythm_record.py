@@ -43,9 +43,46 @@ def test_a_sample_reads_back_as_written_and_a_damaged_one_is_refused() -> None:
         {"count": 2.5},
         {"rate_per_min": "fast"},
         {"rate_per_min": 1e400},
+        # Numbers of the right type that no session can hold (a hand-edited log printed "CCF: 5000 %").
+        {"compression_fraction": 50},
+        {"compression_fraction": -0.1},
+        {"rate_per_min": -5.0},
+        {"rate_per_min": 1e14},
+        {"median_rate_per_min": 400.0},
+        {"periodicity": 2.0},
+        {"frame_rate": 5000.0},
+        {"t": -1.0},
+        {"wall_time": -1e14},
+        {"count": -1},
+        {"count": 100},  # 100 compressions in 12 s: over 5 a second
+        {"pauses": [{"start_s": 4.0, "length_s": -1e14, "ongoing": False}]},
+        {"pauses": [{"start_s": 40.0, "length_s": 2.0, "ongoing": False}]},  # after the sample's time
     ):
         with pytest.raises((ValueError, TypeError)):
             event_from_dict({**line, **damage})
+    # The edges of each range are figures a session can hold.
+    edges = {"rate_per_min": 300.0, "compression_fraction": 1.0, "periodicity": 0.0, "count": 61, "t": 12.0}
+    assert event_from_dict({**line, **edges}).compression_fraction == 1.0
+
+
+def test_a_tampered_figure_is_left_out_and_said_never_printed(tmp_path: Path) -> None:
+    path = rhythm_session(tmp_path)
+    lines = path.read_text().splitlines()
+    tampered = json.loads(lines[3])  # sample(2, 131, count=3, ccf=0.9)
+    assert tampered["kind"] == "rhythm"
+    tampered.update(compression_fraction=50.0, median_rate_per_min=-1e14)
+    lines[3] = json.dumps(tampered)
+    path.write_text("\n".join(lines) + "\n")
+    loaded = load_session(path)
+    assert loaded.damaged_lines == (4,) and len(loaded.state.rhythm) == 3
+    summary = summary_text(loaded)
+    assert "5000" not in summary and "1e+14" not in summary and "Damaged log lines skipped: 4" in summary
+    report = practice_report(loaded, "s")
+    assert (
+        "5000" not in report
+        and "1e+14" not in report
+        and "Damaged lines of the session log left out of this report: 1." in report
+    )
 
 
 def test_time_in_the_band_counts_only_time_with_a_rate() -> None:
@@ -105,7 +142,7 @@ def rhythm_session(tmp_path: Path) -> Path:
         sample(1, 108, count=1),
         sample(2, 131, count=3, ccf=0.9),
         replace(practice(2, "no"), t=5.0),
-        sample(3, None, count=4, pauses=(Pause(2.5, 2.0, True),), ccf=0.8),
+        sample(3, None, count=4, pauses=(Pause(1.0, 2.0, True),), ccf=0.8),
     ]
     return write(tmp_path / "s.jsonl", events)
 
@@ -226,7 +263,7 @@ def test_an_unknown_language_gets_the_english_report(tmp_path: Path) -> None:
 
 def test_the_english_rhythm_figures_are_the_text_summarys_and_every_language_has_every_word(tmp_path: Path) -> None:
     for samples in (
-        [sample(0, None), sample(1, 108, count=1), sample(3, None, count=4, pauses=(Pause(2.5, 2.0, True),), ccf=0.8)],
+        [sample(0, None), sample(1, 108, count=1), sample(3, None, count=4, pauses=(Pause(1.0, 2.0, True),), ccf=0.8)],
         [sample(0, None), sample(1, None)],
     ):
         summary = summarise_rhythm(samples)

@@ -414,7 +414,7 @@ def test_pauses_over_10_s_are_counted_in_words_and_colour_but_not_the_pause_unti
 
     samples = rhythm_samples()
     long = (Pause(4.5, 3.5, False), Pause(20.0, 12.3, False), Pause(40.0, 10.04, False), Pause(60.0, 14.0, True))
-    last = dataclasses.replace(samples[-1], pauses=long)
+    last = dataclasses.replace(samples[-1], t=74.0, pauses=long)  # the last pause ends at the sample's time
     write_session(tmp_path, "cam", sorted([*demo_events(), *samples[:-1], last], key=lambda e: e.t))
     write_session(tmp_path, "short", rhythm_events())
     _, view = build(tmp_path)
