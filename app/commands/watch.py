@@ -49,7 +49,7 @@ def run(args: argparse.Namespace, out: TextIO) -> int:
         return EXIT_SETUP
     log_path = sessions_dir() / f"{new_session_id()}.jsonl"
 
-    said = {"stretched": False, "log_error": ""}
+    said = {"stretched": False, "log_error": "", "log_failed": False}
 
     def on_update(update: PipelineUpdate) -> None:
         answers = [e for e in update.events if isinstance(e, PracticeEvent)]
@@ -64,6 +64,7 @@ def run(args: argparse.Namespace, out: TextIO) -> int:
         if update.log_error != said["log_error"]:
             said["log_error"] = update.log_error
             if update.log_error:
+                said["log_failed"] = True
                 print(f"warning: {update.log_error}; events are still printed here", file=sys.stderr)
         # Offline every keyframe is analysed however slow the model is; only at playback
         # speed does a slow model stretch the interval (once said, said again only on change).
@@ -111,4 +112,10 @@ def run(args: argparse.Namespace, out: TextIO) -> int:
     if pipeline.failure is not None:
         print(f"error: {pipeline.failure}", file=sys.stderr)
         return EXIT_SETUP
+    if said["log_failed"]:  # the exit status says the session is not all on disk
+        print(
+            f"error: the session was not saved completely ({log_path}); the events above are its record",
+            file=sys.stderr,
+        )
+        return EXIT_FAILED
     return EXIT_OK if pipeline.state.failed == 0 else EXIT_FAILED

@@ -190,7 +190,9 @@ class SessionLog:
             os.close(fd)
             raise NotAFile(errno.EINVAL, "not a regular file", str(self.path))
         os.set_blocking(fd, True)  # a regular file: writes as usual
-        fh = os.fdopen(fd, "ab")
+        # Unbuffered: a write that fails (a full disk, `ulimit -f`) leaves no bytes behind to fail again
+        # when the log is closed (it ended a complete `watch` with a traceback).
+        fh = os.fdopen(fd, "ab", buffering=0)
         if created:
             fsync_dir(self.path.parent)
         else:
@@ -219,15 +221,18 @@ class SessionLog:
                 raise ValueError(f"session log {self.path} is closed")
             if self._fh is None:
                 self._fh = self._open()
-            self._fh.write(line.encode("utf-8"))
-            self._fh.flush()
+            data = memoryview(line.encode("utf-8"))
+            while data:  # an unbuffered write may take part of the line
+                data = data[self._fh.write(data) or 0 :]
             os.fsync(self._fh.fileno())
 
     def close(self) -> None:
+        """Never raises: every event was fsynced, or its failure said, when it was appended."""
         with self._lock:
             self._closed = True
             if self._fh is not None and not self._fh.closed:
-                self._fh.close()
+                with contextlib.suppress(OSError):
+                    self._fh.close()
 
     def __enter__(self) -> SessionLog:
         return self

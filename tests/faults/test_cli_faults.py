@@ -254,6 +254,27 @@ def test_a_log_that_cannot_be_written_is_said_once_and_the_work_goes_on(tmp_path
         assert said == [f"note: cannot write the log {logs / name} (File too large); going on without it"], said
 
 
+def test_a_session_log_that_stops_growing_ends_watch_in_a_sentence_and_status_1(tmp_path: Path) -> None:
+    # A 2 KB file size limit (`ulimit -f`): the session log takes a few events, then every write fails.
+    video = tmp_path / "short.avi"
+    write_hands_video(video, seconds_per_phase=3)
+    limit = 2048
+
+    def small_files() -> None:
+        signal.signal(signal.SIGXFSZ, signal.SIG_IGN)  # a write past the limit fails (EFBIG) instead of killing
+        resource.setrlimit(resource.RLIMIT_FSIZE, (limit, limit))
+
+    proc = app_run(["watch", str(video), "--interval", "2"], tmp_path / "data", preexec_fn=small_files)
+    printed = [json.loads(line) for line in proc.stdout.splitlines()]
+    assert sum(e["kind"] == "practice" for e in printed) >= 3, proc.stderr[-3000:]  # every event still printed
+    (log,) = session_files(tmp_path / "data")
+    assert 0 < log.stat().st_size <= limit
+    assert proc.returncode == 1, proc.stderr[-3000:]
+    one_error(proc.stderr, f"error: the session was not saved completely ({log}); the events above are its record")
+    said = [line for line in proc.stderr.splitlines() if "session log cannot be written" in line]
+    assert said == ["warning: the session log cannot be written (File too large); events are still printed here"]
+
+
 # --- signals at unlucky moments ---------------------------------------------------------------------------
 
 STOP_WORD = {signal.SIGINT: "interrupted", signal.SIGTERM: "terminated"}
