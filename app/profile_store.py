@@ -49,6 +49,12 @@ def list_profiles(user_dir: Path, shipped_dir: Path = PROFILES) -> list[ProfileE
     return shipped + own
 
 
+def unlisted_profiles(user_dir: Path) -> int:
+    """How many of the person's profile files `list_profiles` leaves out (past MAX_USER_PROFILES by file
+    name): said on the Settings screen, never dropped in silence."""
+    return max(0, len(_json_files(user_dir)) - MAX_USER_PROFILES)
+
+
 def save_profile(checklist: Checklist, user_dir: Path, shipped_dir: Path = PROFILES) -> Path:
     """Write `checklist` as `<user_dir>/<id>.json` (all or nothing) and return its path. ProfileError with a
     sentence for a shipped id, or when the disk refuses (full, read-only); the previous file is kept then."""

@@ -24,7 +24,7 @@ from app.core.profile_draft import ProfileDraft, checklist_from_draft, draft_fro
 from app.core.settings import Settings, SettingsError, changed, worker_changed
 from app.locations import settings_path, user_profiles_dir
 from app.profile_file import load_checklist
-from app.profile_store import list_profiles, save_profile
+from app.profile_store import list_profiles, save_profile, unlisted_profiles
 from app.settings_file import LoadedSettings, load_settings, save_settings
 from app.worker.messages import WorkerSpec, WorkerStatus
 
@@ -129,6 +129,7 @@ class SettingsState:
     worker: WorkerReport = field(default_factory=WorkerReport)
     profiles: tuple[ProfileChoice, ...] = ()  # the shipped ones, then the person's (profiles_dir)
     profiles_dir: str = ""
+    profiles_unlisted: int = 0  # the person's profile files past the first MAX_USER_PROFILES, not listed
 
 
 class SettingsController:
@@ -158,6 +159,7 @@ class SettingsController:
                 worker=WorkerReport(asked=loaded.settings.backend),
                 profiles=profile_choices(self._profiles_dir),
                 profiles_dir=str(self._profiles_dir),
+                profiles_unlisted=unlisted_profiles(self._profiles_dir),
             ),
             "the Settings screen",
         )
@@ -244,12 +246,13 @@ class SettingsController:
     def _free_id(self, wanted: str) -> str:
         taken = {c.id for c in self._state.profiles} | {Path(c.path).stem for c in self._state.profiles}
         candidates = (wanted, *(f"{wanted[:60]}_{n}" for n in range(2, 1000)))
-        return next(c for c in candidates if c not in taken)
+        # A file not listed (past the first MAX_USER_PROFILES) is still the person's: never written over.
+        return next(c for c in candidates if c not in taken and not (self._profiles_dir / f"{c}.json").exists())
 
     def refresh_profiles(self) -> None:
         """Read the profiles folder again (one saved since, e.g. from Testers)."""
-        choices = profile_choices(self._profiles_dir)
-        self._set(lambda s: replace(s, profiles=choices))
+        choices, unlisted = profile_choices(self._profiles_dir), unlisted_profiles(self._profiles_dir)
+        self._set(lambda s: replace(s, profiles=choices, profiles_unlisted=unlisted))
 
     def dismiss_problem(self) -> None:
         self._set(lambda s: replace(s, file_problem="", file_kept_as="", save_error=""))

@@ -19,6 +19,7 @@ import flet as ft
 from app.core.profiles import ProfileError
 from app.core.settings import MAX_INTERVAL_S, MIN_INTERVAL_S, MIN_THREADS, backends_for, threads_cap
 from app.core.vision_size import MAX_USER_SIDE, MIN_USER_SIDE
+from app.profile_store import MAX_USER_PROFILES
 from app.ui.i18n import LANGUAGES, NAMES_FONT, text
 from app.ui.profile_editor import ProfileEditor
 from app.ui.settings_controller import EditedProfile, SettingsController, SettingsState, WorkerReport, backend_name
@@ -346,6 +347,11 @@ class SettingsView:
         self.profile.options = self._profile_options(state)
         self.profile.value = AUTO if settings.profile is None else settings.profile
         self.profile_help.value = text(s, "profile_help", folder=state.profiles_dir)
+        if state.profiles_unlisted:
+            unlisted = text(
+                s, "profiles_unlisted", n=state.profiles_unlisted, folder=state.profiles_dir, shown=MAX_USER_PROFILES
+            )
+            self.profile_help.value += " " + unlisted
         self.constrained.value = settings.constrained
         self.interval.selected = [str(settings.interval_s)]
         self.language.selected = [settings.language]

@@ -22,6 +22,8 @@ EN: dict[str, str] = {
     "profile_damaged": "{name}: cannot be used",
     "profile_help": "The question asked on every keyframe, from a profile file. Your own profiles (a score cut "
     "saved from Testers, a copy you edited) are read from {folder}; the shipped ones are templates.",
+    "profiles_unlisted": "{n} more of your profiles in {folder} are not listed: the list shows the first {shown} "
+    "by file name. Move the ones you no longer use elsewhere to see the rest.",
     # The profile editor
     "editor_edit": "Edit",
     "editor_new": "New checklist",
@@ -118,6 +120,8 @@ ZH: dict[str, str] = {
     "profile_damaged": "{name}：无法使用",
     "profile_help": "每个关键帧要问的问题，来自配置文件。你自己的配置（在“测试”中保存的分数阈值、你编辑的副本）从 "
     "{folder} 读取；内置配置是模板。",
+    "profiles_unlisted": "{folder} 中还有 {n} 个你的配置没有列出：列表只显示按文件名排序的前 {shown} 个。"
+    "把不再使用的移到别处即可看到其余的。",
     "editor_edit": "编辑",
     "editor_new": "新建检查表",
     "editor_heading": "编辑 {name}",

@@ -350,3 +350,33 @@ def test_the_profiles_offered_are_the_shipped_ones_then_the_persons(tmp_path: Pa
     zh.render(c.state)
     words = {o.key: o.text for o in zh.profile.options}
     assert words[str(PROFILES / "hand_position.json")] == "心肺复苏：手在胸部的位置（hand_position.json）"  # zh title
+
+
+def test_profiles_past_the_listed_ones_are_counted_and_said_and_never_written_over(tmp_path: Path) -> None:
+    """250 saved profiles: the first 200 by file name are listed, the screen says 50 more are not and why,
+    and a new profile's id is free of the unlisted files too."""
+    import json
+
+    from app.paths import PROFILES
+    from app.profile_store import MAX_USER_PROFILES
+
+    own = tmp_path / "profiles"
+    own.mkdir()
+    base = json.loads((PROFILES / "hand_position.json").read_text(encoding="utf-8"))
+    names = [f"p{i:03d}" for i in range(MAX_USER_PROFILES + 50)] + ["my_checklist"]  # sorts after p…
+    for name in names:
+        (own / f"{name}.json").write_text(json.dumps(base | {"id": name}), encoding="utf-8")
+    c = SettingsController(LoadedSettings(Settings()), path=tmp_path / "s.json", save=Recorder().save, profiles_dir=own)
+    assert len([p for p in c.state.profiles if not p.shipped]) == MAX_USER_PROFILES
+    assert c.state.profiles_unlisted == 51
+    view = SettingsView(c, EN)
+    view.render(c.state)
+    said = f"51 more of your profiles in {own} are not listed: the list shows the first 200 by file name."
+    assert said in str(view.profile_help.value)
+    assert c.new_draft().draft.id == "my_checklist_2"  # my_checklist.json exists, unlisted: not taken over
+    zh = SettingsView(c, ZH)
+    zh.render(c.state)
+    assert f"{own} 中还有 51 个你的配置没有列出" in str(zh.profile_help.value)
+    (own / "p000.json").unlink()
+    c.refresh_profiles()
+    assert c.state.profiles_unlisted == 50
