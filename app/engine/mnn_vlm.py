@@ -16,7 +16,7 @@ from __future__ import annotations
 
 import time
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any, Protocol
 
@@ -24,6 +24,7 @@ import numpy as np
 
 from app.core.choices import ChoiceTree, build_choice_tree, pick
 from app.core.generation import FinishReason, Generation, Timings
+from app.engine.cache_folder import remove_temporary, usable_cache
 from app.engine.model_folder import ModelFolder
 from app.engine.stdio import native_stdout_to_stderr
 from app.engine.tokenizer_header import TokenizerHeaderError, read_tokenizer_header
@@ -174,6 +175,8 @@ class MnnVlm:
         self._history = 0  # the KV cache's length as this engine's last forward left it
         self._keyframe = 0  # counts image prefills: a SeenImage knows when its image has gone
         self.load_ms = 0.0
+        self.cache_note = ""  # why MNN's cache is a temporary folder this time ("" when it is not)
+        self._temporary_cache: Path | None = None
 
     @property
     def stop_ids(self) -> frozenset[int]:
@@ -195,7 +198,10 @@ class MnnVlm:
         if not self.folder.is_visual:
             raise EngineError(f"{self.folder.path}: the model has no vision encoder (visual model file missing)")
         if self.options.cache_dir is not None:
-            self.options.cache_dir.mkdir(parents=True, exist_ok=True)
+            folder, self.cache_note = usable_cache(self.options.cache_dir)
+            if folder != self.options.cache_dir:
+                self._temporary_cache = folder
+                self.options = replace(self.options, cache_dir=folder)
         mnn = _import_mnn_llm()
         start = time.perf_counter()
         with native_stdout_to_stderr():
@@ -213,6 +219,9 @@ class MnnVlm:
     def close(self) -> None:
         self._llm = None
         self._kept = None
+        if self._temporary_cache is not None:
+            remove_temporary(self._temporary_cache)
+            self._temporary_cache = None
 
     def _find_stop_ids(self) -> frozenset[int]:
         try:

@@ -383,7 +383,8 @@ class LivePipeline:
                 self._answer_values.setdefault("", event.answer_values)  # a one-signal profile's
                 self._ready_event = event
                 self._ready.set()
-                note = f" ({event.backend_note})" if event.backend_note else ""
+                notes = "; ".join(n for n in (event.backend_note, event.model_note) if n)
+                note = f" ({notes})" if notes else ""
                 self._notify(
                     worker_status=WorkerStatus.READY,
                     worker_message=f"{event.model_id} on {event.backend} loaded in {event.load_ms:.0f} ms{note}",

@@ -95,7 +95,7 @@ class Ready:
     question: str
     backend_note: str = ""  # why this backend (e.g. a GPU that disagreed with CPU)
     answer_values: tuple[str, ...] = ()  # the profile's allowed observations
-    model_note: str = ""  # e.g. the model declares no image_size: how images are fed instead
+    model_note: str = ""  # e.g. the model declares no image_size: how images are fed instead; a temporary cache
     title: str = ""  # the profile's title, for people
     demo: bool = False  # the bundled demo model: trained on synthetic drawings only
     isolation: str = "guarded"  # app.privacy.isolation level of the process running the model

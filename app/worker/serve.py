@@ -213,7 +213,7 @@ def serve(spec: WorkerSpec, wait: Wait, poll: Poll, emit: Callable[[Event], None
             analyzer.profile.ask(analyzer.settings.constrained)[0],
             decision.reason,
             tuple(analyzer.profile.values),
-            analyzer.folder.image_size_note or "",
+            "; ".join(note for note in (analyzer.folder.image_size_note, analyzer.engine.cache_note) if note),
             analyzer.profile.title,
             analyzer.model.id == DEFAULT_MODEL_ID,
             isolation.level,

@@ -9,6 +9,7 @@ reachable where it sits in a folder only root may enter, such as /root/.pyenv).
 
 from __future__ import annotations
 
+import json
 import os
 import stat
 import subprocess
@@ -81,3 +82,20 @@ def test_eval_does_not_replace_a_read_only_csv(netns: None, tmp_path: Path) -> N
     assert "Traceback" not in proc.stderr
     assert kept.read_bytes() == READ_ONLY
     assert stat.S_IMODE(kept.stat().st_mode) == 0o444
+
+
+def test_a_cache_folder_that_cannot_be_written_costs_a_note_not_the_analysis(netns: None, tmp_path: Path) -> None:
+    # As left by one `sudo` run: the cache folder is not the user's to write. MNN's cache is an optimisation.
+    folder = tmp_path / "scenes"
+    folder.mkdir()
+    (image,) = (str(p) for p, _ in write_scenes(folder, held_out_scenes(count_per_kind=1, seed=93)[:1]))
+    cache = tmp_path / "cache"
+    cache.mkdir(mode=0o555)
+    env = [f"FLET_APP_STORAGE_DATA={tmp_path / 'data'}", f"FLET_APP_STORAGE_CACHE={cache}"]
+    proc = _as_user("env", *env, sys.executable, "-m", "app", "analyze", image)
+    assert proc.returncode == 0, proc.stderr
+    assert json.loads(proc.stdout)["ok"] is True
+    notes = [line for line in proc.stderr.splitlines() if "cache folder" in line]
+    said = f"the cache folder {cache / 'mnn'} cannot be written (Permission denied); a temporary one is used this time"
+    assert notes == [f"note: {said}"]
+    assert "Traceback" not in proc.stderr and list(cache.iterdir()) == []
