@@ -102,6 +102,8 @@ def main(argv: Sequence[str] | None = None) -> int:
     logs.setup(
         verbose=args.verbose, answers=args.log_answers or None, native_output_to_log=args.command in (None, "ui")
     )
+    if args.command in (None, "ui"):
+        logs.quiet_libraries()
     log.info("start: %s", args.command or "ui")
     if isolation is not None:
         log.info("network: %s (%s)", isolation.level, isolation.how)

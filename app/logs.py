@@ -73,12 +73,53 @@ def setup(
 def reset() -> None:
     """Remove this module's handlers and settings (the end of `cli.main`, and tests)."""
     global _current
+    for name in LIBRARY_LOGGERS:
+        library = logging.getLogger(name)
+        for old in [h for h in library.handlers if getattr(h, "_keyframe", False)]:
+            library.removeHandler(old)
+        library.propagate = True
     logger = logging.getLogger(LOGGER)
     for old in [h for h in logger.handlers if getattr(h, "_keyframe", False)]:
         logger.removeHandler(old)
         old.close()
     logger.setLevel(logging.NOTSET)
     _current = None
+
+
+# Flet's loggers, and asyncio's (which reports Flet's tasks that failed). A client that sends what Flet
+# cannot read (a malformed frame, a page that goes away mid-registration) made them print a traceback
+# per frame on the terminal of `ui`.
+LIBRARY_LOGGERS = ("flet", "flet_web", "flet_transport", "asyncio")
+
+
+def quiet_libraries() -> None:
+    """Flet's and asyncio's records go where the app's go (the log file; stderr too with `--verbose`);
+    the terminal gets one line the first time one warns, naming the file. Call after `setup`."""
+    ours = [h for h in logging.getLogger(LOGGER).handlers if getattr(h, "_keyframe", False)]
+    once = _OnceOnTerminal(_current.folder / APP_LOG if _current and _current.folder else None)
+    once._keyframe = True  # type: ignore[attr-defined]
+    for name in LIBRARY_LOGGERS:
+        library = logging.getLogger(name)
+        for handler in [*ours, once]:
+            library.addHandler(handler)
+        library.propagate = False  # not to the root logger's last resort: the terminal
+
+
+class _OnceOnTerminal(logging.Handler):
+    def __init__(self, log_file: Path | None) -> None:
+        super().__init__(logging.WARNING)
+        self._log_file = log_file
+        self._said = False
+
+    def emit(self, record: logging.LogRecord) -> None:
+        if self._said:
+            return
+        self._said = True
+        where = f"details in {self._log_file}" if self._log_file else "no log file to keep the details"
+        try:
+            print(f"note: the web server logged an error, e.g. a page that went away ({where})", file=sys.stderr)
+        except (OSError, ValueError):  # stderr is full or closed
+            pass
 
 
 def setup_child(settings: LogSettings | None) -> None:

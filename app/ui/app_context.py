@@ -21,6 +21,7 @@ from app.locations import sessions_dir
 from app.models.catalog import DEFAULT_MODEL_ID
 from app.models.store import ModelStore
 from app.ui.models_controller import ModelsController
+from app.ui.page_loop import connection_closed
 from app.ui.practice_controller import PracticeController
 from app.ui.settings_controller import SettingsController, connect_practice, worker_spec
 from app.worker.messages import WorkerSpec
@@ -46,7 +47,13 @@ class AppContext:
         self.motion = MotionStreams()
 
     async def main(self, page: ft.Page) -> None:
-        self._make_shell(page, self)
+        try:
+            self._make_shell(page, self)
+        except Exception:
+            if not connection_closed(page):
+                raise
+            # A page that closes right after registering is a normal event: nothing to build it for.
+            log.info("a page went away while it was being built")
 
     def practice(self) -> PracticeController:
         with self._lock:

@@ -42,10 +42,27 @@ def on_page_loop(page: LoopPage, listener: Callable[[T], None]) -> Callable[[T],
     state reaches the page in the order it was emitted). Raises when the page has no loop left,
     so a controller drops a listener whose page is gone."""
 
+    def shown(value: T) -> None:
+        try:
+            listener(value)
+        except Exception:
+            if not connection_closed(page):
+                raise  # a page that is there and cannot show a state: a bug, kept visible
+            # A page that went away mid-registration (or while a state was on its way) is a normal event.
+            log.info("a page's connection closed while it was shown a new state; not shown")
+
     def deliver(value: T) -> None:
-        page.session.connection.loop.call_soon_threadsafe(listener, value)
+        page.session.connection.loop.call_soon_threadsafe(shown, value)
 
     return deliver
+
+
+def connection_closed(page: LoopPage) -> bool:
+    """Whether Flet's connection of `page` has closed, although Flet may not have told the page yet (its
+    `on_disconnect` comes later): Flet 1.0.5 (pinned) drops the connection's send queue at once, and a
+    `page.update()` in that gap raised AttributeError through the app's render."""
+    connection = page.session.connection
+    return connection is None or getattr(connection, "_FletApp__send_queue", True) is None
 
 
 class Ticker:
