@@ -304,18 +304,34 @@ def signal_group(run: Run, how: signal.Signals) -> None:
     os.killpg(run.proc.pid, how)  # a terminal's Ctrl-C, or `kill -- -PGID`: the whole process group
 
 
+def early_args(command: str, video: Path, data: Path) -> list[str]:
+    """The command's arguments, and what it needs in `data` (a session to report)."""
+    if command == "sessions report":
+        with SessionLog(data / "sessions" / "s.jsonl") as log:
+            log.append(practice(1, "yes"))
+        return ["sessions", "report", "s", "--out", str(data / "report.html")]
+    if command == "analyze":
+        return ["analyze", *images(data / "in", 1)]
+    return watch_args(video)
+
+
+@pytest.mark.parametrize("command", ["watch", "analyze", "sessions report"])
 @pytest.mark.parametrize("how", [signal.SIGINT, signal.SIGTERM], ids=["SIGINT", "SIGTERM"])
 def test_a_stop_signal_while_the_app_is_imported_is_one_line(
-    how: signal.Signals, long_video: Path, tmp_path: Path
+    how: signal.Signals, command: str, long_video: Path, tmp_path: Path
 ) -> None:
     """The app's imports take ~0.4 s, and a signal then gave a traceback (SIGINT, exit -2) or a silent -15.
     The signal is sent at several moments once Python has started (its own start is not the app's)."""
     for i, delay in enumerate((0.0, 0.05, 0.15, 0.3)):
         data = tmp_path / f"run{i}"
-        run = Run(watch_args(long_video), data)
+        data.mkdir()
+        run = Run(early_args(command, long_video, data), data)
         assert wait_until(partial(runs_own_imports, run.proc.pid), timeout=30)
         time.sleep(delay)
         signal_group(run, how)
+        if command == "sessions report" and run.proc.wait(30) == 0:  # done before the signal came: all of it
+            assert (data / "report.html").stat().st_size > 0 and "Traceback" not in run.finish()[1]
+            continue
         stopped_in_one_line(run, how, data)
 
 
