@@ -49,8 +49,8 @@ def test_a_sample_reads_back_as_written_and_a_damaged_one_is_refused() -> None:
         {"rate_per_min": -5.0},
         {"rate_per_min": 1e14},
         {"median_rate_per_min": 400.0},
-        {"periodicity": 2.0},
-        {"frame_rate": 5000.0},
+        {"periodicity": 2.5},
+        {"frame_rate": -1.0},
         {"t": -1.0},
         {"wall_time": -1e14},
         {"count": -1},
@@ -63,6 +63,9 @@ def test_a_sample_reads_back_as_written_and_a_damaged_one_is_refused() -> None:
     # The edges of each range are figures a session can hold.
     edges = {"rate_per_min": 300.0, "compression_fraction": 1.0, "periodicity": 0.0, "count": 61, "t": 12.0}
     assert event_from_dict({**line, **edges}).compression_fraction == 1.0
+    # A camera's sample as written in CI: the unbiased autocorrelation a little over 1, 30 frames a second.
+    camera = {"periodicity": 1.001256926314825, "frame_rate": 30.048453130678993, "rate_per_min": 129.96}
+    assert event_from_dict({**line, **camera}).periodicity == camera["periodicity"]
 
 
 def test_a_tampered_figure_is_left_out_and_said_never_printed(tmp_path: Path) -> None:
