@@ -4,7 +4,7 @@ Every export the app writes (sessions, rhythm samples, testers' reports) carries
 chose: file names, examiners' names and notes. A cell that starts with `=`, `+`, `-`, `@`, a tab
 or a carriage return runs as a formula in Excel and LibreOffice (`=HYPERLINK(…)`, `+1+1.avi`), so
 such a cell gets a leading `'` as OWASP's "CSV Injection" page recommends; a plain number
-(`-0.25`, a log score) is left as it is, since it cannot be a formula. The JSONL export stays exact.
+(`-0.25`, `1e-3`) is left as it is, since it cannot be a formula. The JSONL export stays exact.
 """
 
 from __future__ import annotations

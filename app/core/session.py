@@ -347,7 +347,9 @@ _RANGES: dict[str, tuple[float, float]] = {
     # never over 1.5 (the longest lag is a third of the window).
     "periodicity": (0.0, 2.0),
     "compression_fraction": (0.0, 1.0),
-    "model_score": (-_MAX_MAGNITUDE, _MAX_MAGNITUDE),  # a log score: below 0 by nature
+    # The constrained decoder's diagnostic (a probability as written today); no physical range is
+    # claimed for it beyond the magnitude every number has.
+    "model_score": (-_MAX_MAGNITUDE, _MAX_MAGNITUDE),
 }
 _ROUNDING = 1e-9  # a fraction computed as 1.0000000000000002 is still 1
 
