@@ -50,6 +50,11 @@ def current() -> LogSettings | None:
     return _current
 
 
+def worker_log_file() -> Path | None:
+    """Where the worker process's log goes, when logging was set up with a folder."""
+    return _current.folder / WORKER_LOG if _current is not None and _current.folder is not None else None
+
+
 def answers_logged() -> bool:
     return _current is not None and _current.answers
 

@@ -95,9 +95,12 @@ def chat_prompt(
     if not use_template:
         return user
     if system:
-        return str(llm.apply_chat_template([{"role": "system", "content": system}, {"role": "user", "content": user}]))
-    # The plain-string form adds the model's own default system prompt, if any.
-    return str(llm.apply_chat_template(user))
+        text = str(llm.apply_chat_template([{"role": "system", "content": system}, {"role": "user", "content": user}]))
+    else:  # the plain-string form adds the model's own default system prompt, if any
+        text = str(llm.apply_chat_template(user))
+    if _IMAGE not in text:
+        raise EngineError("the model's chat template leaves the image out of the prompt")
+    return text
 
 
 def image_part(expr: Any, rgb: np.ndarray) -> dict[str, Any]:
@@ -485,7 +488,11 @@ class MnnVlm:
     def _choice_tree(self, answers: tuple[str, ...]) -> ChoiceTree:
         tree = self._choice_trees.get(answers)
         if tree is None:
-            tree = self._choice_trees[answers] = build_choice_tree([self._encode_text(a) for a in answers])
+            encoded = [self._encode_text(a) for a in answers]
+            try:
+                tree = self._choice_trees[answers] = build_choice_tree(encoded)
+            except ValueError as exc:  # answers the tokenizer cannot tell apart: the tokenizer's fault
+                raise EngineError(f"the model's tokenizer cannot spell the answers apart ({exc})") from None
         return tree
 
     def _encode_text(self, text: str) -> tuple[int, ...]:

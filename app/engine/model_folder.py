@@ -362,11 +362,9 @@ def _exists(path: Path) -> bool:
         return False
 
 
-def model_files(path: Path) -> tuple[str, ...]:
-    """The files of the model folder `path` that MNN loads, by name, as far as its configs say.
-
-    Never raises, whatever the folder holds: it names the suspects when loading crashed.
-    """
+def _model_parts(path: Path) -> dict[str, tuple[str, ...]]:
+    """The files of the model folder `path` that MNN loads, by name as far as its configs say, grouped
+    by the part of the model that reads them; only files that exist. Never raises."""
     config: dict[str, Any] = {}
     for name in ("config.json", "llm_config.json"):
         with contextlib.suppress(ModelFolderError):
@@ -377,9 +375,53 @@ def model_files(path: Path) -> tuple[str, ...]:
         return value if isinstance(value, str) and value else default
 
     graphs = {key: named(key, default) for key, default in _FILE_KEYS.items()}
-    names = ["config.json", "llm_config.json", *graphs.values(), graphs["visual_model"] + ".weight"]
-    names.append(named("embedding_file", _EMBEDDING_DEFAULT))
-    return tuple(dict.fromkeys(name for name in names if _exists(path / name)))
+    parts = {
+        "config": ("config.json", "llm_config.json"),  # the chat template is in one of them
+        "llm": (graphs["llm_model"], graphs["llm_weight"]),
+        "tokenizer": (graphs["tokenizer_file"],),
+        "visual": (graphs["visual_model"], graphs["visual_model"] + ".weight"),
+        "embedding": (named("embedding_file", _EMBEDDING_DEFAULT),),
+    }
+    return {part: tuple(name for name in names if _exists(path / name)) for part, names in parts.items()}
+
+
+def model_files(path: Path) -> tuple[str, ...]:
+    """The files of the model folder `path` that MNN loads, by name, as far as its configs say.
+
+    Never raises, whatever the folder holds: it names the suspects when loading crashed.
+    """
+    return tuple(dict.fromkeys(name for names in _model_parts(path).values() for name in names))
+
+
+# The steps of the worker's check of a loaded model on a built-in image (MnnVlm's phases; "" is
+# the chat text and answers, before the image), the parts of the model each reads, and its words.
+_CHECK_STEPS: dict[str, tuple[tuple[str, ...], str]] = {
+    "": (("config", "tokenizer"), "while its chat text and answers were prepared"),
+    "vision": (("visual", "tokenizer"), "in its vision encoder"),
+    "prefill": (("llm", "embedding"), "while its language model read the prompt"),
+    "decode": (("llm", "embedding"), "while its language model answered"),
+}
+
+
+def check_suspects(path: Path, phase: str) -> tuple[str, ...]:
+    """The files most likely at fault when the check failed in `phase` (every file if it is unknown)."""
+    parts = _model_parts(path)
+    wanted, _ = _CHECK_STEPS.get(phase, (tuple(parts), ""))
+    return tuple(dict.fromkeys(name for part in wanted for name in parts[part])) or model_files(path)
+
+
+def check_failed(path: Path, phase: str, what: str, verified: bool) -> str:
+    """The sentence for a model that loaded but failed the worker's check on a built-in image:
+    `what` went wrong ("stopped (signal 11)", or the error) in `phase`. A model whose files match its
+    pinned manifest is not damaged: then this MNN cannot run it."""
+    _, where = _CHECK_STEPS.get(phase, ((), "while it answered"))
+    head = f"the model in {path} loaded, then failed its check on a built-in image {where} ({what})"
+    if verified:
+        return f"{head}: its files match the pinned manifest, so this version of MNN cannot run it"
+    files = check_suspects(path, phase)
+    if not files:
+        return f"{head}: its files are missing"
+    return f"{head}: {', '.join(files)} most likely damaged or from another model"
 
 
 def stopped_while_loading(path: Path, how: str) -> str:

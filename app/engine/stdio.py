@@ -14,6 +14,7 @@ import os
 import sys
 import threading
 from collections.abc import Iterator
+from pathlib import Path
 from typing import TextIO
 
 
@@ -139,6 +140,36 @@ def claim_stdout() -> TextIO:
         )
     sys.stdout = sys.stderr
     return out
+
+
+@contextlib.contextmanager
+def native_output_to(path: Path | None) -> Iterator[None]:
+    """While active, fd 1 and fd 2 append to the file `path` (a log): what native code says there is
+    for whoever reads the log, and stays in it even when that code crashes the process. Nothing
+    changes without a path or when the file cannot be opened: the words stay where they were."""
+    if path is None:
+        yield
+        return
+    try:
+        fd = os.open(path, os.O_WRONLY | os.O_APPEND | os.O_CREAT, 0o600)
+    except OSError:
+        yield
+        return
+    sys.stdout.flush()
+    sys.stderr.flush()
+    saved = (os.dup(1), os.dup(2))
+    os.dup2(fd, 1)
+    os.dup2(fd, 2)
+    os.close(fd)
+    try:
+        yield
+    finally:
+        sys.stdout.flush()
+        sys.stderr.flush()
+        os.dup2(saved[0], 1)
+        os.dup2(saved[1], 2)
+        for saved_fd in saved:
+            os.close(saved_fd)
 
 
 class CapturedOutput:

@@ -114,8 +114,18 @@ class Loading:
     """The worker found its model and starts loading it: the host's load watchdog allows this much."""
 
     model_bytes: int
-    loads: int  # 1, or 3 when another backend is first checked against CPU (app.worker.serve)
+    loads: int  # how many loads' worth of work come before Ready (app.worker.serve.loads_needed)
     folder: str = ""  # the model's folder: a crash while loading names its files
+
+
+@dataclass(frozen=True)
+class Checking:
+    """The model loaded; before Ready the worker checks it by answering a built-in image, and this
+    step of that check began ("" the chat text, then MnnVlm's phases). A worker that dies in the
+    check is named by its step: a crash there is the model's, not a keyframe's."""
+
+    phase: str
+    verified: bool = False  # its files matched a pinned manifest: not damaged, then
 
 
 @dataclass(frozen=True)
@@ -179,5 +189,5 @@ class ListenerFailed:
 
 
 Event = Union[
-    Loading, Ready, LoadFailed, Started, Progress, Token, Finished, JobFailed, WorkerRestarted, ListenerFailed
+    Loading, Checking, Ready, LoadFailed, Started, Progress, Token, Finished, JobFailed, WorkerRestarted, ListenerFailed
 ]

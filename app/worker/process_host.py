@@ -10,8 +10,10 @@ If the child dies (an exception, a native crash, kill -9) or hangs (no progress
 for longer than the watchdog allows), the reader replaces it *before* telling
 anyone, so a listener that reacts by submitting the next keyframe reaches the
 new child. Only a job the dead child had begun fails; a job it never began is
-handed to the new child. A model that cannot start, or that crashes on several
-keyframes in a row, is given up with LoadFailed instead of a restart loop; so is
+handed to the new child. A model that cannot start, that crashes in its check on
+the built-in image (app.worker.serve.check_model: the same image again would crash
+it again), or that crashes on several keyframes in a row, is given up with
+LoadFailed instead of a restart loop; so is
 a child that does not get its model loaded within a bound set by the model's size
 (app.core.watchdog.load_limit_s): a hung load used to leave `analyze` waiting forever.
 
@@ -40,7 +42,7 @@ from queue import Empty
 from app import logs
 from app.core.sizes import size_words
 from app.core.watchdog import ProgressClock, StallLimit, load_limit_s
-from app.engine.model_folder import stopped_while_loading
+from app.engine.model_folder import check_failed, stopped_while_loading
 from app.logs import LogSettings
 from app.privacy.isolation import Isolation
 from app.worker.child_guard import spawned_with_signals_blocked
@@ -48,6 +50,7 @@ from app.worker.listener import HostLedger
 from app.worker.messages import (
     Analyze,
     Cancel,
+    Checking,
     Command,
     Event,
     Finished,
@@ -125,6 +128,7 @@ class _Child:
     events: Connection
     load_due: tuple[float, str]  # until Ready: when its load is overdue, and what to say then
     loading: str = ""  # the folder of the model it is loading (its Loading message)
+    checking: Checking | None = None  # the step its check of the loaded model had reached
     killed: str | None = None  # why the watchdog killed it (hung)
 
 
@@ -310,6 +314,8 @@ class ProcessWorkerHost(HostLedger):
                 size = f"{size_words(event.model_bytes)} of model files"
                 child.load_due = (now + limit, f"the model did not load within {limit:.0f} s ({size})")
                 child.loading = event.folder
+            elif isinstance(event, Checking):
+                child.checking = event
             elif isinstance(event, Ready):
                 self._become(WorkerStatus.READY)
                 self._failed_starts = 0
@@ -342,15 +348,19 @@ class ProcessWorkerHost(HostLedger):
                 return
             ready, hung = self._status is WorkerStatus.READY, child.killed is not None
             reason = child.killed or how
-            if not ready and not hung and child.loading:
+            if not ready and not hung and child.checking is not None:
+                # Loaded, then crashed on the built-in image: the step names the likely files.
+                step = child.checking
+                reason = check_failed(Path(child.loading), step.phase, f"stopped, {how}", step.verified)
+            elif not ready and not hung and child.loading:
                 # Past the up-front checks, MNN itself met something it could not use: name the files.
                 reason = stopped_while_loading(Path(child.loading), how)
             job, started = self._in_flight.take()
             self._progress.end()
             failed_job = job if started else None
             given_up = None
-            if not ready and hung:
-                given_up = reason  # the same model on the same disk would hang again
+            if not ready and (hung or child.checking is not None):
+                given_up = reason  # the same model on the same disk (or image) would hang or crash again
             elif not ready:
                 self._failed_starts += 1
                 if self._failed_starts >= MAX_FAILED_STARTS:

@@ -15,10 +15,13 @@ from collections.abc import Callable
 from dataclasses import replace
 from pathlib import Path
 
+from app import logs
 from app.analyzer import Analyzer, AnalyzerSettings, default_profile_path
 from app.core.backend_policy import BackendDecision, judge_backend
 from app.core.profiles import ProfileError
-from app.engine.stdio import capture_native_output
+from app.engine.mnn_vlm import EngineError
+from app.engine.model_folder import check_failed
+from app.engine.stdio import capture_native_output, native_output_to
 from app.frames.intake import read_image_file
 from app.models.catalog import DEFAULT_MODEL_ID, ModelRef, resolve_model
 from app.paths import REFERENCE_IMAGE
@@ -28,6 +31,7 @@ from app.profile_file import load_checklist, load_profile
 from app.worker.messages import (
     Analyze,
     Cancel,
+    Checking,
     Command,
     Event,
     Finished,
@@ -73,8 +77,41 @@ def _settings(spec: WorkerSpec, backend: str | None) -> AnalyzerSettings:
 
 
 def loads_needed(spec: WorkerSpec) -> int:
-    """How many times checked_analyzer loads the model: CPU, the other backend, then the one kept."""
-    return 1 if spec.backend == "cpu" else 3
+    """The work before Ready, counted in model loads: checked_analyzer loads the model once, or three
+    times (CPU, the other backend, then the one kept); the check on a built-in image counts as one more."""
+    return (1 if spec.backend == "cpu" else 3) + 1
+
+
+def check_model(analyzer: Analyzer, emit: Callable[[Event], None]) -> None:
+    """The loaded model answers the built-in reference image as every keyframe will be asked (the same
+    profile, checklist and decoding), so a model that loads but cannot answer (a damaged graph that
+    crashes MNN, a tokenizer cut short, a chat template without the image) is refused here, naming
+    its files, instead of failing every keyframe as if the images were bad. Its answer is not judged:
+    a model may see the reference differently. Raises ModelCheckFailed; a native crash ends the
+    process, and the host names the files from the last Checking step. The chat text it prefills
+    stays in MNN's cache, so the first keyframe does not pay for it again."""
+    verified = analyzer.model.manifest is not None  # Analyzer verified a pinned model's files before loading
+    step = ""
+
+    def on_phase(phase: str) -> None:
+        nonlocal step
+        step = phase
+        emit(Checking(phase, verified))
+
+    on_phase("")
+    reference = read_image_file(REFERENCE_IMAGE)
+    try:
+        if analyzer.checklist is not None:
+            analyzer.analyze_checklist(reference, "check", analyzer.checklist, on_phase=on_phase)
+        else:
+            analyzer.analyze(reference, "check", on_phase=on_phase)
+    except Exception as exc:  # serve() logs it with its traceback
+        what = str(exc) if isinstance(exc, EngineError) else f"{type(exc).__name__}: {exc}"
+        raise ModelCheckFailed(check_failed(analyzer.model.folder, step, what, verified)) from exc
+
+
+class ModelCheckFailed(Exception):
+    """The loaded model could not answer the built-in image; the message is for users."""
 
 
 def checked_analyzer(spec: WorkerSpec, model: ModelRef) -> tuple[Analyzer, BackendDecision]:
@@ -189,8 +226,16 @@ def serve(spec: WorkerSpec, wait: Wait, poll: Poll, emit: Callable[[Event], None
         emit(Loading(model_bytes(model.folder), loads_needed(spec), str(model.folder)))
         if load_pace_ms := _test_pace_ms(TEST_LOAD_PACE_ENV):
             _pace(load_pace_ms)
-        analyzer, decision = checked_analyzer(spec, model)
-        load_ms = analyzer.load()
+        # MNN's banner, and its own words on a model it cannot run, go to the log (kept there even
+        # when MNN crashes): on the terminal the app says what went wrong, in one sentence.
+        with native_output_to(logs.worker_log_file()):
+            analyzer, decision = checked_analyzer(spec, model)
+            load_ms = analyzer.load()
+            try:
+                check_model(analyzer, emit)
+            except ModelCheckFailed:
+                analyzer.close()
+                raise
     except Exception as exc:  # reported to the host, which shows it
         log.exception("the model could not be loaded")  # the traceback stays here; the host gets one line
         # The app's own errors are sentences for the user; a class name means nothing on a screen.

@@ -56,6 +56,16 @@ def _flip(name: str, offset: Callable[[int], int]) -> Callable[[Path], None]:
     return damage
 
 
+def _set_byte(name: str, offset: int, value: int) -> Callable[[Path], None]:
+    def damage(folder: Path) -> None:
+        data = bytearray((folder / name).read_bytes())
+        assert data[offset] != value, "the demo model changed: find a byte that makes MNN crash again"
+        data[offset] = value
+        (folder / name).write_bytes(bytes(data))
+
+    return damage
+
+
 def _truncate(name: str, keep: Callable[[int], int]) -> Callable[[Path], None]:
     def damage(folder: Path) -> None:
         data = (folder / name).read_bytes()
@@ -110,6 +120,15 @@ DAMAGES: dict[str, tuple[Callable[[Path], None], str]] = {
     "visual-weight-one-byte": (_write("visual.mnn.weight", b"\0"), "visual.mnn.weight"),
     "hidden-size-missing": (_edit_json("llm_config.json", "hidden_size", _DROP), "llm_config.json"),
     "vision-start-huge": (_edit_json("llm_config.json", "vision_start", 10**9), "llm_config.json"),
+    # A template that drops the message's content: the image never reaches the prompt.
+    "chat-template-without-image": (
+        _edit_json("llm_config.json", "jinja", {"chat_template": "{% for m in messages %}{{ m['role'] }}{% endfor %}"}),
+        "llm_config.json",
+    ),
+    # One value in the vision graph changed (found by trying single bytes of the committed demo model):
+    # MNN loads the graph, then dies on an image with SIGFPE or SIGSEGV.
+    "visual-graph-value-sigfpe": (_set_byte("visual.mnn", 49266, 22), "visual.mnn"),
+    "visual-graph-value-sigsegv": (_set_byte("visual.mnn", 70380, 254), "visual.mnn"),
 }
 
 # Damage the up-front checks cannot see in an unpinned folder (it needs MNN's own parsing of the
@@ -119,7 +138,20 @@ DAMAGES: dict[str, tuple[Callable[[Path], None], str]] = {
 NEEDS_ISOLATION = {
     "visual-flipped-byte",
     "tokenizer-truncated-body",
+    "chat-template-without-image",
+    "visual-graph-value-sigfpe",
+    "visual-graph-value-sigsegv",
 }
+# Of those, the ones MNN loads and then cannot answer with: before any image is asked, the worker's
+# check on a built-in image refuses them as a model (exit 2, naming the files most likely damaged).
+# They used to fail every image instead ("the inference worker stopped (signal 11)", a bare
+# "ValueError: substring not found"), exit 1, as if the images were bad.
+REFUSED_BY_THE_CHECK = [
+    "tokenizer-truncated-body",
+    "chat-template-without-image",
+    "visual-graph-value-sigfpe",
+    "visual-graph-value-sigsegv",
+]
 
 
 def damaged_copy(dest: Path, name: str, *, pinned: bool) -> Path:
@@ -267,3 +299,13 @@ def test_python_m_app_analyze_refuses_a_damaged_model_as_the_in_process_call_doe
     folder = damaged_copy(tmp_path / name, name, pinned=pinned)
     line = _assert_refused_in_one_line(_analyze_as_a_user_does(folder), name)
     assert line == _assert_refused_in_one_line(_analyze_in_this_process(folder, monkeypatch, capfd), name)
+
+
+@pytest.mark.parametrize("name", REFUSED_BY_THE_CHECK)
+def test_a_model_that_loads_but_cannot_answer_is_refused_as_a_model_naming_the_file(tmp_path: Path, name: str) -> None:
+    folder = damaged_copy(tmp_path / name, name, pinned=False)
+    ran = _analyze_as_a_user_does(folder)
+    line = _assert_refused_in_one_line(ran, name)
+    assert "failed its check on a built-in image" in line and line.endswith("most likely damaged or from another model")
+    # Only the app's sentence: MNN's words on the graph and its CPU banner go to the log.
+    assert [text for text in ran.stderr.splitlines() if text.strip()] == [line], ran.stderr[-2000:]
