@@ -92,6 +92,8 @@ def run(args: argparse.Namespace, out: TextIO) -> int:
                 print(f"error: {pipeline.failure or 'the model did not load in time'}", file=sys.stderr)
                 return EXIT_SETUP
             clock = RealtimeClock()  # never waits long on a header that lies about its frame rate
+            if video.stats.clock == "guessed":
+                pipeline.frame_times_guessed()
             for t, rgb in video:
                 if args.realtime:
                     time.sleep(clock.delay(t))

@@ -28,6 +28,8 @@ class RhythmSummary:
     pauses: tuple[Pause, ...]
     compression_fraction: float | None
     target: tuple[int, int] = TARGET_RATE_PER_MIN
+    frame_rate: float | None = None  # frames a second the rhythm was measured from, at its end
+    frame_times_guessed: bool = False  # the source's frame times were a guess (RhythmSample)
 
     @property
     def in_band_share(self) -> float | None:
@@ -65,4 +67,6 @@ def summarise_rhythm(samples: Sequence[RhythmSample]) -> RhythmSummary | None:
         seconds_fast=spent["fast"],
         pauses=last.pauses,
         compression_fraction=last.compression_fraction,
+        frame_rate=last.frame_rate,
+        frame_times_guessed=any(sample.frame_times_guessed for sample in ordered),
     )

@@ -121,11 +121,15 @@ class RhythmSample:
     compression_fraction: float | None
     pauses: tuple[Pause, ...] = ()  # every pause so far; the last may be ongoing
     frame_rate: float | None = None  # frames a second the rhythm was measured from (None: not recorded)
+    # The frames' times are a guess (a video whose header rate was refused and whose frames carry no
+    # times of their own): every rate, pause and time here scales with that guess.
+    frame_times_guessed: bool = False
     kind: str = field(default="rhythm", init=False)
 
     @classmethod
-    def of(cls, rhythm: Rhythm, *, event_id: str, wall_time: float) -> RhythmSample:
+    def of(cls, rhythm: Rhythm, *, event_id: str, wall_time: float, frame_times_guessed: bool = False) -> RhythmSample:
         return cls(
+            frame_times_guessed=frame_times_guessed,
             event_id=event_id,
             t=rhythm.t_s,
             wall_time=wall_time,

@@ -26,6 +26,7 @@ from app.frames.video import RealtimeClock, VideoError, VideoFrames
 
 class FrameSink(Protocol):
     def offer_frame(self, t: float, image: DecodedImage) -> None: ...
+    def frame_times_guessed(self) -> None: ...  # before the first frame: its `t` values are a guess
     def flush(self) -> None: ...
     def wait_idle(self, timeout: float | None = None) -> bool: ...
     @property
@@ -105,6 +106,8 @@ class VideoFileSource(FrameSource):
 
     def _run(self, sink: FrameSink) -> SourceEnded:
         clock = RealtimeClock()
+        if self.video.stats.clock == "guessed":
+            sink.frame_times_guessed()
         with self.video:
             for t, rgb in self.video:
                 if self._stop.wait(clock.delay(t)):

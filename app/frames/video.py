@@ -3,8 +3,11 @@
 A damaged frame is skipped and counted, never the end of the video: OpenCV's
 read() fails at a broken frame although the frames after it decode, so reading
 goes on (a failed read moves past the frame) until MAX_CONSECUTIVE_FAILURES.
-A header is not trusted: a frame rate outside MIN_FPS..MAX_FPS is replaced by
-ASSUMED_FPS (and said), frames smaller than the still-image minimum are refused,
+A header is not trusted: a frame rate outside MIN_FPS..MAX_FPS gives way to the
+frames' own container times when they are plausible (Matroska keeps one per
+block, whatever its header's default duration says), else to ASSUMED_FPS; either
+is said, and a guessed clock is marked (`VideoStats.clock`) so the rhythm measured
+on it says so wherever it is shown. Frames smaller than the still-image minimum are refused,
 and a file whose position stops advancing ends the iteration.
 
 Only local files are opened: FFmpeg reads a name such as `tcp:127.0.0.1:80`
@@ -18,6 +21,7 @@ refuses a name that is no file here and looks like a URL, and limits FFmpeg's pr
 
 from __future__ import annotations
 
+import itertools
 import math
 import os
 import re
@@ -63,6 +67,7 @@ class VideoStats:
     damaged: int = 0  # skipped between good frames because they could not be decoded
     unread_at_end: int = 0  # frames the header announces after the last one that could be read
     fps: float = ASSUMED_FPS  # the rate the timestamps use
+    clock: str = "header"  # what times the frames: "header", the frames' own "timestamps", or "guessed"
     declared_fps: float | None = None  # what the header says
     frame_count: int | None = None  # what the header says, when it says
     stopped: Notice | None = None  # why reading ended before the header's frame count
@@ -116,14 +121,29 @@ class VideoFrames:
         except BaseException:
             capture.release()
             raise
-        self.stats.declared_fps = declared if math.isfinite(declared) and declared > 0 else None
-        self.stats.frame_count = int(count) if math.isfinite(count) and 0 < count < 2**31 else None
+        stats = self.stats
+        stats.declared_fps = declared if math.isfinite(declared) and declared > 0 else None
+        stats.frame_count = int(count) if math.isfinite(count) and 0 < count < 2**31 else None
         if MIN_FPS <= declared <= MAX_FPS:
-            self.stats.fps = declared
+            stats.fps = declared
+            return capture
+        shown = f"{declared:g} fps" if stats.declared_fps else "no frame rate"
+        try:
+            rate = _rate_of_frame_times(self._given, name)
+        except BaseException:
+            capture.release()
+            raise
+        if rate is not None:
+            stats.fps, stats.clock = rate, "timestamps"
+            if stats.frame_count is not None and stats.declared_fps:
+                # Where the header's count is its duration at its rate (Matroska), it scales with the rate.
+                stats.frame_count = max(1, round(stats.frame_count * rate / stats.declared_fps))
+            detail = f"the file's header gives {shown}; the frames' own times are used ({rate:.3g} fps)"
+            stats.notes.append(Notice.of("video_fps_from_frames", fps=f"{rate:.3g}", detail=detail))
         else:
-            shown = f"{declared:g} fps" if self.stats.declared_fps else "no frame rate"
+            stats.clock = "guessed"
             detail = f"the file's header gives {shown}; timestamps assume {ASSUMED_FPS:g} fps"
-            self.stats.notes.append(Notice.of("video_fps_assumed", fps=f"{ASSUMED_FPS:g}", detail=detail))
+            stats.notes.append(Notice.of("video_fps_assumed", fps=f"{ASSUMED_FPS:g}", detail=detail))
         return capture
 
     def __enter__(self) -> VideoFrames:
@@ -143,7 +163,7 @@ class VideoFrames:
 
     def _frames(self) -> Iterator[tuple[float, np.ndarray]]:
         stats, capture = self.stats, self._capture
-        believed = stats.declared_fps is not None and stats.fps == stats.declared_fps
+        believed = stats.clock != "guessed"
         index = 0  # index of the next frame
         failures = 0  # consecutive reads that decoded nothing
         stuck = 0  # consecutive good reads whose position did not advance
@@ -196,6 +216,31 @@ class VideoFrames:
         if not ok or bgr is None or bgr.ndim != 3 or bgr.shape[2] != 3 or bgr.dtype != np.uint8:
             return None
         return cv2.cvtColor(bgr, cv2.COLOR_BGR2RGB)
+
+
+# Frames read to judge the container's own frame times when the header's rate is not believed.
+_TIME_PROBE_FRAMES = 5
+
+
+def _rate_of_frame_times(path: str, name: str) -> float | None:
+    """The frame rate the file's first frames' container times give, when they are plausible; None
+    when they are absurd too (an AVI times its frames by the very header rate that was refused) or
+    missing (OpenCV then derives them from that header rate). A second capture: the main one must
+    still start at the first frame."""
+    capture = open_local_video(path, name)
+    try:
+        times = []
+        for _ in range(_TIME_PROBE_FRAMES):
+            if not capture.grab():
+                break
+            times.append(_prop(capture, cv2.CAP_PROP_POS_MSEC) / 1000.0)
+    finally:
+        capture.release()
+    gaps = sorted(b - a for a, b in itertools.pairwise(times))
+    if not gaps or gaps[0] <= 0:
+        return None
+    rate = 1.0 / gaps[len(gaps) // 2]
+    return rate if MIN_FPS <= rate <= MAX_FPS else None
 
 
 def open_local_video(path: str | os.PathLike[str], name: str) -> cv2.VideoCapture:

@@ -163,6 +163,7 @@ class LivePipeline:
         self._rhythm = RhythmEstimator()
         # A live camera's motion frames (`offer_motion`) replace the pictures' movement once they come.
         self._motion_streamed = False
+        self._frame_times_guessed = False  # this session's source times its frames by a guess
         self._rhythm_said_t: float | None = None  # frame time of the last sample recorded
         self._rhythm_fed_t: float | None = None  # of the last frame fed
         self._session = 0
@@ -227,7 +228,7 @@ class LivePipeline:
             self._stream = None
             self._count = 0
             self._motion, self._rhythm = MotionMeter(), RhythmEstimator()
-            self._motion_streamed = False
+            self._motion_streamed = self._frame_times_guessed = False
             self._rhythm_said_t = self._rhythm_fed_t = None
             self._session += 1
             self._notify()
@@ -275,6 +276,12 @@ class LivePipeline:
                 self._handle_selection(selection)
         self._deliver()
 
+    def frame_times_guessed(self) -> None:
+        """The source says its frame times are a guess (a video without a usable frame rate or
+        times of its own): this session's rhythm samples say so, and so does every view of them."""
+        with self._lock:
+            self._frame_times_guessed = True
+
     def offer_motion(self, t: float, grey: np.ndarray) -> None:
         """A live camera's small grey frame at `t` (session time), at the camera's own rate: the rhythm's
         input from now on (the pictures' movement, a few a second, stops feeding it). Returns at once."""
@@ -304,7 +311,10 @@ class LivePipeline:
         rhythm = self._rhythm.snapshot()
         self._rhythm_said_t = self._rhythm_fed_t
         # One update for both: the screen redraws once a second for the rhythm, not twice.
-        self._record(RhythmSample.of(rhythm, event_id=_new_id(), wall_time=self._wall()), rhythm=rhythm)
+        sample = RhythmSample.of(
+            rhythm, event_id=_new_id(), wall_time=self._wall(), frame_times_guessed=self._frame_times_guessed
+        )
+        self._record(sample, rhythm=rhythm)
 
     def _say_last_rhythm(self) -> None:
         """The source ended or the user stopped: frames fed since the last sample make one more, so the

@@ -68,6 +68,10 @@ EN: dict[str, str] = {
     "rhythm_pauses_none": "none",
     "rhythm_long_pauses": "Pauses over {limit} s: {n} (the guidelines: none over {limit} s)",
     "rhythm_ccf": "Compression fraction (CCF): {ccf}",
+    "rhythm_times_guessed": (
+        "Frame times guessed: the video gives no usable frame rate and its frames no times of their own, so "
+        "{fps} frames a second were assumed; every rate, pause and time here scales with that guess."
+    ),
     "chart_label": "Compression rate per minute over the session, against the target band {low} to {high}; {n} pauses",
     "chart_legend": "Green: the target band. Grey bars: pauses.",
     "chart_last": " The last rate measured was {rate} per minute ({band}).",
@@ -160,6 +164,10 @@ ZH: dict[str, str] = {
     "rhythm_pauses_none": "没有",
     "rhythm_long_pauses": "超过 {limit} 秒的停顿：{n} 次（指南：任何一次都不超过 {limit} 秒）",
     "rhythm_ccf": "按压时间占比（CCF）：{ccf}",
+    "rhythm_times_guessed": (
+        "帧的时间是估计的：视频没有可用的帧率，各帧也没有自带时间，因此按每秒 {fps} 帧计算；"
+        "这里的每个频率、停顿和时间都随这个估计而变。"
+    ),
     "chart_label": "整个练习中每分钟的按压频率，对照目标范围 {low}–{high}；停顿 {n} 次",
     "chart_legend": "绿色：目标范围。灰色条：停顿。",
     "chart_last": "最后测到的频率是每分钟 {rate} 次（{band}）。",
@@ -223,6 +231,7 @@ def rhythm_figures(summary: RhythmSummary, language: str = "en") -> list[str]:
     ccf = summary.compression_fraction
     longest = summary.longest_pause_s
     with_rate = summary.seconds_with_rate
+    fps = summary.frame_rate
 
     def percent(part: float, whole: float) -> str:
         return w["percent"].format(percent=f"{100 * part / whole:.0f}") if whole > 0 else w["none"]
@@ -232,7 +241,13 @@ def rhythm_figures(summary: RhythmSummary, language: str = "en") -> list[str]:
         if longest is None
         else w["rhythm_pauses_some"].format(n=len(summary.pauses), longest=f"{longest:.1f}")
     )
+    guessed = (
+        [w["rhythm_times_guessed"].format(fps=w["none"] if fps is None else f"{fps:.0f}")]
+        if summary.frame_times_guessed
+        else []
+    )
     return [
+        *guessed,
         w["rhythm_count"].format(count=summary.count, seconds=f"{summary.seconds:.0f}"),
         w["rhythm_median"].format(
             median=w["none"] if median is None else w["rhythm_per_minute"].format(rate=shown_rate(median)),

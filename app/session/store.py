@@ -352,6 +352,7 @@ RHYTHM_CSV_COLUMNS = (
     "pauses",
     "paused_s",  # length of the pause going on at t; empty when compressing
     "frames_per_s",  # frames a second the rhythm was measured from; empty: not recorded
+    "frame_times",  # "guessed": the video gave no usable frame rate or times (every figure scales with it)
 )
 
 
@@ -377,6 +378,7 @@ def export_rhythm_csv(session: LoadedSession) -> str:
                 "pauses": len(sample.pauses),
                 "paused_s": _figure(ongoing.length_s if ongoing else None),
                 "frames_per_s": _figure(sample.frame_rate),
+                "frame_times": "guessed" if sample.frame_times_guessed else "",
             }
         )
     return table_csv(RHYTHM_CSV_COLUMNS, rows)

@@ -576,6 +576,9 @@ class PipelineSink:
     def flush(self) -> None:
         self._pipeline.flush()
 
+    def frame_times_guessed(self) -> None:
+        self._pipeline.frame_times_guessed()
+
     def wait_idle(self, timeout: float | None = None) -> bool:
         return self._pipeline.wait_idle(timeout)
 

@@ -32,7 +32,7 @@ from app.ui.timeline import TimelineChart, ordered_counts
 from app.ui.widgets import NoticeBar, tagged
 
 # The rhythm block's figures, in the order shown; each Text is tagged `rhythm-summary-<key>`.
-RHYTHM_FIGURES = ("count", "rate", "band", "pauses", "long_pauses", "ccf", "depth")
+RHYTHM_FIGURES = ("times_guessed", "count", "rate", "band", "pauses", "long_pauses", "ccf", "depth")
 
 # (file name, contents) -> where it was saved (a path, or the name the browser downloads), None if cancelled.
 SaveFile = Callable[[str, bytes], Awaitable[str | None]]
@@ -104,13 +104,14 @@ class SessionsView:
         # A camera or video session's compression rhythm: each figure its own tagged Text (Flutter would
         # merge a tagged row's texts into one node), the block hidden for a session without rhythm.
         self.rhythm_texts = {key: ft.Text("") for key in RHYTHM_FIGURES}
+        self._rhythm_tags = {key: tagged(t, f"rhythm-summary-{key}") for key, t in self.rhythm_texts.items()}
         # Its own box, beside the summary's: tagged nodes inside the tagged summary split it, and the
         # summary's node then read only the rhythm's lines.
         self.rhythm_box = ft.Container(
             content=ft.Column(
                 [
                     ft.Text(text(s, "rhythm_title"), weight=ft.FontWeight.BOLD),
-                    *(tagged(t, f"rhythm-summary-{key}") for key, t in self.rhythm_texts.items()),
+                    *self._rhythm_tags.values(),
                 ],
                 spacing=4,
             ),
@@ -304,6 +305,8 @@ class SessionsView:
             for key, line in self.rhythm_lines(rhythm).items():
                 self.rhythm_texts[key].value = line
             # A pause over the guidelines' 10 s in colour and bold as well as in words.
+            self._rhythm_tags["times_guessed"].visible = rhythm.frame_times_guessed  # said first, as a warning
+            self.rhythm_texts["times_guessed"].color = ft.Colors.ORANGE_900
             long_pauses = self.rhythm_texts["long_pauses"]
             long_pauses.color = ft.Colors.RED_800 if rhythm.long_pause_count else None
             long_pauses.weight = ft.FontWeight.BOLD if rhythm.long_pause_count else None
@@ -336,7 +339,9 @@ class SessionsView:
         else:
             pauses = text(s, "rhythm_pauses", seconds=pause_s, n=len(rhythm.pauses), longest=f"{longest:.1f}")
         ccf = rhythm.compression_fraction
+        fps = "—" if rhythm.frame_rate is None else f"{rhythm.frame_rate:.0f}"
         return {
+            "times_guessed": text(s, "rhythm_times_guessed", fps=fps) if rhythm.frame_times_guessed else "",
             "count": text(s, "rhythm_count", count=rhythm.count, seconds=f"{rhythm.seconds:.0f}"),
             "rate": rate,
             "band": band,

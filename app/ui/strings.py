@@ -163,6 +163,7 @@ EN: dict[str, str] = {
     "video_refused_too_large": "its frames are larger than this app accepts",
     "video_damaged": "{damaged} damaged frame(s) skipped; {frames} frame(s) used",
     "video_fps_assumed": "the file's header gives no usable frame rate; timestamps assume {fps} fps",
+    "video_fps_from_frames": "the file's header gives no usable frame rate; its frames' own times are used ({fps} fps)",
     "video_truncated": "the last {unread} of the {total} frames could not be decoded; the file may be truncated",
     "video_stalled": "reading stopped at frame {frame}: the file's position no longer advances",
 }
@@ -318,6 +319,7 @@ ZH: dict[str, str] = {
     "video_refused_too_large": "画面超过本应用能接受的大小",
     "video_damaged": "跳过了 {damaged} 个损坏的帧；使用了 {frames} 帧",
     "video_fps_assumed": "文件头没有可用的帧率；时间按每秒 {fps} 帧计算",
+    "video_fps_from_frames": "文件头没有可用的帧率；使用各帧自带的时间（每秒 {fps} 帧）",
     "video_truncated": "文件头声明的 {total} 帧中，最后 {unread} 帧无法解码；文件可能不完整",
     "video_stalled": "读到第 {frame} 帧时停止：文件位置不再前进",
 }

@@ -66,6 +66,10 @@ EN: dict[str, str] = {
     "rhythm_long_pauses": "Pauses over {limit} s: {n} (guidelines: none over {limit} s)",
     "rhythm_ccf": "Compression fraction (CCF): {percent} %",
     "rhythm_ccf_none": "Compression fraction (CCF): —",
+    "rhythm_times_guessed": (
+        "Frame times guessed: the video gives no usable frame rate and its frames no times, so {fps} frames a "
+        "second were assumed; rates, pauses and times scale with that guess"
+    ),
     "rhythm_not_measured": "Depth and recoil are not measured by the camera",
     "export_saved": "Saved {where}",
     "export_cancelled": "Export cancelled",
@@ -244,6 +248,9 @@ ZH: dict[str, str] = {
     "rhythm_long_pauses": "超过 {limit} 秒的停顿：{n} 次（指南：任何一次都不超过 {limit} 秒）",
     "rhythm_ccf": "按压时间占比：{percent}%",
     "rhythm_ccf_none": "按压时间占比：—",
+    "rhythm_times_guessed": (
+        "帧的时间是估计的：视频没有可用的帧率，各帧也没有自带时间，因此按每秒 {fps} 帧计算；频率、停顿和时间都随之而变"
+    ),
     "rhythm_not_measured": "摄像头无法测量按压深度和回弹",
     "export_saved": "已保存到 {where}",
     "export_cancelled": "已取消导出",

@@ -485,3 +485,11 @@ def with_frame_rate(data: bytes, rate: int, scale: int) -> bytes:
     avih = out.index(b"avih")
     out[avih + 8 : avih + 12] = struct.pack("<I", min(2**32 - 1, int(1e6 * scale / max(rate, 1))))
     return bytes(out)
+
+
+def with_default_duration(data: bytes, nanoseconds: int) -> bytes:
+    """A Matroska file whose header claims `nanoseconds` per frame (its DefaultDuration element);
+    its blocks keep their own times."""
+    at = data.index(bytes([0x23, 0xE3, 0x83]))
+    assert data[at + 3] == 0x84, "a 4-byte DefaultDuration, as FFmpeg writes it"
+    return data[: at + 4] + struct.pack(">I", nanoseconds) + data[at + 8 :]

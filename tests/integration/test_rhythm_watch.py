@@ -72,6 +72,7 @@ def test_watch_prints_and_logs_the_rhythm_and_the_report_tells_it_with_its_limit
     assert f"Compressions counted: {last['count']}" in summary
     assert f"Median rate: {last['median_rate_per_min']:.0f} per minute" in summary
     assert "Pauses (2 s or more without compressions): 1" in summary
+    assert "Frame times guessed" not in summary  # the file's header gives its rate
 
     report_path = tmp_path / "report.html"
     made = run_app("sessions", "report", log.stem, "--out", str(report_path))

@@ -345,6 +345,7 @@ def test_a_rhythm_session_shows_its_figures_a_rate_lane_and_exports_them(tmp_pat
         "ccf": "Compression fraction (CCF): 70 %",
     }
     assert shown(view.root, "rhythm-summary-depth").value == "Depth and recoil are not measured by the camera"
+    assert not is_visible(view.root, tagged(view.root, "rhythm-summary-times_guessed"))  # the file gave its rate
     # The rhythm is a box of its own: the summary's node keeps its own lines (a browser reads them there).
     summary = texts(shown(view.root, "sessions-summary"))
     assert "4 keyframes analysed: 2 YES, 1 NO, 1 UNKNOWN" in summary and "Compressions" not in summary
@@ -367,6 +368,17 @@ def test_a_rhythm_session_shows_its_figures_a_rate_lane_and_exports_them(tmp_pat
         "Rhythm CSV",
         "Report (HTML)",
     ]
+
+
+def test_a_rhythm_on_guessed_frame_times_says_so_first(tmp_path: Path) -> None:
+    """A video without a usable frame rate or times of its own: its rhythm scales with a guess."""
+    events = [dataclasses.replace(e, frame_times_guessed=True) if e.kind == "rhythm" else e for e in rhythm_events()]
+    write_session(tmp_path, "guessed", events)
+    _, view = build(tmp_path, Saver())
+    open_session(view, "guessed")
+    said = shown(view.root, "rhythm-summary-times_guessed").value
+    assert said.startswith("Frame times guessed: the video gives no usable frame rate") and "scale" in said, said
+    assert shown(view.root, "rhythm-summary-count").value == "Compressions counted: 20 in 12 s"
 
 
 def test_a_stills_session_shows_no_rhythm_and_cannot_export_one(tmp_path: Path) -> None:

@@ -8,7 +8,7 @@ from pathlib import Path
 import pytest
 
 from app.frames.video import VideoError, iter_video_frames
-from tests.faults.corpus import index_of, smash_frames, with_frame_rate, write_mjpg
+from tests.faults.corpus import index_of, smash_frames, with_default_duration, with_frame_rate, write_mjpg
 
 
 def test_damaged_frames_are_skipped_counted_and_the_rest_used(tmp_path: Path) -> None:
@@ -43,6 +43,23 @@ def test_absurd_frame_rates_are_replaced_and_said(tmp_path: Path, rate: int, sca
     times = [t for t, _ in video]
     assert video.stats.fps == ASSUMED_FPS and "timestamps assume 30 fps" in video.stats.summary()[0]
     assert times == pytest.approx([i / ASSUMED_FPS for i in range(10)])
+    assert video.stats.clock == "guessed"  # an AVI's frames are timed by that same header: nothing else to go by
+
+
+@pytest.mark.parametrize("nanoseconds", [1, 2**32 - 1])
+def test_an_absurd_header_rate_gives_way_to_the_frames_own_times(tmp_path: Path, nanoseconds: int) -> None:
+    """Matroska times each block itself: its header's absurd rate (30000 or 0.23 fps) is not needed."""
+    from app.frames.video import VideoFrames
+
+    path = tmp_path / "lying.mkv"
+    path.write_bytes(with_default_duration(write_mjpg(tmp_path / "good.mkv", frames=20).read_bytes(), nanoseconds))
+    video = VideoFrames(path)
+    times = [t for t, _ in video]
+    assert video.stats.clock == "timestamps" and video.stats.fps == pytest.approx(25)
+    assert times == pytest.approx([i / 25 for i in range(20)])
+    assert video.stats.summary() == [
+        f"the file's header gives {video.stats.declared_fps:g} fps; the frames' own times are used (25 fps)"
+    ]
 
 
 def test_realtime_clock_never_waits_longer_than_the_gap() -> None:
