@@ -262,7 +262,7 @@ class Shell:
         page.on_resize = lambda _: self._layout()
         # A dropped connection (a phone's browser locked, a network change) resumes the same page
         # when the browser comes back within Flet's session timeout: the page listens again then.
-        page.on_disconnect = lambda _: self._detach()
+        page.on_disconnect = lambda _: self._disconnected()
         page.on_connect = lambda _: self._reattach()
         page.on_close = lambda _: self.unmount()
         page.on_app_lifecycle_state_change = self._on_lifecycle
@@ -298,6 +298,16 @@ class Shell:
         if self._guard_watcher is not None:
             self._guard_watcher.stop()
             self._guard_watcher = None
+
+    def _disconnected(self) -> None:
+        """The browser's connection dropped. The page's content is emptied on the server now, while no
+        browser holds it: Flet 1.0.5 answers a reconnecting browser with the whole page as it is then,
+        and a browser given a whole full page at once draws for 60–100 s (a core busy, no tap answered);
+        given an empty one, it gets the content from `_reattach` as a new page's, in about a second."""
+        self._detach()
+        self.page.controls.clear()
+        self.page.services.clear()
+        self.page.navigation_bar = None
 
     def _reattach(self) -> None:
         """The browser is back on this page after a dropped connection. Flet 1.0.5 resumes the
