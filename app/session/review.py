@@ -143,20 +143,40 @@ def make_review(
     return review(event_id=event_id, target_id=target_id, wall_time=now, note=note, examiner=examiner, revises=revises)
 
 
+@dataclass(frozen=True)
+class Verdict:
+    """An examiner's verdict on one answer as a screen gives it: `correct` None agrees with the model;
+    `note` is this answer's own (a note written for one question never lands on another's verdict)."""
+
+    target_id: str
+    correct: str | None = None
+    note: str = ""
+
+
 def make_reviews(
     state: SessionState,
-    target_ids: Sequence[str],
+    verdicts: Sequence[Verdict],
     *,
-    note: str = "",
     examiner: str = "",
     revise: bool = False,
+    profiles_dir: Path = PROFILES,
     wall_time: float | None = None,
 ) -> list[ExaminerConfirmed | ExaminerCorrected]:
-    """Confirmations of several answers at once (a checklist keyframe's "confirm all"): every one is
+    """Several verdicts at once (a checklist keyframe's, or every waiting answer): every one is
     checked before any is returned, so one that is refused records none."""
     now = time.time() if wall_time is None else wall_time
     return [
-        make_review(state, target, note=note, examiner=examiner, revise=revise, wall_time=now) for target in target_ids
+        make_review(
+            state,
+            verdict.target_id,
+            correct=verdict.correct,
+            note=verdict.note.strip(),
+            examiner=examiner,
+            revise=revise,
+            profiles_dir=profiles_dir,
+            wall_time=now,
+        )
+        for verdict in verdicts
     ]
 
 
@@ -189,13 +209,19 @@ def record_review(
     return event
 
 
-def record_confirmations(
-    path: Path, target_ids: Sequence[str], *, note: str = "", examiner: str = "", revise: bool = False
+def record_reviews(
+    path: Path,
+    verdicts: Sequence[Verdict],
+    *,
+    examiner: str = "",
+    revise: bool = False,
+    profiles_dir: Path = PROFILES,
 ) -> list[ExaminerConfirmed | ExaminerCorrected]:
     """`make_reviews` against the log as it is now, appended under its lock: all of them or none
     (ReviewError). OSError as `record_review`."""
     with session_locked(path):
-        events = make_reviews(load_session(path).state, target_ids, note=note, examiner=examiner, revise=revise)
+        state = load_session(path).state
+        events = make_reviews(state, verdicts, examiner=examiner, revise=revise, profiles_dir=profiles_dir)
         with SessionLog(path) as log:
             for event in events:
                 log.append(event)

@@ -23,6 +23,7 @@ from app.frames.motion_stream import MotionStreams
 from app.locations import sessions_dir, upload_dir
 from app.privacy.guard import GuardCounts, GuardWatcher, ensure_installed
 from app.profile_store import save_cut
+from app.session.review import Verdict
 from app.ui import strings, strings_models, strings_sessions, strings_settings, strings_testers
 from app.ui.app_context import AppContext
 from app.ui.camera_pump import CameraPump
@@ -116,9 +117,7 @@ class Shell:
                 start=lambda kind, interval: page.run_task(self._start, kind, interval),
                 stop=controller.stop_session,
                 interval=self._set_interval,
-                confirm=lambda event_id, note, revise: self._review(event_id, None, note, revise),
-                correct=lambda event_id, value, note, revise: self._review(event_id, value, note, revise),
-                confirm_all=self._confirm_all,
+                review=self._review,
                 open_models=lambda: self.go(MODELS),
                 open_settings=lambda: self.go(SETTINGS),
                 thumbnail=controller.thumbnail,
@@ -423,11 +422,8 @@ class Shell:
     def _set_interval(self, seconds: int) -> None:
         self.controller.set_interval(seconds)
 
-    def _review(self, event_id: str, value: str | None, note: str, revise: bool) -> None:
-        self._refused(self.controller.review(event_id, value, note, revise=revise))
-
-    def _confirm_all(self, event_ids: Sequence[str], note: str, revise: bool) -> None:
-        self._refused(self.controller.confirm_all(event_ids, note, revise=revise))
+    def _review(self, verdicts: Sequence[Verdict], revise: bool) -> None:
+        self._refused(self.controller.review(verdicts, revise=revise))
 
     def _refused(self, refused: Notice | None) -> None:
         if refused is not None:

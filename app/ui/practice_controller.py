@@ -32,7 +32,7 @@ from app.frames.motion_stream import MotionFrame
 from app.frames.sources import FrameSource, OpenCvCameraSource, SourceEnded, StillsSource, VideoFileSource, refusal
 from app.frames.video import VideoError
 from app.pipeline.live import LivePipeline, PipelineUpdate
-from app.session.review import ReviewError, make_review, make_reviews, record_confirmations, record_review
+from app.session.review import ReviewError, Verdict, make_reviews, record_reviews
 from app.session.store import SessionLog, load_session, new_session_id, read_thumbnail
 from app.ui.latest_only import LatestOnly
 from app.worker.messages import WorkerSpec, WorkerStatus
@@ -452,30 +452,19 @@ class PracticeController:
         session_id = self._state.session_id
         return read_thumbnail(self._sessions_dir / f"{session_id}.jsonl", event_id) if session_id else None
 
-    def review(self, event_id: str, correct_to: str | None, note: str = "", revise: bool = False) -> Notice | None:
-        """Confirm (correct_to None) or correct an answer of the session on screen; returns why it was
-        refused (words in strings_sessions) or None.
+    def review(self, verdicts: Sequence[Verdict], revise: bool = False) -> Notice | None:
+        """Record the examiner's verdicts on answers of the session on screen (one answer's, a checklist
+        keyframe's, or every waiting one's), each with its own note: all of them, or none and why
+        (words in strings_sessions).
 
         Also after Stop: the session stays on screen, and its log takes the review.
         """
-        return self._review((event_id,), correct_to, note, revise)
-
-    def confirm_all(self, event_ids: Sequence[str], note: str = "", revise: bool = False) -> Notice | None:
-        """Confirm several answers at once (a checklist keyframe's): all are recorded, or none and why."""
-        return self._review(tuple(event_ids), None, note, revise)
-
-    def _review(self, event_ids: tuple[str, ...], correct_to: str | None, note: str, revise: bool) -> Notice | None:
         session_id = self._state.session_id
-        if session_id is None:
+        if session_id is None or not verdicts:
             return Notice("review_refused_no_event", error=True)
         if self._state.running:
             try:
-                if correct_to is None:
-                    events = make_reviews(self._state.session, event_ids, note=note, revise=revise)
-                else:
-                    events = [
-                        make_review(self._state.session, event_ids[0], correct=correct_to, note=note, revise=revise)
-                    ]
+                events = make_reviews(self._state.session, verdicts, revise=revise)
             except ReviewError as exc:
                 return exc.notice()
             for event in events:
@@ -487,10 +476,7 @@ class PracticeController:
         refused: Notice | None = None
         try:
             try:
-                if correct_to is None:
-                    record_confirmations(path, event_ids, note=note, revise=revise)
-                else:
-                    record_review(path, event_ids[0], correct=correct_to, note=note, revise=revise)
+                record_reviews(path, verdicts, revise=revise)
             except ReviewError as exc:
                 refused = exc.notice()  # e.g. reviewed elsewhere meanwhile: the screen then shows that verdict
             reviewed = load_session(path).state

@@ -17,6 +17,7 @@ from app.core.checklist import Checklist
 from app.core.parser import UNKNOWN
 from app.core.rhythm_figures import LONG_PAUSE_S, TARGET_RATE_PER_MIN, Pause, long_pauses, rate_band, shown_rate
 from app.core.session import KeyframeFailed, PracticeEvent, SessionState, TimelineEntry
+from app.session.review import Verdict
 from app.ui.checklist_card import ChecklistLine
 from app.ui.checklist_lines import checklist_lines, keyframe_entries, reviewed_count
 from app.ui.i18n import mono_font, notices_text
@@ -42,9 +43,7 @@ class PracticeActions:
     start: Callable[[str, int], object]  # (source kind, interval seconds); the result is ignored
     stop: Callable[[], None]
     interval: Callable[[int], None]
-    confirm: Callable[[str, str, bool], None]  # (event_id, note, revise)
-    correct: Callable[[str, str, str, bool], None]  # (event_id, value, note, revise)
-    confirm_all: Callable[[Sequence[str], str, bool], None]  # (a keyframe's event_ids, note, revise)
+    review: Callable[[Sequence[Verdict], bool], None]  # (verdicts, revise): all recorded or none
     open_models: Callable[[], None] = lambda: None  # to the Models screen (a model that cannot be used)
     open_settings: Callable[[], None] = lambda: None  # to Settings, where the questions' profile is chosen
     thumbnail: Callable[[str], bytes | None] = lambda _: None  # an answer's keyframe thumbnail
@@ -457,10 +456,8 @@ class PracticeView:
         self.reviews.render(
             state.session.timeline,
             state.answer_values,
-            on_confirm=self._actions.confirm,
-            on_correct=self._actions.correct,
+            self._actions.review,
             question=self.question.value,
-            on_confirm_all=self._actions.confirm_all,
         )
         for line, box in (*self._status_lines.items(), *self._card_lines.items()):
             box.visible = bool(line.value)  # an empty line would still take its height

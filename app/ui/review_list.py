@@ -2,10 +2,15 @@
 
 Each answer shows its keyframe's thumbnail and source (the camera, a video's or an
 image's file name; a still gets no made-up time), the answer in words (with
-the marker of the timeline: colour and shape), **Confirm**, a **Correct to…**
-dropdown limited to the profile's other answers, and an optional note. A
-reviewed answer shows every verdict in order and offers "Change verdict", which
-records a revision (the earlier verdict stays in the history).
+the marker of the timeline: colour and shape), a **Correct to…** dropdown limited
+to the profile's other answers, its own optional note, and **Confirm** — which
+becomes **Save correction** once a correction is picked: nothing is recorded until
+then, so a note written after picking still goes with that verdict. A checklist's
+keyframe is one row with a line per question (each with its own correction and
+note) and **Confirm all**, which records every line's verdict with its own note;
+several waiting one-question answers get **Confirm all waiting**. A reviewed answer
+shows every verdict in order and offers "Change verdict", which records a revision
+(the earlier verdict stays in the history).
 
 The list only renders entries and forwards the examiner's choices to the
 handlers given to `render`; it records nothing itself. Rows are kept per event
@@ -16,11 +21,11 @@ keyframe in a live session.
 from __future__ import annotations
 
 from collections.abc import Callable, Mapping, Sequence
-from dataclasses import dataclass
 
 import flet as ft
 
 from app.core.session import ReviewRecord, TimelineEntry
+from app.session.review import Verdict
 from app.ui.i18n import text
 from app.ui.strings_sessions import EN, answer_word, reason_words, signal_words
 from app.ui.timeline import mark_style, point_kind
@@ -28,22 +33,13 @@ from app.ui.widgets import clock, tagged
 
 AllowedValues = Sequence[str] | Mapping[str, Sequence[str]]  # one list for all, or per event_id
 Thumbnails = Callable[[str], bytes | None]  # event_id -> the keyframe's JPEG, kept beside the session log
-ConfirmHandler = Callable[[str, str, bool], object]  # (event_id, note, revise)
-CorrectHandler = Callable[[str, str, str, bool], object]  # (event_id, value, note, revise)
-ConfirmAllHandler = Callable[[Sequence[str], str, bool], object]  # (event_ids, note, revise): all or none
+ReviewHandler = Callable[[Sequence[Verdict], bool], object]  # (verdicts, revise): all recorded or none
 
 
 def _values_for(allowed: AllowedValues, event_id: str) -> tuple[str, ...]:
     if isinstance(allowed, Mapping):
         return tuple(allowed.get(event_id, ()))
     return tuple(allowed)
-
-
-@dataclass
-class _Handlers:
-    confirm: ConfirmHandler
-    correct: CorrectHandler
-    confirm_all: ConfirmAllHandler
 
 
 def when_taken(s: Mapping[str, str], t: float, wall_time: float, source: str, still: bool) -> str:
@@ -74,8 +70,9 @@ class ReviewRow:
     def __init__(self, event_id: str, strings: Mapping[str, str], thumbnail: bytes | None = None) -> None:
         self.event_id = event_id
         self._s = strings
-        self._handlers: _Handlers | None = None
+        self._on_review: ReviewHandler | None = None
         self._revising = False
+        self.staged: str | None = None  # a correction picked and not saved yet
         self._history_len = 0
         self._allowed: tuple[str, ...] = ()
         self._question = ""
@@ -96,7 +93,7 @@ class ReviewRow:
             text(strings, "review_confirm"), icon=ft.Icons.CHECK, on_click=lambda _: self._on_confirm()
         )
         self.correct = ft.Dropdown(
-            label=text(strings, "review_correct"), width=170, dense=True, on_select=lambda _: self._on_correct()
+            label=text(strings, "review_correct"), width=170, dense=True, on_select=lambda _: self._on_pick()
         )
         self.change = ft.TextButton(
             text(strings, "review_change"), icon=ft.Icons.EDIT_OUTLINED, on_click=lambda _: self._toggle_change()
@@ -151,14 +148,20 @@ class ReviewRow:
     # --- rendering ------------------------------------------------------------------
 
     def render(
-        self, entry: TimelineEntry, allowed: tuple[str, ...], handlers: _Handlers, read_only: bool, question: str = ""
+        self,
+        entry: TimelineEntry,
+        allowed: tuple[str, ...],
+        on_review: ReviewHandler,
+        read_only: bool,
+        question: str = "",
     ) -> None:
         s, e = self._s, entry.event
-        self.entry, self._handlers, self._allowed, self._question = entry, handlers, allowed, question
+        self.entry, self._on_review, self._allowed, self._question = entry, on_review, allowed, question
         if len(entry.history) != self._history_len:  # a verdict was recorded: start the next one clean
             self._history_len = len(entry.history)
             self._revising = False
             self.note.value = ""
+            self.staged = None
         # The examiner's verdict leads once given; what the model said stays beside it.
         style = mark_style(entry.verdict)
         self.icon.icon, self.icon.color = style.icon, style.colour
@@ -178,11 +181,13 @@ class ReviewRow:
 
         choices = [v for v in allowed if v != e.observation]
         self.correct.options = [ft.DropdownOption(key=v, text=answer_word(s, v)) for v in choices]
-        self.correct.value = None
+        self.staged = self.staged if self.staged in choices else None
+        self.correct.value = self.staged  # a pick survives a live session's re-render until saved
         self.correct.disabled = not choices
         self.correct.tooltip = (
             None if choices else text(s, "review_answers_unknown" if not allowed else "review_correct_none")
         )
+        self._label_confirm()
 
         editing = not read_only and (not reviewed or self._revising)
         self.actions.visible = editing
@@ -191,14 +196,22 @@ class ReviewRow:
 
     # --- events ---------------------------------------------------------------------
 
-    def _on_confirm(self) -> None:
-        if self._handlers is not None:
-            self._handlers.confirm(self.event_id, self.note.value or "", self._revise_flag())
+    def verdict(self) -> Verdict:
+        """What this row records now: the picked correction or a confirmation, with its note."""
+        return Verdict(self.event_id, self.staged, self.note.value or "")
 
-    def _on_correct(self) -> None:
-        value = self.correct.value
-        if self._handlers is not None and value:
-            self._handlers.correct(self.event_id, value, self.note.value or "", self._revise_flag())
+    def _label_confirm(self) -> None:
+        saving = self.staged is not None
+        self.confirm.content = text(self._s, "review_save_correction" if saving else "review_confirm")
+        self.confirm.icon = ft.Icons.SAVE if saving else ft.Icons.CHECK
+
+    def _on_pick(self) -> None:
+        self.staged = self.correct.value or None
+        self._label_confirm()
+
+    def _on_confirm(self) -> None:
+        if self._on_review is not None:
+            self._on_review([self.verdict()], self._revise_flag())
 
     def _revise_flag(self) -> bool:
         return self.entry is not None and self.entry.review != "pending"
@@ -206,14 +219,15 @@ class ReviewRow:
     def _toggle_change(self) -> None:
         # View-local: shows the verdict controls again. Flet updates the page after a handler.
         self._revising = not self._revising
-        if self.entry is not None and self._handlers is not None:
-            self.render(self.entry, self._allowed, self._handlers, read_only=False, question=self._question)
+        if self.entry is not None and self._on_review is not None:
+            self.render(self.entry, self._allowed, self._on_review, read_only=False, question=self._question)
 
 
 class _SignalLine:
-    """One signal's answer inside a keyframe's review: verdict, reason, history, its own correction."""
+    """One signal's answer inside a keyframe's review: verdict, reason, history, its own correction
+    (picked, saved with the keyframe's verdicts) and its own note."""
 
-    def __init__(self, event_id: str, strings: Mapping[str, str], on_correct: Callable[[str, str], None]) -> None:
+    def __init__(self, event_id: str, strings: Mapping[str, str], on_pick: Callable[[str, str], None]) -> None:
         self.event_id = event_id
         self.icon = ft.Icon(ft.Icons.CIRCLE, size=20)
         self.answer = ft.Text("", size=14, weight=ft.FontWeight.BOLD)
@@ -224,28 +238,33 @@ class _SignalLine:
             label=text(strings, "review_correct"),
             width=170,
             dense=True,
-            on_select=lambda e: on_correct(event_id, e.control.value or ""),
+            on_select=lambda e: on_pick(event_id, e.control.value or ""),
         )
+        self.note = ft.TextField(label=text(strings, "review_note"), dense=True, width=170)
         self.correct_box = tagged(self.correct, f"correct-{event_id}")
+        # Shown while this answer may be given a verdict; a Semantics' own visibility is never changed.
+        self.edit = ft.Column([self.correct_box, tagged(self.note, f"note-{event_id}")], spacing=4)
         self.root = ft.Row(
             [
                 self.icon,
                 ft.Column([self.answer, self.reason_box, self.history], spacing=2, expand=True),
-                self.correct_box,
+                self.edit,
             ],
             vertical_alignment=ft.CrossAxisAlignment.START,
         )
 
 
 class KeyframeReviewRow:
-    """A checklist's keyframe: its thumbnail once, every signal's answer, "Confirm all" in one tap, a
-    correction per signal (to that signal's answers only) and one note for the keyframe."""
+    """A checklist's keyframe: its thumbnail once, every signal's answer with its own correction (to
+    that signal's answers only) and note, and "Confirm all", which records every line's verdict at once:
+    the corrections picked, the model's answer confirmed on the other lines."""
 
     def __init__(self, key: str, strings: Mapping[str, str], thumbnail: bytes | None = None) -> None:
         self.key = key  # the keyframe's first answer's event id: unique across sessions
         self._s = strings
-        self._handlers: _Handlers | None = None
+        self._on_review: ReviewHandler | None = None
         self._revising = False
+        self.staged: dict[str, str] = {}  # event id -> a correction picked and not saved yet
         self._reviews = 0
         self._entries: tuple[TimelineEntry, ...] = ()
         self._render_args: tuple[Mapping[str, tuple[str, ...]], bool] = ({}, False)
@@ -256,22 +275,14 @@ class KeyframeReviewRow:
         self.when = ft.Text("", size=12, color=ft.Colors.GREY_700)
         self.status = ft.Text("", size=13, weight=ft.FontWeight.W_500)
         self.line_column = ft.Column(spacing=6)
-        self.note = ft.TextField(label=text(strings, "review_note"), dense=True)
-        self.note_box = ft.Container(tagged(self.note, f"note-{key}"))
         self.confirm_all = ft.Button(
             text(strings, "review_confirm_all"), icon=ft.Icons.DONE_ALL, on_click=lambda _: self._on_confirm_all()
         )
-        self.actions = ft.Row(
-            [tagged(self.confirm_all, f"confirm-all-{key}"), self.note_box],
-            spacing=8,
-            run_spacing=8,
-            vertical_alignment=ft.CrossAxisAlignment.CENTER,
-        )
+        self.actions = ft.Row([tagged(self.confirm_all, f"confirm-all-{key}")])
         self.change = ft.TextButton(
             text(strings, "review_change_all"), icon=ft.Icons.EDIT_OUTLINED, on_click=lambda _: self._toggle_change()
         )
         self.change_row = ft.Row([tagged(self.change, f"revise-{key}")])
-        self.fit(wide=True)
         self.root = tagged(
             ft.Container(
                 content=ft.Column(
@@ -294,23 +305,23 @@ class KeyframeReviewRow:
         )
 
     def fit(self, wide: bool) -> None:
-        self.actions.wrap = not wide
-        self.note_box.expand, self.note_box.width = (True, None) if wide else (None, 320)
+        """Nothing to arrange: each line keeps its correction and note beside it at every width."""
 
     def render(
         self,
         entries: tuple[TimelineEntry, ...],
         allowed: Mapping[str, tuple[str, ...]],
-        handlers: _Handlers,
+        on_review: ReviewHandler,
         read_only: bool,
     ) -> None:
         """`entries`: the keyframe's answers in the order asked; `allowed`: event id -> answers."""
         s = self._s
-        self._entries, self._handlers, self._render_args = entries, handlers, (allowed, read_only)
+        self._entries, self._on_review, self._render_args = entries, on_review, (allowed, read_only)
         reviews = sum(len(e.history) for e in entries)
-        if reviews != self._reviews:  # a verdict was recorded: the next one starts clean
+        fresh = reviews != self._reviews  # a verdict was recorded: the next one starts clean
+        if fresh:
             self._reviews, self._revising = reviews, False
-            self.note.value = ""
+            self.staged = {}
         first = entries[0].event
         self.when.value = when_taken(s, first.t, first.wall_time, first.source, first.still)
         pending = [e for e in entries if e.review == "pending"]
@@ -321,10 +332,14 @@ class KeyframeReviewRow:
         )
         editing = not read_only and (bool(pending) or self._revising)
         if [e.event.event_id for e in entries] != list(self.lines):
-            self.lines = {e.event.event_id: _SignalLine(e.event.event_id, s, self._on_correct) for e in entries}
+            self.lines = {e.event.event_id: _SignalLine(e.event.event_id, s, self._on_pick) for e in entries}
             self.line_column.controls = [line.root for line in self.lines.values()]
         for entry in entries:
-            self._render_line(self.lines[entry.event.event_id], entry, allowed.get(entry.event.event_id, ()), editing)
+            line = self.lines[entry.event.event_id]
+            if fresh:
+                line.note.value = ""
+            self._render_line(line, entry, allowed.get(entry.event.event_id, ()), editing)
+        self._label_confirm_all()
         self.actions.visible = editing
         self.change_row.visible = not read_only and not pending
         self.change.content = text(s, "review_cancel_change" if self._revising else "review_change_all")
@@ -345,31 +360,44 @@ class KeyframeReviewRow:
         line.history.controls = [ft.Text(describe_review(s, r), size=12) for r in entry.history]
         choices = [v for v in allowed if v != e.observation]
         line.correct.options = [ft.DropdownOption(key=v, text=answer_word(s, v)) for v in choices]
-        line.correct.value = None
+        if self.staged.get(e.event_id) not in choices:
+            self.staged.pop(e.event_id, None)
+        line.correct.value = self.staged.get(e.event_id)  # a pick survives a live session's re-render
         line.correct.disabled = not choices
-        line.correct_box.visible = editing and (entry.review == "pending" or self._revising)
+        line.edit.visible = editing and (entry.review == "pending" or self._revising)
 
     # --- events ---------------------------------------------------------------------
 
-    def _on_confirm_all(self) -> None:
-        if self._handlers is None:
-            return
-        # Revising: the model's answer is confirmed for every signal; otherwise the ones still waiting.
-        targets = [e for e in self._entries if self._revising or e.review == "pending"]
-        ids = [e.event.event_id for e in targets]
-        if ids:
-            self._handlers.confirm_all(ids, self.note.value or "", self._revising)
+    def verdicts(self) -> list[Verdict]:
+        """What "Confirm all" records now: every answer still waiting (every one when revising), each
+        with the correction picked on its line, or confirmed, and its own line's note."""
+        return [
+            Verdict(e.event.event_id, self.staged.get(e.event.event_id), self.lines[e.event.event_id].note.value or "")
+            for e in self._entries
+            if self._revising or e.review == "pending"
+        ]
 
-    def _on_correct(self, event_id: str, value: str) -> None:
-        entry = next((e for e in self._entries if e.event.event_id == event_id), None)
-        if self._handlers is not None and entry is not None and value:
-            self._handlers.correct(event_id, value, self.note.value or "", entry.review != "pending")
+    def _label_confirm_all(self) -> None:
+        saving = bool(self.staged)
+        self.confirm_all.content = text(self._s, "review_save_all" if saving else "review_confirm_all")
+        self.confirm_all.icon = ft.Icons.SAVE if saving else ft.Icons.DONE_ALL
+
+    def _on_pick(self, event_id: str, value: str) -> None:
+        if value:
+            self.staged[event_id] = value
+        self._label_confirm_all()
+
+    def _on_confirm_all(self) -> None:
+        verdicts = self.verdicts()
+        if self._on_review is not None and verdicts:
+            self._on_review(verdicts, self._revising)
 
     def _toggle_change(self) -> None:
         self._revising = not self._revising
-        if self._handlers is not None and self._entries:
+        self.staged = {}
+        if self._on_review is not None and self._entries:
             allowed, read_only = self._render_args
-            self.render(self._entries, allowed, self._handlers, read_only)
+            self.render(self._entries, allowed, self._on_review, read_only)
 
 
 class ReviewList:
@@ -386,6 +414,12 @@ class ReviewList:
         self.pending_title = ft.Text(text(strings, "review_pending_title", n=0), weight=ft.FontWeight.BOLD, size=16)
         self.none_pending = ft.Text(text(strings, "review_none_pending"), color=ft.Colors.GREY_700)
         self.pending = ft.Column(spacing=8)
+        # Several waiting one-question answers: every one's verdict (its pick or a confirmation, its note) at once.
+        self.confirm_waiting = ft.Button(
+            text(strings, "review_confirm_waiting", n=0), icon=ft.Icons.DONE_ALL, on_click=lambda _: self._on_waiting()
+        )
+        self.confirm_waiting_box = tagged(self.confirm_waiting, "confirm-all-waiting")
+        self._on_review: ReviewHandler | None = None
         self.done_title = ft.Text(text(strings, "review_done_title", n=0), weight=ft.FontWeight.BOLD, size=16)
         self.done = ft.Column(spacing=8)
         # The wrapper hides, not the title: a Semantics node's content must stay visible.
@@ -393,6 +427,7 @@ class ReviewList:
         self.root = ft.Column(
             [
                 tagged(self.pending_title, "review-pending-title"),
+                self.confirm_waiting_box,
                 self.none_pending,
                 self.pending,
                 self.done_box,
@@ -416,16 +451,14 @@ class ReviewList:
         self,
         entries: Sequence[TimelineEntry],
         allowed_values: AllowedValues,
-        on_confirm: ConfirmHandler,
-        on_correct: CorrectHandler,
+        on_review: ReviewHandler,
         question: str = "",
-        on_confirm_all: ConfirmAllHandler | None = None,
     ) -> None:
         """Show `entries`; `allowed_values` is the profile's answers, or a mapping event_id -> answers.
         `question`: the sentence the answer card asks, so both read alike (default: the signal's words).
-        A keyframe with several answers (a checklist's) is one row, confirmed at once by `on_confirm_all`
-        (by default, one confirmation after another)."""
-        handlers = _Handlers(on_confirm, on_correct, on_confirm_all or _one_by_one(on_confirm))
+        A keyframe with several answers (a checklist's) is one row. `on_review` records the verdicts a
+        row (or "Confirm all waiting") gives, all or none."""
+        self._on_review = on_review
         rows: dict[str, ReviewRow | KeyframeReviewRow] = {}
         pending: list[ft.Control] = []
         done: list[ft.Control] = []
@@ -436,13 +469,13 @@ class ReviewList:
                 if not isinstance(row, ReviewRow):
                     row = ReviewRow(key, self._s, self._thumbnails(key))
                 row.fit(self._wide)
-                row.render(group[0], _values_for(allowed_values, key), handlers, self._read_only, question)
+                row.render(group[0], _values_for(allowed_values, key), on_review, self._read_only, question)
             else:
                 if not isinstance(row, KeyframeReviewRow):
                     row = KeyframeReviewRow(key, self._s, self._thumbnails(key))
                 row.fit(self._wide)
                 allowed = {e.event.event_id: _values_for(allowed_values, e.event.event_id) for e in group}
-                row.render(group, allowed, handlers, self._read_only)
+                row.render(group, allowed, on_review, self._read_only)
             rows[key] = row
             waiting = any(e.review == "pending" for e in group)
             (pending if waiting else done).append(row.root)
@@ -453,6 +486,21 @@ class ReviewList:
         self.done_title.value = text(self._s, "review_done_title", n=len(done))
         self.none_pending.visible = not pending
         self.done_box.visible = bool(done)
+        single_waiting = len(self._waiting_rows())
+        self.confirm_waiting_box.visible = not self._read_only and single_waiting > 1
+        self.confirm_waiting.content = text(self._s, "review_confirm_waiting", n=single_waiting)
+
+    def _waiting_rows(self) -> list[ReviewRow]:
+        return [
+            row
+            for row in self.rows.values()
+            if isinstance(row, ReviewRow) and row.entry is not None and row.entry.review == "pending"
+        ]
+
+    def _on_waiting(self) -> None:
+        verdicts = [row.verdict() for row in self._waiting_rows()]
+        if self._on_review is not None and verdicts:
+            self._on_review(verdicts, False)
 
 
 def keyframe_groups(entries: Sequence[TimelineEntry]) -> list[tuple[TimelineEntry, ...]]:
@@ -461,11 +509,3 @@ def keyframe_groups(entries: Sequence[TimelineEntry]) -> list[tuple[TimelineEntr
     for entry in sorted(entries, key=lambda e: e.event.t):  # sorted() is stable: the recorded order stays
         groups.setdefault(entry.event.keyframe_id, []).append(entry)
     return [tuple(group) for group in groups.values()]
-
-
-def _one_by_one(confirm: ConfirmHandler) -> ConfirmAllHandler:
-    def confirm_all(event_ids: Sequence[str], note: str, revise: bool) -> None:
-        for event_id in event_ids:
-            confirm(event_id, note, revise)
-
-    return confirm_all

@@ -31,7 +31,7 @@ from app.core.session import (
 from app.core.session_summary import SessionSummary, summarise
 from app.paths import PROFILES
 from app.session.report import practice_report
-from app.session.review import ReviewError, allowed_answers, record_confirmations, record_review
+from app.session.review import ReviewError, Verdict, allowed_answers, record_reviews
 from app.session.store import (
     LoadedSession,
     delete_session,
@@ -271,46 +271,22 @@ class SessionsController:
 
     # --- reviews --------------------------------------------------------------------
 
-    def confirm(self, event_id: str, note: str = "", revise: bool = False) -> bool:
-        """The examiner agrees with the model's answer. True when recorded."""
-        return self._review(event_id, None, note, revise)
-
-    def correct(self, event_id: str, value: str, note: str = "", revise: bool = False) -> bool:
-        """The examiner gives the right answer (one of the profile's values). True when recorded."""
-        return self._review(event_id, value, note, revise)
-
-    def confirm_all(self, event_ids: Sequence[str], note: str = "", revise: bool = False) -> bool:
-        """The examiner agrees with every answer of a checklist's keyframe, all or none. True when recorded."""
-        return self._review(tuple(event_ids), None, note, revise)
-
-    def _review(self, target: str | tuple[str, ...], correct: str | None, note: str, revise: bool) -> bool:
-        """`target`: one answer's event id, or several to confirm at once."""
+    def review(self, verdicts: Sequence[Verdict], revise: bool = False) -> bool:
+        """The examiner's verdicts on answers of the opened session (one answer's, a checklist keyframe's,
+        or every waiting one's), each with its own note: all recorded, or none. True when recorded."""
         with self._lock:
             opened = self._state.opened
-            if opened is None:
+            if opened is None or not verdicts:
                 return False
-            first = target[0] if isinstance(target, tuple) else target
+            first = verdicts[0].target_id
             entry = next((e for e in opened.state.timeline if e.event.event_id == first), None)
             t = _seconds(entry.event.t) if entry is not None else "?"
             try:
                 # Checked against the file as it is now, under the lock the CLI takes too: not against what
                 # this screen read when it opened the session.
-                if isinstance(target, tuple):
-                    events = record_confirmations(
-                        opened.row.path, target, note=note.strip(), examiner=self._examiner, revise=revise
-                    )
-                else:
-                    events = [
-                        record_review(
-                            opened.row.path,
-                            target,
-                            correct=correct,
-                            note=note.strip(),
-                            examiner=self._examiner,
-                            revise=revise,
-                            profiles_dir=self._profiles_dir,
-                        )
-                    ]
+                events = record_reviews(
+                    opened.row.path, verdicts, examiner=self._examiner, revise=revise, profiles_dir=self._profiles_dir
+                )
             except ReviewError as exc:
                 self._reopen(opened.row.session_id, keep_notice=False)  # e.g. the verdict given elsewhere
                 self._set(replace(self._state, notice=exc.notice()))
@@ -325,7 +301,16 @@ class SessionsController:
                 recorded = False
             else:
                 event = events[-1]
-                if isinstance(event, ExaminerCorrected):
+                corrected = sum(isinstance(e, ExaminerCorrected) for e in events)
+                ids = {v.target_id for v in verdicts}
+                keyframes = {e.event.keyframe_id for e in opened.state.timeline if e.event.event_id in ids}
+                if len(keyframes) > 1:  # every waiting answer at once
+                    notice = Notice("notice_review_many", (("n", str(len(events))), ("corrected", str(corrected))))
+                elif len(events) > 1 and corrected:
+                    notice = Notice(
+                        "notice_review_saved", (("t", t), ("n", str(len(events))), ("corrected", str(corrected)))
+                    )
+                elif isinstance(event, ExaminerCorrected):
                     notice = Notice("notice_review_corrected", (("t", t), ("answer", event.observation)))
                 elif len(events) > 1:
                     notice = Notice("notice_review_confirmed_all", (("t", t), ("n", str(len(events)))))

@@ -289,9 +289,7 @@ class SessionsView:
         self.review_list.render(
             opened.state.timeline,
             opened.allowed,
-            self._controller.confirm,
-            self._controller.correct,
-            on_confirm_all=self._controller.confirm_all,
+            self._controller.review,
         )
         for fmt, button in self.export_buttons.items():
             button.disabled = self._save_file is None or (fmt == "rhythm" and opened.rhythm is None)

@@ -143,12 +143,15 @@ def test_a_video_session_then_the_examiner_confirms_and_corrects(page, app_serve
     time.sleep(0.5)
     wrong = "NO" if second.observation == "yes" else "YES"
     open_menu_and_pick(page, f"correct-{second.event_id}", wrong)
+    # Picked, then saved: the note written after the pick goes with this correction.
+    type_into(page, f"note-{second.event_id}", "hands off the sternum")
+    page.locator(f"[flt-semantics-identifier='confirm-{second.event_id}']").click()  # "Save correction"
     assert wait_until(
         lambda: {"confirmed", "corrected"} <= {e.kind for e in load_session(log).events}, timeout=20, interval=0.2
     ), "the confirmation and the correction reached the log"
     events = {e.kind: e for e in load_session(log).events if e.kind in ("confirmed", "corrected")}
     assert events["confirmed"].target_id == first.event_id and events["confirmed"].note == "hands fine"
-    assert events["corrected"].target_id == second.event_id
+    assert events["corrected"].target_id == second.event_id and events["corrected"].note == "hands off the sternum"
     assert events["corrected"].observation == wrong.lower()
     # The correction is the verdict on screen, and the model's answer stays visible as the model's.
     model_said = "YES" if wrong == "NO" else "NO"

@@ -30,6 +30,7 @@ from tests.e2e.conftest import (
     scroll_to,
     shot,
     text_of,
+    type_into,
     wait_on_page,
     wait_text,
 )
@@ -139,6 +140,9 @@ def test_a_checklist_camera_session_the_gate_confirm_all_and_a_correction_in_the
             wrong = "NO" if stacked.observation == "yes" else "YES"
             scroll_to(page, f"correct-{stacked.event_id}")
             open_menu_and_pick(page, f"correct-{stacked.event_id}", wrong)
+            # The note written after the pick is that correction's; "Confirm all" saves every line's verdict.
+            type_into(page, f"note-{stacked.event_id}", "one hand beside the other")
+            node(page, f"confirm-all-{next(iter(answered[opened].values())).event_id}").click()
             assert wait_until(
                 lambda: any(
                     e.kind == "corrected" and e.target_id == stacked.event_id for e in load_session(log).events
@@ -159,6 +163,9 @@ def test_a_checklist_camera_session_the_gate_confirm_all_and_a_correction_in_the
             by_id = {row["event_id"]: row for row in rows}
             assert by_id[stacked.event_id]["verdict"] == wrong.lower()
             assert by_id[stacked.event_id]["review"] == "corrected"
+            corrected = [e for e in load_session(log).events if e.kind == "corrected"]
+            assert [(e.target_id, e.note) for e in corrected] == [(stacked.event_id, "one hand beside the other")]
+            assert all(e.note == "" for e in load_session(log).events if e.kind == "confirmed")
             for event in answered[closed].values():
                 assert by_id[event.event_id]["review"] == "confirmed"
             assert len(rows) == 3 * len(answered), summary

@@ -7,7 +7,7 @@ from pathlib import Path
 
 from app.core.notice import Notice
 from app.paths import EXAMPLES
-from app.session.review import record_review
+from app.session.review import Verdict, record_review
 from app.session.store import load_session
 from app.ui.i18n import notices_text
 from app.ui.practice_controller import PracticeController, PracticeState
@@ -42,12 +42,12 @@ def test_video_stills_and_reviews_on_one_worker(tmp_path: Path) -> None:
 
         # After Stop the session stays on screen and its log takes the examiner's verdicts.
         first, second = (e.event.event_id for e in done.session.timeline[:2])
-        assert controller.review(first, None, note="good") is None
-        assert controller.review(first, "no") == Notice(
+        assert controller.review([Verdict(first, None, "good")]) is None
+        assert controller.review([Verdict(first, "no")]) == Notice(
             "review_refused_already_confirmed", (("answer", "no"), ("examiner", "")), error=True
         )
-        assert controller.review(second, "maybe") is not None  # not one of the profile's answers
-        assert controller.review(second, "unknown") is None
+        assert controller.review([Verdict(second, "maybe")]) is not None  # not one of the profile's answers
+        assert controller.review([Verdict(second, "unknown")]) is None
         log = tmp_path / "sessions" / f"{done.session_id}.jsonl"
         kinds = [e.kind for e in load_session(log).events]
         assert kinds.count("confirmed") == 1 and kinds.count("corrected") == 1
@@ -55,7 +55,7 @@ def test_video_stills_and_reviews_on_one_worker(tmp_path: Path) -> None:
         last = done.session.timeline[-1].event.event_id
         assert last not in (first, second), "three answers"
         record_review(log, last, note="from the command line")
-        refused = controller.review(last, "yes")
+        refused = controller.review([Verdict(last, "yes")])
         assert refused is not None and refused.key == "review_refused_already_confirmed"
         assert [e.kind for e in load_session(log).events].count("confirmed") == 2
         assert controller.state.session.timeline[-1].review == "confirmed", "the screen shows the log"

@@ -12,7 +12,7 @@ import pytest
 from app.core.session import ExaminerConfirmed, ExaminerCorrected, reduce
 from app.paths import PROFILES
 from app.profile_file import load_checklist
-from app.session.review import ReviewError, make_reviews, record_confirmations
+from app.session.review import ReviewError, Verdict, make_reviews, record_reviews
 from app.session.store import SessionLog, load_session
 from app.ui import strings, strings_sessions
 from app.ui.checklist_lines import checklist_lines, reviewed_count
@@ -53,7 +53,7 @@ def test_a_correction_is_the_lines_verdict_and_counts_as_reviewed() -> None:
 
 
 def test_the_practice_card_shows_every_line_and_the_not_checked_reason() -> None:
-    view = PracticeView(PracticeActions(*(lambda *a: None for _ in range(6))), ft.Container())
+    view = PracticeView(PracticeActions(*(lambda *a: None for _ in range(4))), ft.Container())
     timeline = reduce(events())
     latest = timeline.timeline[-1].event
     view.render(
@@ -76,30 +76,40 @@ class Calls:
         self.seen.append(args)
 
 
-def test_confirm_all_sends_the_waiting_answers_and_the_one_note_and_corrections_stay_per_question() -> None:
-    confirm, correct, confirm_all = Calls(), Calls(), Calls()
+def test_confirm_all_records_each_lines_verdict_with_the_note_written_for_it() -> None:
+    """Correct "Hands stacked" to NO, write the note that explains it, Confirm all: the correction carries
+    that note, the other waiting answers are confirmed with their own (empty) notes. It used to record
+    the correction on the pick with no note and put the note on the two confirmations."""
+    review = Calls()
     reviews = ReviewList()
     entries = reduce([*events(), ExaminerConfirmed(event_id="r", target_id="e1-hands_visible", wall_time=9.0)]).timeline
-    reviews.render(
-        entries, {e.event.event_id: ("yes", "no", "unknown") for e in entries}, confirm, correct, "", confirm_all
-    )
+    reviews.render(entries, {e.event.event_id: ("yes", "no", "unknown") for e in entries}, review)
     first = reviews.rows["e1-hands_visible"]
     assert isinstance(first, KeyframeReviewRow) and len(reviews.rows) == 2  # a row per keyframe, not per answer
     assert first.status.value == "2 of 3 answers waiting for the examiner"
-    first.note.value = "hands fine"
-    first._on_confirm_all()
-    assert confirm_all.seen == [(["e1-hand_position_correct", "e1-hands_stacked"], "hands fine", False)]
     line = first.lines["e1-hands_stacked"]
     assert [o.key for o in line.correct.options] == ["no", "unknown"]  # its own answers, not the model's
-    assert not first.lines["e1-hands_visible"].correct_box.visible  # reviewed already: no second verdict
-    first._on_correct("e1-hands_stacked", "no")
-    assert correct.seen == [("e1-hands_stacked", "no", "hands fine", False)] and not confirm.seen
+    assert not first.lines["e1-hands_visible"].edit.visible  # reviewed already: no second verdict
+    line.correct.value = "no"
+    line.correct.on_select(type("Pick", (), {"control": line.correct})())
+    assert review.seen == [] and first.confirm_all.content == "Save verdicts"  # nothing recorded on the pick
+    line.note.value = "one hand beside the other"
+    first._on_confirm_all()
+    assert review.seen == [
+        (
+            [
+                Verdict("e1-hand_position_correct", None, ""),
+                Verdict("e1-hands_stacked", "no", "one hand beside the other"),
+            ],
+            False,
+        )
+    ]
 
 
 def test_a_one_signal_session_keeps_one_row_per_answer() -> None:
     reviews = ReviewList()
     entries = reduce([practice(1, "yes"), practice(2, "no")]).timeline
-    reviews.render(entries, ("yes", "no", "unknown"), Calls(), Calls())
+    reviews.render(entries, ("yes", "no", "unknown"), Calls())
     assert all(isinstance(row, ReviewRow) for row in reviews.rows.values()) and len(reviews.rows) == 2
 
 
@@ -111,11 +121,14 @@ def test_confirm_all_is_recorded_whole_or_not_at_all(tmp_path: Path) -> None:
         log.append(ExaminerConfirmed(event_id="r", target_id="e2-hands_stacked", wall_time=9.0))
     ids = ["e2-hands_visible", "e2-hand_position_correct", "e2-hands_stacked"]
     with pytest.raises(ReviewError):
-        record_confirmations(path, ids, note="all fine")
+        record_reviews(path, [Verdict(i, None, "all fine") for i in ids])
     assert sum(e.kind == "confirmed" for e in load_session(path).events) == 1  # none of the three was added
-    made = record_confirmations(path, ids[:2], note="all fine")
-    assert [e.target_id for e in made] == ids[:2] and all(e.note == "all fine" for e in made)
+    made = record_reviews(path, [Verdict(ids[0], None, " fine "), Verdict(ids[1], "no", "off the sternum")])
+    assert [(e.target_id, e.kind, e.note) for e in made] == [
+        (ids[0], "confirmed", "fine"),
+        (ids[1], "corrected", "off the sternum"),
+    ]
     state = load_session(path).state
-    assert all(e.review == "confirmed" for e in state.timeline if e.event.keyframe_id == "k2")
-    again = make_reviews(state, ids, revise=True)  # a revision names what it replaces
+    assert [e.review for e in state.timeline if e.event.keyframe_id == "k2"] == ["confirmed", "corrected", "confirmed"]
+    again = make_reviews(state, [Verdict(i) for i in ids], revise=True)  # a revision names what it replaces
     assert all(event.revises for event in again)

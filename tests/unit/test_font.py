@@ -69,9 +69,7 @@ def test_every_zh_text_on_the_practice_screen_is_drawn_in_a_face_that_has_its_gl
 
     families, theme_family = fonts_for("zh")
     cmaps = {family: TTFont(ASSETS / path)["cmap"].getBestCmap() for family, path in families.items()}
-    actions = PracticeActions(
-        lambda *a: None, lambda: None, lambda _: None, lambda *a: None, lambda *a: None, lambda *a: None
-    )
+    actions = PracticeActions(lambda *a: None, lambda: None, lambda _: None, lambda *a: None)
     view = PracticeView(actions, ft.Container(), strings.ZH, strings_sessions.ZH, "zh")
     event = replace(practice(1, "yes"), raw="是")  # an instruct model may answer in Chinese
     state = PracticeState(

@@ -17,9 +17,7 @@ from tests.unit.test_sessions_view import build, open_session, walk
 
 
 def _view() -> PracticeView:
-    actions = PracticeActions(
-        lambda *a: None, lambda: None, lambda _: None, lambda *a: None, lambda *a: None, lambda *a: None
-    )
+    actions = PracticeActions(lambda *a: None, lambda: None, lambda _: None, lambda *a: None)
     return PracticeView(actions, ft.Container())
 
 
@@ -175,9 +173,7 @@ class Clock:
 def _clocked(now: float, language: str = "en") -> PracticeView:
     from app.ui import strings, strings_sessions
 
-    actions = PracticeActions(
-        lambda *a: None, lambda: None, lambda _: None, lambda *a: None, lambda *a: None, lambda *a: None
-    )
+    actions = PracticeActions(lambda *a: None, lambda: None, lambda _: None, lambda *a: None)
     return PracticeView(
         actions,
         ft.Container(),
@@ -285,8 +281,6 @@ def _rate_view(language: str = "en", tones: list[bool] | None = None) -> Practic
         lambda *a: None,
         lambda: None,
         lambda _: None,
-        lambda *a: None,
-        lambda *a: None,
         lambda *a: None,
         rate_tones=said.append,
     )

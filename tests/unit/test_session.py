@@ -191,7 +191,7 @@ def test_a_correction_is_the_verdict_everywhere_and_the_models_answer_stays_the_
     assert (first.lane, first.kind) == ("no", "no") and "YES" in first.tooltip
     # The review list leads with the examiner's answer and says what the model said.
     reviews = ReviewList()
-    reviews.render(state.timeline, ("yes", "no"), on_confirm=lambda *a: None, on_correct=lambda *a: None)
+    reviews.render(state.timeline, ("yes", "no"), lambda *a: None)
     item = reviews.rows["e1"]
     assert item.answer.value.endswith("NO (examiner; the model said YES)")
     # Exports and the summary: the verdict column, and the verdicts beside the model's answers.

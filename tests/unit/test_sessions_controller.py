@@ -23,7 +23,7 @@ from app.core.session import (
 )
 from app.core.session_summary import summarise
 from app.session.report import practice_report
-from app.session.review import record_review
+from app.session.review import Verdict, record_review
 from app.session.store import SessionLog, export_csv, export_rhythm_csv, load_session
 from app.ui.sessions_controller import SessionsController, SessionsState
 from app.ui.strings_sessions import EN, ZH, sessions_notice_text
@@ -205,8 +205,8 @@ def test_confirm_and_correct_append_to_the_file_and_update_the_summary(folder: P
     controller.refresh()
     controller.open("s")
 
-    assert controller.confirm("e1", note="  hands centred ")
-    assert controller.correct("e2", "yes", note="")
+    assert controller.review([Verdict("e1", note="  hands centred ")])
+    assert controller.review([Verdict("e2", "yes", "")])
     assert controller.state.notice.key == "notice_review_corrected"
     assert dict(controller.state.notice.values) == {"t": "6.0", "answer": "yes"}
 
@@ -233,17 +233,17 @@ def test_refused_reviews_leave_the_file_alone_and_say_why(folder: Path) -> None:
     controller.open("s")
     size = path.stat().st_size
 
-    assert not controller.correct("e1", "maybe")
+    assert not controller.review([Verdict("e1", "maybe")])
     notice = controller.state.notice
     assert notice.error and notice.key == "review_refused_not_an_answer" and dict(notice.values)["answer"] == "maybe"
-    assert not controller.correct("e1", "yes")  # the model's own answer
-    assert not controller.confirm("nope")
+    assert not controller.review([Verdict("e1", "yes")])  # the model's own answer
+    assert not controller.review([Verdict("nope")])
     assert path.stat().st_size == size
 
-    assert controller.confirm("e1")
-    assert not controller.confirm("e1")  # a second verdict needs revise
+    assert controller.review([Verdict("e1")])
+    assert not controller.review([Verdict("e1")])  # a second verdict needs revise
     assert controller.state.notice.key == "review_refused_already_confirmed"
-    assert controller.correct("e1", "no", note="hands off-centre", revise=True)
+    assert controller.review([Verdict("e1", "no", "hands off-centre")], revise=True)
     entry = controller.state.opened.state.timeline[0]
     assert [r.describe() for r in entry.history] == ["confirmed yes", "corrected no"]
     revision = load_session(path).events[-1]
@@ -260,7 +260,7 @@ def test_a_review_that_cannot_be_written_is_reported(folder: Path, monkeypatch: 
         raise OSError(28, "No space left on device")
 
     monkeypatch.setattr(SessionLog, "append", full)
-    assert not controller.confirm("e1")
+    assert not controller.review([Verdict("e1")])
     assert controller.state.notice.key == "notice_review_failed" and controller.state.notice.error
     assert controller.state.opened.summary.reviewed == 0
 
@@ -285,7 +285,7 @@ def test_exports_are_the_session_files_exports(folder: Path) -> None:
     assert controller.export("csv") is None  # nothing open
     controller.refresh()
     controller.open("s")
-    controller.correct("e2", "yes", note="centred")
+    controller.review([Verdict("e2", "yes", "centred")])
 
     as_csv = controller.export("csv")
     assert as_csv is not None and as_csv.file_name == "keyframe-session-s.csv" and as_csv.mime == "text/csv"
@@ -403,7 +403,7 @@ def test_a_verdict_another_examiner_recorded_since_the_screen_opened_is_not_doub
     controller.open("s")
     record_review(path, "e1", examiner="the CLI")  # after the screen read the file
 
-    assert not controller.confirm("e1")
+    assert not controller.review([Verdict("e1")])
     notice = controller.state.notice
     assert notice.key == "review_refused_already_confirmed"
     # Said in the screen's language, with who got there first, not in the command line's words.

@@ -18,6 +18,7 @@ import pytest
 from app.core.session import ExaminerConfirmed, ExaminerCorrected, reduce
 from app.core.session_summary import SignalSummary, summarise
 from app.session.report import practice_report
+from app.session.review import Verdict
 from app.session.store import export_csv, export_jsonl, export_rhythm_csv, load_session
 from app.ui.review_list import ReviewList
 from app.ui.sessions_controller import SessionsController, SessionsState
@@ -170,7 +171,9 @@ def test_confirm_and_correct_write_the_file_and_show_the_verdicts(session: Path)
     shown(view.root, "confirm-e1").on_click(None)
     dropdown = shown(view.root, "correct-e2")
     dropdown.value = "yes"
-    dropdown.on_select(None)
+    dropdown.on_select(None)  # picked, not yet saved
+    assert not isinstance(load_session(session).events[-1], ExaminerCorrected)
+    shown(view.root, "confirm-e2").on_click(None)  # "Save correction"
 
     events = load_session(session).events
     assert isinstance(events[-2], ExaminerConfirmed) and events[-2].target_id == "e1"
@@ -204,6 +207,7 @@ def test_changing_a_verdict_records_a_revision(session: Path) -> None:
     shown(view.root, "note-e1").value = "on second look, too high"
     dropdown.value = "no"
     dropdown.on_select(None)
+    shown(view.root, "confirm-e1").on_click(None)
 
     last = load_session(session).events[-1]
     assert isinstance(last, ExaminerCorrected) and last.revises and last.note == "on second look, too high"
@@ -217,7 +221,7 @@ def test_a_refused_review_is_shown_and_nothing_is_written(session: Path) -> None
     controller, view = build(session.parent)
     open_session(view, session.stem)
     size = session.stat().st_size
-    controller.correct("e1", "maybe")  # the dropdown never offers it; the rules refuse it anyway
+    controller.review([Verdict("e1", "maybe")])  # the dropdown never offers it; the rules refuse it anyway
     assert session.stat().st_size == size
     notice = shown(view.root, "sessions-notice")
     assert (
@@ -297,17 +301,48 @@ def test_review_list_works_standalone_with_one_list_of_answers() -> None:
     state = reduce([recorded(1, "yes"), recorded(2, "no")])
     calls: list[tuple] = []
     reviews = ReviewList()
-    reviews.render(state.timeline, ("yes", "no"), lambda *a: calls.append(("confirm", *a)), lambda *a: calls.append(a))
+    reviews.render(state.timeline, ("yes", "no"), lambda verdicts, revise: calls.append((list(verdicts), revise)))
     row = reviews.rows["e2"]
     assert [o.key for o in row.correct.options] == ["yes"]
     row.note.value = "n"
     row.confirm.on_click(None)
+    assert calls == [([Verdict("e2", None, "n")], False)]
+
+
+def test_a_picked_correction_is_saved_with_the_note_written_after_it() -> None:
+    """Picking a correction records nothing: the note typed next is that verdict's, saved with it. (It
+    used to be recorded on the pick with an empty note, and the note then went to the next verdict.)"""
+    state = reduce([recorded(1, "yes"), recorded(2, "no")])
+    calls: list[tuple] = []
+    reviews = ReviewList()
+
+    def render() -> None:
+        reviews.render(state.timeline, ("yes", "no"), lambda verdicts, revise: calls.append((list(verdicts), revise)))
+
+    render()
+    row = reviews.rows["e2"]
     row.correct.value = "yes"
     row.correct.on_select(None)
-    assert calls == [("confirm", "e2", "n", False), ("e2", "yes", "n", False)]
+    assert calls == [] and row.confirm.content == "Save correction"
+    render()  # a live session re-renders on every keyframe: the pick stays
+    assert row.correct.value == "yes"
+    row.note.value = "hands were centred"
+    row.confirm.on_click(None)
+    assert calls == [([Verdict("e2", "yes", "hands were centred")], False)]
 
-    # A question whose answers are unknown cannot be corrected, and says so.
-    reviews.render(state.timeline, {}, lambda *a: None, lambda *a: None)
+    # Several waiting answers: each one's verdict and note at once.
+    calls.clear()
+    assert is_visible(reviews.root, tagged(reviews.root, "confirm-all-waiting"))
+    assert reviews.confirm_waiting.content == "Confirm all waiting (2)"
+    reviews.rows["e1"].note.value = "fine"
+    reviews.confirm_waiting.on_click(None)
+    assert calls == [([Verdict("e1", None, "fine"), Verdict("e2", "yes", "hands were centred")], False)]
+
+
+def test_an_answer_whose_answers_are_unknown_cannot_be_corrected_and_says_so() -> None:
+    state = reduce([recorded(1, "yes"), recorded(2, "no")])
+    reviews = ReviewList()
+    reviews.render(state.timeline, {}, lambda *a: None)
     assert reviews.rows["e1"].correct.disabled and "unknown" in reviews.rows["e1"].correct.tooltip
 
 
