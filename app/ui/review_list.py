@@ -242,8 +242,10 @@ class _SignalLine:
         )
         self.note = ft.TextField(label=text(strings, "review_note"), dense=True, width=170)
         self.correct_box = tagged(self.correct, f"correct-{event_id}")
+        self._edit_controls: list[ft.Control] = [self.correct_box, tagged(self.note, f"note-{event_id}")]
         # Shown while this answer may be given a verdict; a Semantics' own visibility is never changed.
-        self.edit = ft.Column([self.correct_box, tagged(self.note, f"note-{event_id}")], spacing=4)
+        self.edit = ft.Container()
+        self.fit(wide=True)
         self.root = ft.Row(
             [
                 self.icon,
@@ -253,14 +255,24 @@ class _SignalLine:
             vertical_alignment=ft.CrossAxisAlignment.START,
         )
 
+    def fit(self, wide: bool) -> None:
+        """The correction and the note side by side on a wide window, one above the other on a phone."""
+        self.edit.content = (
+            ft.Row(self._edit_controls, spacing=8) if wide else ft.Column(self._edit_controls, spacing=4)
+        )
+
 
 class KeyframeReviewRow:
     """A checklist's keyframe: its thumbnail once, every signal's answer with its own correction (to
     that signal's answers only) and note, and "Confirm all", which records every line's verdict at once:
     the corrections picked, the model's answer confirmed on the other lines."""
 
-    def __init__(self, key: str, strings: Mapping[str, str], thumbnail: bytes | None = None) -> None:
-        self.key = key  # the keyframe's first answer's event id: unique across sessions
+    def __init__(
+        self, key: str, strings: Mapping[str, str], thumbnail: bytes | None = None, roomy: bool = False
+    ) -> None:
+        """`roomy`: the list has the window's width (Sessions), not a column beside the preview."""
+        self.key = key
+        self._roomy = roomy  # the keyframe's first answer's event id: unique across sessions
         self._s = strings
         self._on_review: ReviewHandler | None = None
         self._revising = False
@@ -269,6 +281,7 @@ class KeyframeReviewRow:
         self._entries: tuple[TimelineEntry, ...] = ()
         self._render_args: tuple[Mapping[str, tuple[str, ...]], bool] = ({}, False)
         self.lines: dict[str, _SignalLine] = {}
+        self._wide = True
         self.thumb = ft.Image(src=thumbnail or b"", width=96, height=72, fit=ft.BoxFit.COVER, border_radius=4)
         self.thumb_box = tagged(self.thumb, f"thumb-{key}")
         self.thumb_box.visible = thumbnail is not None
@@ -305,7 +318,9 @@ class KeyframeReviewRow:
         )
 
     def fit(self, wide: bool) -> None:
-        """Nothing to arrange: each line keeps its correction and note beside it at every width."""
+        self._wide = wide
+        for line in self.lines.values():
+            line.fit(wide and self._roomy)
 
     def render(
         self,
@@ -333,6 +348,7 @@ class KeyframeReviewRow:
         editing = not read_only and (bool(pending) or self._revising)
         if [e.event.event_id for e in entries] != list(self.lines):
             self.lines = {e.event.event_id: _SignalLine(e.event.event_id, s, self._on_pick) for e in entries}
+            self.fit(self._wide)
             self.line_column.controls = [line.root for line in self.lines.values()]
         for entry in entries:
             line = self.lines[entry.event.event_id]
@@ -404,9 +420,15 @@ class ReviewList:
     """Pending answers first (oldest first), then the reviewed ones; `root` is the control to place."""
 
     def __init__(
-        self, strings: Mapping[str, str] = EN, read_only: bool = False, thumbnails: Thumbnails = lambda _: None
+        self,
+        strings: Mapping[str, str] = EN,
+        read_only: bool = False,
+        thumbnails: Thumbnails = lambda _: None,
+        roomy: bool = False,
     ) -> None:
+        """`roomy`: the list has the window's width (Sessions), not a column beside the preview (Practice)."""
         self._s = strings
+        self._roomy = roomy
         self._read_only = read_only
         self._thumbnails = thumbnails
         self.rows: dict[str, ReviewRow | KeyframeReviewRow] = {}  # by the (first) answer's event id
@@ -472,7 +494,7 @@ class ReviewList:
                 row.render(group[0], _values_for(allowed_values, key), on_review, self._read_only, question)
             else:
                 if not isinstance(row, KeyframeReviewRow):
-                    row = KeyframeReviewRow(key, self._s, self._thumbnails(key))
+                    row = KeyframeReviewRow(key, self._s, self._thumbnails(key), self._roomy)
                 row.fit(self._wide)
                 allowed = {e.event.event_id: _values_for(allowed_values, e.event.event_id) for e in group}
                 row.render(group, allowed, on_review, self._read_only)

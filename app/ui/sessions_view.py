@@ -166,7 +166,7 @@ class SessionsView:
             spacing=8,
         )
         self.timeline = TimelineChart(strings=s, rhythm=True)
-        self.review_list = ReviewList(strings=s, thumbnails=controller.thumbnail)
+        self.review_list = ReviewList(strings=s, thumbnails=controller.thumbnail, roomy=True)
         self.detail_box = ft.Column(
             [
                 self.summary_box,
