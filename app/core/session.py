@@ -156,7 +156,58 @@ class RhythmSample:
         )
 
 
-SessionEvent = Union[PracticeEvent, KeyframeSkipped, KeyframeFailed, ExaminerConfirmed, ExaminerCorrected, RhythmSample]
+@dataclass(frozen=True, kw_only=True)
+class AskedSignal:
+    """One question as the session asked it: its answers, its words per language as shown then, and the
+    score cut in force (None: none)."""
+
+    signal: str
+    values: tuple[str, ...]
+    prompt: str = ""  # what the model read (as asked: the constrained decoder's when it differs)
+    questions: tuple[tuple[str, str], ...] = ()  # (language, the question in words for people)
+    answer_words: tuple[tuple[str, str, str], ...] = ()  # (language, value, its words) where the profile has them
+    min_score: float | None = None
+
+    def question(self, language: str) -> str:
+        """Its words for people in `language` ("" where the profile had none: views fall back as then)."""
+        return dict(self.questions).get(language, "")
+
+
+@dataclass(frozen=True, kw_only=True)
+class SessionAsked:
+    """What a session asked, from its first line: the profile (id, title, a hash of its file), every
+    question and the model. Every view of the session reads this, never the settings of the day."""
+
+    event_id: str
+    wall_time: float
+    profile_id: str
+    profile_sha256: str  # of the profile file as it was asked ("" when it could not be read)
+    titles: tuple[tuple[str, str], ...]  # (language, the profile's title)
+    signals: tuple[AskedSignal, ...]
+    gate: str = ""  # a checklist's first question, which decides whether the others are asked
+    model_id: str = ""
+    model_revision: str = ""
+    kind: str = field(default="asked", init=False)
+
+    def signal(self, name: str) -> AskedSignal | None:
+        return next((s for s in self.signals if s.signal == name), None)
+
+    def title(self, language: str) -> str:
+        """The profile's title in `language`, else its file's own."""
+        titles = dict(self.titles)
+        return titles.get(language) or titles.get("", "") or self.profile_id
+
+    def questions(self, language: str) -> dict[str, str]:
+        """signal -> its question in `language` as the card showed it: the profile's words in that language,
+        else a one-question session's prompt; a checklist's question without words is left out (views
+        name it by its signal, as its card line did)."""
+        single = len(self.signals) == 1
+        return {s.signal: q for s in self.signals if (q := s.question(language) or (s.prompt if single else ""))}
+
+
+SessionEvent = Union[
+    SessionAsked, PracticeEvent, KeyframeSkipped, KeyframeFailed, ExaminerConfirmed, ExaminerCorrected, RhythmSample
+]
 
 
 @dataclass(frozen=True)
@@ -210,6 +261,7 @@ class SessionState:
     failures: tuple[KeyframeFailed, ...] = ()
     last_t: float = 0.0
     rhythm: tuple[RhythmSample, ...] = ()  # a camera or video session's compression rhythm, in frame order
+    asked: SessionAsked | None = None  # what the session asked (None: a log written before it was recorded)
 
     @property
     def skipped(self) -> int:
@@ -284,6 +336,8 @@ def apply(state: SessionState, event: SessionEvent) -> SessionState:
         return _review(state, event)
     if isinstance(event, RhythmSample):
         return replace(state, rhythm=state.rhythm + (event,), last_t=max(state.last_t, event.t))
+    if isinstance(event, SessionAsked):
+        return state if state.asked is not None else replace(state, asked=event)  # the first says it
     raise TypeError(f"not a session event: {event!r}")
 
 
@@ -297,6 +351,7 @@ def reduce(events: list[SessionEvent] | tuple[SessionEvent, ...], state: Session
 # --- serialisation (one JSON object per event) ------------------------------------------
 
 _KINDS: dict[str, type[SessionEvent]] = {
+    "asked": SessionAsked,
     "practice": PracticeEvent,
     "skipped": KeyframeSkipped,
     "failed": KeyframeFailed,
@@ -399,6 +454,22 @@ def _check_within(sample: RhythmSample) -> None:
             raise ValueError(f"RhythmSample.pauses: a pause ends after the sample's time {sample.t:g} s")
 
 
+def _string_rows(value: Any, width: int, where: str) -> tuple[tuple[str, ...], ...]:
+    """A list of `width`-string lists (pairs, triples) as tuples; anything else is damage."""
+    if not isinstance(value, list) or not all(
+        isinstance(row, list) and len(row) == width and all(isinstance(x, str) for x in row) for row in value
+    ):
+        raise ValueError(f"{where}: expected lists of {width} strings")
+    return tuple(tuple(row) for row in value)
+
+
+def _asked_signal(data: dict[str, Any]) -> AskedSignal:
+    values = _checked_fields(AskedSignal, data)
+    values["questions"] = _string_rows(data.get("questions", []), 2, "AskedSignal.questions")
+    values["answer_words"] = _string_rows(data.get("answer_words", []), 3, "AskedSignal.answer_words")
+    return AskedSignal(**values)
+
+
 def event_from_dict(data: dict[str, Any]) -> SessionEvent:
     if not isinstance(data, dict):
         raise ValueError("an event must be a JSON object")
@@ -415,6 +486,12 @@ def event_from_dict(data: dict[str, Any]) -> SessionEvent:
         values["reason"] = SkipReason(data.get("reason"))
     if cls is RhythmSample:
         values["pauses"] = tuple(Pause(**_checked_fields(Pause, p)) for p in data.get("pauses", []))
+    if cls is SessionAsked:
+        values["titles"] = _string_rows(data.get("titles"), 2, "SessionAsked.titles")
+        signals = data.get("signals")
+        if not isinstance(signals, list) or not all(isinstance(x, dict) for x in signals):
+            raise ValueError("SessionAsked.signals: expected a list of objects")
+        values["signals"] = tuple(_asked_signal(x) for x in signals)
     event: SessionEvent = cls(**values)
     if isinstance(event, RhythmSample):
         _check_within(event)

@@ -8,6 +8,7 @@ them) and reports every change to one listener.
 
 from __future__ import annotations
 
+import hashlib
 import logging
 import threading
 import time
@@ -16,9 +17,11 @@ from collections import deque
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from functools import cached_property
+from pathlib import Path
 
 import numpy as np
 
+from app.core.asked import session_asked
 from app.core.results import AnalysisResult, ChecklistResult
 from app.core.rhythm import RhythmEstimator
 from app.core.rhythm_figures import Rhythm
@@ -130,6 +133,15 @@ def _new_id() -> str:
     return uuid.uuid4().hex[:12]
 
 
+def _file_sha256(path: Path) -> str:
+    """The profile file's hash as it was asked ("" when it cannot be read now: the record still says
+    every question)."""
+    try:
+        return hashlib.sha256(path.read_bytes()).hexdigest()
+    except OSError:
+        return ""
+
+
 class LivePipeline:
     def __init__(
         self,
@@ -172,6 +184,7 @@ class LivePipeline:
         self._model = ("", "", spec.backend)
         self._answer_values: dict[str, tuple[str, ...]] = {}  # signal -> the answers its profile allows
         self._ready_event: Ready | None = None
+        self._constrained = spec.constrained
         self._host = make_host(spec, self._on_worker_event, host_kind)
 
     # --- lifecycle ---------------------------------------------------------------------
@@ -231,6 +244,7 @@ class LivePipeline:
             self._motion_streamed = self._frame_times_guessed = False
             self._rhythm_said_t = self._rhythm_fed_t = None
             self._session += 1
+            self._say_asked()
             self._notify()
         logger.info(
             "session %d begun (%s, every %.1f s)",
@@ -393,6 +407,7 @@ class LivePipeline:
                 self._answer_values.setdefault("", event.answer_values)  # a one-signal profile's
                 self._ready_event = event
                 self._ready.set()
+                self._say_asked()
                 notes = "; ".join(n for n in (event.backend_note, event.model_note) if n)
                 note = f" ({notes})" if notes else ""
                 self._notify(
@@ -512,6 +527,26 @@ class LivePipeline:
                 log.save_thumbnail(answer.event_id, data)
         except OSError as exc:  # a full disk: the answers are kept, only their picture is missing
             logger.warning("keyframe thumbnail not saved (%s)", exc.strerror or exc)
+
+    def _say_asked(self) -> None:
+        """The session's first line, once the worker has said what it asks: the profile, every question
+        and the model, so the session is read with them later whatever the settings are then."""
+        ready = self._ready_event
+        if ready is None or ready.profile is None or self._state.asked is not None:
+            return
+        model_id, model_revision, _ = self._model
+        self._record(
+            session_asked(
+                ready.profile,
+                ready.checklist,
+                constrained=self._constrained,
+                event_id=_new_id(),
+                wall_time=self._wall(),
+                profile_sha256=_file_sha256(Path(ready.profile_path)) if ready.profile_path else "",
+                model_id=model_id,
+                model_revision=model_revision,
+            )
+        )
 
     def _advance(self) -> None:
         following = self._slot.done()

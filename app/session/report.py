@@ -29,7 +29,7 @@ from app.core.rhythm_figures import (
     shown_rate,
 )
 from app.core.rhythm_summary import RhythmSummary, summarise_rhythm
-from app.core.session import PracticeEvent, RhythmSample
+from app.core.session import PracticeEvent, RhythmSample, SessionAsked
 from app.core.session_summary import NOT_CHECKED, SessionSummary, SignalSummary, summarise
 from app.session.report_words import EN, report_words, rhythm_figures, signal_words
 from app.session.store import LoadedSession, session_facts
@@ -87,11 +87,13 @@ def _answers_section(loaded: LoadedSession, language: str, w: Words) -> str:
     if not state.timeline:
         return f"{title}<p>{_say(w, 'checklist_none')}</p>"
     summary = summarise(state, len(loaded.damaged_lines))
+    # Each question as the session asked it (its record), else named as the report names signals.
+    asked = {a.signal: a.question(language) for a in state.asked.signals} if state.asked is not None else {}
     rows = []
     for item in _checklist_rows(summary, state.signals[0]):
         others = sum(n for value, n in item.counts if value not in ("yes", "no", "unknown", NOT_CHECKED))
         cells = [
-            f"<td>{escape(signal_words(language, item.signal))}</td>",
+            f"<td>{escape(asked.get(item.signal) or signal_words(language, item.signal))}</td>",
             *(f'<td class="n">{_count(item.counts, v)}</td>' for v in ("yes", "no", "unknown", NOT_CHECKED)),
             f'<td class="n">{others}</td>',
             f"<td>{_say(w, 'reviewed_of', reviewed=item.reviewed, analysed=item.analysed)}</td>",
@@ -215,6 +217,21 @@ def _source(loaded: LoadedSession, source: str, w: Words) -> str:
     return source or w["none"]
 
 
+def _asked(asked: SessionAsked | None, language: str, w: Words) -> str:
+    """What the session asked and with which model, from its own first line (escaped)."""
+    if asked is None:
+        return _say(w, "asked_unknown")
+    return _say(
+        w,
+        "asked",
+        title=asked.title(language),
+        profile=asked.profile_id,
+        sha=asked.profile_sha256 or w["none"],
+        model=asked.model_id,
+        revision=asked.model_revision,
+    )
+
+
 def practice_report(loaded: LoadedSession, session_id: str, language: str = "en") -> str:
     """The report of one session as a complete HTML document, in `language` ("en" or "zh"; anything
     else gets English)."""
@@ -244,7 +261,7 @@ def practice_report(loaded: LoadedSession, session_id: str, language: str = "en"
         "<meta http-equiv=\"Content-Security-Policy\" content=\"default-src 'none'; style-src 'unsafe-inline'\">"
         '<meta name="viewport" content="width=device-width, initial-scale=1">'
         f"<title>{_say(w, 'title', session=session_id)}</title><style>{css}</style></head><body>"
-        f'<h1>{_say(w, "heading")}</h1><p class="sub">{sub}</p>'
+        f'<h1>{_say(w, "heading")}</h1><p class="sub">{sub}</p><p class="sub">{_asked(state.asked, language, w)}</p>'
         f'<p class="notice">{_say(w, "not_medical")}</p>'
         f"{_answers_section(loaded, language, w)}"
         f"{_rhythm_section(state.rhythm, summarise_rhythm(state.rhythm), language, w)}"

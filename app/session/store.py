@@ -275,6 +275,7 @@ CSV_COLUMNS = (
     "source",
     "still",
     "signal",
+    "question",  # as the session asked it (its first line): the profile's words, else the prompt; empty in older logs
     "observation",
     "parse_status",
     "parse_reason",
@@ -304,6 +305,8 @@ def review_history(entry: TimelineEntry) -> str:
 def export_csv(session: LoadedSession) -> str:
     """One row per analysed keyframe, with the examiner's reviews folded in (the last one counts)."""
     rows: list[dict[str, object]] = []
+    asked = session.state.asked
+    questions = asked.questions("en") if asked is not None else {}
     for entry in session.state.timeline:
         e: PracticeEvent = entry.event
         latest = entry.latest_review
@@ -317,6 +320,7 @@ def export_csv(session: LoadedSession) -> str:
                 "source": e.source,  # the camera, or the video's or the image's file name
                 "still": "yes" if e.still else "",  # a still's t is only its place in the list
                 "signal": e.signal,
+                "question": questions.get(e.signal, ""),
                 "observation": e.observation,
                 "parse_status": e.parse_status,
                 "parse_reason": e.parse_reason,
@@ -410,7 +414,14 @@ def summary_text(session: LoadedSession) -> str:
             f"Model answers: {_listed(state.counts)}",
             f"Verdicts (the examiner's where reviewed): {_listed(verdict_counts(state))}",
         ]
+    asked = state.asked
     lines = [
+        (
+            f"Asked: {asked.title('en')} (profile {asked.profile_id}, file SHA-256 {asked.profile_sha256 or '-'}); "
+            f"model {asked.model_id} {asked.model_revision}"
+            if asked is not None
+            else "What was asked: not recorded (a session from an earlier version)"
+        ),
         *counted,
         f"Skipped: {state.skipped} (unchanged {state.unchanged}); failed: {state.failed}",
         f"Pending examiner confirmation: {len(state.pending)}",

@@ -26,7 +26,7 @@ from app.ui.practice_controller import PracticeState, clean_card
 from app.ui.review_list import ReviewList, when_taken
 from app.ui.strings import EN
 from app.ui.strings_sessions import EN as WORDS
-from app.ui.strings_sessions import answer_word, reason_words
+from app.ui.strings_sessions import answer_word, reason_words, session_questions
 from app.ui.timeline import TimelineChart, mark_style
 from app.ui.widgets import tagged
 from app.worker.messages import WorkerStatus
@@ -457,7 +457,7 @@ class PracticeView:
             state.session.timeline,
             state.answer_values,
             self._actions.review,
-            question=self.question.value,
+            session_questions(self._w, state.session),
         )
         for line, box in (*self._status_lines.items(), *self._card_lines.items()):
             box.visible = bool(line.value)  # an empty line would still take its height

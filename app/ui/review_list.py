@@ -279,7 +279,7 @@ class KeyframeReviewRow:
         self.staged: dict[str, str] = {}  # event id -> a correction picked and not saved yet
         self._reviews = 0
         self._entries: tuple[TimelineEntry, ...] = ()
-        self._render_args: tuple[Mapping[str, tuple[str, ...]], bool] = ({}, False)
+        self._render_args: tuple[Mapping[str, tuple[str, ...]], bool, Mapping[str, str]] = ({}, False, {})
         self.lines: dict[str, _SignalLine] = {}
         self._wide = True
         self.thumb = ft.Image(src=thumbnail or b"", width=96, height=72, fit=ft.BoxFit.COVER, border_radius=4)
@@ -328,10 +328,13 @@ class KeyframeReviewRow:
         allowed: Mapping[str, tuple[str, ...]],
         on_review: ReviewHandler,
         read_only: bool,
+        questions: Mapping[str, str] | None = None,
     ) -> None:
-        """`entries`: the keyframe's answers in the order asked; `allowed`: event id -> answers."""
+        """`entries`: the keyframe's answers in the order asked; `allowed`: event id -> answers;
+        `questions`: signal -> its words as the session asked it."""
         s = self._s
-        self._entries, self._on_review, self._render_args = entries, on_review, (allowed, read_only)
+        self._entries, self._on_review = entries, on_review
+        self._render_args = (allowed, read_only, questions or {})
         reviews = sum(len(e.history) for e in entries)
         fresh = reviews != self._reviews  # a verdict was recorded: the next one starts clean
         if fresh:
@@ -354,13 +357,16 @@ class KeyframeReviewRow:
             line = self.lines[entry.event.event_id]
             if fresh:
                 line.note.value = ""
-            self._render_line(line, entry, allowed.get(entry.event.event_id, ()), editing)
+            words = (questions or {}).get(entry.event.signal) or signal_words(s, entry.event.signal)
+            self._render_line(line, entry, allowed.get(entry.event.event_id, ()), editing, words)
         self._label_confirm_all()
         self.actions.visible = editing
         self.change_row.visible = not read_only and not pending
         self.change.content = text(s, "review_cancel_change" if self._revising else "review_change_all")
 
-    def _render_line(self, line: _SignalLine, entry: TimelineEntry, allowed: tuple[str, ...], editing: bool) -> None:
+    def _render_line(
+        self, line: _SignalLine, entry: TimelineEntry, allowed: tuple[str, ...], editing: bool, question: str
+    ) -> None:
         s, e = self._s, entry.event
         kind = point_kind(entry)  # as the timeline marks it: a question the gate left unasked is "not checked"
         style = mark_style(kind)
@@ -369,7 +375,7 @@ class KeyframeReviewRow:
         answer = answer_word(s, kind)
         if entry.review == "corrected":
             answer = text(s, "review_verdict_over_model", answer=answer, model=answer_word(s, e.observation))
-        line.answer.value = f"{signal_words(s, e.signal)} — {answer}"
+        line.answer.value = f"{question} — {answer}"
         line.answer.color = style.colour
         line.reason_box.visible = e.parse_status != "valid"
         line.reason.value = reason_words(s, e.parse_reason) if line.reason_box.visible else ""
@@ -412,8 +418,8 @@ class KeyframeReviewRow:
         self._revising = not self._revising
         self.staged = {}
         if self._on_review is not None and self._entries:
-            allowed, read_only = self._render_args
-            self.render(self._entries, allowed, self._on_review, read_only)
+            allowed, read_only, questions = self._render_args
+            self.render(self._entries, allowed, self._on_review, read_only, questions)
 
 
 class ReviewList:
@@ -474,12 +480,14 @@ class ReviewList:
         entries: Sequence[TimelineEntry],
         allowed_values: AllowedValues,
         on_review: ReviewHandler,
-        question: str = "",
+        questions: Mapping[str, str] | None = None,
     ) -> None:
         """Show `entries`; `allowed_values` is the profile's answers, or a mapping event_id -> answers.
-        `question`: the sentence the answer card asks, so both read alike (default: the signal's words).
-        A keyframe with several answers (a checklist's) is one row. `on_review` records the verdicts a
-        row (or "Confirm all waiting") gives, all or none."""
+        `questions`: signal -> its question as the session asked it (`session_questions`), so the list
+        reads as the card did (default: the signal's words). A keyframe with several answers (a
+        checklist's) is one row. `on_review` records the verdicts a row (or "Confirm all waiting")
+        gives, all or none."""
+        questions = questions or {}
         self._on_review = on_review
         rows: dict[str, ReviewRow | KeyframeReviewRow] = {}
         pending: list[ft.Control] = []
@@ -491,13 +499,14 @@ class ReviewList:
                 if not isinstance(row, ReviewRow):
                     row = ReviewRow(key, self._s, self._thumbnails(key))
                 row.fit(self._wide)
+                question = questions.get(group[0].event.signal, "")
                 row.render(group[0], _values_for(allowed_values, key), on_review, self._read_only, question)
             else:
                 if not isinstance(row, KeyframeReviewRow):
                     row = KeyframeReviewRow(key, self._s, self._thumbnails(key), self._roomy)
                 row.fit(self._wide)
                 allowed = {e.event.event_id: _values_for(allowed_values, e.event.event_id) for e in group}
-                row.render(group, allowed, on_review, self._read_only)
+                row.render(group, allowed, on_review, self._read_only, questions)
             rows[key] = row
             waiting = any(e.review == "pending" for e in group)
             (pending if waiting else done).append(row.root)

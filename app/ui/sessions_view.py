@@ -17,6 +17,7 @@ from app.core.notice import Notice
 from app.core.rhythm import RhythmConfig
 from app.core.rhythm_figures import LONG_PAUSE_S, shown_rate
 from app.core.rhythm_summary import RhythmSummary
+from app.core.session import SessionAsked
 from app.core.session_summary import SessionSummary, SignalSummary
 from app.ui.i18n import text
 from app.ui.review_list import ReviewList
@@ -27,8 +28,8 @@ from app.ui.sessions_controller import (
     SessionsController,
     SessionsState,
 )
-from app.ui.strings_sessions import EN, answer_word, sessions_notice_text, signal_words
-from app.ui.timeline import TimelineChart, ordered_counts
+from app.ui.strings_sessions import EN, answer_word, session_questions, sessions_notice_text
+from app.ui.timeline import TimelineChart, ordered_counts, question_words
 from app.ui.widgets import NoticeBar, tagged
 
 # The rhythm block's figures, in the order shown; each Text is tagged `rhythm-summary-<key>`.
@@ -79,6 +80,7 @@ class SessionsView:
         self._background = background
         self._save_file = save_file
         self._s = s = strings
+        self._questions: dict[str, str] = {}  # signal -> its words as the opened session asked it
         self._shown_session: str | None = None
 
         self.title = ft.Text(text(s, "sessions_title"), size=22, weight=ft.FontWeight.BOLD, expand=True)
@@ -283,13 +285,16 @@ class SessionsView:
             self.delete_confirm_box.visible = False
             self.delete.disabled = False
         self.title.value = text(s, "session_heading", date=_date(row.started if row.started else row.modified))
-        self.summary.controls = [ft.Text(line) for line in self.summary_lines(opened.summary)]
+        self._questions = session_questions(s, opened.state)  # the session's own words, not today's profile's
+        asked = self.asked_line(opened.state.asked)
+        self.summary.controls = [ft.Text(line) for line in (asked, *self.summary_lines(opened.summary))]
         self._render_rhythm(opened.rhythm)
         self.timeline.update(opened.state)
         self.review_list.render(
             opened.state.timeline,
             opened.allowed,
             self._controller.review,
+            session_questions(s, opened.state),
         )
         for fmt, button in self.export_buttons.items():
             button.disabled = self._save_file is None or (fmt == "rhythm" and opened.rhythm is None)
@@ -349,6 +354,21 @@ class SessionsView:
             "depth": text(s, "rhythm_not_measured"),
         }
 
+    def asked_line(self, asked: SessionAsked | None) -> str:
+        """What the session asked and with which model, from its own first line."""
+        s = self._s
+        if asked is None:
+            return text(s, "summary_asked_unknown")
+        return text(
+            s,
+            "summary_asked",
+            title=asked.title(s.get("language", "en")),
+            profile=asked.profile_id,
+            sha=asked.profile_sha256[:12] or "—",
+            model=asked.model_id,
+            revision=asked.model_revision,
+        )
+
     def summary_lines(self, summary: SessionSummary) -> list[str]:
         s = self._s
         checklist = bool(summary.signals)
@@ -397,7 +417,12 @@ class SessionsView:
         """One question of a checklist: the model's answers, then the examiner's progress and agreement."""
         s = self._s
         return [
-            text(s, "signal_counts", question=signal_words(s, signal.signal), counts=self._listed(signal.counts)),
+            text(
+                s,
+                "signal_counts",
+                question=question_words(s, signal.signal, self._questions),
+                counts=self._listed(signal.counts),
+            ),
             text(
                 s,
                 "summary_signal_review",

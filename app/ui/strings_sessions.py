@@ -10,9 +10,11 @@ from __future__ import annotations
 from collections.abc import Mapping
 
 from app.core.notice import Notice
+from app.core.session import SessionState
 from app.ui.i18n import text
 
 EN: dict[str, str] = {
+    "language": "en",  # which words a session's own record (SessionAsked) is read in
     # Sessions list
     "sessions_title": "Sessions",
     "sessions_refresh": "Refresh",
@@ -41,6 +43,8 @@ EN: dict[str, str] = {
         "Agreement with the examiner: {percent} % ({confirmed} of {reviewed} confirmed, {corrected} corrected)"
     ),
     "summary_agreement_none": "Agreement with the examiner: nothing reviewed yet",
+    "summary_asked": "Asked: {title} (profile {profile}, file {sha}) · model {model} {revision}",
+    "summary_asked_unknown": "What was asked: not recorded (a session from an earlier version)",
     "summary_revised": "Verdicts changed later: {n}",
     "summary_damaged": "{n} damaged lines in the log were skipped",
     "summary_generative": (
@@ -206,6 +210,7 @@ EN: dict[str, str] = {
 }
 
 ZH: dict[str, str] = {
+    "language": "zh",
     # Sessions list
     "sessions_title": "练习记录",
     "sessions_refresh": "刷新",
@@ -232,6 +237,8 @@ ZH: dict[str, str] = {
     "summary_reviewed": "已复核 {reviewed} / {analysed} · 等待考官 {pending} 个",
     "summary_agreement": "与考官一致率：{percent}%（确认 {confirmed} / 复核 {reviewed}，更正 {corrected}）",
     "summary_agreement_none": "与考官一致率：尚未复核",
+    "summary_asked": "提问：{title}（问题配置 {profile}，文件 {sha}）· 模型 {model} {revision}",
+    "summary_asked_unknown": "提问内容：没有记录（早期版本的记录）",
     "summary_revised": "之后改过的判定：{n} 个",
     "summary_damaged": "记录中跳过了 {n} 行损坏的内容",
     "summary_generative": "模型的每个回答都是生成式的，都要等待考官确认：这是练习反馈，不是评估。",
@@ -402,6 +409,13 @@ def sessions_notice_text(strings: Mapping[str, str], notice: Notice) -> str:
 def answer_word(strings: Mapping[str, str], value: str) -> str:
     """An answer as a person reads it: "YES", or the value itself in capitals for other profiles."""
     return strings.get(f"answer_{value}", value.upper())
+
+
+def session_questions(strings: Mapping[str, str], state: SessionState) -> dict[str, str]:
+    """signal -> its question in these strings' language as the session asked it (empty for a log
+    written before sessions said what they asked: then each signal is named as the table names it)."""
+    asked = state.asked
+    return asked.questions(strings.get("language", "en")) if asked is not None else {}
 
 
 def signal_words(strings: Mapping[str, str], signal: str) -> str:

@@ -38,7 +38,7 @@ from app.core.rhythm_summary import summarise_rhythm
 from app.core.session import SessionState, TimelineEntry, verdict_counts
 from app.core.session_summary import NOT_CHECKED, answer_kind, is_checklist
 from app.ui.i18n import text
-from app.ui.strings_sessions import EN, answer_word, signal_words
+from app.ui.strings_sessions import EN, answer_word, session_questions, signal_words
 
 SKIPPED = "skipped"
 FAILED = "failed"
@@ -133,7 +133,9 @@ def timeline_points(
     """One point per keyframe over time, skipped and failed ones too (from the state, as Sessions' summary
     counts them); for stills, over the images' order (1, 2, 3…), named by file.
 
-    A checklist's keyframe has a point per signal, in that signal's lane; its tooltip names the question."""
+    A checklist's keyframe has a point per signal, in that signal's lane; its tooltip names the question
+    (`questions`: signal -> words; by default the session's own record of what it asked)."""
+    questions = session_questions(strings, state) if questions is None else questions
     stills, checklist = is_stills(state), is_checklist(state)
     order = {t: i + 1 for i, t in enumerate(sorted({e.event.t for e in state.timeline}))} if stills else {}
 
@@ -376,8 +378,10 @@ class TimelineChart:
         questions: Mapping[str, str] | None = None,
     ) -> None:
         """Show `state`'s keyframes, its skipped and failed ones included, whether the session is live (Practice)
-        or read back (Sessions); `questions`: signal -> the profile's own words for it, which win over the table's."""
+        or read back (Sessions); `questions`: signal -> the profile's own words for it, which win over the table's
+        (by default the session's own record of what it asked, never today's settings)."""
         s = self._strings
+        questions = session_questions(s, state) if questions is None else questions
         checklist = is_checklist(state)
         lanes = lanes_for(state)
         y_of = {lane: len(lanes) - 1 - i for i, lane in enumerate(lanes)}  # first lane on top

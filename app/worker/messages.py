@@ -8,7 +8,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Union
 
 from app.core.checklist import Checklist
-from app.core.profiles import ProfileLabels
+from app.core.profiles import ProfileLabels, TaskProfile
 from app.core.results import AnalysisResult, ChecklistResult
 
 if TYPE_CHECKING:
@@ -107,6 +107,7 @@ class Ready:
     min_score: float | None = None  # a one-signal profile's score cut (a checklist's are in its file)
     profile_path: str = ""  # the profile file the worker asks from
     checklist: Checklist | None = None  # several signals asked per keyframe (None: one signal)
+    profile: TaskProfile | None = None  # the one signal asked, whole (a checklist's first, with `checklist`)
 
 
 @dataclass(frozen=True)

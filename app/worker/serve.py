@@ -271,6 +271,7 @@ def serve(spec: WorkerSpec, wait: Wait, poll: Poll, emit: Callable[[Event], None
             analyzer.profile.min_score,
             str(spec.profile or default_profile_path(analyzer.model)),
             analyzer.checklist,
+            analyzer.profile,
         )
     )
     pace_ms = _test_pace_ms()

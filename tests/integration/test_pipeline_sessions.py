@@ -8,7 +8,7 @@ from pathlib import Path
 import pytest
 
 from app.core.sampler import SamplerConfig
-from app.core.session import KeyframeSkipped, PracticeEvent, RhythmSample
+from app.core.session import KeyframeSkipped, PracticeEvent, RhythmSample, SessionAsked
 from app.frames.intake import decode_image_bytes
 from app.pipeline.live import LivePipeline, PipelineUpdate
 from app.session.store import SessionLog, load_session
@@ -49,10 +49,14 @@ def test_a_new_session_waits_behind_the_stopped_ones_keyframe_and_keeps_its_own_
         assert pipeline.worker_pid == pid, "one worker, one model load for both sessions"
     finally:
         pipeline.stop()
-    # The keyframes' events (each session's log also holds its rhythm samples, one per second of frames).
-    old = [e for e in load_session(tmp_path / "first.jsonl").events if not isinstance(e, RhythmSample)]
+    # The keyframes' events after each session's first line, what it asked (each log also holds its rhythm
+    # samples, one per second of frames).
+    first_events = load_session(tmp_path / "first.jsonl").events
+    second_events = load_session(tmp_path / "second.jsonl").events
+    assert isinstance(first_events[0], SessionAsked) and isinstance(second_events[0], SessionAsked)
+    old = [e for e in first_events[1:] if not isinstance(e, RhythmSample)]
     assert [type(e) for e in old] == [KeyframeSkipped], "the waiting keyframe is recorded, the cancelled one is not"
-    new = [e for e in load_session(tmp_path / "second.jsonl").events if not isinstance(e, RhythmSample)]
+    new = [e for e in second_events[1:] if not isinstance(e, RhythmSample)]
     assert [(type(e), e.keyframe_id, getattr(e, "observation", None)) for e in new] == [
         (PracticeEvent, "kf-00001", "no")
     ]

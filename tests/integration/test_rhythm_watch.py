@@ -4,6 +4,7 @@
 from __future__ import annotations
 
 import csv
+import hashlib
 import io
 import json
 import subprocess
@@ -14,6 +15,7 @@ from demo_model.compressions import VideoSpec
 
 from app.core.rhythm_figures import MEASURED_RATE_ERROR
 from app.locations import sessions_dir
+from app.paths import PROFILES
 from tests.conditions import HANG_S
 from tests.integration.video import write_compression_video
 
@@ -61,6 +63,15 @@ def test_watch_prints_and_logs_the_rhythm_and_the_report_tells_it_with_its_limit
     assert log.parent == sessions_dir()
     logged = [json.loads(line) for line in log.read_text().splitlines() if '"kind":"rhythm"' in line]
     assert logged == samples
+    # Its first line says what it asked: the profile (and its file's hash), every question, the model.
+    asked = json.loads(log.read_text().splitlines()[0])
+    assert (asked["kind"], asked["profile_id"]) == ("asked", "hand_position")
+    assert asked["profile_sha256"] == hashlib.sha256((PROFILES / "hand_position.json").read_bytes()).hexdigest()
+    assert [(s["signal"], s["prompt"]) for s in asked["signals"]] == [
+        ("hand_position_correct", "Is the hand position correct?")
+    ]
+    answered = next(line for line in lines if line["kind"] == "practice")
+    assert (asked["model_id"], asked["model_revision"]) == (answered["model_id"], answered["model_revision"])
     practice = [json.loads(line) for line in log.read_text().splitlines() if '"kind":"practice"' in line]
     assert {p["source"] for p in practice} == {"compressions.avi"}
 

@@ -8,7 +8,7 @@ from pathlib import Path
 import flet as ft
 
 from app.core.profiles import ProfileLabels
-from app.core.session import KeyframeSkipped, SkipReason, reduce
+from app.core.session import AskedSignal, KeyframeSkipped, SessionAsked, SkipReason, reduce
 from app.ui.practice_controller import PracticeState
 from app.ui.practice_view import PracticeActions, PracticeView
 from tests.unit.test_session import practice
@@ -33,9 +33,24 @@ def _state(**labels: ProfileLabels) -> PracticeState:
     )
 
 
+def _asked(question: str = "", prompt: str = "Is the hand position correct?") -> SessionAsked:
+    """The session's first line, as the pipeline writes it from the profile the worker asks with."""
+    signal = AskedSignal(
+        signal="hand_position_correct",
+        values=("yes", "no", "unknown"),
+        prompt=prompt,
+        questions=(("en", question),) if question else (),
+    )
+    return SessionAsked(event_id="a", wall_time=1.0, profile_id="p", profile_sha256="", titles=(), signals=(signal,))
+
+
+def _asking(state: PracticeState, asked: SessionAsked) -> PracticeState:
+    return replace(state, session=reduce([asked, *[e.event for e in state.session.timeline]]))
+
+
 def test_the_card_and_the_examiners_list_ask_the_same_sentence() -> None:
     view = _view()
-    view.render(_state(en=ProfileLabels(question="Are the arms straight?")))
+    view.render(_asking(_state(en=ProfileLabels(question="Are the arms straight?")), _asked("Are the arms straight?")))
     assert view.question.value == "Are the arms straight?"
     titles = [row.answer.value for row in view.reviews.rows.values()]
     assert titles == ["Are the arms straight? — YES", "Are the arms straight? — NO"]
@@ -43,7 +58,8 @@ def test_the_card_and_the_examiners_list_ask_the_same_sentence() -> None:
 
 def test_without_labels_the_profiles_question_leads_both() -> None:
     view = _view()
-    view.render(replace(_state(), question="Is the hand position correct?"))
+    view.render(_asking(replace(_state(), question="Is the hand position correct?"), _asked()))
+    assert view.question.value == "Is the hand position correct?"
     row = next(iter(view.reviews.rows.values()))
     assert row.answer.value == "Is the hand position correct? — YES"
 
