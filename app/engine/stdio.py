@@ -155,12 +155,21 @@ def native_output_to(path: Path | None) -> Iterator[None]:
     except OSError:
         yield
         return
+    try:
+        with _fds_1_and_2_to(fd):
+            yield
+    finally:
+        os.close(fd)
+
+
+@contextlib.contextmanager
+def _fds_1_and_2_to(fd: int) -> Iterator[None]:
+    """fd 1 and fd 2 write to `fd` while active (Python's buffers flushed on both sides of it)."""
     sys.stdout.flush()
     sys.stderr.flush()
     saved = (os.dup(1), os.dup(2))
     os.dup2(fd, 1)
     os.dup2(fd, 2)
-    os.close(fd)
     try:
         yield
     finally:
@@ -184,21 +193,11 @@ def capture_native_output() -> Iterator[CapturedOutput]:
     import tempfile
 
     captured = CapturedOutput()
-    sys.stdout.flush()
-    sys.stderr.flush()
-    saved = (os.dup(1), os.dup(2))
     with tempfile.TemporaryFile() as sink:
-        os.dup2(sink.fileno(), 1)
-        os.dup2(sink.fileno(), 2)
         try:
-            yield captured
+            with _fds_1_and_2_to(sink.fileno()):
+                yield captured
         finally:
-            sys.stdout.flush()
-            sys.stderr.flush()
-            os.dup2(saved[0], 1)
-            os.dup2(saved[1], 2)
-            for fd in saved:
-                os.close(fd)
             sink.seek(0)
             data = sink.read()
             captured.text = data.decode("utf-8", "replace")

@@ -15,6 +15,8 @@ from pathlib import Path
 import pytest
 
 from app.core.asked import session_asked
+from app.core.checklist import Checklist
+from app.core.profiles import ProfileLabels, TaskProfile
 from app.core.session import SessionAsked, event_from_dict, event_to_dict, reduce
 from app.paths import PROFILES
 from app.profile_file import load_checklist, load_profile
@@ -29,11 +31,11 @@ from tests.unit.test_sessions_view import build, open_session, shown, texts
 HASH = "ab" * 32
 
 
-def asked_hand_position(**changes: object) -> SessionAsked:
-    profile = load_profile(PROFILES / "hand_position.json")
-    asked = session_asked(
+def asked_of(profile: TaskProfile, checklist: Checklist | None = None) -> SessionAsked:
+    """The record the pipeline writes for this profile (or checklist), asked with constrained decoding."""
+    return session_asked(
         profile,
-        None,
+        checklist,
         constrained=True,
         event_id="asked",
         wall_time=999.0,
@@ -41,21 +43,15 @@ def asked_hand_position(**changes: object) -> SessionAsked:
         model_id="keyframe-demo-cpr",
         model_revision="g1",
     )
-    return replace(asked, **changes)
+
+
+def asked_hand_position(**changes: object) -> SessionAsked:
+    return replace(asked_of(load_profile(PROFILES / "hand_position.json")), **changes)
 
 
 def test_the_record_holds_every_question_its_words_answers_and_cuts() -> None:
     checklist = load_checklist(PROFILES / "cpr_checklist.json")
-    asked = session_asked(
-        checklist.signals[0],
-        checklist,
-        constrained=True,
-        event_id="a",
-        wall_time=1.0,
-        profile_sha256=HASH,
-        model_id="m",
-        model_revision="r",
-    )
+    asked = asked_of(checklist.signals[0], checklist)
     assert asked.profile_id == checklist.id and asked.gate == checklist.gate
     assert [s.signal for s in asked.signals] == [s.signal for s in checklist.signals]
     for spec, signal in zip(checklist.signals, asked.signals, strict=True):
@@ -116,20 +112,11 @@ def test_a_checklist_sessions_own_words_name_its_questions_everywhere(tmp_path: 
     renamed = replace(
         checklist,
         signals=tuple(
-            replace(spec, labels=(("en", replace(dict(spec.labels).get("en") or _labels(), question=f"Q {i}")),))
+            replace(spec, labels=(("en", replace(dict(spec.labels).get("en") or ProfileLabels(), question=f"Q {i}")),))
             for i, spec in enumerate(checklist.signals)
         ),
     )
-    asked = session_asked(
-        renamed.signals[0],
-        renamed,
-        constrained=True,
-        event_id="a",
-        wall_time=1.0,
-        profile_sha256=HASH,
-        model_id="m",
-        model_revision="r",
-    )
+    asked = asked_of(renamed.signals[0], renamed)
     answers = dict.fromkeys((s.signal for s in checklist.signals), "yes")
     write_session(tmp_path, "cl", [asked, *checklist_keyframe(1, answers)])
     _, view = build(tmp_path)
@@ -146,12 +133,6 @@ def test_a_checklist_sessions_own_words_name_its_questions_everywhere(tmp_path: 
     rows = list(csv.DictReader(io.StringIO(export_csv(loaded))))
     assert [r["question"] for r in rows] == [f"Q {i}" for i in range(len(answers))]
     assert summary_text(loaded).startswith(f"Asked: {checklist.title} (profile {checklist.id}, file SHA-256 {HASH})")
-
-
-def _labels():  # noqa: ANN202
-    from app.core.profiles import ProfileLabels
-
-    return ProfileLabels()
 
 
 def test_a_session_from_before_the_record_still_opens_and_says_so(tmp_path: Path) -> None:
