@@ -26,6 +26,12 @@ def answer_kind(event: PracticeEvent) -> str:
     return NOT_CHECKED if event.parse_status == NOT_ASKED else event.observation
 
 
+def verdict_kind(entry: TimelineEntry) -> str:
+    """What counts for an answer: the examiner's correction once given, else the model's answer (which a
+    confirmation agrees with; NOT_CHECKED where the gate left it unasked and no examiner corrected it)."""
+    return entry.verdict if entry.review == "corrected" else answer_kind(entry.event)
+
+
 def agreement(confirmed: int, reviewed: int) -> float | None:
     """Agreement with the examiner: confirmed / reviewed (the latest verdict counts); None before any review."""
     return confirmed / reviewed if reviewed else None

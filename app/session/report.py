@@ -16,6 +16,7 @@ claims and the same figures in both.
 from __future__ import annotations
 
 import time
+from collections import Counter
 from collections.abc import Mapping, Sequence
 from html import escape
 
@@ -29,8 +30,8 @@ from app.core.rhythm_figures import (
     shown_rate,
 )
 from app.core.rhythm_summary import RhythmSummary, summarise_rhythm
-from app.core.session import PracticeEvent, RhythmSample, SessionAsked
-from app.core.session_summary import NOT_CHECKED, SessionSummary, SignalSummary, summarise
+from app.core.session import PracticeEvent, RhythmSample, SessionAsked, SessionState
+from app.core.session_summary import NOT_CHECKED, SessionSummary, SignalSummary, summarise, verdict_kind
 from app.session.report_words import EN, report_words, rhythm_figures, signal_words
 from app.session.store import LoadedSession, session_facts
 
@@ -63,10 +64,6 @@ def _when(wall: float | None, w: Words) -> str:
     return time.strftime("%Y-%m-%d %H:%M", time.localtime(wall)) if wall is not None else w["no_keyframe_time"]
 
 
-def _count(counts: Sequence[tuple[str, int]], value: str) -> int:
-    return dict(counts).get(value, 0)
-
-
 def _agreement(confirmed: int, reviewed: int, w: Words) -> str:
     if not reviewed:
         return _say(w, "agreement_none")
@@ -81,21 +78,32 @@ def _checklist_rows(summary: SessionSummary, signal: str) -> list[SignalSummary]
     ]
 
 
+def _count_cell(verdicts: Counter[str], model: Counter[str], values: Sequence[str], w: Words) -> str:
+    """The verdicts' count of `values`, with the model's beside it where an examiner changed it."""
+    n, by_model = sum(verdicts[v] for v in values), sum(model[v] for v in values)
+    beside = f' <span class="small">{_say(w, "model_count", n=by_model)}</span>' if by_model != n else ""
+    return f'<td class="n">{n}{beside}</td>'
+
+
 def _answers_section(loaded: LoadedSession, language: str, w: Words) -> str:
     state = loaded.state
     title = f"<h2>{_say(w, 'checklist_title')}</h2>"
     if not state.timeline:
         return f"{title}<p>{_say(w, 'checklist_none')}</p>"
     summary = summarise(state, len(loaded.damaged_lines))
-    # Each question as the session asked it (its record), else named as the report names signals.
-    asked = {a.signal: a.question(language) for a in state.asked.signals} if state.asked is not None else {}
+    # Each question as the session asked it (its record, as its card showed it), else named as the report
+    # names signals.
+    asked = state.asked.questions(language) if state.asked is not None else {}
     rows = []
+    shown = ("yes", "no", "unknown", NOT_CHECKED)
     for item in _checklist_rows(summary, state.signals[0]):
-        others = sum(n for value, n in item.counts if value not in ("yes", "no", "unknown", NOT_CHECKED))
+        verdicts = Counter(verdict_kind(e) for e in state.timeline if e.event.signal == item.signal)
+        model = Counter(dict(item.counts))
+        other = [v for v in {*verdicts, *model} if v not in shown]
         cells = [
             f"<td>{escape(asked.get(item.signal) or signal_words(language, item.signal))}</td>",
-            *(f'<td class="n">{_count(item.counts, v)}</td>' for v in ("yes", "no", "unknown", NOT_CHECKED)),
-            f'<td class="n">{others}</td>',
+            *(_count_cell(verdicts, model, (v,), w) for v in shown),
+            _count_cell(verdicts, model, other, w),
             f"<td>{_say(w, 'reviewed_of', reviewed=item.reviewed, analysed=item.analysed)}</td>",
             f"<td>{_agreement(item.confirmed, item.reviewed, w)}</td>",
         ]
@@ -106,7 +114,30 @@ def _answers_section(loaded: LoadedSession, language: str, w: Words) -> str:
         f"{title}<p>{_say(w, 'checklist_intro', n=summary.keyframes)}</p>"
         f'<div class="wide"><table>{head}{"".join(rows)}</table></div>'
         f'<p class="small">{_say(w, "checklist_note")}</p>'
+        f"{_notes(state, asked, language, w)}"
     )
+
+
+def _notes(state: SessionState, asked: Mapping[str, str], language: str, w: Words) -> str:
+    """Every examiner's note, with the answer it was written for, in the order given."""
+    items = [(record.wall_time, entry, record) for entry in state.timeline for record in entry.history if record.note]
+    if not items:
+        return ""
+    lines = [
+        "<li>"
+        + _say(
+            w,
+            "note_item",
+            t=f"{entry.event.t:.1f}",
+            question=asked.get(entry.event.signal) or signal_words(language, entry.event.signal),
+            verdict=w.get(f"verdict_{record.verdict}", record.verdict).format(answer=record.observation.upper()),
+            note=record.note,
+            by=record.examiner or w["none"],
+        )
+        + "</li>"
+        for _, entry, record in sorted(items, key=lambda item: item[0])
+    ]
+    return f"<h3>{_say(w, 'notes_title')}</h3><ul>{''.join(lines)}</ul>"
 
 
 def _seconds(value: float, w: Words, digits: int = 0) -> str:

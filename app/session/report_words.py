@@ -33,7 +33,15 @@ EN: dict[str, str] = {
     # Checklist
     "checklist_title": "Checklist",
     "checklist_none": "No keyframe was answered in this session.",
-    "checklist_intro": "Keyframes answered by the on-device model: {n}; the counts are the model's answers.",
+    "checklist_intro": (
+        "Keyframes answered by the on-device model: {n}. The counts are the verdicts: the examiner's where "
+        "reviewed, else the model's answer; where the examiner changed it, the model's count is beside it."
+    ),
+    "model_count": "(model {n})",
+    "notes_title": "The examiner's notes",
+    "note_item": "{t} s · {question} · {verdict}: “{note}” ({by})",
+    "verdict_confirmed": "confirmed {answer}",
+    "verdict_corrected": "corrected to {answer}",
     "col_question": "Question",
     "col_yes": "Yes",
     "col_no": "No",
@@ -134,7 +142,15 @@ ZH: dict[str, str] = {
     # Checklist
     "checklist_title": "检查表",
     "checklist_none": "这次练习没有回答任何关键帧。",
-    "checklist_intro": "本机模型回答的关键帧：{n} 个；表中计数的是模型的回答。",
+    "checklist_intro": (
+        "本机模型回答的关键帧：{n} 个。表中计数的是判定：考官复核过的按考官的判定，否则按模型的回答；"
+        "考官改过的，旁边注明模型的计数。"
+    ),
+    "model_count": "（模型 {n}）",
+    "notes_title": "考官的备注",
+    "note_item": "{t} 秒 · {question} · {verdict}：“{note}”（{by}）",
+    "verdict_confirmed": "确认为 {answer}",
+    "verdict_corrected": "更正为 {answer}",
     "col_question": "问题",
     "col_yes": "是",
     "col_no": "否",

@@ -98,7 +98,7 @@ def test_watch_prints_and_logs_the_rhythm_and_the_report_tells_it_with_its_limit
         "Quoted as targets",
         "100–120 compressions per minute",
         f"Compressions counted: {last['count']}",
-        "Hand position correct",
+        "<td>Is the hand position correct?</td>",  # the question as the session asked it
         "compressions.avi",  # the source: the video watched
         f"median {MEASURED_RATE_ERROR.median_per_min:.1f} per minute, "
         f"95th percentile {MEASURED_RATE_ERROR.p95_per_min:.1f} per minute",

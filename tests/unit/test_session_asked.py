@@ -17,7 +17,7 @@ import pytest
 from app.core.asked import session_asked
 from app.core.checklist import Checklist
 from app.core.profiles import ProfileLabels, TaskProfile
-from app.core.session import SessionAsked, event_from_dict, event_to_dict, reduce
+from app.core.session import ExaminerConfirmed, ExaminerCorrected, SessionAsked, event_from_dict, event_to_dict, reduce
 from app.paths import PROFILES
 from app.profile_file import load_checklist, load_profile
 from app.session.report import practice_report
@@ -145,3 +145,25 @@ def test_a_session_from_before_the_record_still_opens_and_says_so(tmp_path: Path
     loaded = load_session(tmp_path / "old.jsonl")
     assert "What was asked: not recorded" in practice_report(loaded, "old")
     assert summary_text(loaded).startswith("What was asked: not recorded")
+
+
+def test_the_report_counts_verdicts_beside_the_models_answers_and_keeps_every_note(tmp_path: Path) -> None:
+    """After a correction to NO the report still said "2 Yes, 0 No", and it left out the notes."""
+    events = [
+        asked_hand_position(),
+        practice(1, "yes"),
+        practice(2, "yes"),
+        ExaminerCorrected(
+            event_id="c", target_id="e1", wall_time=2000.0, observation="no", note="hands <b>high</b>", examiner="ann"
+        ),
+        ExaminerConfirmed(event_id="k", target_id="e2", wall_time=2001.0, note="fine"),
+    ]
+    write_session(tmp_path, "rep", events)
+    report = practice_report(load_session(tmp_path / "rep.jsonl"), "rep")
+    row = report[report.index("<td>Is the hand position correct?</td>") :].split("</tr>")[0]
+    cells = [c.split("</td>")[0] for c in row.split('<td class="n">')[1:]]
+    assert cells[:2] == ['1 <span class="small">(model 2)</span>', '1 <span class="small">(model 0)</span>'], cells
+    assert "<h3>The examiner's notes</h3>" in report
+    assert "3.0 s · Is the hand position correct? · corrected to NO: “hands &lt;b&gt;high&lt;/b&gt;” (ann)" in report
+    assert "6.0 s · Is the hand position correct? · confirmed YES: “fine” (—)" in report
+    assert report.index("hands &lt;b&gt;high") < report.index("“fine”")  # in the order given
