@@ -139,6 +139,11 @@ def profile_from_dict(data: Any, source: str = "profile") -> TaskProfile:
         raise ProfileError(f"{source}: 'values' must be a non-empty list of lower_snake_case names")
     if len(set(values)) != len(values):
         raise ProfileError(f"{source}: 'values' has duplicates")
+    if len(values) < 2:
+        raise ProfileError(
+            f"{source}: 'values' needs at least two answers (with one, every keyframe would get it and no "
+            "answer could be corrected)"
+        )
     prompt, system = _prompt_and_system(data, source, "")
     constrained_prompt, constrained_system = None, None
     if "constrained" in data:

@@ -18,7 +18,7 @@ TEXT = st.text(st.characters(codec="utf-8", exclude_categories=("Cs",)), min_siz
 
 @st.composite
 def signals(draw: st.DrawFn, name: str, gated: bool) -> dict:
-    values = draw(st.lists(NAMES, min_size=1, max_size=3, unique=True))
+    values = draw(st.lists(NAMES, min_size=2, max_size=3, unique=True))
     if gated and "unknown" not in values:
         values.append("unknown")
     entry: dict = {"signal": name, "values": values, "prompt": draw(TEXT)}

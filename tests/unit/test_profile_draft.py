@@ -71,6 +71,8 @@ def test_a_new_checklist_with_a_gate_and_chinese_words() -> None:
         ({"signals": (SignalDraft("Hands", "Stacked?", "yes, no"),)}, "'signal' must be a lower_snake_case name"),
         ({"signals": (SignalDraft("a", "Stacked?", "yes, yes"),)}, "'values' has duplicates"),
         ({"signals": (SignalDraft("a", "Stacked?", ""),)}, "'values' must be a non-empty list"),
+        # One answer: every keyframe would get it and "Correct to…" would have nothing to offer.
+        ({"signals": (SignalDraft("a", "Stacked?", "yes"),)}, "'values' needs at least two answers"),
         ({"signals": (SignalDraft("a", "Stacked?\x07", "yes"),)}, "invisible control characters (U+0007)"),
         ({"signals": (SignalDraft("a", "Stacked \ud800?", "yes"),)}, "cannot be encoded"),
         ({"signals": (SignalDraft("a", "x" * (MAX_QUESTION_CHARS + 1), "yes"),)}, "at most 2000"),
