@@ -23,7 +23,7 @@ from typing import Any
 
 from app.core.checklist import Checklist, checklist_from_dict
 from app.core.profile_dict import checklist_dict
-from app.core.profiles import PROFILE_SCHEMA, ProfileError
+from app.core.profiles import PROFILE_SCHEMA, ProfileError, ProfileLabels
 
 MAX_QUESTION_CHARS = 2000  # every character is prefilled on every keyframe; a free-form prompt with its format is ~400
 _SPLIT = re.compile(r"[,，、\s]+")
@@ -101,10 +101,11 @@ def checklist_from_draft(draft: ProfileDraft, base: Checklist | None = None) -> 
 
 def _single(shared: dict[str, Any], entry: dict[str, Any], base: Checklist | None) -> dict[str, Any]:
     """One question, written as a one-signal profile: its constrained prompt may have a system of its own."""
-    words = {**shared.get("labels", {}).get("zh", {}), **entry.get("labels", {}).get("zh", {})}
+    ours, theirs = shared.get("labels", {}), entry.get("labels", {})
+    labels = {code: {**ours.get(code, {}), **theirs.get(code, {})} for code in (*ours, *theirs)}
     single = {k: v for k, v in shared.items() if k != "labels"} | {k: v for k, v in entry.items() if k != "labels"}
-    if words:
-        single["labels"] = {"zh": words}
+    if labels:
+        single["labels"] = labels
     before = _base_signal(base, entry["signal"])
     if "constrained" in entry and before is not None:
         single["constrained"] = {**entry["constrained"], "system": before.constrained_system}
@@ -123,6 +124,12 @@ def _signal(draft: SignalDraft, index: int, base: Checklist | None, source: str)
             entry["min_score"] = before.min_score
         if before.constrained_prompt is not None and before.prompt == question:
             entry["constrained"] = {"prompt": before.constrained_prompt}
+        if before.prompt == question:
+            # Words for people in languages the form does not show (English): kept while the question they
+            # word is unchanged, dropped with it, as its short constrained form is.
+            kept = {code: _labels_dict(words) for code, words in before.labels if code != "zh"}
+            if kept:
+                entry["labels"] = kept
     question_zh = _text(draft.question_zh, f"{where}: the Chinese question", source)
     words = values_of(draft.answers_zh)
     if question_zh or words:
@@ -133,8 +140,15 @@ def _signal(draft: SignalDraft, index: int, base: Checklist | None, source: str)
                 f"{source}: {where}: {len(values)} answers ({', '.join(values)}) but {len(words)} Chinese words "
                 "for them; give one word per answer, in the same order, or none"
             )
-        entry["labels"] = {"zh": {"question": question_zh, "values": dict(zip(values, words, strict=True))}}
+        zh = {"question": question_zh, "values": dict(zip(values, words, strict=True))}
+        entry["labels"] = {**entry.get("labels", {}), "zh": zh}
     return entry
+
+
+def _labels_dict(words: ProfileLabels) -> dict[str, Any]:
+    """A language's labels as the profile file writes them (empty parts left out)."""
+    given = {"title": words.title, "question": words.question, "values": dict(words.values)}
+    return {key: value for key, value in given.items() if value}
 
 
 def _base_signal(base: Checklist | None, name: str) -> Any:

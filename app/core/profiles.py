@@ -228,4 +228,4 @@ def _labels(data: Any, values: list[str], source: str) -> tuple[tuple[str, Profi
             raise ProfileError(f"{where}: 'values' names answers the profile does not allow: {strangers}")
         ordered = tuple((v, words[v]) for v in values if v in words)
         result.append((code, ProfileLabels(texts["title"], texts["question"], ordered)))
-    return tuple(result)
+    return tuple(sorted(result, key=lambda item: item[0]))  # by language: the same profile whatever the key order

@@ -199,10 +199,11 @@ class SessionAsked:
 
     def questions(self, language: str) -> dict[str, str]:
         """signal -> its question in `language` as the card showed it: the profile's words in that language,
-        else a one-question session's prompt; a checklist's question without words is left out (views
-        name it by its signal, as its card line did)."""
+        else a one-question session's title; never the prompt (instructions for the model). A checklist's
+        question without words is left out: views name it by its signal, as its card line did."""
         single = len(self.signals) == 1
-        return {s.signal: q for s in self.signals if (q := s.question(language) or (s.prompt if single else ""))}
+        titled = self.title(language) if single else ""
+        return {s.signal: q for s in self.signals if (q := s.question(language) or titled)}
 
 
 SessionEvent = Union[

@@ -431,7 +431,9 @@ class PracticeView:
         if checklist is not None:
             self.question.value = checklist.labels_for(self._language).title or checklist.title
         else:
-            self.question.value = (labels.question if labels else "") or state.question or state.title
+            # The profile's short words for people; never its prompt, which may be a paragraph of instructions
+            # meant for another model ("Answer with only this JSON object…").
+            self.question.value = (labels.question if labels else "") or (labels.title if labels else "") or state.title
         if checklist is not None:
             title = checklist.labels_for(self._language).title or checklist.title
             self.asking.value = self._t["asking_n"].format(title=title, n=len(checklist.signals))

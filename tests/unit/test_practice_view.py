@@ -33,15 +33,20 @@ def _state(**labels: ProfileLabels) -> PracticeState:
     )
 
 
-def _asked(question: str = "", prompt: str = "Is the hand position correct?") -> SessionAsked:
+INSTRUCTIONS = "This photo shows a trainee doing CPR. Answer with only this JSON object: {...}"
+
+
+def _asked(question: str = "", title: str = "CPR: hand position on the chest") -> SessionAsked:
     """The session's first line, as the pipeline writes it from the profile the worker asks with."""
     signal = AskedSignal(
         signal="hand_position_correct",
         values=("yes", "no", "unknown"),
-        prompt=prompt,
+        prompt=INSTRUCTIONS,
         questions=(("en", question),) if question else (),
     )
-    return SessionAsked(event_id="a", wall_time=1.0, profile_id="p", profile_sha256="", titles=(), signals=(signal,))
+    return SessionAsked(
+        event_id="a", wall_time=1.0, profile_id="p", profile_sha256="", titles=(("", title),), signals=(signal,)
+    )
 
 
 def _asking(state: PracticeState, asked: SessionAsked) -> PracticeState:
@@ -56,12 +61,14 @@ def test_the_card_and_the_examiners_list_ask_the_same_sentence() -> None:
     assert titles == ["Are the arms straight? — YES", "Are the arms straight? — NO"]
 
 
-def test_without_labels_the_profiles_question_leads_both() -> None:
+def test_without_short_words_the_title_leads_both_never_the_prompt() -> None:
+    """A profile for instruction-following models printed its whole prompt as the card's question."""
     view = _view()
-    view.render(_asking(replace(_state(), question="Is the hand position correct?"), _asked()))
-    assert view.question.value == "Is the hand position correct?"
+    state = replace(_state(), question=INSTRUCTIONS, title="CPR: hand position on the chest")
+    view.render(_asking(state, _asked()))
+    assert view.question.value == "CPR: hand position on the chest"
     row = next(iter(view.reviews.rows.values()))
-    assert row.answer.value == "Is the hand position correct? — YES"
+    assert row.answer.value == "CPR: hand position on the chest — YES"
 
 
 def test_a_phone_layout_moves_the_card_but_never_the_camera() -> None:

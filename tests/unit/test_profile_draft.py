@@ -128,3 +128,15 @@ def test_the_editor_collects_its_fields_and_shows_a_refusal() -> None:
     assert editor.questions[0].remove.visible  # a hidden control inside a Semantics breaks the page
     editor._on_save()
     assert not editor.root.visible and seen[-1].draft.title == "Mine" and seen[-1].base == base
+
+
+def test_english_words_the_form_does_not_show_are_kept_with_their_question_and_dropped_with_it() -> None:
+    """Saved from the editor, a profile lost its English words for the card (not on the form), and the card
+    then fell back to the title."""
+    base = load_checklist(PROFILES / "hand_position.json")
+    draft = draft_from_checklist(base, "mine")
+    kept = checklist_from_draft(draft, base).signals[0]
+    assert kept.labels_for("en").question == "Is the hand position correct?"
+    changed = replace(draft.signals[0], question="Are both hands on the lower sternum?")
+    dropped = checklist_from_draft(replace(draft, signals=(changed,)), base).signals[0]
+    assert dropped.labels_for("en").question == "" and dropped.labels_for("zh").question == "手的位置正确吗？"

@@ -61,7 +61,7 @@ def test_the_record_holds_every_question_its_words_answers_and_cuts() -> None:
             if labels.question:
                 assert signal.question(language) == labels.question
     single = asked_hand_position()
-    assert single.questions("en") == {"hand_position_correct": "Is the hand position correct?"}  # its prompt
+    assert single.questions("en") == {"hand_position_correct": "Is the hand position correct?"}  # its English words
     assert single.questions("zh") == {"hand_position_correct": "手的位置正确吗？"}  # its own Chinese words
     assert single.title("zh") == "心肺复苏：手在胸部的位置" and single.title("en") == "CPR: hand position on the chest"
 
