@@ -36,7 +36,7 @@ from app.core.rhythm import RhythmConfig
 from app.core.rhythm_figures import TARGET_RATE_PER_MIN, Pause, rate_band, shown_rate
 from app.core.rhythm_summary import summarise_rhythm
 from app.core.session import SessionState, TimelineEntry, verdict_counts
-from app.core.session_summary import NOT_CHECKED, answer_kind, is_checklist
+from app.core.session_summary import NOT_CHECKED, answer_kind, is_checklist, verdict_kind
 from app.ui.i18n import text
 from app.ui.strings_sessions import EN, answer_word, session_questions, signal_words
 
@@ -112,9 +112,9 @@ def lanes_for(state: SessionState) -> tuple[str, ...]:
 
 
 def point_kind(entry: TimelineEntry) -> str:
-    """What a point's marker says: the verdict, or "not checked" until an examiner corrects an unasked answer."""
-    unasked = answer_kind(entry.event) == NOT_CHECKED and entry.review != "corrected"
-    return NOT_CHECKED if unasked else entry.verdict
+    """What a point's marker says: the verdict, or "not checked" until an examiner corrects an unasked answer
+    (the same rule the report counts by)."""
+    return verdict_kind(entry)
 
 
 def question_words(strings: Mapping[str, str], signal: str, questions: Mapping[str, str] | None = None) -> str:
