@@ -200,16 +200,27 @@ def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item
 
 @pytest.hookimpl(optionalhook=True)
 def pytest_xdist_make_scheduler(config: pytest.Config, log: object) -> object:
-    """Under `-n 2` (`./scripts/test.sh -n 2`) the browser tests go to one worker as one unit, one after another
-    with its browser and app server, while the other worker takes the rest test by test. (xdist's own
-    `--dist loadgroup` marks groups by renaming node ids, which pytest 9.2 ignores.)"""
+    """Under `-n 2` each worker takes one test at a time: the first worker (gw0) the browser tests from
+    the first, the other everything else; a worker whose kind has run out helps with the other kind from
+    its last test. The browser tests are the run's longest part: alone on one worker they were its
+    critical path, and two browsers from the start share two cores badly (docs/testing.md). (xdist's
+    `--dist load` sends the first 200 tests, every browser test among them, to one worker.)"""
     from xdist.scheduler import LoadScopeScheduling
 
-    class BrowserTestsTogether(LoadScopeScheduling):
+    class BrowserTestsOnTheFirstWorker(LoadScopeScheduling):
         def _split_scope(self, nodeid: str) -> str:
-            return "browser" if nodeid.startswith("tests/e2e/") else nodeid
+            return nodeid
 
-    return BrowserTestsTogether(config, log)
+        def _assign_work_unit(self, node) -> None:  # noqa: ANN001 - xdist's WorkerController
+            wants_browser = node.gateway.id == "gw0"
+            preferred = next((s for s in self.workqueue if s.startswith("tests/e2e/") == wants_browser), None)
+            # Helping, a worker takes the other kind's last test: the two meet in one module at most (its
+            # module-scoped browser or server is started once per worker).
+            unit = preferred if preferred is not None else next(reversed(self.workqueue))
+            self.workqueue.move_to_end(unit, last=False)  # the base class takes the first unit
+            super()._assign_work_unit(node)
+
+    return BrowserTestsOnTheFirstWorker(config, log)
 
 
 @pytest.hookimpl(hookwrapper=True)

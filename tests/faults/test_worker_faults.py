@@ -140,7 +140,7 @@ def test_a_hang_in_native_code_is_caught_by_the_watchdog(
 ) -> None:
     recorder = Recorder()
     monkeypatch.setenv(TEST_PACE_ENV, "100")
-    pipeline = pipeline_factory(WorkerSpec(stall_floor_s=1.5), recorder)
+    pipeline = pipeline_factory(WorkerSpec(stall_floor_s=5.0), recorder)
     hung_pid = pipeline.worker_pid
     one_in_flight_one_waiting(pipeline, scenes)
     recorder.wait_phase("kf-00001", "prefill")
