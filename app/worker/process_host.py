@@ -163,8 +163,11 @@ class ProcessWorkerHost(HostLedger):
         atexit.register(self.stop)
         # Children are spawned from the reader thread, which lives as long as the host:
         # Linux's parent-death signal fires when the *thread* that forked the child ends.
-        self._reader = threading.Thread(target=self._read_loop, name="keyframe-worker-reader", daemon=True)
-        self._reader.start()
+        reader = threading.Thread(target=self._read_loop, name="keyframe-worker-reader", daemon=True)
+        reader.start()
+        # Kept only once started: a signal inside start() left a thread that stop() could not join
+        # ("cannot join thread before it is started"); a reader that begins after stop() spawns nothing.
+        self._reader = reader
         self._spawned.wait()
 
     def _try_spawn_locked(self) -> _Child | None:

@@ -251,6 +251,27 @@ def test_stop_racing_a_restart_leaves_no_worker_behind(scenes: Scenes) -> None:
         assert host.status is WorkerStatus.STOPPED
 
 
+def test_a_signal_inside_start_leaves_a_host_that_stops(monkeypatch: pytest.MonkeyPatch) -> None:
+    """SIGTERM during `watch`'s start once raised from Thread.start(); stop() then tried to join a
+    thread that never began ("cannot join thread before it is started") and the exit was a traceback."""
+    real_start = threading.Thread.start
+
+    def cut_short(thread: threading.Thread) -> None:
+        if thread.name != "keyframe-worker-reader":
+            real_start(thread)
+            return
+        raise KeyboardInterrupt  # what the app's signal handler raises, before the thread began
+
+    monkeypatch.setattr(threading.Thread, "start", cut_short)
+    before = spawned_workers()
+    host = ProcessWorkerHost(WorkerSpec(), lambda event: None)
+    with pytest.raises(KeyboardInterrupt):
+        host.start()
+    host.stop()
+    assert host.status is WorkerStatus.STOPPED
+    assert spawned_workers() - before == set()
+
+
 def test_a_worker_that_cannot_be_spawned_is_reported_not_a_hang() -> None:
     """Out of file descriptors: the spawn raises in the reader thread; start() used to wait forever."""
     import subprocess
