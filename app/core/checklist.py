@@ -38,11 +38,11 @@ from app.core.profiles import (
 MAX_SIGNALS = 8
 _KEYS = {
     "schema", "id", "title", "system", "max_new_tokens", "question_place", "image_max_side", "labels", "gate",
-    "signals",
+    "signals", "models",
 }  # fmt: skip
 _SIGNAL_KEYS = {"signal", "values", "prompt", "constrained", "max_new_tokens", "labels", "min_score"}
 # Handed to every signal; the image is encoded once for all of them, so its side is the checklist's.
-_SHARED = ("schema", "id", "title", "system", "max_new_tokens", "question_place", "image_max_side")
+_SHARED = ("schema", "id", "title", "system", "max_new_tokens", "question_place", "image_max_side", "models")
 
 
 @dataclass(frozen=True)
@@ -65,6 +65,14 @@ class Checklist:
             if spec.signal == name:
                 return spec
         raise KeyError(name)
+
+    @property
+    def models(self) -> tuple[str, ...]:
+        """The model ids the checklist was written for (shared by its signals); () = no claim."""
+        return self.signals[0].models
+
+    def written_for(self, model_id: str) -> bool:
+        return self.signals[0].written_for(model_id)
 
     def ordered(self) -> tuple[TaskProfile, ...]:
         """The order of asking: the gate first, then the others as the file lists them."""

@@ -66,6 +66,8 @@ def _shared_options(spec: TaskProfile) -> dict[str, Any]:
         data["question_place"] = spec.question_place.value
     if spec.image_max_side is not None:
         data["image_max_side"] = spec.image_max_side
+    if spec.models:
+        data["models"] = list(spec.models)
     return data
 
 

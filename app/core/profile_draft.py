@@ -8,10 +8,10 @@ accepts, the command line accepts, and every sentence that refuses it is the rea
 few checks here that only a form needs (an empty title, Chinese words half given, text that is not
 text).
 
-Editing keeps what the form does not show (the system turn, the shared image side, a signal's token
-budget and score cut): from the profile it started from, by signal name. A constrained prompt (a
-short form of the question) is kept only while the question is unchanged, or the model would go on
-reading the old question.
+Editing keeps what the form does not show (the system turn, the shared image side, the models it was
+written for, a signal's token budget and score cut): from the profile it started from, by signal name.
+A constrained prompt (a short form of the question) is kept only while the question is unchanged, or
+the model would go on reading the old question.
 """
 
 from __future__ import annotations
@@ -88,7 +88,7 @@ def checklist_from_draft(draft: ProfileDraft, base: Checklist | None = None) -> 
     data: dict[str, Any] = {"schema": PROFILE_SCHEMA, "id": draft.id.strip(), "title": draft.title.strip()}
     if base is not None:
         kept = checklist_dict(base)
-        data.update({k: kept[k] for k in ("system", "question_place", "image_max_side") if k in kept})
+        data.update({k: kept[k] for k in ("system", "question_place", "image_max_side", "models") if k in kept})
     if draft.title_zh.strip():
         data["labels"] = {"zh": {"title": draft.title_zh.strip()}}
     if draft.gate:

@@ -28,6 +28,11 @@ whether a model's answers hold there is the profile's to show, so no shipped pro
 (app.core.score_cut): under constrained decoding an answer whose model score is below it is shown
 as `unknown` (reason `low_score`), the model's pick kept beside it. It is a diagnostic cut, never a
 confidence; free generation gives no score, so it is not cut.
+
+`models` (optional) lists the ids of the models the profile was written and checked for (a manifest's
+`id`, e.g. `"keyframe-demo-cpr"`). Wording that one model answers well can make another answer the
+same on every picture (the demo model says YES to every question of the instruction-following
+checklist), so the app warns when the loaded model is not one of them. Empty: no claim, no warning.
 """
 
 from __future__ import annotations
@@ -52,6 +57,8 @@ class ProfileError(ValueError):
 
 
 _LANGUAGE = re.compile(r"^[a-z]{2,3}(-[A-Za-z0-9]{2,8})?$")
+# A model id as manifests and model folders spell it.
+_MODEL_ID = re.compile(r"^[A-Za-z0-9][A-Za-z0-9._-]{0,127}$")
 
 
 class QuestionPlace(Enum):
@@ -99,6 +106,11 @@ class TaskProfile:
     # time); None: the backend's default. An explicit --image-max-side or Settings value wins.
     image_max_side: int | None = None
     min_score: float | None = None  # constrained answers scoring below it are withheld (app.core.score_cut)
+    models: tuple[str, ...] = ()  # the model ids it was written for; () = no claim
+
+    def written_for(self, model_id: str) -> bool:
+        """Whether `model_id` is a model this profile was written for (any model when it names none)."""
+        return not self.models or model_id in self.models
 
     @property
     def question_first(self) -> bool:
@@ -126,7 +138,7 @@ def profile_from_dict(data: Any, source: str = "profile") -> TaskProfile:
         raise ProfileError(f"{source}: unsupported profile schema {schema!r} (expected {PROFILE_SCHEMA})")
     known = {
         "schema", "id", "signal", "values", "prompt", "system", "max_new_tokens", "title", "labels", "constrained",
-        "question_place", "image_max_side", "min_score",
+        "question_place", "image_max_side", "min_score", "models",
     }  # fmt: skip
     unknown = sorted(set(data) - known)
     if unknown:
@@ -174,7 +186,17 @@ def profile_from_dict(data: Any, source: str = "profile") -> TaskProfile:
         question_place=question_place_from(data.get("question_place", QuestionPlace.AFTER_IMAGE.value), source),
         image_max_side=image_side_from(data.get("image_max_side"), source),
         min_score=_min_score(data.get("min_score"), source),
+        models=models_from(data.get("models", []), source),
     )
+
+
+def models_from(value: Any, source: str) -> tuple[str, ...]:
+    """A profile's `models`: model ids, each once."""
+    if not isinstance(value, list) or not all(isinstance(m, str) and _MODEL_ID.match(m) for m in value):
+        raise ProfileError(f"{source}: 'models' must be a list of model ids such as \"keyframe-demo-cpr\"")
+    if len(set(value)) != len(value):
+        raise ProfileError(f"{source}: 'models' names a model twice")
+    return tuple(value)
 
 
 def _min_score(value: Any, source: str) -> float | None:

@@ -227,6 +227,8 @@ SIGNALS_ZH: dict[str, str] = {
     "hand_position_correct": "双手放在胸骨下半部",
     "hands_visible": "画面里能看到双手",
     "hands_stacked": "双手上下叠放",
+    "arms_straight": "手臂伸直、肘部锁定",
+    "shoulders_over_hands": "肩膀在双手正上方",
 }
 
 

@@ -33,8 +33,10 @@ class CardLine:
 
 
 def signal_question(spec: TaskProfile, language: str) -> str:
+    """The profile's words for people; else its short constrained question; its prompt only as a last
+    resort (an instruct prompt is a paragraph of JSON instructions, not a question for a person)."""
     labels = dict(spec.labels).get(language)
-    return (labels.question if labels else "") or spec.prompt
+    return (labels.question if labels else "") or spec.constrained_prompt or spec.prompt
 
 
 def signal_name(spec: TaskProfile, language: str, table: Mapping[str, str]) -> str:

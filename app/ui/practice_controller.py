@@ -85,6 +85,7 @@ class PracticeState:
     isolation_kind: str = ""  # the same as a code the screens translate
     labels: tuple[tuple[str, ProfileLabels], ...] = ()  # the profile's title/question/answers per language
     checklist: Checklist | None = None  # a profile of several signals, asked together on each keyframe
+    profile_models: tuple[str, ...] = ()  # the models its profile was written for (empty: it names none)
     rhythm: Rhythm | None = None  # the compression rhythm of a camera or video session, from every frame
     backend_asked: str = ""  # the backend the worker was asked for (its spec)
     backend: str = ""  # the backend the worker uses after its self-check ("" before it is ready)
@@ -523,6 +524,11 @@ class PracticeController:
                     isolation_kind=model.isolation_kind,
                     labels=model.labels,
                     checklist=model.checklist,
+                    profile_models=model.checklist.models
+                    if model.checklist is not None
+                    else model.profile.models
+                    if model.profile is not None
+                    else (),
                     backend_asked=self._spec.backend,
                     backend=model.backend,
                     backend_note=model.backend_note,

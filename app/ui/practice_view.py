@@ -267,6 +267,10 @@ class PracticeView:
         }
         # What is asked, and the way to change it (Settings → Question: a profile or checklist, the editor).
         self.asking = ft.Text("", size=12, color=ft.Colors.GREY_800)
+        # A question written for another model (an instruct prompt on the demo model) is answered, but
+        # maybe wrongly: said beside it, with the way to choose one made for this model.
+        self.written_for = ft.Text("", size=12, color=ft.Colors.ORANGE_900)
+        self._written_for_box = tagged(self.written_for, "written-for")
         self.change_questions = ft.TextButton(
             t["change_questions"], icon=ft.Icons.TUNE, on_click=lambda _: actions.open_settings()
         )
@@ -315,6 +319,7 @@ class PracticeView:
                     spacing=4,
                     vertical_alignment=ft.CrossAxisAlignment.CENTER,
                 ),
+                self._written_for_box,
             ],
             spacing=6,
         )
@@ -440,6 +445,12 @@ class PracticeView:
         else:
             title = (labels.title if labels else "") or state.title
             self.asking.value = self._t["asking_one"].format(title=title) if title else ""
+        models = state.profile_models
+        if models and state.model_id and state.model_id not in models:
+            self.written_for.value = self._t["written_for_other"].format(models=", ".join(models), model=state.model_id)
+        else:
+            self.written_for.value = ""
+        self._written_for_box.visible = bool(self.written_for.value)
         self.change_questions.disabled = state.running  # a new profile would end the running session
         self.answer_row.visible = checklist is None
         self.checklist_box.visible = checklist is not None

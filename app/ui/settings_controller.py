@@ -69,6 +69,7 @@ class WorkerReport:
     note: str = ""  # why (the worker's own sentence)
     message: str = ""  # the worker's status message (why it failed)
     profile_path: str = ""  # the profile file the worker asks from (the model's own when none is chosen)
+    model_id: str = ""  # the model it loaded ("" until it is ready)
 
     @property
     def fell_back(self) -> bool:
@@ -86,6 +87,7 @@ class ProfileChoice:
     signals: int = 0  # questions it asks on each keyframe (more than one: a checklist)
     shipped: bool = False
     error: str = ""  # why the file cannot be used
+    models: tuple[str, ...] = ()  # the models it was written for (empty: it names none)
 
     @property
     def usable(self) -> bool:
@@ -93,6 +95,10 @@ class ProfileChoice:
 
     def title_in(self, language: str) -> str:
         return dict(self.titles).get(language) or self.title or self.id
+
+    def written_for(self, model_id: str) -> bool:
+        """False only when it names its models and `model_id` is not one (a profile naming none claims nothing)."""
+        return not self.models or model_id in self.models
 
 
 def profile_choices(user_dir: Path) -> tuple[ProfileChoice, ...]:
@@ -103,7 +109,9 @@ def profile_choices(user_dir: Path) -> tuple[ProfileChoice, ...]:
             choices.append(ProfileChoice(str(entry.path), shipped=entry.shipped, error=entry.error))
         else:
             titles = tuple((code, words.title) for code, words in c.labels if words.title)
-            choices.append(ProfileChoice(str(entry.path), c.id, c.title, titles, len(c.signals), entry.shipped))
+            choices.append(
+                ProfileChoice(str(entry.path), c.id, c.title, titles, len(c.signals), entry.shipped, models=c.models)
+            )
     return tuple(choices)
 
 
@@ -282,10 +290,17 @@ class SettingsController:
     # --- what the worker reported ------------------------------------------------------------
 
     def worker_update(
-        self, status: WorkerStatus, asked: str, used: str, note: str, message: str = "", profile_path: str = ""
+        self,
+        status: WorkerStatus,
+        asked: str,
+        used: str,
+        note: str,
+        message: str = "",
+        profile_path: str = "",
+        model_id: str = "",
     ) -> None:
-        """From the practice controller's state: the worker's status and its backend self-check."""
-        report = WorkerReport(status, asked, used, note, message, profile_path)
+        """From the practice controller's state: the worker's status, its backend self-check and its model."""
+        report = WorkerReport(status, asked, used, note, message, profile_path, model_id)
         if report != self._state.worker:
             self._set(lambda s: replace(s, worker=report))
 
@@ -306,6 +321,7 @@ def connect_practice(settings: SettingsController, practice: PracticeController,
             state.backend_note,
             state.worker_message,
             state.profile_path,
+            state.model_id,
         )
 
     settings.set_apply(lambda s: practice.apply_settings(worker_spec(s, base), s.interval_s))

@@ -123,6 +123,9 @@ class SettingsView:
             dense=True,  # no fixed width: it takes the column's, a phone's too
         )
         self.profile_help = ft.Text("", size=12, color=ft.Colors.GREY_700)
+        # Questions written for another model than the one loaded (an instruct prompt on the demo model).
+        self.profile_fit = ft.Text("", size=12, color=ft.Colors.ORANGE_900)
+        self._profile_fit_box = tagged(self.profile_fit, "settings-profile-fit")
         # Edit the chosen profile (a shipped one as a copy), or start a new checklist.
         self.edit_profile = ft.OutlinedButton(
             text(s, "editor_edit"), icon=ft.Icons.EDIT_OUTLINED, on_click=lambda _: self._open_editor(new=False)
@@ -199,6 +202,7 @@ class SettingsView:
                     ft.Column(
                         [
                             tagged(self.profile, "settings-profile", text(s, "profile_label")),
+                            self._profile_fit_box,
                             self.profile_help,
                             ft.Row(
                                 [
@@ -307,6 +311,15 @@ class SettingsView:
             options.append(ft.DropdownOption(key=chosen, text=text(self._s, "profile_damaged", name=chosen)))
         return options
 
+    def _profile_fit(self, state: SettingsState) -> str:
+        """A warning when the profile asked names its models and the loaded one is not among them."""
+        asked = state.settings.profile or state.worker.profile_path
+        choice = next((c for c in state.profiles if c.path == asked), None)
+        model = state.worker.model_id
+        if choice is None or not model or choice.written_for(model):
+            return ""
+        return text(self._s, "profile_other_model", models=", ".join(choice.models), model=model)
+
     def _choose_profile(self, value: str | None) -> None:
         self._controller.update(profile=None if value in (None, AUTO) else value)
 
@@ -352,6 +365,8 @@ class SettingsView:
                 s, "profiles_unlisted", n=state.profiles_unlisted, folder=state.profiles_dir, shown=MAX_USER_PROFILES
             )
             self.profile_help.value += " " + unlisted
+        self.profile_fit.value = self._profile_fit(state)
+        self._profile_fit_box.visible = bool(self.profile_fit.value)
         self.constrained.value = settings.constrained
         self.interval.selected = [str(settings.interval_s)]
         self.language.selected = [settings.language]

@@ -81,6 +81,10 @@ EN: dict[str, str] = {
     "assessment.",
     "asking_n": "Asking: {title} ({n} questions per keyframe)",
     "change_questions": "Change",
+    "written_for_other": (
+        "These questions were written for {models}; the model in use ({model}) may answer them wrongly. "
+        "Choose questions made for it in Settings."
+    ),
     "worker_failed_folder_hint": (
         "This folder is not a model Keyframe can use. Choose another model on the Models screen, "
         "or use the bundled demo model there."
@@ -243,6 +247,9 @@ ZH: dict[str, str] = {
     "rate_not_measured": "摄像头无法测量按压深度和回弹。这是练习反馈，不是医学评估。",
     "asking_n": "正在提问：{title}（每个关键帧 {n} 个问题）",
     "change_questions": "更改",
+    "written_for_other": (
+        "这些问题是为 {models} 编写的；当前使用的模型（{model}）可能答错。请在设置中选择为它编写的问题。"
+    ),
     "worker_failed_folder_hint": (
         "这个文件夹不是 Keyframe 能使用的模型。请在“模型”页面选择其他模型，或在那里改用内置的演示模型。"
     ),

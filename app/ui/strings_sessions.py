@@ -179,6 +179,8 @@ EN: dict[str, str] = {
     # A checklist session: several questions (signals) per keyframe, each shown and counted apart
     "signal_hands_visible": "Hands in the picture",
     "signal_hands_stacked": "Hands stacked, one on top of the other",
+    "signal_arms_straight": "Arms straight, elbows locked",
+    "signal_shoulders_over_hands": "Shoulders directly above the hands",
     "answer_not_checked": "not checked",
     "signal_counts": "{question}: {counts}",
     "signal_separator": "; ",
@@ -367,6 +369,8 @@ ZH: dict[str, str] = {
     # A checklist session: several questions (signals) per keyframe, each shown and counted apart
     "signal_hands_visible": "画面里能看到双手",
     "signal_hands_stacked": "双手上下叠放",
+    "signal_arms_straight": "手臂伸直、肘部锁定",
+    "signal_shoulders_over_hands": "肩膀在双手正上方",
     "answer_not_checked": "未检查",
     "signal_counts": "{question}：{counts}",
     "signal_separator": "；",

@@ -20,6 +20,7 @@ EN: dict[str, str] = {
     "profile_option": "{title} ({name})",
     "profile_checklist": "{title} ({name}): a checklist of {n} questions",
     "profile_damaged": "{name}: cannot be used",
+    "profile_other_model": "Written for {models}; the model in use ({model}) may answer these questions wrongly.",
     "profile_help": "The question asked on every keyframe, from a profile file. Your own profiles (a score cut "
     "saved from Testers, a copy you edited) are read from {folder}; the shipped ones are templates.",
     "profiles_unlisted": "{n} more of your profiles in {folder} are not listed: the list shows the first {shown} "
@@ -118,6 +119,7 @@ ZH: dict[str, str] = {
     "profile_option": "{title}（{name}）",
     "profile_checklist": "{title}（{name}）：包含 {n} 个问题的检查表",
     "profile_damaged": "{name}：无法使用",
+    "profile_other_model": "这些问题是为 {models} 编写的；当前使用的模型（{model}）可能答错。",
     "profile_help": "每个关键帧要问的问题，来自配置文件。你自己的配置（在“测试”中保存的分数阈值、你编辑的副本）从 "
     "{folder} 读取；内置配置是模板。",
     "profiles_unlisted": "{folder} 中还有 {n} 个你的配置没有列出：列表只显示按文件名排序的前 {shown} 个。"

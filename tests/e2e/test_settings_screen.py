@@ -155,3 +155,24 @@ def test_a_profile_chosen_in_settings_is_asked_and_its_score_cut_applied(browser
             page.request_log.assert_local()
         finally:
             page.context.close()
+
+
+def test_questions_written_for_another_model_are_said_on_practice_and_in_settings(browser, tmp_path: Path) -> None:  # noqa: ANN001
+    """The instruct checklist asked of the demo model: both screens say whom it was written for."""
+    from app.paths import PROFILES
+
+    data = tmp_path / "data"
+    data.mkdir()
+    with AppServer(data, "--profile", str(PROFILES / "cpr_checklist_instruct.json")) as server:
+        page = open_app_page(browser, server.url)
+        try:
+            wait_text(page, "model-status", "Model ready")
+            said = wait_text(page, "written-for", "written for qwen3-vl-2b-instruct-mnn")
+            assert "(keyframe-demo-cpr)" in said
+            shot(page, "practice-written-for")
+            go_to(page, "Settings", "settings-profile")
+            said = wait_text(page, "settings-profile-fit", "Written for qwen3-vl-2b-instruct-mnn")
+            assert "(keyframe-demo-cpr)" in said
+            shot(page, "settings-profile-fit")
+        finally:
+            page.context.close()

@@ -132,3 +132,13 @@ def test_confirm_all_is_recorded_whole_or_not_at_all(tmp_path: Path) -> None:
     assert [e.review for e in state.timeline if e.event.keyframe_id == "k2"] == ["confirmed", "corrected", "confirmed"]
     again = make_reviews(state, [Verdict(i) for i in ids], revise=True)  # a revision names what it replaces
     assert all(event.revises for event in again)
+
+
+@pytest.mark.parametrize("language", ["en", "zh"])
+def test_every_shipped_checklist_line_is_short_words_never_a_prompt(language: str) -> None:
+    """The instruct checklist's card once showed two of its questions as paragraphs of JSON instructions."""
+    table = strings_sessions.EN if language == "en" else strings_sessions.ZH
+    for path in PROFILES.glob("*.json"):
+        for line in checklist_lines(load_checklist(path), (), None, "", language, table):
+            for words in (line.words, line.question):
+                assert "JSON" not in words and len(words) <= 80, (path.name, line.signal, words)

@@ -393,3 +393,18 @@ def test_the_rate_tones_switch_is_off_by_default_and_turns_off_with_the_metronom
     view.source.selected = ["image"]
     view._source_chosen(None)  # type: ignore[arg-type]
     assert view.rate_tones.value is False and tones == [True, False]
+
+
+def test_questions_written_for_another_model_say_so_beside_what_is_asked() -> None:
+    view = _view()
+    written = replace(_state(), title="CPR", model_id="keyframe-demo-cpr", profile_models=("qwen3-vl-2b-instruct-mnn",))
+    view.render(written)
+    assert view.written_for.value.startswith("These questions were written for qwen3-vl-2b-instruct-mnn;")
+    assert "(keyframe-demo-cpr)" in view.written_for.value and view._written_for_box.visible
+    for fits in (
+        replace(written, model_id="qwen3-vl-2b-instruct-mnn"),  # the model it was written for
+        replace(written, profile_models=()),  # a profile that names no model claims nothing
+        replace(written, model_id=""),  # no model loaded yet
+    ):
+        view.render(fits)
+        assert view.written_for.value == "" and not view._written_for_box.visible

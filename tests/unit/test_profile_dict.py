@@ -51,6 +51,8 @@ def checklists(draw: st.DrawFn) -> dict:
         data["question_place"] = "before_image"
     if draw(st.booleans()):
         data["labels"] = {"zh": {"title": draw(TEXT)}}
+    if draw(st.booleans()):
+        data["models"] = draw(st.lists(st.from_regex(r"[A-Za-z0-9][A-Za-z0-9._-]{0,12}", fullmatch=True), unique=True))
     return data
 
 

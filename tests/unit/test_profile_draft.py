@@ -38,6 +38,7 @@ def test_a_changed_question_drops_its_short_constrained_form_and_the_rest_is_kep
     changed = replace(draft.signals[1], question="Are the hands on the lower sternum?")
     edited = checklist_from_draft(replace(draft, signals=(draft.signals[0], changed, *draft.signals[2:])), base)
     assert edited.id == "mine" and edited.system == base.system  # the system turn, not on the form, is kept
+    assert edited.models == base.models == ("qwen3-vl-2b-instruct-mnn",)  # so is the model it was written for
     position = edited.signal("hand_position_correct")
     assert position.prompt == "Are the hands on the lower sternum?"
     assert position.ask(constrained=True)[0] == "Are the hands on the lower sternum?"  # not the old short form

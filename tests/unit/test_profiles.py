@@ -8,7 +8,8 @@ import pytest
 
 from app.core.checklist import checklist_from_dict
 from app.core.profiles import ProfileError, ProfileLabels, QuestionPlace, TaskProfile, profile_from_dict
-from app.paths import PROFILES
+from app.models.manifest import load_manifest
+from app.paths import MANIFESTS, PROFILES
 from app.profile_file import load_checklist, load_profile
 
 BASE = {"schema": 1, "id": "p", "signal": "hand_position_correct", "values": ["yes", "no"], "prompt": "Q?"}
@@ -55,11 +56,34 @@ def test_answer_text_is_compact_json() -> None:
         ({"image_max_side": 4096}, "'image_max_side' must be"),
         ({"image_max_side": 192.0}, "'image_max_side' must be"),
         ({"image_max_side": True}, "'image_max_side' must be"),
+        ({"models": "keyframe-demo-cpr"}, "'models' must be a list of model ids"),
+        ({"models": [""]}, "'models' must be a list of model ids"),
+        ({"models": ["a model"]}, "'models' must be a list of model ids"),
+        ({"models": ["m", "m"]}, "'models' names a model twice"),
     ],
 )
 def test_bad_profiles_are_refused_with_a_reason(change: dict, message: str) -> None:
     with pytest.raises(ProfileError, match=message):
         profile_from_dict({**BASE, **change})
+
+
+def test_a_profile_says_which_models_it_was_written_for_and_one_that_names_none_claims_nothing() -> None:
+    written = profile_from_dict({**BASE, "models": ["keyframe-demo-cpr", "my.model_v2"]})
+    assert written.written_for("my.model_v2") and not written.written_for("qwen3-vl-2b-instruct-mnn")
+    assert profile_from_dict(BASE).written_for("any-model")
+    entry = {"signal": "a", "values": ["yes", "no"], "prompt": "Q?"}
+    checklist = checklist_from_dict(
+        {"schema": 1, "id": "c", "models": ["m1"], "signals": [entry, {**entry, "signal": "b"}]}
+    )
+    assert [spec.models for spec in checklist.signals] == [("m1",), ("m1",)] and checklist.models == ("m1",)
+    assert not checklist.written_for("m2")
+
+
+def test_each_shipped_profile_names_the_models_whose_manifests_offer_it() -> None:
+    """The two sides agree: a manifest's `profiles` are the ones written for its model, and back."""
+    offered = {(m.id, p) for m in map(load_manifest, MANIFESTS.glob("*.json")) for p in m.profiles}
+    claimed = {(model, path.stem) for path in PROFILES.glob("*.json") for model in load_checklist(path).models}
+    assert offered == claimed and len(claimed) >= 4
 
 
 def test_constrained_decoding_reads_its_own_prompt_and_free_generation_the_full_one() -> None:

@@ -380,3 +380,32 @@ def test_profiles_past_the_listed_ones_are_counted_and_said_and_never_written_ov
     (own / "p000.json").unlink()
     c.refresh_profiles()
     assert c.state.profiles_unlisted == 50
+
+
+def test_a_profile_written_for_another_model_is_said_under_the_choice(tmp_path: Path) -> None:
+    """An instruct checklist asked of the demo model answers, but maybe wrongly: Settings says so, in both
+    languages, and says nothing for a profile written for the loaded model or one that names no model."""
+    from app.paths import PROFILES
+
+    c = SettingsController(LoadedSettings(Settings()), path=tmp_path / "s.json", save=Recorder().save)
+    view = SettingsView(c, EN)
+    instruct = str(PROFILES / "cpr_checklist_instruct.json")
+    c.update(profile=instruct)
+    view.render(c.state)
+    assert view.profile_fit.value == ""  # the loaded model is not known yet: no guess
+    c.worker_update("ready", "cpu", "cpu", "", profile_path=instruct, model_id="keyframe-demo-cpr")
+    view.render(c.state)
+    assert view.profile_fit.value == (
+        "Written for qwen3-vl-2b-instruct-mnn; the model in use (keyframe-demo-cpr) may answer these questions wrongly."
+    )
+    assert view._profile_fit_box.visible
+    zh = SettingsView(c, ZH)
+    zh.render(c.state)
+    assert "qwen3-vl-2b-instruct-mnn" in zh.profile_fit.value and "可能答错" in zh.profile_fit.value
+    c.update(profile=str(PROFILES / "cpr_checklist.json"))
+    view.render(c.state)
+    assert view.profile_fit.value == "" and not view._profile_fit_box.visible
+    c.worker_update("ready", "cpu", "cpu", "", profile_path=instruct, model_id="qwen3-vl-2b-instruct-mnn")
+    c.update(profile=None)  # the worker's own profile, written for the model it loaded
+    view.render(c.state)
+    assert view.profile_fit.value == ""
