@@ -109,8 +109,7 @@ class TaskProfile:
     models: tuple[str, ...] = ()  # the model ids it was written for; () = no claim
 
     def written_for(self, model_id: str) -> bool:
-        """Whether `model_id` is a model this profile was written for (any model when it names none)."""
-        return not self.models or model_id in self.models
+        return written_for(self.models, model_id)
 
     @property
     def question_first(self) -> bool:
@@ -188,6 +187,11 @@ def profile_from_dict(data: Any, source: str = "profile") -> TaskProfile:
         min_score=_min_score(data.get("min_score"), source),
         models=models_from(data.get("models", []), source),
     )
+
+
+def written_for(models: tuple[str, ...], model_id: str) -> bool:
+    """Whether `model_id` is one of the models a profile was written for (any model when it names none)."""
+    return not models or model_id in models
 
 
 def models_from(value: Any, source: str) -> tuple[str, ...]:

@@ -524,11 +524,7 @@ class PracticeController:
                     isolation_kind=model.isolation_kind,
                     labels=model.labels,
                     checklist=model.checklist,
-                    profile_models=model.checklist.models
-                    if model.checklist is not None
-                    else model.profile.models
-                    if model.profile is not None
-                    else (),
+                    profile_models=model.profile.models if model.profile is not None else (),  # a checklist's too
                     backend_asked=self._spec.backend,
                     backend=model.backend,
                     backend_note=model.backend_note,

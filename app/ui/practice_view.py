@@ -15,6 +15,7 @@ import flet as ft
 
 from app.core.checklist import Checklist
 from app.core.parser import UNKNOWN
+from app.core.profiles import written_for
 from app.core.rhythm_figures import LONG_PAUSE_S, TARGET_RATE_PER_MIN, Pause, long_pauses, rate_band, shown_rate
 from app.core.session import KeyframeFailed, PracticeEvent, SessionState, TimelineEntry
 from app.session.review import Verdict
@@ -446,7 +447,7 @@ class PracticeView:
             title = (labels.title if labels else "") or state.title
             self.asking.value = self._t["asking_one"].format(title=title) if title else ""
         models = state.profile_models
-        if models and state.model_id and state.model_id not in models:
+        if state.model_id and not written_for(models, state.model_id):
             self.written_for.value = self._t["written_for_other"].format(models=", ".join(models), model=state.model_id)
         else:
             self.written_for.value = ""

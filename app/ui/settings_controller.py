@@ -96,10 +96,6 @@ class ProfileChoice:
     def title_in(self, language: str) -> str:
         return dict(self.titles).get(language) or self.title or self.id
 
-    def written_for(self, model_id: str) -> bool:
-        """False only when it names its models and `model_id` is not one (a profile naming none claims nothing)."""
-        return not self.models or model_id in self.models
-
 
 def profile_choices(user_dir: Path) -> tuple[ProfileChoice, ...]:
     choices = []

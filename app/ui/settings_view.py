@@ -16,7 +16,7 @@ from pathlib import Path
 
 import flet as ft
 
-from app.core.profiles import ProfileError
+from app.core.profiles import ProfileError, written_for
 from app.core.settings import MAX_INTERVAL_S, MIN_INTERVAL_S, MIN_THREADS, backends_for, threads_cap
 from app.core.vision_size import MAX_USER_SIDE, MIN_USER_SIDE
 from app.profile_store import MAX_USER_PROFILES
@@ -316,7 +316,7 @@ class SettingsView:
         asked = state.settings.profile or state.worker.profile_path
         choice = next((c for c in state.profiles if c.path == asked), None)
         model = state.worker.model_id
-        if choice is None or not model or choice.written_for(model):
+        if choice is None or not model or written_for(choice.models, model):
             return ""
         return text(self._s, "profile_other_model", models=", ".join(choice.models), model=model)
 
