@@ -147,7 +147,8 @@ def score_video(name: str, video: CompressionVideo, config: RhythmConfig) -> Sco
         shown_while_compressing=float(shown[compressing].mean()) if compressing.any() else 0.0,
         shown_settled=float(shown[settled].mean()) if settled.any() else 1.0,
         shown_any=bool(shown.any()),
-        true_pauses=truth.pauses,
+        # A pause the video's end cut short of `pause_s` is not one yet: nothing could have said it was.
+        true_pauses=tuple(p for p in truth.pauses if p[1] >= config.pause_s or p[0] + p[1] < end - 0.05),
         found_pauses=tuple((p.start_s, p.length_s) for p in final.pauses),
         ccf_error=None if final.compression_fraction is None else abs(final.compression_fraction - truth.ccf),
         count=final.count,

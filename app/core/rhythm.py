@@ -24,7 +24,10 @@ Method, and why: the movements are summed into a position, resampled onto a regu
 - **count**: peaks of the band-passed position (the bottom of each compression), at least 0.6
   periods apart, counted only while the window is periodic, only where the movement swings about
   as far as the window's compressions (a wiggle in a pause does not) and only with a neighbour one
-  period away (the hands going back to the chest after the breaths are not a compression). A pause
+  period away (the hands going back to the chest after the breaths are not a compression). A run of
+  compressions counts the periods its peaks span, so a peak that hops half a period (the region
+  followed changed to one whose strokes peak later) loses no compression. A period far from the one counted is
+  a new series that must prove itself again (the lean to the head for the breaths). A pause
   once shown is kept unless a series one period apart bridges it. Pauses and the compression fraction
   follow from the counted compressions: each covers one period around its peak; uncovered time of
   `pause_s` or more is a pause, shorter hiccups belong to the run around them. Session time runs
@@ -68,12 +71,15 @@ class RhythmConfig:
     min_series: int = 6  # compressions one period apart in the window before a rate is first shown
     # Movement that swings sideways at its period more than this times as far as anything pushes is not
     # compressions (arms converging on the hands seen head-on reach ~1.2: an edge moving down along itself
-    # looks partly sideways; a hand waving at 2 Hz 1.4-2.1).
-    sideways_ratio: float = 1.3
+    # looks partly sideways; a trainee seen from above at 15 fps 1.33; a hand waving at 2 Hz 1.4-2.1).
+    sideways_ratio: float = 1.4
     keep_channel: float = 0.05  # channels this close to the best periodicity are alike: the widest swing is followed
     # Channels periodic at the followed period (within `steady_lag`) before a rate is first shown: compressions
     # move arms, shoulders and head together, seen in several overlapping regions; a gesture moves one.
     min_coherent: int = 4
+    # A period this many times longer or shorter than the one counted starts a new series (a real change of
+    # pace within a run is 10-30 %).
+    new_series: float = 1.4
 
     def __post_init__(self) -> None:
         if not 0 < self.min_rate_per_min < self.max_rate_per_min:
@@ -84,8 +90,8 @@ class RhythmConfig:
             raise ValueError("grid_hz, hop_s or pause_s out of range")
         if self.min_frame_rate <= 2 * self.max_rate_per_min / 60:
             raise ValueError("min_frame_rate must be above twice the fastest rate searched (in Hz), or it aliases")
-        if self.min_series < 1 or self.sideways_ratio <= 0:
-            raise ValueError("min_series must be >= 1 and sideways_ratio > 0")
+        if self.min_series < 1 or self.sideways_ratio <= 0 or self.new_series <= 1:
+            raise ValueError("min_series must be >= 1, sideways_ratio > 0 and new_series > 1")
 
 
 def _moving_average(x: np.ndarray, n: int) -> np.ndarray:
@@ -118,8 +124,10 @@ def _periodicity(ac: np.ndarray, min_lag: int, max_lag: int) -> tuple[np.ndarray
     is_peak = (inner >= ac[lags - 1]) & (inner > ac[lags + 1])
     best = np.where(is_peak, inner, -np.inf).max(axis=0)
     found = np.isfinite(best) & (best > 0)
-    # The first peak nearly as high as the best: at 160/min the lag of two periods is in range too.
-    first = np.argmax(is_peak & (inner >= 0.85 * best), axis=0)
+    # The first peak nearly as high as the best: at 160/min the lag of two periods is in range too, and at
+    # 15 fps a stroke's samples fall unevenly, so two periods may correlate better than one (seen: 74/min
+    # for 147 while the single period's peak was 0.8 of the double's).
+    first = np.argmax(is_peak & (inner >= 0.7 * best), axis=0)
     k = lags[first]
     cols = np.arange(channels)
     a, b, c = ac[k - 1, cols], ac[k, cols], ac[k + 1, cols]
@@ -222,6 +230,14 @@ class RhythmEstimator:
         self._last_period = 0.0
         self._run_start = 0.0
         self._closed_compressing_s = 0.0
+        # Compressions are counted by the periods the run's peaks span, not by its peaks: when the region
+        # followed changes, its strokes may peak half a period later, and one of a pair is dropped.
+        self._run_periods = 0.0  # periods between the open run's first and last peak
+        self._closed_count = 0  # compressions of the runs a pause closed
+        # The period the gaps are measured in: the last few gaps between counted compressions, which follow a
+        # change of pace at once (the window's period lags it by seconds: 130/min measured in 100/min periods
+        # would lose a compression in four).
+        self._gaps: deque[float] = deque(maxlen=5)
         self._closed_pauses: tuple[Pause, ...] = ()
         self._pause_shown = False  # a pause was shown since the last compression: kept unless never real
 
@@ -352,6 +368,13 @@ class RhythmEstimator:
         # person talking or gesturing makes a periodic moment, compressions a series.
         # ... and once `steady_s` of windows in a row agreed on the period: noise, smoothed into the band and
         # judged on many channels, makes one channel periodic for a window or two, never for a second.
+        # A period far from the one counted is another movement, not the series going on (seen: the lean
+        # to the head for the breaths of 30:2, periodic at half the rate, counted as compressions): it must
+        # prove itself as a series again.
+        counted_lag = self._last_period * self._cfg.grid_hz or lag
+        if self._confirmed and not 1 / self._cfg.new_series <= lag / counted_lag <= self._cfg.new_series:
+            self._confirmed = False
+            self._lags.clear()
         self._lags.append(lag)
         steady = len(self._lags) == self._lags.maxlen and max(self._lags) <= (1 + self._cfg.steady_lag) * min(
             self._lags
@@ -439,9 +462,24 @@ class RhythmEstimator:
             if gap >= self._cfg.pause_s:
                 self._closed_compressing_s += run_end - self._run_start
                 self._closed_pauses += (Pause(run_end, gap, ongoing=False),)
+                self._closed_count += self._run_count()
                 self._run_start = t - period / 2
+                self._run_periods = 0.0
+                self._gaps.clear()
+            else:
+                # Up to two and a half periods: peaks that hopped (the region followed changed to one whose
+                # strokes peak later) or a stroke not seen. Longer, under a pause: a movement that is not
+                # one of the series, one compression at most.
+                gap_s = t - self._last_peak_t
+                if gap_s <= 1.6 * period:
+                    self._gaps.append(gap_s)
+                periods = gap_s / (float(np.median(self._gaps)) if self._gaps else period)
+                self._run_periods += periods if periods <= 2.5 else 1.0
         self._rates.append(rate)
         self._last_peak_t, self._last_period = t, period
+
+    def _run_count(self) -> int:
+        return 1 + round(self._run_periods)
 
     def snapshot(self) -> Rhythm:
         t = self._t_last
@@ -464,7 +502,7 @@ class RhythmEstimator:
             t_s=t,
             rate_per_min=rate,
             periodicity=self._periodicity,
-            count=len(self._rates),
+            count=self._closed_count + (self._run_count() if self._last_peak_t is not None else 0),
             median_rate_per_min=float(np.median(self._rates)) if self._rates else None,
             pauses=pauses,
             compression_fraction=min(1.0, max(0.0, compressing / session)) if session > 0 else None,
