@@ -198,29 +198,53 @@ def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item
             item.add_marker(pytest.mark.quick)
 
 
+# Browser tests that need the machine to themselves: Chromium's fake camera plays its clip frame by frame
+# on a timer, and beside a second browser it fell 3-5 % behind, so the clip's compressions were slower than
+# the clip says (108/min read for 112, twice in five runs).
+ALONE = ("tests/e2e/test_camera_rhythm.py::",)
+
+
 @pytest.hookimpl(optionalhook=True)
 def pytest_xdist_make_scheduler(config: pytest.Config, log: object) -> object:
-    """Under `-n 2` each worker takes one test at a time: the first worker (gw0) the browser tests from
-    the first, the other everything else; a worker whose kind has run out helps with the other kind from
-    its last test. The browser tests are the run's longest part: alone on one worker they were its
-    critical path, and two browsers from the start share two cores badly (docs/testing.md). (xdist's
-    `--dist load` sends the first 200 tests, every browser test among them, to one worker.)"""
+    """Under `-n 2` each worker takes one test at a time. First the browser tests that need to be the only
+    browser (`ALONE`) on the first worker while the other runs tests without a browser; then the other
+    browser tests on both workers; then what is left. A browser test keeps about one and a half cores busy
+    (Chromium draws Flutter's canvas in software) and other tests beside it ran at half their speed: the
+    tests without a browser took 506 s of worker time beside the browser tests, 254 s after them
+    (docs/testing.md). (xdist's `--dist load` sends the first 200 tests, every browser test among them, to
+    one worker.)"""
     from xdist.scheduler import LoadScopeScheduling
 
-    class BrowserTestsOnTheFirstWorker(LoadScopeScheduling):
+    def browser(nodeid: str) -> bool:
+        return nodeid.startswith("tests/e2e/")
+
+    def alone(nodeid: str) -> bool:
+        return nodeid.startswith(ALONE)
+
+    class BrowserTestsFirst(LoadScopeScheduling):
         def _split_scope(self, nodeid: str) -> str:
             return nodeid
 
+        def _alone_unfinished(self) -> bool:
+            waiting = any(alone(s) for s in self.workqueue)
+            units = [(s, done) for assigned in self.assigned_work.values() for s, done in assigned.items()]
+            running = any(alone(s) and not all(done.values()) for s, done in units)
+            return waiting or running
+
         def _assign_work_unit(self, node) -> None:  # noqa: ANN001 - xdist's WorkerController
-            wants_browser = node.gateway.id == "gw0"
-            preferred = next((s for s in self.workqueue if s.startswith("tests/e2e/") == wants_browser), None)
-            # Helping, a worker takes the other kind's last test: the two meet in one module at most (its
-            # module-scoped browser or server is started once per worker).
-            unit = preferred if preferred is not None else next(reversed(self.workqueue))
+            first = node.gateway.id == "gw0"
+            if first:
+                wanted = [alone, lambda s: browser(s) and not alone(s)]
+            elif self._alone_unfinished():
+                wanted = [lambda s: not browser(s)]
+            else:
+                wanted = [lambda s: browser(s) and not alone(s)]
+            unit = next((s for want in wanted for s in self.workqueue if want(s)), None)
+            unit = unit if unit is not None else next(iter(self.workqueue))
             self.workqueue.move_to_end(unit, last=False)  # the base class takes the first unit
             super()._assign_work_unit(node)
 
-    return BrowserTestsOnTheFirstWorker(config, log)
+    return BrowserTestsFirst(config, log)
 
 
 @pytest.hookimpl(hookwrapper=True)
