@@ -31,8 +31,8 @@ if [ ${#need[@]} -gt 0 ]; then
   fi
 fi
 .venv/bin/ruff check app tests bench
-# The whole suite (no arguments, as .ci/run runs it) on two workers: the browser tests one after another
-# on one, everything else on the other (tests/conftest.py's scheduler): 15.5 min instead of ~25 here
+# The whole suite (no arguments, as .ci/run runs it) on two workers, the browser tests first on both
+# (tests/conftest.py's scheduler): about 10 min on a quiet machine here, 25 in one process
 # (docs/testing.md). With arguments, exactly what they say (one process unless they pass `-n`).
 if [ $# -eq 0 ]; then
   set -- -n 2
