@@ -1,4 +1,4 @@
-"""Small JPEG copies of frames: the preview sent to the page, and keyframe thumbnails."""
+"""JPEG copies of frames: the preview sent to the page, keyframe thumbnails and review copies."""
 
 from __future__ import annotations
 
@@ -7,6 +7,8 @@ import numpy as np
 
 PREVIEW_SIDE = 480  # longest side of the preview sent to the page
 THUMB_SIDE = 160  # longest side of a keyframe's thumbnail (the inset, the review list)
+# Longest side of the copy an examiner enlarges: hands, arms and the manikin readable on a laptop, ~60-120 KB.
+REVIEW_SIDE = 960
 
 
 def jpeg(rgb: np.ndarray, side: int = PREVIEW_SIDE) -> bytes:

@@ -38,7 +38,7 @@ from app.core.session import (
 )
 from app.core.slot import InFlightSlot
 from app.frames.intake import DecodedImage
-from app.frames.jpeg import THUMB_SIDE, jpeg
+from app.frames.jpeg import REVIEW_SIDE, THUMB_SIDE, jpeg
 from app.frames.metrics import frame_grey, grey_stats
 from app.frames.motion import MotionFeature, MotionMeter
 from app.logs import answers_logged
@@ -76,6 +76,11 @@ class Keyframe:
         """Its JPEG thumbnail, encoded once: the screen's inset while it is analysed, then the file kept
         beside each answer."""
         return jpeg(self.image.rgb, side=THUMB_SIDE)
+
+    @cached_property
+    def review_copy(self) -> bytes:
+        """The copy the examiner enlarges from the review list: what was judged, at a size to see it."""
+        return jpeg(self.image.rgb, side=REVIEW_SIDE)
 
 
 @dataclass(frozen=True)
@@ -514,17 +519,20 @@ class LivePipeline:
         self._stream = None
         answers = [e for e in events if isinstance(e, PracticeEvent)]
         if answers and self._log is not None:
-            self._save_thumbnails(self._log, answers, keyframe.thumbnail)
+            self._save_thumbnails(self._log, answers, keyframe)
         self._record(*events)
         self._advance()
 
     @staticmethod
-    def _save_thumbnails(log: SessionLog, answers: list[PracticeEvent], data: bytes) -> None:
+    def _save_thumbnails(log: SessionLog, answers: list[PracticeEvent], keyframe: Keyframe) -> None:
         """Before the answers are recorded, so a screen showing one finds its picture (each answer of a
-        checklist's keyframe has it under its own id: reviews and screens look answers up by id)."""
+        checklist's keyframe has the thumbnail under its own id: reviews and screens look answers up by
+        id; the review copy, larger, is kept once, under the first answer's id, which names the
+        keyframe's row)."""
         try:
             for answer in answers:
-                log.save_thumbnail(answer.event_id, data)
+                log.save_thumbnail(answer.event_id, keyframe.thumbnail)
+            log.save_thumbnail(answers[0].event_id, keyframe.review_copy, large=True)
         except OSError as exc:  # a full disk: the answers are kept, only their picture is missing
             logger.warning("keyframe thumbnail not saved (%s)", exc.strerror or exc)
 

@@ -134,18 +134,27 @@ def thumbnails_of(log_path: Path) -> Path:
     return log_path.with_suffix(".thumbs")
 
 
-def read_thumbnail(log_path: Path, event_id: str) -> bytes | None:
-    """A keyframe's thumbnail, or None (an older session, a failed write, a damaged id)."""
+MAX_PICTURE_BYTES = 4 << 20  # a review copy is ~100 KB; a planted huge file is read no further
+
+
+def _picture_name(event_id: str, large: bool) -> str:
+    return f"{event_id}.large.jpg" if large else f"{event_id}.jpg"
+
+
+def read_thumbnail(log_path: Path, event_id: str, large: bool = False) -> bytes | None:
+    """A keyframe's thumbnail, or with `large` its review-sized copy (kept under the keyframe's first
+    answer's id only); None for an older session, a failed write, a damaged id."""
     if not event_id.isalnum():  # ids are hex: nothing else may name a file
         return None
     try:
         # Never blocks on a FIFO planted in its place, and reads a bounded amount of a regular file only.
-        fd = os.open(thumbnails_of(log_path) / f"{event_id}.jpg", os.O_RDONLY | getattr(os, "O_NONBLOCK", 0))
+        path = thumbnails_of(log_path) / _picture_name(event_id, large)
+        fd = os.open(path, os.O_RDONLY | getattr(os, "O_NONBLOCK", 0))
     except OSError:
         return None
     with os.fdopen(fd, "rb") as fh:
         try:
-            return fh.read(1 << 20) if stat.S_ISREG(os.fstat(fd).st_mode) else None
+            return fh.read(MAX_PICTURE_BYTES) if stat.S_ISREG(os.fstat(fd).st_mode) else None
         except OSError:
             return None
 
@@ -162,14 +171,16 @@ class SessionLog:
         """The folder of this session's keyframe thumbnails, beside the log (deleted with it)."""
         return thumbnails_of(self.path)
 
-    def save_thumbnail(self, event_id: str, data: bytes) -> None:
-        """One keyframe's thumbnail (JPEG), so the examiner sees what was judged. OSError if it cannot be
-        written; the caller goes on without it (the answer itself is in the log)."""
+    def save_thumbnail(self, event_id: str, data: bytes, large: bool = False) -> None:
+        """One keyframe's thumbnail (JPEG), or with `large` its review-sized copy, so the examiner sees
+        what was judged. OSError if it cannot be written; the caller goes on without it (the answer
+        itself is in the log)."""
         folder = self.thumbnails
         folder.mkdir(exist_ok=True)
-        tmp = folder / f".{event_id}.jpg.tmp"
+        name = _picture_name(event_id, large)
+        tmp = folder / f".{name}.tmp"
         tmp.write_bytes(data)
-        os.replace(tmp, folder / f"{event_id}.jpg")
+        os.replace(tmp, folder / name)
 
     def _open(self) -> BinaryIO:
         make_dirs_durable(self.path.parent)

@@ -448,10 +448,11 @@ class PracticeController:
 
     # --- examiner ------------------------------------------------------------------------------
 
-    def thumbnail(self, event_id: str) -> bytes | None:
-        """The keyframe thumbnail of an answer of the session on screen (None: none was kept)."""
+    def thumbnail(self, event_id: str, large: bool = False) -> bytes | None:
+        """The keyframe thumbnail of an answer of the session on screen, or with `large` its review copy
+        (None: none was kept)."""
         session_id = self._state.session_id
-        return read_thumbnail(self._sessions_dir / f"{session_id}.jsonl", event_id) if session_id else None
+        return read_thumbnail(self._sessions_dir / f"{session_id}.jsonl", event_id, large) if session_id else None
 
     def review(self, verdicts: Sequence[Verdict], revise: bool = False) -> Notice | None:
         """Record the examiner's verdicts on answers of the session on screen (one answer's, a checklist

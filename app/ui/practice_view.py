@@ -24,7 +24,7 @@ from app.ui.checklist_lines import checklist_lines, keyframe_entries, reviewed_c
 from app.ui.i18n import mono_font, notices_text
 from app.ui.metronome import DEFAULT_RATE, RATES
 from app.ui.practice_controller import PracticeState, clean_card
-from app.ui.review_list import ReviewList, when_taken
+from app.ui.review_list import ReviewList, Thumbnails, no_pictures, when_taken
 from app.ui.strings import EN
 from app.ui.strings_sessions import EN as WORDS
 from app.ui.strings_sessions import answer_word, reason_words, session_questions
@@ -47,7 +47,7 @@ class PracticeActions:
     review: Callable[[Sequence[Verdict], bool], None]  # (verdicts, revise): all recorded or none
     open_models: Callable[[], None] = lambda: None  # to the Models screen (a model that cannot be used)
     open_settings: Callable[[], None] = lambda: None  # to Settings, where the questions' profile is chosen
-    thumbnail: Callable[[str], bytes | None] = lambda _: None  # an answer's keyframe thumbnail
+    thumbnail: Thumbnails = no_pictures  # an answer's keyframe thumbnail, or its review copy
     metronome: Callable[[bool, int], object] = lambda on, rate: None  # (on, clicks per minute)
     rate_tones: Callable[[bool], object] = lambda on: None  # the rate tones on or off
 

@@ -21,18 +21,31 @@ keyframe in a live session.
 from __future__ import annotations
 
 from collections.abc import Callable, Mapping, Sequence
+from typing import Protocol
 
 import flet as ft
 
 from app.core.session import ReviewRecord, TimelineEntry
 from app.session.review import Verdict
 from app.ui.i18n import text
+from app.ui.keyframe_view import keyframe_dialog
 from app.ui.strings_sessions import EN, answer_word, reason_words, signal_words
 from app.ui.timeline import mark_style, point_kind
 from app.ui.widgets import clock, tagged
 
 AllowedValues = Sequence[str] | Mapping[str, Sequence[str]]  # one list for all, or per event_id
-Thumbnails = Callable[[str], bytes | None]  # event_id -> the keyframe's JPEG, kept beside the session log
+Enlarge = Callable[[str], object]  # a row's key (its first answer's event id): show its keyframe large
+
+
+class Thumbnails(Protocol):
+    def __call__(self, event_id: str, large: bool = False) -> bytes | None:
+        """The keyframe's JPEG kept beside the session log: its thumbnail, or with `large` its review copy."""
+
+
+def no_pictures(event_id: str, large: bool = False) -> bytes | None:  # noqa: ARG001 - a Thumbnails
+    return None
+
+
 ReviewHandler = Callable[[Sequence[Verdict], bool], object]  # (verdicts, revise): all recorded or none
 
 
@@ -64,10 +77,32 @@ def describe_review(s: Mapping[str, str], record: ReviewRecord) -> str:
     )
 
 
+def _thumb(
+    key: str, strings: Mapping[str, str], thumbnail: bytes | None, size: tuple[int, int], enlarge: Enlarge | None
+) -> ft.Control:
+    """A row's keyframe thumbnail, which shows the keyframe large when tapped (hidden when none was kept)."""
+    image = ft.Image(src=thumbnail or b"", width=size[0], height=size[1], fit=ft.BoxFit.COVER, border_radius=4)
+    box = ft.Container(
+        image,
+        on_click=(lambda _: enlarge(key)) if enlarge is not None else None,
+        tooltip=text(strings, "keyframe_enlarge") if enlarge is not None else None,
+        border_radius=4,
+    )
+    tag = tagged(box, f"thumb-{key}", label=text(strings, "keyframe_enlarge"))
+    tag.visible = thumbnail is not None
+    return tag
+
+
 class ReviewRow:
     """One answer; its controls live as long as the event is listed."""
 
-    def __init__(self, event_id: str, strings: Mapping[str, str], thumbnail: bytes | None = None) -> None:
+    def __init__(
+        self,
+        event_id: str,
+        strings: Mapping[str, str],
+        thumbnail: bytes | None = None,
+        enlarge: Enlarge | None = None,
+    ) -> None:
         self.event_id = event_id
         self._s = strings
         self._on_review: ReviewHandler | None = None
@@ -80,9 +115,7 @@ class ReviewRow:
 
         self.icon = ft.Icon(ft.Icons.CIRCLE, size=24)
         # What was judged, as the model got it (read once: a row lives as long as its event is listed).
-        self.thumb = ft.Image(src=thumbnail or b"", width=64, height=48, fit=ft.BoxFit.COVER, border_radius=4)
-        self.thumb_box = tagged(self.thumb, f"thumb-{event_id}")
-        self.thumb_box.visible = thumbnail is not None
+        self.thumb_box = _thumb(event_id, strings, thumbnail, (64, 48), enlarge)
         self.answer = ft.Text("", size=14, weight=ft.FontWeight.BOLD)
         self.when = ft.Text("", size=12, color=ft.Colors.GREY_700)
         self.reason = ft.Text("", size=12, color=ft.Colors.GREY_800, visible=False)
@@ -194,6 +227,10 @@ class ReviewRow:
         self.change_row.visible = not read_only and reviewed
         self.change.content = text(s, "review_cancel_change" if self._revising else "review_change")
 
+    def said(self) -> list[str]:
+        """The answer as the row shows it, for the enlarged keyframe."""
+        return [self.answer.value or ""]
+
     # --- events ---------------------------------------------------------------------
 
     def verdict(self) -> Verdict:
@@ -268,7 +305,12 @@ class KeyframeReviewRow:
     the corrections picked, the model's answer confirmed on the other lines."""
 
     def __init__(
-        self, key: str, strings: Mapping[str, str], thumbnail: bytes | None = None, roomy: bool = False
+        self,
+        key: str,
+        strings: Mapping[str, str],
+        thumbnail: bytes | None = None,
+        roomy: bool = False,
+        enlarge: Enlarge | None = None,
     ) -> None:
         """`roomy`: the list has the window's width (Sessions), not a column beside the preview."""
         self.key = key
@@ -282,9 +324,7 @@ class KeyframeReviewRow:
         self._render_args: tuple[Mapping[str, tuple[str, ...]], bool, Mapping[str, str]] = ({}, False, {})
         self.lines: dict[str, _SignalLine] = {}
         self._wide = True
-        self.thumb = ft.Image(src=thumbnail or b"", width=96, height=72, fit=ft.BoxFit.COVER, border_radius=4)
-        self.thumb_box = tagged(self.thumb, f"thumb-{key}")
-        self.thumb_box.visible = thumbnail is not None
+        self.thumb_box = _thumb(key, strings, thumbnail, (96, 72), enlarge)
         self.when = ft.Text("", size=12, color=ft.Colors.GREY_700)
         self.status = ft.Text("", size=13, weight=ft.FontWeight.W_500)
         self.line_column = ft.Column(spacing=6)
@@ -388,6 +428,10 @@ class KeyframeReviewRow:
         line.correct.disabled = not choices
         line.edit.visible = editing and (entry.review == "pending" or self._revising)
 
+    def said(self) -> list[str]:
+        """Every question's answer as the row shows it, for the enlarged keyframe."""
+        return [line.answer.value or "" for line in self.lines.values()]
+
     # --- events ---------------------------------------------------------------------
 
     def verdicts(self) -> list[Verdict]:
@@ -429,7 +473,7 @@ class ReviewList:
         self,
         strings: Mapping[str, str] = EN,
         read_only: bool = False,
-        thumbnails: Thumbnails = lambda _: None,
+        thumbnails: Thumbnails = no_pictures,
         roomy: bool = False,
     ) -> None:
         """`roomy`: the list has the window's width (Sessions), not a column beside the preview (Practice)."""
@@ -497,13 +541,13 @@ class ReviewList:
             row = self.rows.get(key)
             if len(group) == 1:
                 if not isinstance(row, ReviewRow):
-                    row = ReviewRow(key, self._s, self._thumbnails(key))
+                    row = ReviewRow(key, self._s, self._thumbnails(key), self._enlarge)
                 row.fit(self._wide)
                 question = questions.get(group[0].event.signal, "")
                 row.render(group[0], _values_for(allowed_values, key), on_review, self._read_only, question)
             else:
                 if not isinstance(row, KeyframeReviewRow):
-                    row = KeyframeReviewRow(key, self._s, self._thumbnails(key), self._roomy)
+                    row = KeyframeReviewRow(key, self._s, self._thumbnails(key), self._roomy, self._enlarge)
                 row.fit(self._wide)
                 allowed = {e.event.event_id: _values_for(allowed_values, e.event.event_id) for e in group}
                 row.render(group, allowed, on_review, self._read_only, questions)
@@ -520,6 +564,26 @@ class ReviewList:
         single_waiting = len(self._waiting_rows())
         self.confirm_waiting_box.visible = not self._read_only and single_waiting > 1
         self.confirm_waiting.content = text(self._s, "review_confirm_waiting", n=single_waiting)
+
+    def enlarged(self, key: str, page_size: tuple[float | None, float | None]) -> ft.AlertDialog | None:
+        """The dialog showing row `key`'s keyframe large, with where and when it was taken and what each
+        question got; None when no picture of it was kept."""
+        row = self.rows.get(key)
+        picture, note = self._thumbnails(key, large=True), ""
+        if picture is None:  # an older session, or a full disk: the thumbnail is what there is
+            picture, note = self._thumbnails(key), text(self._s, "keyframe_no_copy")
+        if row is None or picture is None:
+            return None
+        return keyframe_dialog(self._s, picture, row.when.value or "", row.said(), page_size, self._close, note)
+
+    def _enlarge(self, key: str) -> None:
+        page = self.root.page
+        dialog = self.enlarged(key, (page.width, page.height))
+        if dialog is not None:
+            page.show_dialog(dialog)
+
+    def _close(self) -> None:
+        self.root.page.pop_dialog()
 
     def _waiting_rows(self) -> list[ReviewRow]:
         return [

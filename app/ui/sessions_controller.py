@@ -202,10 +202,10 @@ class SessionsController:
 
     # --- one session ----------------------------------------------------------------
 
-    def thumbnail(self, event_id: str) -> bytes | None:
-        """The opened session's keyframe thumbnail (None: none was kept)."""
+    def thumbnail(self, event_id: str, large: bool = False) -> bytes | None:
+        """The opened session's keyframe thumbnail, or with `large` its review copy (None: none was kept)."""
         opened = self._state.opened
-        return read_thumbnail(opened.row.path, event_id) if opened is not None else None
+        return read_thumbnail(opened.row.path, event_id, large) if opened is not None else None
 
     def open(self, session_id: str) -> None:
         with self._lock:

@@ -13,7 +13,8 @@ EN: dict[str, str] = {
     "privacy_sheet": (
         "Frames are sampled on this device and analysed by the MNN runtime in a worker process of "
         "this app. Nothing is uploaded. The only thing the app ever downloads is a model, and only "
-        "when you start that download."
+        "when you start that download. Each answered keyframe is kept beside its session on this device "
+        "(a thumbnail, and a larger copy for the examiner to look at) until the session is deleted."
     ),
     "privacy_worker_os-isolated": "Model worker: OS-isolated. The operating system gives it no network at all ({how}).",
     "privacy_worker_guarded": (
@@ -182,6 +183,7 @@ ZH: dict[str, str] = {
     "privacy_sheet": (
         "画面在本设备上采样，并由本应用的一个工作进程中的 MNN 运行时分析。不会上传任何内容。"
         "本应用唯一会下载的是模型，而且只在你开始下载时才下载。"
+        "每个已回答的关键帧都与其会话一起保存在本设备上（一张缩略图，以及一张供考官查看的大图），直到会话被删除。"
     ),
     "privacy_worker_os-isolated": "模型工作进程：由操作系统隔离。操作系统不给它任何网络（{how}）。",
     "privacy_worker_guarded": (

@@ -13,6 +13,7 @@ import subprocess
 import sys
 from pathlib import Path
 
+import cv2
 import numpy as np
 import pytest
 
@@ -178,6 +179,18 @@ def test_the_pipeline_records_a_checklist_keyframe_at_once_and_replays_it(tmp_pa
     # Every answer has the keyframe's picture under its own id, as a review screen looks it up.
     pictures = {entry.event.event_id: read_thumbnail(log_path, entry.event.event_id) for entry in state.timeline}
     assert all(data and data.startswith(b"\xff\xd8") for data in pictures.values())
+    # The copy an examiner enlarges is kept once per keyframe, under its first answer's id (the row's key),
+    # at the keyframe's own size (256 px here: never scaled up), where the thumbnail is 160.
+    for update in answered:
+        first, second = (e.event_id for e in update.events)
+        large = read_thumbnail(log_path, first, large=True)
+        assert large is not None and read_thumbnail(log_path, second, large=True) is None
+        assert cv2.imdecode(np.frombuffer(large, np.uint8), cv2.IMREAD_COLOR).shape == (256, 256, 3)
+        small = pictures[first]
+        assert small is not None and cv2.imdecode(np.frombuffer(small, np.uint8), cv2.IMREAD_COLOR).shape[:2] == (
+            160,
+            160,
+        )
 
 
 def test_one_signal_of_a_checklist_is_asked_alone_and_a_missing_one_named(tmp_path: Path) -> None:

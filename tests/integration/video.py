@@ -20,10 +20,12 @@ def hands_phases(seed: int = 3, size: int = 256) -> list[tuple[np.ndarray, str]]
     return [(np.asarray(frames[i][0]), frames[i][1]) for i in (0, 4, 8)]
 
 
-def write_hands_video(path: Path, seed: int = 3, seconds_per_phase: int = 10, fps: int = 10) -> list[str]:
-    """An MJPEG .avi of the three phases; returns the expected answer per phase."""
-    phases = hands_phases(seed)
-    writer = cv2.VideoWriter(str(path), cv2.VideoWriter_fourcc(*"MJPG"), fps, (256, 256))
+def write_hands_video(
+    path: Path, seed: int = 3, seconds_per_phase: int = 10, fps: int = 10, size: int = 256
+) -> list[str]:
+    """An MJPEG .avi of the three phases, `size` pixels square; returns the expected answer per phase."""
+    phases = hands_phases(seed, size)
+    writer = cv2.VideoWriter(str(path), cv2.VideoWriter_fourcc(*"MJPG"), fps, (size, size))
     for rgb, _ in phases:
         bgr = cv2.cvtColor(rgb, cv2.COLOR_RGB2BGR)
         for _ in range(seconds_per_phase * fps):

@@ -142,3 +142,35 @@ def test_every_shipped_checklist_line_is_short_words_never_a_prompt(language: st
         for line in checklist_lines(load_checklist(path), (), None, "", language, table):
             for words in (line.words, line.question):
                 assert "JSON" not in words and len(words) <= 80, (path.name, line.signal, words)
+
+
+def test_a_tapped_keyframe_is_shown_large_with_every_answer_and_says_when_only_a_thumbnail_was_kept() -> None:
+    import cv2
+    import numpy as np
+
+    jpeg = cv2.imencode(".jpg", np.zeros((540, 960, 3), np.uint8))[1].tobytes()
+    kept = {("e1-hands_visible", False): jpeg, ("e1-hands_visible", True): jpeg, ("e2-hands_visible", False): jpeg}
+    reviews = ReviewList(thumbnails=lambda event_id, large=False: kept.get((event_id, large)))
+    entries = reduce(events()).timeline
+    reviews.render(entries, {e.event.event_id: ("yes", "no", "unknown") for e in entries}, Calls())
+    assert reviews.rows["e1-hands_visible"].thumb_box.visible and reviews.rows["e2-hands_visible"].thumb_box.visible
+
+    def words(control: ft.Control) -> list[str]:
+        found = [control.value] if isinstance(control, ft.Text) and control.value else []
+        for child in getattr(control, "controls", None) or [getattr(control, "content", None)]:
+            found += words(child) if isinstance(child, ft.Control) else []
+        return found
+
+    dialog = reviews.enlarged("e1-hands_visible", (1280, 800))
+    assert dialog is not None
+    said = words(dialog.content)
+    assert [line.split(" — ")[1] for line in said[1:]] == ["YES", "NO", "YES"], said  # every question, in order
+    image = next(c for c in dialog.content.content.controls if isinstance(c, ft.Semantics)).content
+    assert (round(image.width), image.height) == (889, 800 - 300)  # the window's height bounds it, aspect kept
+    large = reviews.enlarged("e1-hands_visible", (1920, 1080)).content.content.controls[0].content
+    assert (large.width, large.height) == (960, 540)  # its own size, never scaled up
+    phone = reviews.enlarged("e1-hands_visible", (390, 844)).content.content.controls[0].content
+    assert phone.width == 390 - 112 and round(phone.height) == round((390 - 112) * 540 / 960)  # its aspect kept
+    thumb_only = reviews.enlarged("e2-hands_visible", (1280, 800))
+    assert thumb_only is not None and strings_sessions.EN["keyframe_no_copy"] in words(thumb_only.content)
+    assert reviews.enlarged("e9-nothing", (1280, 800)) is None
