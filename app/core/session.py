@@ -17,6 +17,7 @@ from enum import Enum
 from typing import Any, Union
 
 from app.core.generation import Timings
+from app.core.person_names import NameRefused, person_name
 from app.core.rhythm_figures import Pause, Rhythm
 from app.core.routing import GENERATIVE, Routing
 
@@ -206,8 +207,28 @@ class SessionAsked:
         return {s.signal: q for s in self.signals if (q := s.question(language) or titled)}
 
 
+@dataclass(frozen=True, kw_only=True)
+class SessionNamed:
+    """Who practised and who examined, set at Start or afterwards (names tidied by
+    `app.core.person_names.person_name`; "" for none). The latest line counts; earlier ones stay in the
+    log, as every review does."""
+
+    event_id: str
+    wall_time: float
+    trainee: str = ""
+    examiner: str = ""
+    kind: str = field(default="named", init=False)
+
+
 SessionEvent = Union[
-    SessionAsked, PracticeEvent, KeyframeSkipped, KeyframeFailed, ExaminerConfirmed, ExaminerCorrected, RhythmSample
+    SessionAsked,
+    PracticeEvent,
+    KeyframeSkipped,
+    KeyframeFailed,
+    ExaminerConfirmed,
+    ExaminerCorrected,
+    RhythmSample,
+    SessionNamed,
 ]
 
 
@@ -263,6 +284,8 @@ class SessionState:
     last_t: float = 0.0
     rhythm: tuple[RhythmSample, ...] = ()  # a camera or video session's compression rhythm, in frame order
     asked: SessionAsked | None = None  # what the session asked (None: a log written before it was recorded)
+    trainee: str = ""  # who practised, as last named ("" for no name)
+    examiner: str = ""  # who examined, as last named
 
     @property
     def skipped(self) -> int:
@@ -339,6 +362,8 @@ def apply(state: SessionState, event: SessionEvent) -> SessionState:
         return replace(state, rhythm=state.rhythm + (event,), last_t=max(state.last_t, event.t))
     if isinstance(event, SessionAsked):
         return state if state.asked is not None else replace(state, asked=event)  # the first says it
+    if isinstance(event, SessionNamed):
+        return replace(state, trainee=event.trainee, examiner=event.examiner)
     raise TypeError(f"not a session event: {event!r}")
 
 
@@ -359,6 +384,7 @@ _KINDS: dict[str, type[SessionEvent]] = {
     "confirmed": ExaminerConfirmed,
     "corrected": ExaminerCorrected,
     "rhythm": RhythmSample,
+    "named": SessionNamed,
 }
 
 
@@ -471,6 +497,13 @@ def _asked_signal(data: dict[str, Any]) -> AskedSignal:
     return AskedSignal(**values)
 
 
+def _kept_name(name: str) -> bool:
+    try:
+        return person_name(name) == name
+    except NameRefused:
+        return False
+
+
 def event_from_dict(data: dict[str, Any]) -> SessionEvent:
     if not isinstance(data, dict):
         raise ValueError("an event must be a JSON object")
@@ -493,6 +526,10 @@ def event_from_dict(data: dict[str, Any]) -> SessionEvent:
         if not isinstance(signals, list) or not all(isinstance(x, dict) for x in signals):
             raise ValueError("SessionAsked.signals: expected a list of objects")
         values["signals"] = tuple(_asked_signal(x) for x in signals)
+    if cls is SessionNamed:
+        for who in ("trainee", "examiner"):  # as the screens keep them: a hand-edited paragraph is damage
+            if who in values and not _kept_name(values[who]):
+                raise ValueError(f"SessionNamed.{who}: not a name as the app keeps one")
     event: SessionEvent = cls(**values)
     if isinstance(event, RhythmSample):
         _check_within(event)

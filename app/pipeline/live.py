@@ -226,8 +226,9 @@ class LivePipeline:
 
     # --- sessions: the worker (and its loaded model) outlives them ---------------------
 
-    def record_review(self, event: SessionEvent) -> None:
-        """An examiner's verdict on this session: into its log, then into its state."""
+    def record_event(self, event: SessionEvent) -> None:
+        """An event about this session from outside the worker (an examiner's verdict, the names): into
+        its log, then into its state."""
         with self._lock:
             self._record(event)
         self._deliver()

@@ -171,7 +171,7 @@ def make_reviews(
             verdict.target_id,
             correct=verdict.correct,
             note=verdict.note.strip(),
-            examiner=examiner,
+            examiner=examiner or state.examiner,  # the examiner the session was given, unless said here
             revise=revise,
             profiles_dir=profiles_dir,
             wall_time=now,

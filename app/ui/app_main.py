@@ -123,6 +123,7 @@ class Shell:
                 thumbnail=controller.thumbnail,
                 metronome=lambda on, rate: page.run_task(self.metronome.set, on, rate),
                 rate_tones=self.rate_tones.set,
+                names=controller.set_names,
             ),
             camera,
             t,

@@ -22,6 +22,7 @@ from pathlib import Path
 from app.core.checklist import Checklist
 from app.core.notice import Notice
 from app.core.observable import Observable
+from app.core.person_names import NameRefused
 from app.core.profiles import ProfileLabels
 from app.core.rhythm_figures import Rhythm
 from app.core.sampler import DEFAULT_INTERVAL_S, SamplerConfig
@@ -32,6 +33,7 @@ from app.frames.motion_stream import MotionFrame
 from app.frames.sources import FrameSource, OpenCvCameraSource, SourceEnded, StillsSource, VideoFileSource, refusal
 from app.frames.video import VideoError
 from app.pipeline.live import LivePipeline, PipelineUpdate
+from app.session.naming import named
 from app.session.review import ReviewError, Verdict, make_reviews, record_reviews
 from app.session.store import SessionLog, load_session, new_session_id, read_thumbnail
 from app.ui.latest_only import LatestOnly
@@ -90,6 +92,8 @@ class PracticeState:
     backend_asked: str = ""  # the backend the worker was asked for (its spec)
     backend: str = ""  # the backend the worker uses after its self-check ("" before it is ready)
     backend_note: str = ""  # why: e.g. a GPU that disagreed with CPU on the reference image
+    trainee: str = ""  # who practises: named on the running session and on each next one
+    examiner: str = ""
 
 
 def _remove(folder: Path | None) -> None:
@@ -398,6 +402,9 @@ class PracticeController:
         )
         # The first usable frame is answered at once, then one keyframe per interval.
         self._pipeline.begin_session(log, SamplerConfig(interval_s=self._state.interval_s, first_at_once=True))
+        trainee, examiner = self._state.trainee, self._state.examiner
+        if trainee or examiner:
+            self._pipeline.record_event(named(trainee, examiner))
         if source is not None:
             source.start(PipelineSink(self._pipeline, self._frame), self._source_ended)
 
@@ -448,6 +455,18 @@ class PracticeController:
 
     # --- examiner ------------------------------------------------------------------------------
 
+    def set_names(self, trainee: str, examiner: str) -> str | None:
+        """Who practises and who examines, for the running session (recorded in its log) and each next one:
+        None when kept, else the reason code of a name refused."""
+        try:
+            event = named(trainee, examiner)
+        except NameRefused as refused:
+            return refused.reason
+        self._update(lambda s: replace(s, trainee=event.trainee, examiner=event.examiner))
+        if self._state.running:
+            self._pipeline.record_event(event)
+        return None
+
     def thumbnail(self, event_id: str, large: bool = False) -> bytes | None:
         """The keyframe thumbnail of an answer of the session on screen, or with `large` its review copy
         (None: none was kept)."""
@@ -470,7 +489,7 @@ class PracticeController:
             except ReviewError as exc:
                 return exc.notice()
             for event in events:
-                self._pipeline.record_review(event)  # into the open log, then onto the screen
+                self._pipeline.record_event(event)  # into the open log, then onto the screen
             return None
         # A stopped session may be reviewed from Sessions or the CLI too: checked against the log as
         # it is now, under the lock they all take, and shown as the log now reads.

@@ -23,6 +23,7 @@ from app.ui.checklist_card import ChecklistLine
 from app.ui.checklist_lines import checklist_lines, keyframe_entries, reviewed_count
 from app.ui.i18n import mono_font, notices_text
 from app.ui.metronome import DEFAULT_RATE, RATES
+from app.ui.names_dialog import SaveNames, names_dialog, names_line
 from app.ui.practice_controller import PracticeState, clean_card
 from app.ui.review_list import ReviewList, Thumbnails, no_pictures, when_taken
 from app.ui.strings import EN
@@ -50,6 +51,7 @@ class PracticeActions:
     thumbnail: Thumbnails = no_pictures  # an answer's keyframe thumbnail, or its review copy
     metronome: Callable[[bool, int], object] = lambda on, rate: None  # (on, clicks per minute)
     rate_tones: Callable[[bool], object] = lambda on: None  # the rate tones on or off
+    names: SaveNames = lambda trainee, examiner: None  # the session's trainee and examiner, and the next ones'
 
 
 class PracticeView:
@@ -275,6 +277,12 @@ class PracticeView:
         self.change_questions = ft.TextButton(
             t["change_questions"], icon=ft.Icons.TUNE, on_click=lambda _: actions.open_settings()
         )
+        # Who practises and who examines: the running session's and the next ones' (Sessions renames any).
+        self.names = ft.Text("", size=12, color=ft.Colors.GREY_800)
+        self.names_edit = ft.TextButton(
+            words["names_button"], icon=ft.Icons.PERSON_OUTLINE, on_click=lambda _: self._edit_names()
+        )
+        self._named = ("", "")
         # An optional metronome for camera and video practice, off until the trainee turns it on.
         self.metronome = ft.Switch(label=t["metronome"], value=False, on_change=lambda _: self._metronome_changed())
         self.metronome_rate = ft.Dropdown(
@@ -315,7 +323,12 @@ class PracticeView:
                 ),
                 self.metronome_row,
                 ft.Row(
-                    [tagged(self.asking, "asking"), tagged(self.change_questions, "change-questions")],
+                    [
+                        tagged(self.asking, "asking"),
+                        tagged(self.change_questions, "change-questions"),
+                        tagged(self.names, "practice-names"),
+                        tagged(self.names_edit, "practice-names-edit"),
+                    ],
                     wrap=True,
                     spacing=4,
                     vertical_alignment=ft.CrossAxisAlignment.CENTER,
@@ -404,6 +417,10 @@ class PracticeView:
         else:
             self._actions.start(self._chosen, int(self.interval.selected[0]))
 
+    def _edit_names(self) -> None:
+        page = self.root.page
+        page.show_dialog(names_dialog(self._w, *self._named, self._actions.names, page.pop_dialog))
+
     def hide_session(self, session_id: str | None) -> None:
         """An ended session this page does not show: a tab opened after it ends starts from a clean card
         (its last frame could show the previous trainee). Its reviews stay in Sessions."""
@@ -423,6 +440,8 @@ class PracticeView:
         self.source.disabled = self.interval.disabled = state.running
         _select(self.source, state.source_kind if state.running and state.source_kind in SOURCES else self._chosen)
         _select(self.interval, f"{state.interval_s:g}")
+        self._named = (state.trainee, state.examiner)
+        self.names.value = names_line(self._w, state.trainee, state.examiner)
         self._render_worker(state)
         self._render_stage(state)
         self._render_rhythm(state)

@@ -21,6 +21,8 @@ from pathlib import Path
 from app.core.names import printable
 from app.core.notice import Notice
 from app.core.observable import Observable
+from app.core.person_names import NameRefused, same_person
+from app.core.progress import ProgressPoint, progress, progress_point, trainees
 from app.core.rhythm_summary import RhythmSummary, summarise_rhythm
 from app.core.session import (
     ExaminerCorrected,
@@ -30,6 +32,7 @@ from app.core.session import (
 )
 from app.core.session_summary import SessionSummary, summarise
 from app.paths import PROFILES
+from app.session.naming import name_session
 from app.session.report import practice_report
 from app.session.review import ReviewError, Verdict, allowed_answers, record_reviews
 from app.session.store import (
@@ -63,6 +66,9 @@ class SessionRow:
     model_id: str = ""  # the model of the first analysed keyframe
     summary: SessionSummary | None = None  # None when the file cannot be read
     error: str = ""  # why it cannot be read
+    trainee: str = ""  # as last named ("" for none)
+    examiner: str = ""
+    progress: ProgressPoint | None = None  # its figures in its trainee's progress; None when unreadable
 
     @property
     def readable(self) -> bool:
@@ -92,6 +98,24 @@ class SessionsState:
     listed: bool = False  # False until the first `refresh`
     opened: OpenedSession | None = None
     notice: Notice | None = None
+    trainee: str = ""  # the list shows this trainee's sessions and progress ("" for every session)
+
+    @property
+    def shown_rows(self) -> tuple[SessionRow, ...]:
+        """The rows of the trainee chosen (all of them when none is)."""
+        if not self.trainee:
+            return self.rows
+        key = same_person(self.trainee)
+        return tuple(r for r in self.rows if same_person(r.trainee) == key)
+
+    @property
+    def progress(self) -> tuple[ProgressPoint, ...]:
+        """The chosen trainee's sessions, oldest first (() when none is chosen)."""
+        return progress(tuple(r.progress for r in self.rows if r.progress is not None), self.trainee)
+
+    @property
+    def trainees(self) -> tuple[str, ...]:
+        return trainees(tuple(r.progress for r in self.rows if r.progress is not None))
 
 
 @dataclass(frozen=True)
@@ -115,6 +139,9 @@ def _row(path: Path, modified: float, loaded: LoadedSession | None, error: str =
         source=facts.source,
         model_id=first.model_id if first else "",
         summary=summarise(state, len(loaded.damaged_lines)),
+        trainee=state.trainee,
+        examiner=state.examiner,
+        progress=progress_point(path.stem, facts.started, facts.duration_s, facts.source, state),
     )
 
 
@@ -268,6 +295,29 @@ class SessionsController:
         )
         rows = tuple(new_row if r.session_id == session_id else r for r in self._state.rows)
         self._set(replace(self._state, opened=opened, rows=rows, notice=self._state.notice if keep_notice else None))
+
+    def show_trainee(self, trainee: str) -> None:
+        """The list narrowed to one trainee's sessions, with their progress ("" for every session)."""
+        with self._lock:
+            self._set(replace(self._state, trainee=trainee))
+        self._emit()
+
+    def name(self, trainee: str, examiner: str) -> str | None:
+        """Name the opened session's trainee and examiner: None when kept, else the reason it was not (a
+        name refused, or the file could not be written), worded by the screen."""
+        with self._lock:
+            opened = self._state.opened
+            if opened is None:
+                return "names_not_saved"
+            try:
+                name_session(opened.row.path, trainee, examiner)
+            except NameRefused as refused:
+                return refused.reason
+            except OSError:
+                return "names_not_saved"
+            self._reopen(opened.row.session_id, keep_notice=True)
+        self._emit()
+        return None
 
     # --- reviews --------------------------------------------------------------------
 

@@ -20,6 +20,8 @@ from app.core.rhythm_summary import RhythmSummary
 from app.core.session import SessionAsked
 from app.core.session_summary import SessionSummary, SignalSummary
 from app.ui.i18n import text
+from app.ui.names_dialog import names_dialog, names_line
+from app.ui.progress_view import ProgressBlock
 from app.ui.review_list import ReviewList
 from app.ui.sessions_controller import (
     EXPORT_FORMATS,
@@ -95,13 +97,33 @@ class SessionsView:
 
         self.notice = NoticeBar("sessions-notice", text(s, "dismiss"), controller.dismiss_notice)
 
-        # The list
+        # The list, narrowed to one trainee (with their progress) when one is chosen
+        self.trainee_filter = ft.Dropdown(
+            label=text(s, "filter_label"),
+            width=260,
+            dense=True,
+            on_select=lambda e: controller.show_trainee(e.control.value or ""),
+        )
+        self.trainee_filter_box = tagged(self.trainee_filter, "trainee-filter")
+        self.progress = ProgressBlock(s)
         self.rows = ft.Column(spacing=4)
         self.empty = tagged(ft.Text(text(s, "sessions_empty"), color=ft.Colors.GREY_700), "sessions-empty")
         self.folder = ft.Text("", size=12, color=ft.Colors.GREY_700, selectable=True)
-        self.list_box = ft.Column([self.empty, self.rows, self.folder], spacing=8)
+        self.list_box = ft.Column(
+            [self.trainee_filter_box, self.progress.root, self.empty, self.rows, self.folder], spacing=8
+        )
 
         # One session
+        self.names = ft.Text("", weight=ft.FontWeight.W_500)
+        self.names_edit = ft.TextButton(
+            text(s, "names_button"), icon=ft.Icons.PERSON_OUTLINE, on_click=lambda _: self._edit_names()
+        )
+        self.names_row = ft.Row(
+            [tagged(self.names, "session-names"), tagged(self.names_edit, "session-names-edit")],
+            wrap=True,
+            spacing=8,
+            vertical_alignment=ft.CrossAxisAlignment.CENTER,
+        )
         self.summary = ft.Column(spacing=4)
         # A camera or video session's compression rhythm: each figure its own tagged Text (Flutter would
         # merge a tagged row's texts into one node), the block hidden for a session without rhythm.
@@ -171,6 +193,7 @@ class SessionsView:
         self.review_list = ReviewList(strings=s, thumbnails=controller.thumbnail, roomy=True)
         self.detail_box = ft.Column(
             [
+                self.names_row,
                 self.summary_box,
                 self.rhythm_box,
                 exports,
@@ -220,7 +243,15 @@ class SessionsView:
             self.notice.show(sessions_notice_text(self._s, notice), notice.error)
 
     def _render_list(self, state: SessionsState) -> None:
-        self.rows.controls = [self._row(r) for r in state.rows]
+        named = state.trainees
+        self.trainee_filter_box.visible = bool(named)
+        self.trainee_filter.options = [
+            ft.DropdownOption(key="", text=text(self._s, "filter_all")),
+            *(ft.DropdownOption(key=name, text=name) for name in named),
+        ]
+        self.trainee_filter.value = state.trainee
+        self.progress.render(state.trainee, state.progress)
+        self.rows.controls = [self._row(r) for r in state.shown_rows]
         self.empty.visible = state.listed and not state.rows
         self.folder.value = text(self._s, "sessions_folder", folder=str(state.folder))
 
@@ -242,6 +273,8 @@ class SessionsView:
         if row.source:
             heading.append(row.source)
         parts = [text(s, "row_model", model=row.model_id) if row.model_id else text(s, "row_no_model")]
+        if row.trainee or row.examiner:
+            parts.insert(0, names_line(s, row.trainee, row.examiner))
         if summary.signals:  # answers to different questions are never added up as if they were one
             parts.append(text(s, "row_checklist", n=summary.keyframes, questions=len(summary.signals)))
             parts.append(text(s, "row_reviewed_answers", n=summary.reviewed, m=summary.analysed))
@@ -285,6 +318,7 @@ class SessionsView:
             self.delete_confirm_box.visible = False
             self.delete.disabled = False
         self.title.value = text(s, "session_heading", date=_date(row.started if row.started else row.modified))
+        self.names.value = names_line(s, opened.state.trainee, opened.state.examiner)
         self._questions = session_questions(s, opened.state)  # the session's own words, not today's profile's
         asked = self.asked_line(opened.state.asked)
         self.summary.controls = [ft.Text(line) for line in (asked, *self.summary_lines(opened.summary))]
@@ -301,6 +335,14 @@ class SessionsView:
         rhythm_button = self.export_buttons.get("rhythm")
         if rhythm_button is not None:  # why it is greyed out, in words
             rhythm_button.tooltip = text(s, "export_rhythm_none") if opened.rhythm is None else None
+
+    def _edit_names(self) -> None:
+        opened = self._controller.state.opened
+        if opened is None:
+            return
+        page = self.root.page
+        state = opened.state
+        page.show_dialog(names_dialog(self._s, state.trainee, state.examiner, self._controller.name, page.pop_dialog))
 
     def _render_rhythm(self, rhythm: RhythmSummary | None) -> None:
         self.rhythm_box.visible = rhythm is not None
