@@ -10,10 +10,12 @@ from typing import TYPE_CHECKING, TextIO
 
 from app.commands.common import EXIT_FAILED, EXIT_OK, emit
 from app.core.names import printable
+from app.core.person_names import MAX_NAME, NameRefused
 from app.core.profiles import ProfileError
 from app.core.session import event_to_dict
 from app.locations import sessions_dir
 from app.profile_file import load_profile
+from app.session.naming import name_session
 from app.session.report import practice_report
 from app.session.review import ReviewError, record_review
 from app.session.store import (
@@ -59,6 +61,12 @@ def add_parser(sub: Subparsers) -> None:
         default="en",
         help="the report's language: en (English) or zh (Simplified Chinese)",
     )
+    naming = sessions_sub.add_parser(
+        "name", help="name a session's trainee and examiner (the latest names count; earlier ones stay in the log)"
+    )
+    naming.add_argument("session", help="a session id or .jsonl file")
+    naming.add_argument("--trainee", default="", help='who practised ("" for no name)')
+    naming.add_argument("--examiner", default="", help="who examined; each verdict without --examiner carries it")
     review = sessions_sub.add_parser("review", help="an examiner confirms or corrects an analysed keyframe")
     review.add_argument("session", help="a session id or .jsonl file")
     review.add_argument("event_id", help="the event_id of a practice event")
@@ -110,6 +118,8 @@ def _list(folder: Path, out: TextIO, as_json: bool) -> int:
                 "started": facts.started,
                 "duration_s": None if facts.duration_s is None else round(facts.duration_s, 1),
                 "source": printable(facts.source),
+                "trainee": state.trainee,
+                "examiner": state.examiner,
                 "keyframes": len(state.timeline),
                 "pending": len(state.pending),
                 "failed": state.failed,
@@ -133,7 +143,7 @@ def _list_empty(out: TextIO, as_json: bool) -> int:
 
 def _table(rows: list[dict[str, object]]) -> str:
     """The sessions as a person reads them: when, how long, from what, answered and reviewed."""
-    header = ("SESSION", "STARTED", "DURATION", "SOURCE", "ANSWERS", "PENDING")
+    header = ("SESSION", "STARTED", "DURATION", "SOURCE", "TRAINEE", "ANSWERS", "PENDING")
     lines = [header]
     for r in rows:
         started = r["started"]
@@ -145,6 +155,7 @@ def _table(rows: list[dict[str, object]]) -> str:
                 when,
                 f"{duration:.0f} s" if isinstance(duration, float) else "—",
                 str(r["source"]) or "—",
+                str(r["trainee"]) or "—",
                 str(r["keyframes"]),
                 str(r["pending"]),
             )
@@ -169,6 +180,8 @@ def run(args: argparse.Namespace, out: TextIO) -> int:
         return EXIT_FAILED
     if args.sessions_command == "review":
         return _review(args, path, out)
+    if args.sessions_command == "name":
+        return _name(args, path, out)
     try:
         session = load_session(path)
     except OSError as exc:
@@ -204,6 +217,20 @@ def _report(session: LoadedSession, path: Path, target: Path | None, out: TextIO
         print(f"error: cannot write {target}: {exc.strerror or exc}", file=sys.stderr)
         return EXIT_FAILED
     print(f"report: {target}", file=sys.stderr)
+    return EXIT_OK
+
+
+def _name(args: argparse.Namespace, path: Path, out: TextIO) -> int:
+    try:
+        event = name_session(path, args.trainee, args.examiner)
+    except NameRefused as refused:
+        why = {"name_too_long": f"over {MAX_NAME} characters", "name_control": "a line break or hidden character"}
+        print(f"error: not a name ({why.get(refused.reason, refused.reason)}); nothing recorded", file=sys.stderr)
+        return EXIT_FAILED
+    except OSError as exc:
+        print(f"error: cannot record the names in {path}: {exc.strerror or exc}", file=sys.stderr)
+        return EXIT_FAILED
+    emit(out, event_to_dict(event), jsonl=True)
     return EXIT_OK
 
 

@@ -51,6 +51,7 @@ table { border-collapse: collapse; width: 100%; } th, td { text-align: left; pad
 table.narrow { width: auto; } .wide { overflow-x: auto; }
 td.n { text-align: right; font-variant-numeric: tabular-nums; }
 .small { color: #444; font-size: 13px; } svg { max-width: 100%; height: auto; }
+table.sign td { height: 34px; min-width: 120px; }
 @media print { body { margin: 0; max-width: none; } .notice { background: none; } }
 """
 
@@ -263,6 +264,16 @@ def _asked(asked: SessionAsked | None, language: str, w: Words) -> str:
     )
 
 
+def _sign_off(state: SessionState, w: Words) -> str:
+    """Who practised and who examined, with lines to date and sign on paper (a name given is printed)."""
+    rows = "".join(
+        f"<tr><th>{_say(w, role)}</th><td>{escape(name)}</td><td></td><td></td></tr>"
+        for role, name in (("sign_trainee", state.trainee), ("sign_examiner", state.examiner))
+    )
+    head = "".join(f"<th>{_say(w, key)}</th>" for key in ("sign_name", "sign_date", "sign_signature"))
+    return f'<h2>{_say(w, "sign_title")}</h2><table class="sign"><tr><th></th>{head}</tr>{rows}</table>'
+
+
 def practice_report(loaded: LoadedSession, session_id: str, language: str = "en") -> str:
     """The report of one session as a complete HTML document, in `language` ("en" or "zh"; anything
     else gets English)."""
@@ -286,16 +297,18 @@ def practice_report(loaded: LoadedSession, session_id: str, language: str = "en"
         source=_source(loaded, facts.source, w),
         models=models,
     )
+    people = _say(w, "people", trainee=state.trainee or w["none"], examiner=state.examiner or w["none"])
     css = _CSS.replace("FONT_FAMILY", w["font_family"])
     return (
         f'<!doctype html><html lang="{w["html_lang"]}"><head><meta charset="utf-8">'
         "<meta http-equiv=\"Content-Security-Policy\" content=\"default-src 'none'; style-src 'unsafe-inline'\">"
         '<meta name="viewport" content="width=device-width, initial-scale=1">'
         f"<title>{_say(w, 'title', session=session_id)}</title><style>{css}</style></head><body>"
-        f'<h1>{_say(w, "heading")}</h1><p class="sub">{sub}</p><p class="sub">{_asked(state.asked, language, w)}</p>'
+        f'<h1>{_say(w, "heading")}</h1><p class="sub">{sub}</p><p class="sub">{people}</p>'
+        f'<p class="sub">{_asked(state.asked, language, w)}</p>'
         f'<p class="notice">{_say(w, "not_medical")}</p>'
         f"{_answers_section(loaded, language, w)}"
         f"{_rhythm_section(state.rhythm, summarise_rhythm(state.rhythm), language, w)}"
-        f"{_targets_section(w)}{damaged}"
+        f"{_targets_section(w)}{_sign_off(state, w)}{damaged}"
         f'<hr><p class="small">{_say(w, "footer")}{w["gap"]}{_say(w, "not_medical")}</p></body></html>\n'
     )

@@ -29,6 +29,13 @@ EN: dict[str, str] = {
     "source_camera": "camera",
     "source_images": "{n} images",
     "not_medical": "Practice feedback, not a medical assessment.",
+    "people": "Trainee: {trainee} · Examiner: {examiner}",
+    "sign_title": "Sign-off",
+    "sign_trainee": "Trainee",
+    "sign_examiner": "Examiner",
+    "sign_name": "Name",
+    "sign_date": "Date",
+    "sign_signature": "Signature",
     "depth_recoil": "Depth and recoil: not measured by the camera.",
     # Checklist
     "checklist_title": "Checklist",
@@ -105,13 +112,14 @@ EN: dict[str, str] = {
     # Guideline targets
     "targets_title": "Guideline targets",
     "targets_intro": (
-        "Quoted as targets for practice, not as a verdict on this session (adult CPR, resuscitation council "
-        "guidelines):"
+        "Quoted as targets for practice, not as a verdict on this session: adult CPR in the American Heart "
+        "Association (AHA) 2025 and European Resuscitation Council (ERC) 2025 guidelines, which kept the "
+        "2020/2021 targets:"
     ),
     "target_rate": "Rate: {low}–{high} compressions per minute.",
     "target_interruptions": (
         "Interruptions: as few and as short as possible, none longer than {limit} s; a compression fraction of "
-        "at least 60 %."
+        "at least 60 % (80 % is the goal experts set)."
     ),
     "target_depth": "Depth 5–6 cm, and full recoil of the chest after each compression.",
     # The end
@@ -138,6 +146,13 @@ ZH: dict[str, str] = {
     "source_camera": "摄像头",
     "source_images": "{n} 张图像",
     "not_medical": "练习反馈，不是医学评估。",
+    "people": "学员：{trainee} · 考官：{examiner}",
+    "sign_title": "签字确认",
+    "sign_trainee": "学员",
+    "sign_examiner": "考官",
+    "sign_name": "姓名",
+    "sign_date": "日期",
+    "sign_signature": "签名",
     "depth_recoil": "按压深度与回弹：摄像头无法测量。",
     # Checklist
     "checklist_title": "检查表",
@@ -209,9 +224,14 @@ ZH: dict[str, str] = {
     "pixels": "单个摄像头看到的是以像素计的运动，而不是以厘米计的胸廓位移。",
     # Guideline targets
     "targets_title": "指南目标",
-    "targets_intro": "以下作为练习目标引用，不是对这次练习的判定（成人 CPR，复苏委员会指南）：",
+    "targets_intro": (
+        "以下作为练习目标引用，不是对这次练习的判定：美国心脏协会（AHA）2025 年和欧洲复苏委员会（ERC）2025 年"
+        "成人 CPR 指南，沿用了 2020/2021 年的目标："
+    ),
     "target_rate": "频率：每分钟 {low}–{high} 次按压。",
-    "target_interruptions": "中断：尽可能少、尽可能短，任何一次都不超过 {limit} 秒；按压时间占比至少 60%。",
+    "target_interruptions": (
+        "中断：尽可能少、尽可能短，任何一次都不超过 {limit} 秒；按压时间占比至少 60%（专家建议的目标为 80%）。"
+    ),
     "target_depth": "深度 5–6 厘米，每次按压后胸廓完全回弹。",
     # The end
     "damaged": "跳过了练习记录中 {n} 行损坏的内容。",

@@ -140,6 +140,7 @@ def make_review(
     event_id, now = uuid.uuid4().hex[:12], time.time() if wall_time is None else wall_time
     revises = previous.event_id if previous is not None else ""
     review = ExaminerConfirmed if correct is None else functools.partial(ExaminerCorrected, observation=correct)
+    examiner = examiner or state.examiner  # the examiner the session was given, unless named here
     return review(event_id=event_id, target_id=target_id, wall_time=now, note=note, examiner=examiner, revises=revises)
 
 
@@ -171,7 +172,7 @@ def make_reviews(
             verdict.target_id,
             correct=verdict.correct,
             note=verdict.note.strip(),
-            examiner=examiner or state.examiner,  # the examiner the session was given, unless said here
+            examiner=examiner,
             revise=revise,
             profiles_dir=profiles_dir,
             wall_time=now,

@@ -433,6 +433,11 @@ def summary_text(session: LoadedSession) -> str:
             if asked is not None
             else "What was asked: not recorded (a session from an earlier version)"
         ),
+        *(
+            [f"Trainee: {state.trainee or '-'}; examiner: {state.examiner or '-'}"]
+            if state.trainee or state.examiner
+            else []
+        ),
         *counted,
         f"Skipped: {state.skipped} (unchanged {state.unchanged}); failed: {state.failed}",
         f"Pending examiner confirmation: {len(state.pending)}",

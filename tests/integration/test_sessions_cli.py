@@ -167,7 +167,7 @@ def test_list_is_a_table_newest_start_first_and_delete_removes_log_and_thumbnail
     proc = app("sessions", "list")
     assert proc.returncode == 0, proc.stderr
     lines = proc.stdout.splitlines()
-    assert lines[0].split() == ["SESSION", "STARTED", "DURATION", "SOURCE", "ANSWERS", "PENDING"]
+    assert lines[0].split() == ["SESSION", "STARTED", "DURATION", "SOURCE", "TRAINEE", "ANSWERS", "PENDING"]
     assert [line.split()[0] for line in lines[1:]] == ["new", "old"]
     assert "12 s" in lines[1] and "2 images" in lines[1] and "camera" in lines[2]
     # Delete: only a session of the folder, and with it its thumbnails.
@@ -178,6 +178,27 @@ def test_list_is_a_table_newest_start_first_and_delete_removes_log_and_thumbnail
     assert proc.returncode == 0, proc.stderr
     assert not new.exists() and not (sessions / "new.thumbs").exists()
     assert [json.loads(line)["id"] for line in app("sessions", "list", "--json").stdout.splitlines()] == ["old"]
+
+
+def test_a_session_is_named_from_the_command_line_and_its_verdicts_carry_the_examiner(sessions: Path) -> None:
+    write_session(sessions, "s", practice(1, "yes"))
+    refused = app("sessions", "name", "s", "--trainee", "Ana\nLima")
+    assert refused.returncode == 1 and "not a name (a line break or hidden character)" in refused.stderr
+    proc = app("sessions", "name", "s", "--trainee", " Ana  Lima ", "--examiner", "Dr Bea")
+    assert proc.returncode == 0, proc.stderr
+    assert json.loads(proc.stdout) | {"event_id": "", "wall_time": 0} == {
+        "event_id": "",
+        "wall_time": 0,
+        "trainee": "Ana Lima",
+        "examiner": "Dr Bea",
+        "kind": "named",
+    }
+    listed = json.loads(app("sessions", "list", "--json").stdout)
+    assert (listed["trainee"], listed["examiner"]) == ("Ana Lima", "Dr Bea")
+    assert "Ana Lima" in app("sessions", "list").stdout.splitlines()[1]
+    assert "Trainee: Ana Lima; examiner: Dr Bea" in app("sessions", "export", "s").stdout
+    review = app("sessions", "review", "s", "e1", "--confirm")
+    assert review.returncode == 0 and json.loads(review.stdout)["examiner"] == "Dr Bea"
 
 
 def test_report_in_chinese(sessions: Path, tmp_path: Path) -> None:

@@ -240,7 +240,9 @@ def test_the_chinese_report_says_the_same_figures_and_claims_in_chinese(tmp_path
         assert phrase in english and phrase not in chinese, phrase
     # No English word a reader sees but the names the Chinese UI keeps too (and the session and model ids).
     latin = set(re.findall(r"[A-Za-z]{2,}", visible_text(chinese)))
-    assert latin <= {"Keyframe", "CPR", "CCF"}, latin
+    assert latin <= {"Keyframe", "CPR", "CCF", "AHA", "ERC"}, latin
+    for report in (english, chinese):  # the guidelines quoted are named, with their year
+        assert "AHA" in report and "ERC" in report and "2025" in report
     assert numbers(chinese) == numbers(english)  # the same figures, whatever the order of the words
     for line in (
         "计数的按压：3 秒内 4 次",

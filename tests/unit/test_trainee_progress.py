@@ -128,3 +128,23 @@ def test_progress_lists_one_trainees_sessions_oldest_first_with_rhythm_and_each_
     # Spelt as most of their sessions spell them: the newest, "ana lima", is one of three.
     assert trainees([late, other, stills, early]) == ("Ana Lima", "Ben")
     assert trainees([late]) == ("ana lima",)
+
+
+@pytest.mark.parametrize("language", ["en", "zh"])
+def test_the_report_names_trainee_and_examiner_escaped_with_lines_to_sign(tmp_path: Path, language: str) -> None:
+    from app.session.report import practice_report
+    from app.session.report_words import report_words
+
+    w = report_words(language)
+    path = tmp_path / "s.jsonl"
+    with SessionLog(path) as log:
+        log.append(practice(1, "yes"))
+    unnamed = practice_report(load_session(path), "s", language)
+    assert w["people"].format(trainee=w["none"], examiner=w["none"]) in unnamed
+    name_session(path, "Ana <b>Lima</b>", "Dr Bea")
+    report = practice_report(load_session(path), "s", language)
+    assert "Ana &lt;b&gt;Lima&lt;/b&gt;" in report and "<b>Lima" not in report
+    assert w["people"].format(trainee="Ana &lt;b&gt;Lima&lt;/b&gt;", examiner="Dr Bea") in report
+    sign = report[report.index(w["sign_title"]) :]
+    for key in ("sign_trainee", "sign_examiner", "sign_name", "sign_date", "sign_signature"):
+        assert w[key] in sign
