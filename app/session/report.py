@@ -32,10 +32,13 @@ from app.core.rhythm_figures import (
 from app.core.rhythm_summary import RhythmSummary, summarise_rhythm
 from app.core.session import PracticeEvent, RhythmSample, SessionAsked, SessionState
 from app.core.session_summary import NOT_CHECKED, SessionSummary, SignalSummary, summarise, verdict_kind
+from app.models.catalog import DEFAULT_MODEL_ID as DEMO
 from app.session.report_words import EN, report_words, rhythm_figures, signal_words
 from app.session.store import LoadedSession, session_facts
 
 NOT_MEDICAL = EN["not_medical"]
+# Under this many reviewed answers an agreement is said to be too few to mean much (1 of 2 is "50 %").
+FEW_REVIEWS = 10
 DEPTH_RECOIL = EN["depth_recoil"]
 
 Words = Mapping[str, str]
@@ -68,7 +71,8 @@ def _when(wall: float | None, w: Words) -> str:
 def _agreement(confirmed: int, reviewed: int, w: Words) -> str:
     if not reviewed:
         return _say(w, "agreement_none")
-    return _say(w, "agreement", percent=f"{100 * confirmed / reviewed:.0f}", confirmed=confirmed, reviewed=reviewed)
+    key = "agreement_few" if reviewed < FEW_REVIEWS else "agreement"
+    return _say(w, key, percent=f"{100 * confirmed / reviewed:.0f}", confirmed=confirmed, reviewed=reviewed)
 
 
 def _checklist_rows(summary: SessionSummary, signal: str) -> list[SignalSummary]:
@@ -297,6 +301,7 @@ def practice_report(loaded: LoadedSession, session_id: str, language: str = "en"
         source=_source(loaded, facts.source, w),
         models=models,
     )
+    demo = f'<p class="notice">{_say(w, "demo_caveat")}</p>' if any(e.model_id == DEMO for e in answers) else ""
     people = _say(w, "people", trainee=state.trainee or w["none"], examiner=state.examiner or w["none"])
     css = _CSS.replace("FONT_FAMILY", w["font_family"])
     return (
@@ -306,7 +311,7 @@ def practice_report(loaded: LoadedSession, session_id: str, language: str = "en"
         f"<title>{_say(w, 'title', session=session_id)}</title><style>{css}</style></head><body>"
         f'<h1>{_say(w, "heading")}</h1><p class="sub">{sub}</p><p class="sub">{people}</p>'
         f'<p class="sub">{_asked(state.asked, language, w)}</p>'
-        f'<p class="notice">{_say(w, "not_medical")}</p>'
+        f'<p class="notice">{_say(w, "not_medical")}</p>{demo}'
         f"{_answers_section(loaded, language, w)}"
         f"{_rhythm_section(state.rhythm, summarise_rhythm(state.rhythm), language, w)}"
         f"{_targets_section(w)}{_sign_off(state, w)}{damaged}"

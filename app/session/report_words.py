@@ -60,6 +60,12 @@ EN: dict[str, str] = {
     "question_unnamed": "The question",
     "reviewed_of": "{reviewed} of {analysed}",
     "agreement": "{percent} % ({confirmed} of {reviewed})",
+    "agreement_few": "{percent} % ({confirmed} of {reviewed}: too few reviewed to mean much)",
+    "demo_caveat": (
+        "These answers come from the demo model, trained on synthetic drawings only: on real photos they mean "
+        "nothing. Only the compression rhythm (measured without the model) applies to a real session."
+    ),
+    "rhythm_frame_rate": "Measured from {fps} frames a second (the camera's or the video's, at the end).",
     "agreement_none": "— (nothing reviewed)",
     "checklist_note": (
         "Every answer is generative (confidence 0) and waits for an examiner. Agreement is how often the "
@@ -177,6 +183,12 @@ ZH: dict[str, str] = {
     "question_unnamed": "问题",
     "reviewed_of": "{reviewed} / {analysed}",
     "agreement": "{percent}%（复核 {reviewed} 个，确认 {confirmed} 个）",
+    "agreement_few": "{percent}%（复核 {reviewed} 个，确认 {confirmed} 个：复核太少，说明不了什么）",
+    "demo_caveat": (
+        "这些回答来自演示模型，它只用合成的绘图训练过：对真实照片的回答没有意义。"
+        "只有按压节律（不经过模型测量）适用于真实的练习。"
+    ),
+    "rhythm_frame_rate": "测量所用的画面：每秒 {fps} 帧（摄像头或视频结束时的帧率）。",
     "agreement_none": "—（尚未复核）",
     "checklist_note": (
         "模型的每个回答都是生成式的（置信度 0），都要等待考官确认。一致率是在考官复核过的回答中，"
@@ -288,9 +300,11 @@ def rhythm_figures(summary: RhythmSummary, language: str = "en") -> list[str]:
         if summary.frame_times_guessed
         else []
     )
+    measured = [w["rhythm_frame_rate"].format(fps=f"{fps:.0f}")] if fps is not None and not guessed else []
     return [
         *guessed,
         w["rhythm_count"].format(count=summary.count, seconds=f"{summary.seconds:.0f}"),
+        *measured,
         w["rhythm_median"].format(
             median=w["none"] if median is None else w["rhythm_per_minute"].format(rate=shown_rate(median)),
             low=low,

@@ -190,8 +190,9 @@ def test_the_report_of_a_checklist_labels_agreement_and_of_stills_says_the_rhyth
     assert NOT_MEDICAL in html and DEPTH_RECOIL in html
     assert "<script>" not in html and "&lt;script&gt;" in html
     rows = html.split("<tr>")[2:4]
-    assert "Hands visible" in rows[0] and "2 of 2" in rows[0] and "50 % (1 of 2)" in rows[0]
-    assert "Hands stacked" in rows[1] and "1 of 2" in rows[1] and "100 % (1 of 1)" in rows[1]
+    assert "Hands visible" in rows[0] and "2 of 2" in rows[0]
+    assert "50 % (1 of 2: too few reviewed to mean much)" in rows[0], "two reviews are said to mean little"
+    assert "Hands stacked" in rows[1] and "1 of 2" in rows[1] and "100 % (1 of 1: too few" in rows[1]
     assert "Not measured: the rhythm is measured from the frames of a camera or video session" in html
     assert reduce(events).rhythm == ()
 
@@ -251,7 +252,7 @@ def test_the_chinese_report_says_the_same_figures_and_claims_in_chinese(tmp_path
         "停顿（2 秒以上没有按压）：1 次，最长 2.0 秒",
         "按压时间占比（CCF）：80%",
         "双手放在胸骨下半部",  # the question as the Chinese Sessions screen words it
-        "100%（复核 1 个，确认 1 个）",
+        "100%（复核 1 个，确认 1 个：复核太少，说明不了什么）",
     ):
         assert line in chinese, line
     assert '"Noto Sans CJK SC"' in chinese and '"Microsoft YaHei"' in chinese and "default-src 'none'" in chinese

@@ -148,3 +148,23 @@ def test_the_report_names_trainee_and_examiner_escaped_with_lines_to_sign(tmp_pa
     sign = report[report.index(w["sign_title"]) :]
     for key in ("sign_trainee", "sign_examiner", "sign_name", "sign_date", "sign_signature"):
         assert w[key] in sign
+
+
+def test_the_report_warns_of_the_demo_model_and_says_the_frame_rate_it_measured_from(tmp_path: Path) -> None:
+    from dataclasses import replace
+
+    from app.core.rhythm_figures import Rhythm
+    from app.models.catalog import DEFAULT_MODEL_ID
+    from app.session.report import practice_report
+    from app.session.report_words import EN
+
+    path, demo = tmp_path / "real.jsonl", tmp_path / "demo.jsonl"
+    rhythm = Rhythm(10.0, 110.0, 0.9, 18, 110.0, (), 0.9, frame_rate=29.7)
+    with SessionLog(path) as log:
+        log.append(practice(1, "yes"))
+        log.append(RhythmSample.of(rhythm, event_id="r1", wall_time=1010.0))
+    with SessionLog(demo) as log:
+        log.append(replace(practice(1, "yes"), model_id=DEFAULT_MODEL_ID))
+    real = practice_report(load_session(path), "real")
+    assert EN["demo_caveat"] not in real and "Measured from 30 frames a second" in real
+    assert EN["demo_caveat"] in practice_report(load_session(demo), "demo")
