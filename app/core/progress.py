@@ -43,6 +43,7 @@ class ProgressPoint:
     started: float | None  # wall time of the first keyframe
     duration_s: float | None
     source: str
+    images: int = 0  # several still images: how many
     median_rate_per_min: float | None = None
     in_band_share: float | None = None
     compression_fraction: float | None = None
@@ -70,10 +71,15 @@ def _shares(state: SessionState) -> tuple[QuestionShare, ...]:
 
 
 def progress_point(
-    session_id: str, started: float | None, duration_s: float | None, source: str, state: SessionState
+    session_id: str,
+    started: float | None,
+    duration_s: float | None,
+    source: str,
+    state: SessionState,
+    images: int = 0,
 ) -> ProgressPoint:
     """A session's figures, read once when it is listed."""
-    point = ProgressPoint(session_id, state.trainee, started, duration_s, source, questions=_shares(state))
+    point = ProgressPoint(session_id, state.trainee, started, duration_s, source, images, questions=_shares(state))
     rhythm = summarise_rhythm(state.rhythm)
     if rhythm is None:
         return point

@@ -21,6 +21,8 @@ from app.core.person_names import NameRefused, person_name
 from app.core.rhythm_figures import Pause, Rhythm
 from app.core.routing import GENERATIVE, Routing
 
+CAMERA_SOURCE = "camera"  # a keyframe's `source` when it came from a camera (the screens translate it)
+
 
 # Events take keywords only: their field order is the key order of a log line, so it stays as it is,
 # and siblings differ in it (ExaminerConfirmed and ExaminerCorrected put `note` and `examiner` apart).
@@ -44,7 +46,7 @@ class PracticeEvent:
     # correction can be checked against them. Empty in logs written before they were recorded.
     profile_id: str = ""
     allowed_values: tuple[str, ...] = ()
-    # What the keyframe came from: "camera", a video's or an image's file name ("" in older logs);
+    # What the keyframe came from: CAMERA_SOURCE, a video's or an image's file name ("" in older logs);
     # `still`: a still image, whose `t` is only its place in the list, not a time.
     source: str = ""
     still: bool = False

@@ -20,6 +20,7 @@ from typing import Protocol
 import cv2
 
 from app.core.notice import Notice
+from app.core.session import CAMERA_SOURCE
 from app.frames.intake import DecodedImage, ImageRejected, decode_image_bytes
 from app.frames.video import RealtimeClock, VideoError, VideoFrames
 
@@ -176,9 +177,8 @@ class OpenCvCameraSource(FrameSource):
                 ok, bgr = capture.read()
                 if not ok:
                     return SourceEnded(False, (Notice("camera_lost", error=True),))
-                sink.offer_frame(
-                    time.monotonic() - start, DecodedImage(cv2.cvtColor(bgr, cv2.COLOR_BGR2RGB), "camera", "camera")
-                )
+                rgb = cv2.cvtColor(bgr, cv2.COLOR_BGR2RGB)
+                sink.offer_frame(time.monotonic() - start, DecodedImage(rgb, "camera", CAMERA_SOURCE))
         finally:
             capture.release()
         return STOPPED

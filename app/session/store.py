@@ -83,6 +83,7 @@ class SessionFacts:
     started: float | None  # wall time of its first keyframe (None: no keyframe yet)
     duration_s: float | None  # first to last keyframe; reviews made later do not count
     source: str  # "camera", the video's name, the image's name, "3 images"; "" when not recorded
+    images: int = 0  # several still images: how many (the screens say it in their language)
 
 
 def session_facts(session: LoadedSession) -> SessionFacts:
@@ -90,12 +91,10 @@ def session_facts(session: LoadedSession) -> SessionFacts:
     times = [e.wall_time for e in keyframes]
     answers = [e for e in keyframes if isinstance(e, PracticeEvent)]
     sources = list(dict.fromkeys(e.source for e in answers if e.source))
-    if len(sources) > 1 and all(e.still for e in answers):
-        source = f"{len(sources)} images"
-    else:
-        source = sources[0] if sources else ""
+    images = len(sources) if len(sources) > 1 and all(e.still for e in answers) else 0
+    source = f"{images} images" if images else sources[0] if sources else ""
     started = min(times) if times else None
-    return SessionFacts(started, max(times) - min(times) if times else None, source)
+    return SessionFacts(started, max(times) - min(times) if times else None, source, images)
 
 
 @dataclass(frozen=True)

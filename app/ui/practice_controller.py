@@ -26,7 +26,7 @@ from app.core.person_names import NameRefused
 from app.core.profiles import ProfileLabels
 from app.core.rhythm_figures import Rhythm
 from app.core.sampler import DEFAULT_INTERVAL_S, SamplerConfig
-from app.core.session import KeyframeFailed, PracticeEvent, SessionState
+from app.core.session import CAMERA_SOURCE, KeyframeFailed, PracticeEvent, SessionState
 from app.frames.intake import DecodedImage, ImageRejected, decode_image_bytes
 from app.frames.jpeg import jpeg
 from app.frames.motion_stream import MotionFrame
@@ -353,7 +353,7 @@ class PracticeController:
         if self._camera_started is None:
             return
         try:
-            image = decode_image_bytes(data, name="camera")
+            image = decode_image_bytes(data, name=CAMERA_SOURCE)
         except ImageRejected as exc:
             said = refusal(exc, "camera")
             self._update(lambda s: replace(s, error=(said,)))

@@ -12,14 +12,19 @@ import flet as ft
 from app.core.progress import ProgressPoint, QuestionShare
 from app.core.rhythm_figures import TARGET_RATE_PER_MIN, shown_rate
 from app.ui.i18n import text
+from app.ui.strings_sessions import source_words
 from app.ui.timeline import question_words
 from app.ui.widgets import tagged
 
 
-def _when(point: ProgressPoint) -> str:
+def _when(words: Mapping[str, str], point: ProgressPoint) -> str:
     started = time.strftime("%Y-%m-%d %H:%M", time.localtime(point.started)) if point.started else "—"
-    length = f" · {point.duration_s:.0f} s" if point.duration_s is not None else ""
-    return f"{started}{length} · {point.source}" if point.source else f"{started}{length}"
+    parts = [started]
+    if point.duration_s is not None:
+        parts.append(text(words, "row_duration", seconds=f"{point.duration_s:.0f}"))
+    if point.source:
+        parts.append(source_words(words, point.source, point.images))
+    return " · ".join(parts)
 
 
 def progress_lines(words: Mapping[str, str], point: ProgressPoint) -> list[str]:
@@ -35,7 +40,7 @@ def progress_lines(words: Mapping[str, str], point: ProgressPoint) -> list[str]:
         if point.compression_fraction is not None:
             figures.append(text(words, "progress_ccf", percent=f"{100 * point.compression_fraction:.0f}"))
         figures.append(text(words, "progress_pauses", n=point.pauses, long=point.long_pauses or 0))
-    lines = [_when(point)]
+    lines = [_when(words, point)]
     if figures:
         lines.append(" · ".join(figures))
     lines += [_question(words, q) for q in point.questions if q.answered]

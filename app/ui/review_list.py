@@ -29,7 +29,7 @@ from app.core.session import ReviewRecord, TimelineEntry
 from app.session.review import Verdict
 from app.ui.i18n import text
 from app.ui.keyframe_view import keyframe_dialog
-from app.ui.strings_sessions import EN, answer_word, reason_words, signal_words
+from app.ui.strings_sessions import EN, answer_word, reason_words, signal_words, source_words
 from app.ui.timeline import mark_style, point_kind
 from app.ui.widgets import clock, tagged
 
@@ -61,7 +61,7 @@ def when_taken(s: Mapping[str, str], t: float, wall_time: float, source: str, st
     if still:
         return text(s, "review_still", name=source, clock=clock(wall_time))
     at = text(s, "review_at", t=f"{t:.1f}", clock=clock(wall_time))
-    return text(s, "review_at_source", source=source, at=at) if source else at
+    return text(s, "review_at_source", source=source_words(s, source), at=at) if source else at
 
 
 def describe_review(s: Mapping[str, str], record: ReviewRecord) -> str:

@@ -63,6 +63,7 @@ class SessionRow:
     started: float | None = None  # wall time of the first keyframe, None for an empty log
     duration_s: float | None = None  # first to last keyframe
     source: str = ""  # "camera", the video's or the image's name, "3 images"
+    images: int = 0  # several still images: how many (said in the screen's language)
     model_id: str = ""  # the model of the first analysed keyframe
     summary: SessionSummary | None = None  # None when the file cannot be read
     error: str = ""  # why it cannot be read
@@ -137,11 +138,12 @@ def _row(path: Path, modified: float, loaded: LoadedSession | None, error: str =
         started=facts.started,
         duration_s=facts.duration_s,
         source=facts.source,
+        images=facts.images,
         model_id=first.model_id if first else "",
         summary=summarise(state, len(loaded.damaged_lines)),
         trainee=state.trainee,
         examiner=state.examiner,
-        progress=progress_point(path.stem, facts.started, facts.duration_s, facts.source, state),
+        progress=progress_point(path.stem, facts.started, facts.duration_s, facts.source, state, facts.images),
     )
 
 

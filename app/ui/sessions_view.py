@@ -30,7 +30,7 @@ from app.ui.sessions_controller import (
     SessionsController,
     SessionsState,
 )
-from app.ui.strings_sessions import EN, answer_word, session_questions, sessions_notice_text
+from app.ui.strings_sessions import EN, answer_word, session_questions, sessions_notice_text, source_words
 from app.ui.timeline import TimelineChart, ordered_counts, question_words
 from app.ui.widgets import NoticeBar, tagged
 
@@ -271,7 +271,7 @@ class SessionsView:
         if row.duration_s is not None:
             heading.append(text(s, "row_duration", seconds=f"{row.duration_s:.0f}"))
         if row.source:
-            heading.append(row.source)
+            heading.append(source_words(s, row.source, row.images))
         parts = [text(s, "row_model", model=row.model_id) if row.model_id else text(s, "row_no_model")]
         if row.trainee or row.examiner:
             parts.insert(0, names_line(s, row.trainee, row.examiner))

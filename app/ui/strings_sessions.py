@@ -10,7 +10,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 
 from app.core.notice import Notice
-from app.core.session import SessionState
+from app.core.session import CAMERA_SOURCE, SessionState
 from app.ui.i18n import text
 
 EN: dict[str, str] = {
@@ -137,6 +137,8 @@ EN: dict[str, str] = {
     "review_at_source": "{source}, {at}",
     "review_still": "{name} · answered {clock}",
     "review_model_said": "Model: {answer}",
+    "source_camera": "camera",
+    "source_images": "{n} images",
     "names_button": "Names…",
     "names_title": "Trainee and examiner",
     "trainee_label": "Trainee (optional)",
@@ -354,6 +356,8 @@ ZH: dict[str, str] = {
     "review_at_source": "{source}，{at}",
     "review_still": "{name} · {clock} 回答",
     "review_model_said": "模型：{answer}",
+    "source_camera": "摄像头",
+    "source_images": "{n} 张图像",
     "names_button": "姓名…",
     "names_title": "学员与考官",
     "trainee_label": "学员（可选）",
@@ -472,6 +476,14 @@ def session_questions(strings: Mapping[str, str], state: SessionState) -> dict[s
     written before sessions said what they asked: then each signal is named as the table names it)."""
     asked = state.asked
     return asked.questions(strings.get("language", "en")) if asked is not None else {}
+
+
+def source_words(strings: Mapping[str, str], source: str, images: int = 0) -> str:
+    """Where a session's frames came from, in these strings' language: the camera, several images
+    counted, else the file's own name (which is never translated)."""
+    if images > 1:
+        return text(strings, "source_images", n=images)
+    return strings.get("source_camera", source) if source == CAMERA_SOURCE else source
 
 
 def signal_words(strings: Mapping[str, str], signal: str) -> str:

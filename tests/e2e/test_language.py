@@ -16,7 +16,7 @@ from pathlib import Path
 import pytest
 
 from app.ui.i18n import LANGUAGES
-from tests.e2e.conftest import AppServer, go_to, node, open_app_page, shot, wait_text
+from tests.e2e.conftest import AppServer, go_to, node, open_app_page, shot, wait_on_page, wait_text
 from tests.e2e.language import english_words, screen_text
 from tests.e2e.test_practice import choose, start_with_files
 from tests.integration.conftest import held_out_scenes
@@ -52,6 +52,13 @@ def test_switching_to_chinese_leaves_no_english_word_on_any_screen(browser, tmp_
             choose(page, "Image")
             start_with_files(page, [image])
             wait_text(page, "observation", "YES")
+            # A session of two images: its source ("2 images" in the English log) in Chinese on Sessions.
+            second = tmp_path / "again.jpg"
+            other = held_out_scenes(count_per_kind=1, seed=62)  # another picture that also answers YES
+            second.write_bytes(next(data for _, data, expected in other if expected == "yes"))
+            choose(page, "Several images")
+            start_with_files(page, [image, second])
+            wait_on_page(page, "again.jpg · answered")
             go_to(page, "Settings", "settings-threads")
             node(page, "settings-language").get_by_role("button", name=LANGUAGES["zh"], exact=True).click()
             wait_text(page, "settings-backend-status", "正在使用的后端", timeout=30)
@@ -63,7 +70,7 @@ def test_switching_to_chinese_leaves_no_english_word_on_any_screen(browser, tmp_
                     wait_text(page, "question", "手的位置正确吗")
                 if label == "记录":
                     node(page, "sessions-refresh").click()
-                    time.sleep(0.5)
+                    wait_on_page(page, "2 张图像")  # the sources in Chinese too
                 found[label] = english_on_screen(page)
                 shot(page, f"zh-{target}")  # and at 390 px when refreshing the README's pictures
             # What went wrong is said in Chinese too: a damaged image and a labels table among the files.

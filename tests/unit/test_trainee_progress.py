@@ -168,3 +168,11 @@ def test_the_report_warns_of_the_demo_model_and_says_the_frame_rate_it_measured_
     real = practice_report(load_session(path), "real")
     assert EN["demo_caveat"] not in real and "Measured from 30 frames a second" in real
     assert EN["demo_caveat"] in practice_report(load_session(demo), "demo")
+
+
+def test_a_sessions_source_is_said_in_the_screens_language_and_a_file_name_as_it_is() -> None:
+    from app.ui.strings_sessions import EN, ZH, source_words
+
+    assert (source_words(EN, "camera"), source_words(ZH, "camera")) == ("camera", "摄像头")
+    assert (source_words(EN, "3 images", 3), source_words(ZH, "3 images", 3)) == ("3 images", "3 张图像")
+    assert source_words(ZH, "hands.avi") == "hands.avi"
