@@ -440,8 +440,11 @@ class PracticeController:
         with self._lock:
             if self._source is None:
                 return  # stopped by the user
+        kind = self._state.source_kind
         self.stop_session()
         said = () if ended.by_user else ended.said
+        if ended.ok and not ended.by_user and kind == "video":  # said, or the end looks like nothing happened
+            said = (Notice("video_finished"), *said)
         self._update(lambda s: replace(s, notice=said if ended.ok else (), error=() if ended.ok else said))
 
     # --- frames --------------------------------------------------------------------------------

@@ -75,7 +75,11 @@ class PracticeView:
         # Segmented buttons, not menus: every choice is visible and one tap away.
         self.source = ft.SegmentedButton(
             selected=["video"],
-            segments=[ft.Segment(value=k, label=ft.Text(t[f"source_{k}"])) for k in SOURCES],
+            # Each label may take two lines: four choices then share a phone's width, none cut off.
+            segments=[
+                ft.Segment(value=k, label=ft.Text(t[f"source_{k}"], max_lines=2, text_align=ft.TextAlign.CENTER))
+                for k in SOURCES
+            ],
             show_selected_icon=False,
             on_change=self._source_chosen,
         )
@@ -239,21 +243,28 @@ class PracticeView:
             vertical_alignment=ft.CrossAxisAlignment.START,
             visible=False,
         )
+        self._rate_words_box = ft.Container(tagged(self.rate_words, "rate-words"), expand=True)
+        self._rate_tag = tagged(self.rate, "rate")
+        self._rate_row = ft.Row(
+            [self._rate_tag, self._rate_words_box],
+            vertical_alignment=ft.CrossAxisAlignment.CENTER,
+        )
+        self._rate_cue_slot = ft.Container(self.rate_cue_box)  # the cue's place: above the rate, or beside it
+        self._rhythm_column = ft.Column(
+            [
+                self.rate_title,
+                self._rate_cue_slot,
+                self._rate_row,
+                self.pause_flag_row,
+                tagged(self.rate_details, "rate-details"),
+                ft.Text(t["rate_not_measured"], size=11, color=ft.Colors.GREY_600),
+            ],
+            spacing=2,
+        )
+        self._compact: bool | None = None
+        self._width: float | None = None
         self.rhythm_box = ft.Container(
-            ft.Column(
-                [
-                    self.rate_title,
-                    self.rate_cue_box,
-                    ft.Row(
-                        [tagged(self.rate, "rate"), ft.Container(tagged(self.rate_words, "rate-words"), expand=True)],
-                        vertical_alignment=ft.CrossAxisAlignment.CENTER,
-                    ),
-                    self.pause_flag_row,
-                    tagged(self.rate_details, "rate-details"),
-                    ft.Text(t["rate_not_measured"], size=11, color=ft.Colors.GREY_600),
-                ],
-                spacing=2,
-            ),
+            self._rhythm_column,
             padding=12,
             border_radius=8,
             bgcolor=ft.Colors.BLUE_GREY_50,
@@ -309,7 +320,7 @@ class PracticeView:
         controls_row = ft.Column(
             [
                 ft.Row([ft.Text(t["source"], size=12)], spacing=0),
-                ft.Row([tagged(self.source, "source")], scroll=ft.ScrollMode.AUTO),
+                ft.Row([ft.Container(tagged(self.source, "source"), expand=True)]),
                 ft.Row(
                     [
                         ft.Text(t["every"], size=12),
@@ -373,7 +384,8 @@ class PracticeView:
         ends."""
         # A phone's stage is 4:3 across its width. A height, not an aspect ratio: Flet wraps a control
         # with one in another widget, and a camera whose parents change is rebuilt and its stream ends.
-        self.stage.height = STAGE_HEIGHT if wide or not width else max(160.0, (width - 32) * 3 / 4)
+        self._width = width
+        self._size_stage()
         if wide == self.wide:
             return
         self.wide = wide
@@ -386,6 +398,33 @@ class PracticeView:
         else:
             self._live.controls = [self.stage, *self._status_block, self.rhythm_box, self._card, self._controls_row]
         self._right.controls = [self.rhythm_box, self._card, self._review_block] if wide else [self._review_block]
+
+    def _size_stage(self) -> None:
+        width = self._width
+        if self.wide or not width:
+            self.stage.height = STAGE_HEIGHT
+        else:  # 4:3 across a phone's width; 2.4:1 while a checklist and the rate share the screen with it
+            self.stage.height = (width - 32) * 0.42 if self._compact else max(160.0, (width - 32) * 3 / 4)
+
+    def _fit_compact(self, compact: bool) -> None:
+        """A phone running a checklist with a rate: the rate panel and every line of the card in view
+        together (they did not fit: the last line went below the fold). The preview goes 2.4:1 (a wide strip), and the
+        cue sits beside the rate, smaller (still ~5 mm capitals, read from 1-2 m), the band's words left
+        to the cue and its colour."""
+        if compact == self._compact:
+            return
+        self._compact = compact
+        self._size_stage()
+        self.rate_title.visible = not compact
+        self._rate_words_box.visible = not compact
+        self.rate_cue.size, self.rate_cue_icon.size = (40, 34) if compact else (72, 64)
+        self.rate.size = 32 if compact else 40
+        self._rate_cue_slot.content = None if compact else self.rate_cue_box
+        self._rate_row.controls = [
+            *([self.rate_cue_box] if compact else []),
+            self._rate_tag,
+            self._rate_words_box,
+        ]
 
     def show_metronome(self, on: bool, rate: int) -> None:
         """The metronome as it is (a page built again while it plays)."""
@@ -445,6 +484,7 @@ class PracticeView:
         self._render_worker(state)
         self._render_stage(state)
         self._render_rhythm(state)
+        self._fit_compact(not self.wide and state.checklist is not None and state.running and self.rhythm_box.visible)
         shown = state.source_kind if state.running else self._chosen
         self.metronome_row.visible = shown in ("camera", "video")  # stills have no rhythm to keep
         self.error.value = notices_text(self._t, state.error)

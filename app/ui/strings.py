@@ -134,6 +134,7 @@ EN: dict[str, str] = {
     "camera_lost": "The camera stopped sending pictures; the session ended and is saved. Start again.",
     "camera_denied": ("The camera is not available (absent, or permission denied). Choose a video or images instead."),
     "paused_in_background": "The session stopped when the app went to the background; it is saved. Start again.",
+    "video_finished": "The video ended: the session is saved. Review it in Sessions.",
     "camera_tab_gone": (
         "The session ended: the tab with the camera was reloaded, closed or lost its connection. "
         "It is saved in Sessions."
@@ -298,6 +299,7 @@ ZH: dict[str, str] = {
     "camera_lost": "摄像头不再发送画面；练习已结束并已保存。请重新开始。",
     "camera_denied": "摄像头不可用（没有摄像头，或权限被拒绝）。请改为选择视频或图片。",
     "paused_in_background": "应用转到后台时练习已停止并已保存。请重新开始以继续。",
+    "video_finished": "视频已结束：本次练习已保存。可在“记录”中复核。",
     "camera_tab_gone": "练习已结束：使用摄像头的标签页被重新加载、关闭或断开了连接。记录已保存在“记录”中。",
     "camera_in_other_tab": "摄像头在本应用的另一个标签页中；它的回答也会显示在这里。",
     "notice_separator": "；",

@@ -20,7 +20,7 @@ import pytest
 from app.core.session import PracticeEvent
 from app.paths import EXAMPLES, PROFILES
 from app.session.store import load_session
-from tests.conditions import wait_until
+from tests.conditions import wait_for, wait_until
 from tests.e2e.conftest import (
     AppServer,
     fake_camera_browser,
@@ -36,7 +36,7 @@ from tests.e2e.conftest import (
 )
 from tests.e2e.test_practice import PHONE, choose, open_menu_and_pick, practice_answers, sessions, start_camera
 from tests.e2e.test_settings_screen import wait_file
-from tests.integration.video import write_hands_y4m
+from tests.integration.video import write_compression_video, write_hands_y4m
 
 pytestmark = pytest.mark.browser
 GATED = "hand_position_first"
@@ -211,5 +211,41 @@ def test_the_shipped_checklist_on_a_phone_keeps_every_line_in_view(browser, tmp_
             wait_on_page(page, "All 3 answers reviewed")
             shot(page, "checklist-phone-reviewed")
             page.request_log.assert_local()
+        finally:
+            page.context.close()
+
+
+def test_a_checklist_video_session_on_a_phone_keeps_the_rate_and_every_line_in_view(
+    browser,  # noqa: ANN001
+    tmp_path: Path,
+) -> None:
+    """At 390×844 a video of compressions asked the checklist: the rate panel and every line of the card
+    are on screen together while it plays (the rate panel once pushed the last line below the fold), and
+    every source choice is whole on screen."""
+    from demo_model.compressions import VideoSpec
+
+    video = tmp_path / "compressions.avi"
+    write_compression_video(video, VideoSpec(seconds=24, fps=15, rate_per_min=110), seed=5)
+    with AppServer(tmp_path / "data", "--profile", str(PROFILES / "cpr_checklist.json")) as server:
+        page = open_app_page(browser, server.url, viewport=PHONE)
+        try:
+            wait_text(page, "model-status", "Model ready")
+            for label in ("Camera", "Video", "Image", "Several images"):
+                box = page.get_by_role("button", name=label, exact=True).first.bounding_box()
+                assert box is not None and 0 <= box["x"] and box["x"] + box["width"] <= PHONE["width"], (label, box)
+            choose(page, "Video")
+            with page.expect_file_chooser() as chooser:
+                node(page, "start-stop").click()
+            chooser.value.set_files([str(video)])
+            wait_for(lambda: text_of(page, "rate"), lambda r: r.endswith("/min"), 60, "a rate on screen", interval=0.2)
+            for signal in ("hands_visible", "hand_position_correct", "hands_stacked"):
+                wait_for(lambda s=signal: text_of(page, f"check-{s}"), bool, 60, f"the {signal} line answered")
+            shot(page, "checklist-video-phone", other_size=False)
+            bottom_bar = PHONE["height"] - 80
+            # Whole, not clipped: Flutter clips a node's box to what is painted on screen.
+            for what in ("rate", "check-hands_visible", "check-hand_position_correct", "check-hands_stacked"):
+                box = node(page, what).first.bounding_box()
+                assert box is not None and 0 <= box["y"] and box["y"] + box["height"] <= bottom_bar, (what, box)
+                assert box["height"] >= 28, (what, box)
         finally:
             page.context.close()

@@ -36,6 +36,9 @@ def test_video_stills_and_reviews_on_one_worker(tmp_path: Path) -> None:
         controller.start_video("hands.avi", video)
         wait(controller, lambda s: s.running)
         done = wait(controller, lambda s: not s.running)
+        # The video's end is said, in both languages, or it would look like nothing happened.
+        assert said(done.notice) == "The video ended: the session is saved. Review it in Sessions."
+        assert said(done.notice, ZH) == "视频已结束：本次练习已保存。可在“记录”中复核。"
         answers = [e.event.observation for e in done.session.timeline]
         assert [a for i, a in enumerate(answers) if i == 0 or answers[i - 1] != a] == ["no", "yes", "no"]
         assert any(s.analysing_thumb for s in seen) and any(s.preview for s in seen)
