@@ -8,6 +8,15 @@ from collections.abc import Mapping
 ENGLISH: Mapping[str, str] = {"duration_s": "{s} s", "duration_m": "{m} min {s} s", "duration_h": "{h} h {m} min"}
 
 
+def model_time_words(seconds: float, words: Mapping[str, str]) -> str:
+    """A measured model time as it reads: seconds from 1 s, else milliseconds (a tiny model answers in
+    3 ms, which "0.00 s" hid), with `words`' templates "seconds" ({s}) and "milliseconds" ({ms})."""
+    if seconds >= 1.0:
+        return words["seconds"].format(s=f"{seconds:.2f}")
+    ms = seconds * 1000
+    return words["milliseconds"].format(ms=f"{ms:.0f}" if ms >= 10 else f"{ms:.1f}" if ms >= 0.1 else "< 0.1")
+
+
 def duration_words(seconds: float, words: Mapping[str, str] = ENGLISH) -> str:
     """Whole seconds under a minute, minutes and seconds under an hour, else hours and minutes: 1 min 05 s."""
     seconds = max(0, round(seconds))

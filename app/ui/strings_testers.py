@@ -87,6 +87,11 @@ EN: dict[str, str] = {
     "cell_waiting": "…",
     "cell_none": "—",
     "seconds": "{s} s",
+    "milliseconds": "{ms} ms",
+    "time_note_checklist": (
+        "Time: the model's own, per answer. A picture is encoded once, in its first question's time; the "
+        "other questions' times are their answering alone."
+    ),
     "status_valid": "valid",
     "status_rejected": "rejected",
     "status_not_asked": "not asked",
@@ -187,6 +192,10 @@ ZH: dict[str, str] = {
     "cell_waiting": "…",
     "cell_none": "—",
     "seconds": "{s} 秒",
+    "milliseconds": "{ms} 毫秒",
+    "time_note_checklist": (
+        "用时：模型本身的用时，按每个回答计。每张图片只编码一次，计入其第一个问题的用时；其他问题的用时只是回答本身。"
+    ),
     "status_valid": "有效",
     "status_rejected": "被拒绝",
     "status_not_asked": "未询问",

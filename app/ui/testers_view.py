@@ -17,6 +17,7 @@ from pathlib import Path
 import flet as ft
 
 from app.core.checklist import Checklist
+from app.core.durations import model_time_words
 from app.core.evaluation import NOT_ASKED, ChecklistReport, Report, SignalReport, shown, signed
 from app.core.notice import Notice
 from app.evaluation_labels import MAX_LABELS_BYTES
@@ -150,10 +151,14 @@ class TestersView:
 
         # Per image
         self.table = ft.Column(spacing=2)
+        # Where a checklist's time goes: one encode per picture, in its first question's time.
+        time_note = ft.Text(text(s, "time_note_checklist"), size=12, color=ft.Colors.GREY_700)
+        self.time_note_box = tagged(time_note, "testers-time-note")
         self.rows_box = ft.Column(
             [
                 ft.Text(text(s, "rows_title"), weight=ft.FontWeight.BOLD, size=16),
                 ft.Row([tagged(self.table, "testers-rows")], scroll=ft.ScrollMode.AUTO),
+                self.time_note_box,
             ],
             spacing=6,
         )
@@ -299,6 +304,7 @@ class TestersView:
                 tagged(ft.Row(list(c.values()), spacing=0), f"testers-row-{i}")
                 for i, c in enumerate(self._row_controls)
             ]
+        self.time_note_box.visible = checklist is not None
         self.rows_box.visible = bool(rows)
         none, waiting = text(s, "cell_none"), text(s, "cell_waiting")
         first_signal = rows[0].signal if rows else ""
@@ -319,7 +325,7 @@ class TestersView:
             status = text(s, f"status_{row.parse_status}") if row.parse_status else waiting
             _set_text(controls["status"], status, ft.Colors.RED_900 if row.parse_status == "error" else None)
             controls["status"].tooltip = _detail(s, row)
-            _set_text(controls["time"], text(s, "seconds", s=f"{row.seconds:.2f}") if row.seconds is not None else none)
+            _set_text(controls["time"], model_time_words(row.seconds, s) if row.seconds is not None else none)
 
     @staticmethod
     def _new_row(columns: tuple[str, ...]) -> dict[str, ft.Control]:

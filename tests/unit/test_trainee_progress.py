@@ -176,3 +176,14 @@ def test_a_sessions_source_is_said_in_the_screens_language_and_a_file_name_as_it
     assert (source_words(EN, "camera"), source_words(ZH, "camera")) == ("camera", "摄像头")
     assert (source_words(EN, "3 images", 3), source_words(ZH, "3 images", 3)) == ("3 images", "3 张图像")
     assert source_words(ZH, "hands.avi") == "hands.avi"
+
+
+def test_a_model_time_reads_in_milliseconds_under_a_second_never_as_zero() -> None:
+    from app.core.durations import model_time_words
+    from app.ui.strings_testers import EN, ZH
+
+    assert model_time_words(0.003021, EN) == "3.0 ms"  # the demo model's answer: "0.00 s" before
+    assert model_time_words(0.0421, EN) == "42 ms"
+    assert model_time_words(0.00004, EN) == "< 0.1 ms"
+    assert model_time_words(8.38, EN) == "8.38 s"
+    assert model_time_words(0.5, ZH) == "500 毫秒"
