@@ -54,7 +54,7 @@ table { border-collapse: collapse; width: 100%; } th, td { text-align: left; pad
 table.narrow { width: auto; } .wide { overflow-x: auto; }
 td.n { text-align: right; font-variant-numeric: tabular-nums; }
 .small { color: #444; font-size: 13px; } svg { max-width: 100%; height: auto; }
-table.sign td { height: 34px; min-width: 120px; }
+table.sign td { height: 34px; min-width: 120px; } .signoff { break-inside: avoid; }
 @media print { body { margin: 0; max-width: none; } .notice { background: none; } }
 """
 
@@ -275,12 +275,15 @@ def _sign_off(state: SessionState, w: Words) -> str:
         for role, name in (("sign_trainee", state.trainee), ("sign_examiner", state.examiner))
     )
     head = "".join(f"<th>{_say(w, key)}</th>" for key in ("sign_name", "sign_date", "sign_signature"))
-    return f'<h2>{_say(w, "sign_title")}</h2><table class="sign"><tr><th></th>{head}</tr>{rows}</table>'
+    # Kept on one page when printed: the names belong with the lines to sign.
+    table = f'<table class="sign"><tr><th></th>{head}</tr>{rows}</table>'
+    return f'<div class="signoff"><h2>{_say(w, "sign_title")}</h2>{table}</div>'
 
 
-def practice_report(loaded: LoadedSession, session_id: str, language: str = "en") -> str:
+def practice_report(loaded: LoadedSession, session_id: str, language: str = "en", print_nonce: str = "") -> str:
     """The report of one session as a complete HTML document, in `language` ("en" or "zh"; anything
-    else gets English)."""
+    else gets English). With `print_nonce` it opens the browser's print dialog when loaded (the one
+    script its policy allows, by that nonce): the copy the app opens in a tab to print or save as PDF."""
     w = report_words(language)
     state = loaded.state
     facts = session_facts(loaded)
@@ -304,9 +307,12 @@ def practice_report(loaded: LoadedSession, session_id: str, language: str = "en"
     demo = f'<p class="notice">{_say(w, "demo_caveat")}</p>' if any(e.model_id == DEMO for e in answers) else ""
     people = _say(w, "people", trainee=state.trainee or w["none"], examiner=state.examiner or w["none"])
     css = _CSS.replace("FONT_FAMILY", w["font_family"])
+    nonce = escape(print_nonce)
+    policy = "default-src 'none'; style-src 'unsafe-inline'" + (f"; script-src 'nonce-{nonce}'" if print_nonce else "")
+    print_script = f'<script nonce="{nonce}">addEventListener("load", () => print())</script>' if print_nonce else ""
     return (
         f'<!doctype html><html lang="{w["html_lang"]}"><head><meta charset="utf-8">'
-        "<meta http-equiv=\"Content-Security-Policy\" content=\"default-src 'none'; style-src 'unsafe-inline'\">"
+        f'<meta http-equiv="Content-Security-Policy" content="{policy}">'
         '<meta name="viewport" content="width=device-width, initial-scale=1">'
         f"<title>{_say(w, 'title', session=session_id)}</title><style>{css}</style></head><body>"
         f'<h1>{_say(w, "heading")}</h1><p class="sub">{sub}</p><p class="sub">{people}</p>'
@@ -315,5 +321,5 @@ def practice_report(loaded: LoadedSession, session_id: str, language: str = "en"
         f"{_answers_section(loaded, language, w)}"
         f"{_rhythm_section(state.rhythm, summarise_rhythm(state.rhythm), language, w)}"
         f"{_targets_section(w)}{_sign_off(state, w)}{damaged}"
-        f'<hr><p class="small">{_say(w, "footer")}{w["gap"]}{_say(w, "not_medical")}</p></body></html>\n'
+        f'<hr><p class="small">{_say(w, "footer")}{w["gap"]}{_say(w, "not_medical")}</p>{print_script}</body></html>\n'
     )

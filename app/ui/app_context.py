@@ -23,6 +23,7 @@ from app.models.store import ModelStore
 from app.ui.models_controller import ModelsController
 from app.ui.page_loop import connection_closed
 from app.ui.practice_controller import PracticeController
+from app.ui.printouts import Printouts
 from app.ui.settings_controller import SettingsController, connect_practice, worker_spec
 from app.worker.messages import WorkerSpec
 
@@ -45,6 +46,8 @@ class AppContext:
         self.settings = SettingsController()
         # The live camera's motion frames, from each page's script to the session its camera feeds.
         self.motion = MotionStreams()
+        # Practice reports the Sessions screen opens in a tab to print (web only: the server serves them).
+        self.printouts = Printouts()
 
     async def main(self, page: ft.Page) -> None:
         try:

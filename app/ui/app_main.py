@@ -9,6 +9,7 @@ picks (app.ui.file_intake) are the page's async tasks because they talk to the b
 from __future__ import annotations
 
 import logging
+import secrets
 import uuid
 from collections.abc import Callable, Sequence
 from pathlib import Path
@@ -36,6 +37,7 @@ from app.ui.models_view import ModelsView
 from app.ui.page_loop import Ticker, on_page_loop
 from app.ui.practice_controller import PracticeController, PracticeState
 from app.ui.practice_view import PracticeActions, PracticeView
+from app.ui.printouts import Printouts
 from app.ui.privacy_sheet import privacy_sheet
 from app.ui.sessions_controller import SessionsController, SessionsState
 from app.ui.sessions_view import SessionsView, file_picker_saver
@@ -75,6 +77,7 @@ def _open_page(page: ft.Page, app: AppContext) -> None:
         app.settings,
         app.models(),
         motion=app.motion,
+        printouts=app.printouts,
     ).mount()
 
 
@@ -95,6 +98,7 @@ class Shell:
         metronome: Metronome | None = None,
         motion: MotionStreams | None = None,
         rate_tones: RateTones | None = None,
+        printouts: Printouts | None = None,
     ) -> None:
         """`testers`: the previous page's testers' run, kept across a change of language.
         `motion`: where the page's script sends the live camera's movement (`app.frames.motion_stream`).
@@ -108,6 +112,8 @@ class Shell:
         self.picker = picker
         self.camera = camera
         self.motion = motion or MotionStreams()
+        self.printouts = printouts
+        self.url_launcher = ft.UrlLauncher()
         # This page's own (a sound plays where the trainee is), handed on when the page is rebuilt: the
         # browser keeps playing it across a reconnect, and the switch must say so.
         self.metronome = metronome or Metronome(page)
@@ -148,7 +154,12 @@ class Shell:
             is_live=lambda sid: controller.state.running and controller.state.session_id == sid,
             language=self.language,  # the practice report is exported in the screen's language
         )
-        self.sessions = SessionsView(self.sessions_controller, file_picker_saver(picker), words, page.run_thread)
+        # Printing goes through a tab the app's own server serves: the web app's (a desktop window or a
+        # phone app has no such server, and saves the report's file instead).
+        print_report = self._print_report if page.web and printouts is not None else None
+        self.sessions = SessionsView(
+            self.sessions_controller, file_picker_saver(picker), words, page.run_thread, print_report
+        )
         testers_words = strings_testers.TABLES[self.language]
         self.testers_controller = testers or TestersController(controller, use_cut=self._use_cut)
         self.testers = TestersView(
@@ -254,6 +265,7 @@ class Shell:
         locales = {code: ft.Locale(*parts) for code, parts in LOCALES.items()}
         page.locale_configuration = ft.LocaleConfiguration(list(locales.values()), locales[self.language])
         page.services.append(self.picker)
+        page.services.append(self.url_launcher)
         if self.metronome.service is not None:
             page.services.append(self.metronome.service)
         self.practice.show_metronome(self.metronome.on, self.metronome.rate)
@@ -336,6 +348,7 @@ class Shell:
             metronome=self.metronome,
             motion=self.motion,
             rate_tones=self.rate_tones,
+            printouts=self.printouts,
         )
         shell.mount()
         return shell
@@ -422,6 +435,15 @@ class Shell:
 
     def _set_interval(self, seconds: int) -> None:
         self.controller.set_interval(seconds)
+
+    def _print_report(self) -> None:
+        """The opened session's report in a new tab of the app's own server, which opens the browser's
+        print dialog there (its printer, or Save as PDF)."""
+        nonce = secrets.token_urlsafe(16)
+        html = self.sessions_controller.printable_report(nonce)
+        if html is not None and self.printouts is not None:
+            url = f"/print/{self.printouts.add(html)}"
+            self.page.run_task(self.url_launcher.launch_url, url, web_only_window_name="_blank")
 
     def _review(self, verdicts: Sequence[Verdict], revise: bool) -> None:
         self._refused(self.controller.review(verdicts, revise=revise))

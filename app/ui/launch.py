@@ -56,7 +56,7 @@ def launch(port: int | None = None, model: str | None = None, profile: Path | No
     def serve() -> int:
         app = build_app(model, profile)
         try:
-            web_shell.serve(app.main, port, open_tab, app.motion)
+            web_shell.serve(app.main, port, open_tab, app.motion, app.printouts)
         except web_shell.WebShellError as exc:
             print(f"error: {exc}", file=sys.stderr)
             return 2

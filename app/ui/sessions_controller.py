@@ -398,6 +398,13 @@ class SessionsController:
             text, mime, file_name = report, "text/html", f"{name}-report.html"
         return ExportFile(f"keyframe-session-{file_name}", text.encode("utf-8"), mime)
 
+    def printable_report(self, print_nonce: str) -> str | None:
+        """The opened session's report as a page that opens the print dialog (see `practice_report`)."""
+        opened = self._state.opened
+        if opened is None:
+            return None
+        return practice_report(opened.loaded, opened.row.session_id, self._language, print_nonce)
+
     def export_finished(self, file_name: str, where: str | None) -> None:
         """The save dialog returned: `where` is the saved path, or None when it was cancelled."""
         notice = Notice("export_saved", (("where", where),)) if where else Notice("export_cancelled")

@@ -75,6 +75,7 @@ class SessionsView:
         save_file: SaveFile | None = None,
         strings: Mapping[str, str] = EN,
         background: Callable[[Callable[[], None]], object] = lambda work: work(),
+        print_report: Callable[[], object] | None = None,
     ) -> None:
         """`background` runs a refresh off the page's loop (the shell gives `page.run_thread`):
         reading many session files must not freeze every tab."""
@@ -163,6 +164,10 @@ class SessionsView:
             fmt: ft.OutlinedButton(text(s, f"export_{fmt}"), icon=ft.Icons.DOWNLOAD, on_click=self._export_handler(fmt))
             for fmt in EXPORT_FORMATS
         }
+        # The report in a tab of the browser, which prints it or saves it as a PDF (the web app only).
+        self.print_button = ft.OutlinedButton(
+            text(s, "print_report"), icon=ft.Icons.PRINT, on_click=lambda _: print_report() if print_report else None
+        )
         self.delete = ft.TextButton(
             text(s, "delete_session"), icon=ft.Icons.DELETE_OUTLINE, on_click=lambda _: self._ask_delete(True)
         )
@@ -184,6 +189,7 @@ class SessionsView:
                     tagged(button, f"export-{fmt}", text(s, f"export_{fmt}"))
                     for fmt, button in self.export_buttons.items()
                 ),
+                *([tagged(self.print_button, "export-print", text(s, "print_report"))] if print_report else []),
                 tagged(self.delete, "session-delete", text(s, "delete_session")),
             ],
             wrap=True,

@@ -48,6 +48,7 @@ from app.frames.motion_stream import BadMotionMessage, MotionStreams, frame_of, 
 from app.locations import upload_dir
 from app.paths import ASSETS
 from app.privacy.origin_guard import LOOPBACK, Message, OriginGuard, Receive, Scope, Send
+from app.ui.printouts import Printouts
 
 log = logging.getLogger("keyframe.ui")
 
@@ -57,6 +58,7 @@ PURPOSE_ZH = "设备端练习反馈——图像只留在本设备"
 FLET_VERSION = "1.0.5"  # the Flet whose index.html assets/index.html is a copy of
 INDEX_HTML = ASSETS / "index.html"
 NOT_FETCHED_SCRIPT = "/* Keyframe: not fetched; this page loads nothing from other hosts */\n"
+PRINT_GONE = "This printout was opened already or is older than 5 minutes: print it again from Sessions.\n"
 
 # Only this server. 'self' covers ws://127.0.0.1:PORT/ws, the page's websocket.
 # 'wasm-unsafe-eval': CanvasKit compiles WebAssembly;
@@ -122,7 +124,11 @@ PageMain = Callable[[ft.Page], Awaitable[None] | None]
 
 
 def asgi_app(
-    main: PageMain, port: int, on_startup: Callable[[], None] | None = None, motion: MotionStreams | None = None
+    main: PageMain,
+    port: int,
+    on_startup: Callable[[], None] | None = None,
+    motion: MotionStreams | None = None,
+    printouts: Printouts | None = None,
 ) -> OriginGuard:
     """Flet's web app for `main` in Keyframe's page, answering only requests from that page on `port`;
     the camera's motion frames go to `motion` (frames nothing is attached to are dropped)."""
@@ -151,6 +157,7 @@ def asgi_app(
     root.add_api_route("/_not_fetched/{kept:path}", _not_fetched, methods=["GET"])
     # A plain Starlette route: FastAPI would inject by annotation, which a lazily imported type defeats.
     root.router.add_websocket_route("/camera-motion", _motion_endpoint(motion or MotionStreams()))
+    root.add_api_route("/print/{token}", _print_endpoint(printouts or Printouts()), methods=["GET"])
     root.mount("/", flet_app)
     return OriginGuard(root, port)
 
@@ -161,6 +168,19 @@ def _not_fetched(kept: str) -> object:
     from starlette.responses import Response
 
     return Response(NOT_FETCHED_SCRIPT, media_type="text/javascript", headers={"Cache-Control": "no-store"})
+
+
+def _print_endpoint(printouts: Printouts) -> Callable[[str], object]:
+    """A report the Sessions screen opened for printing: served once, never cached."""
+    from starlette.responses import Response
+
+    def endpoint(token: str) -> object:
+        page = printouts.take(token)
+        if page is None:
+            return Response(PRINT_GONE, status_code=404, media_type="text/plain; charset=utf-8")
+        return Response(page, media_type="text/html; charset=utf-8", headers={"Cache-Control": "no-store"})
+
+    return endpoint
 
 
 def _motion_endpoint(streams: MotionStreams) -> Callable[[Any], Awaitable[None]]:
@@ -189,7 +209,11 @@ def _motion_endpoint(streams: MotionStreams) -> Callable[[Any], Awaitable[None]]
 
 
 def serve(
-    main: PageMain, port: int, on_startup: Callable[[], None] | None = None, motion: MotionStreams | None = None
+    main: PageMain,
+    port: int,
+    on_startup: Callable[[], None] | None = None,
+    motion: MotionStreams | None = None,
+    printouts: Printouts | None = None,
 ) -> None:
     """Serves `main` on 127.0.0.1:port until SIGINT or SIGTERM, which uvicorn raises again once it has
     shut down, so the caller's interrupt handling ends the command.
@@ -205,7 +229,7 @@ def serve(
     # Copies uploaded for an earlier run's sessions (a killed app) are not kept: they may show a trainee.
     shutil.rmtree(upload_dir(), ignore_errors=True)
     upload_dir().mkdir(parents=True, exist_ok=True)
-    guarded = asgi_app(main, port, on_startup, motion)
+    guarded = asgi_app(main, port, on_startup, motion, printouts)
 
     async def app(scope: Scope, receive: Receive, send: Send) -> None:
         if scope["type"] == "websocket":

@@ -27,6 +27,7 @@ ALLOWED_LATIN = {
     "JSONL",
     "CSV",
     "PNG",
+    "PDF",
     "MB",
     "GB",
     "KB",

@@ -187,3 +187,16 @@ def test_a_model_time_reads_in_milliseconds_under_a_second_never_as_zero() -> No
     assert model_time_words(0.00004, EN) == "< 0.1 ms"
     assert model_time_words(8.38, EN) == "8.38 s"
     assert model_time_words(0.5, ZH) == "500 毫秒"
+
+
+def test_a_printout_is_served_once_and_forgotten_after_a_few_minutes() -> None:
+    from app.ui.printouts import TTL_S, Printouts
+
+    now = [0.0]
+    desk = Printouts(clock=lambda: now[0])
+    token = desk.add("<p>report</p>")
+    assert len(token) >= 24 and desk.take("guess") is None
+    assert desk.take(token) == b"<p>report</p>" and desk.take(token) is None, "once"
+    stale = desk.add("<p>old</p>")
+    now[0] = TTL_S + 1
+    assert desk.take(stale) is None
