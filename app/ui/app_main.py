@@ -130,6 +130,7 @@ class Shell:
                 metronome=lambda on, rate: page.run_task(self.metronome.set, on, rate),
                 rate_tones=self.rate_tones.set,
                 names=controller.set_names,
+                try_examples=controller.try_examples,
             ),
             camera,
             t,

@@ -32,6 +32,7 @@ from app.frames.jpeg import jpeg
 from app.frames.motion_stream import MotionFrame
 from app.frames.sources import FrameSource, OpenCvCameraSource, SourceEnded, StillsSource, VideoFileSource, refusal
 from app.frames.video import VideoError
+from app.paths import EXAMPLES
 from app.pipeline.live import LivePipeline, PipelineUpdate
 from app.session.naming import named
 from app.session.review import ReviewError, Verdict, make_reviews, record_reviews
@@ -299,6 +300,14 @@ class PracticeController:
             self._update(lambda s: replace(s, error=(NO_IMAGE,)))
             return
         self._begin(StillsSource(images, self._state.interval_s), label, "image" if len(images) == 1 else "folder")
+
+    def try_examples(self) -> None:
+        """The example pictures shipped with the app as a session of stills: a demo with no file at hand."""
+        try:
+            images = [(path.name, path.read_bytes()) for path in sorted(EXAMPLES.glob("*.jpg"))]
+        except OSError:
+            images = []
+        self.start_stills(images, "examples")
 
     def start_evaluation(self, images: Sequence[tuple[str, bytes]], label: str) -> float | None:
         """Testers' mode: like `start_stills`, but no image is skipped as "unchanged" (two similar

@@ -52,6 +52,7 @@ class PracticeActions:
     metronome: Callable[[bool, int], object] = lambda on, rate: None  # (on, clicks per minute)
     rate_tones: Callable[[bool], object] = lambda on: None  # the rate tones on or off
     names: SaveNames = lambda trainee, examiner: None  # the session's trainee and examiner, and the next ones'
+    try_examples: Callable[[], object] = lambda: None  # a session of the example pictures shipped with the app
 
 
 class PracticeView:
@@ -91,6 +92,10 @@ class PracticeView:
             segments=[ft.Segment(value=str(n), label=ft.Text(t["seconds"].format(n=n))) for n in INTERVALS],
             show_selected_icon=False,
             on_change=lambda e: actions.interval(int(e.control.selected[0])),
+        )
+        # A demo with no file at hand: the example pictures shipped with the app, one tap.
+        self.try_examples = ft.TextButton(
+            t["try_examples"], icon=ft.Icons.PHOTO_LIBRARY_OUTLINED, on_click=lambda _: actions.try_examples()
         )
         self.start_stop = ft.FilledButton(t["start"], icon=ft.Icons.PLAY_ARROW, on_click=self._start_stop)
         self.camera = camera
@@ -319,7 +324,11 @@ class PracticeView:
         )
         controls_row = ft.Column(
             [
-                ft.Row([ft.Text(t["source"], size=12)], spacing=0),
+                ft.Row(
+                    [ft.Text(t["source"], size=12), tagged(self.try_examples, "try-examples")],
+                    spacing=8,
+                    vertical_alignment=ft.CrossAxisAlignment.CENTER,
+                ),
                 ft.Row([ft.Container(tagged(self.source, "source"), expand=True)]),
                 ft.Row(
                     [
@@ -476,7 +485,7 @@ class PracticeView:
         self.start_stop.content = self._t["stop"] if state.running else self._t["start"]
         self.start_stop.icon = ft.Icons.STOP if state.running else ft.Icons.PLAY_ARROW
         self.start_stop.disabled = state.worker_status == WorkerStatus.FAILED
-        self.source.disabled = self.interval.disabled = state.running
+        self.source.disabled = self.interval.disabled = self.try_examples.disabled = state.running
         _select(self.source, state.source_kind if state.running and state.source_kind in SOURCES else self._chosen)
         _select(self.interval, f"{state.interval_s:g}")
         self._named = (state.trainee, state.examiner)

@@ -669,3 +669,20 @@ def test_a_compression_video_shows_its_rate_against_the_target(page, tmp_path: P
     # The timeline's rate lane follows the session as it goes, its words the same figures.
     wait_text(page, "timeline-chart-rhythm", "Compression rate: median")
     shot(page, "practice-rate")
+
+
+def test_the_example_pictures_are_one_tap_away_for_a_demo(page, app_server: AppServer) -> None:  # noqa: ANN001
+    """No file at hand: "Try the example pictures" runs the pictures shipped with the app as a session."""
+    from app.paths import EXAMPLES
+
+    shipped = sorted(p.name for p in EXAMPLES.glob("*.jpg"))
+    wait_text(page, "model-status", "Model ready")
+    before = set(sessions(app_server.data))
+    node(page, "try-examples").click()
+    assert wait_until(lambda: set(sessions(app_server.data)) - before, timeout=30), "a session"
+    log = next(iter(set(sessions(app_server.data)) - before))
+    wait_text(page, "start-stop", "Start", timeout=120)  # every picture answered, the session closed
+    answered = [e.source for e in load_session(log).events if e.kind == "practice"]
+    assert sorted(set(answered)) == shipped, answered
+    wait_on_page(page, f"{shipped[-1]} · answered")
+    shot(page, "practice-examples")
