@@ -30,7 +30,7 @@ from app.ui.strings import EN
 from app.ui.strings_sessions import EN as WORDS
 from app.ui.strings_sessions import answer_word, reason_words, session_questions
 from app.ui.timeline import TimelineChart, mark_style
-from app.ui.widgets import tagged
+from app.ui.widgets import panel, tagged
 from app.worker.messages import WorkerStatus
 
 SOURCES = ("camera", "video", "image", "folder")
@@ -268,13 +268,7 @@ class PracticeView:
         )
         self._compact: bool | None = None
         self._width: float | None = None
-        self.rhythm_box = ft.Container(
-            self._rhythm_column,
-            padding=12,
-            border_radius=8,
-            bgcolor=ft.Colors.BLUE_GREY_50,
-            visible=False,
-        )
+        self.rhythm_box = panel(self._rhythm_column, visible=False)
         # The rate lane too: the live figure above says now, the lane how the rate went (a camera or
         # a video; stills have no rhythm and keep it hidden).
         self.timeline = TimelineChart(strings=words, rhythm=True)

@@ -14,7 +14,7 @@ from app.core.rhythm_figures import TARGET_RATE_PER_MIN, shown_rate
 from app.ui.i18n import text
 from app.ui.strings_sessions import source_words
 from app.ui.timeline import question_words
-from app.ui.widgets import tagged
+from app.ui.widgets import panel, tagged
 
 
 def _when(words: Mapping[str, str], point: ProgressPoint) -> str:
@@ -68,18 +68,15 @@ class ProgressBlock:
         self.title = ft.Text("", weight=ft.FontWeight.BOLD, size=16)
         self.sessions = ft.Column(spacing=10)
         self.root = tagged(
-            ft.Container(
-                content=ft.Column(
+            panel(
+                ft.Column(
                     [
                         tagged(self.title, "progress-title"),  # its own node: the tagged lines split the block's
                         self.sessions,
                         ft.Text(text(words, "progress_generative"), size=11, color=ft.Colors.GREY_700),
                     ],
                     spacing=8,
-                ),
-                padding=12,
-                border_radius=8,
-                bgcolor=ft.Colors.BLUE_GREY_50,
+                )
             ),
             "progress",
         )

@@ -32,7 +32,7 @@ from app.ui.sessions_controller import (
 )
 from app.ui.strings_sessions import EN, answer_word, session_questions, sessions_notice_text, source_words
 from app.ui.timeline import TimelineChart, ordered_counts, question_words
-from app.ui.widgets import NoticeBar, tagged
+from app.ui.widgets import NoticeBar, panel, tagged
 
 # The rhythm block's figures, in the order shown; each Text is tagged `rhythm-summary-<key>`.
 RHYTHM_FIGURES = ("times_guessed", "count", "rate", "band", "pauses", "long_pauses", "ccf", "depth")
@@ -132,31 +132,13 @@ class SessionsView:
         self._rhythm_tags = {key: tagged(t, f"rhythm-summary-{key}") for key, t in self.rhythm_texts.items()}
         # Its own box, beside the summary's: tagged nodes inside the tagged summary split it, and the
         # summary's node then read only the rhythm's lines.
-        self.rhythm_box = ft.Container(
-            content=ft.Column(
-                [
-                    ft.Text(text(s, "rhythm_title"), weight=ft.FontWeight.BOLD),
-                    *self._rhythm_tags.values(),
-                ],
-                spacing=4,
-            ),
-            padding=12,
-            border_radius=8,
-            bgcolor=ft.Colors.BLUE_GREY_50,
-            visible=False,
-        )
+        rhythm_title = ft.Text(text(s, "rhythm_title"), weight=ft.FontWeight.BOLD)
+        self.rhythm_box = panel(ft.Column([rhythm_title, *self._rhythm_tags.values()], spacing=4), visible=False)
         self.summary_box = tagged(
-            ft.Container(
-                content=ft.Column(
-                    [
-                        ft.Text(text(s, "summary_title"), weight=ft.FontWeight.BOLD, size=16),
-                        self.summary,
-                    ],
-                    spacing=6,
-                ),
-                padding=12,
-                border_radius=8,
-                bgcolor=ft.Colors.BLUE_GREY_50,
+            panel(
+                ft.Column(
+                    [ft.Text(text(s, "summary_title"), weight=ft.FontWeight.BOLD, size=16), self.summary], spacing=6
+                )
             ),
             "sessions-summary",
         )

@@ -28,7 +28,7 @@ from app.ui.i18n import text
 from app.ui.strings_sessions import answer_word
 from app.ui.strings_testers import EN
 from app.ui.testers_controller import TesterRow, TestersController, TestersPhase, TestersState, labels_header
-from app.ui.widgets import NoticeBar, tagged
+from app.ui.widgets import NoticeBar, panel, tagged
 
 # (file name, contents) -> where it was saved, None if cancelled (see sessions_view.file_picker_saver).
 SaveFile = Callable[[str, bytes], Awaitable[str | None]]
@@ -131,8 +131,8 @@ class TestersView:
         self.signals_box = ft.ResponsiveRow(spacing=24, run_spacing=20, vertical_alignment=ft.CrossAxisAlignment.START)
         self._sections: dict[str, SignalSection] = {}
         self.summary_box = tagged(
-            ft.Container(
-                content=ft.Column(
+            panel(
+                ft.Column(
                     [
                         ft.Text(text(s, "summary_title"), weight=ft.FontWeight.BOLD, size=16),
                         self.panel.root,
@@ -140,10 +140,7 @@ class TestersView:
                         ft.Text(text(s, "generative"), size=12, color=ft.Colors.GREY_700),
                     ],
                     spacing=6,
-                ),
-                padding=12,
-                border_radius=8,
-                bgcolor=ft.Colors.BLUE_GREY_50,
+                )
             ),
             "testers-summary",
         )

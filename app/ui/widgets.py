@@ -16,6 +16,11 @@ def tagged(control: ft.Control, identifier: str, label: str | None = None) -> ft
     return ft.Semantics(content=control, identifier=identifier, label=label)
 
 
+def panel(content: ft.Control, visible: bool = True) -> ft.Container:
+    """A block of figures on a screen (the rate, a summary, a trainee's progress): one look everywhere."""
+    return ft.Container(content, padding=12, border_radius=8, bgcolor=ft.Colors.BLUE_GREY_50, visible=visible)
+
+
 def clock(wall_time: float) -> str:
     return time.strftime("%H:%M:%S", time.localtime(wall_time))
 
