@@ -28,7 +28,7 @@ from app.ui.practice_controller import PracticeState, clean_card
 from app.ui.review_list import ReviewList, Thumbnails, no_pictures, when_taken
 from app.ui.strings import EN
 from app.ui.strings_sessions import EN as WORDS
-from app.ui.strings_sessions import answer_word, reason_words, session_questions
+from app.ui.strings_sessions import answer_word, reason_words, session_questions, signal_words
 from app.ui.timeline import TimelineChart, mark_style
 from app.ui.widgets import panel, tagged
 from app.worker.messages import WorkerStatus
@@ -284,6 +284,9 @@ class PracticeView:
         # maybe wrongly: said beside it, with the way to choose one made for this model.
         self.written_for = ft.Text("", size=12, color=ft.Colors.ORANGE_900)
         self._written_for_box = tagged(self.written_for, "written-for")
+        # A score cut in force withholds the answers the model is unsure of: said, so an UNKNOWN is understood.
+        self.score_cut = ft.Text("", size=12, color=ft.Colors.BLUE_GREY_800)
+        self._score_cut_box = tagged(self.score_cut, "score-cut")
         self.change_questions = ft.TextButton(
             t["change_questions"], icon=ft.Icons.TUNE, on_click=lambda _: actions.open_settings()
         )
@@ -348,6 +351,7 @@ class PracticeView:
                     vertical_alignment=ft.CrossAxisAlignment.CENTER,
                 ),
                 self._written_for_box,
+                self._score_cut_box,
             ],
             spacing=6,
         )
@@ -459,6 +463,21 @@ class PracticeView:
         else:
             self._actions.start(self._chosen, int(self.interval.selected[0]))
 
+    def _cut_words(self, state: PracticeState) -> str:
+        """The score cuts the questions asked carry, in words ("" when none is in force)."""
+        t, checklist = self._t, state.checklist
+        if checklist is None:
+            return t["score_cut_one"].format(cut=f"{state.min_score:.2f}") if state.min_score is not None else ""
+        cuts = [
+            t["score_cut_item"].format(
+                question=spec.labels_for(self._language).question or signal_words(self._w, spec.signal),
+                cut=f"{spec.min_score:.2f}",
+            )
+            for spec in checklist.signals
+            if spec.min_score is not None
+        ]
+        return t["score_cut_many"].format(cuts="; ".join(cuts)) if cuts else ""
+
     def _edit_names(self) -> None:
         page = self.root.page
         page.show_dialog(names_dialog(self._w, *self._named, self._actions.names, page.pop_dialog))
@@ -514,6 +533,8 @@ class PracticeView:
         else:
             self.written_for.value = ""
         self._written_for_box.visible = bool(self.written_for.value)
+        self.score_cut.value = self._cut_words(state)
+        self._score_cut_box.visible = bool(self.score_cut.value)
         self.change_questions.disabled = state.running  # a new profile would end the running session
         self.answer_row.visible = checklist is None
         self.checklist_box.visible = checklist is not None

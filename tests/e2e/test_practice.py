@@ -681,8 +681,11 @@ def test_the_example_pictures_are_one_tap_away_for_a_demo(page, app_server: AppS
     node(page, "try-examples").click()
     assert wait_until(lambda: set(sessions(app_server.data)) - before, timeout=30), "a session"
     log = next(iter(set(sessions(app_server.data)) - before))
-    wait_text(page, "start-stop", "Start", timeout=120)  # every picture answered, the session closed
-    answered = [e.source for e in load_session(log).events if e.kind == "practice"]
-    assert sorted(set(answered)) == shipped, answered
+
+    def answered() -> list[str]:
+        return sorted({e.source for e in load_session(log).events if e.kind == "practice"})
+
+    assert wait_until(lambda: answered() == shipped, timeout=120), f"every shipped picture answered: {answered()}"
+    wait_text(page, "start-stop", "Start", timeout=60)  # and the session closed
     wait_on_page(page, f"{shipped[-1]} · answered")
     shot(page, "practice-examples")

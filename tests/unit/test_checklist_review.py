@@ -174,3 +174,19 @@ def test_a_tapped_keyframe_is_shown_large_with_every_answer_and_says_when_only_a
     thumb_only = reviews.enlarged("e2-hands_visible", (1280, 800))
     assert thumb_only is not None and strings_sessions.EN["keyframe_no_copy"] in words(thumb_only.content)
     assert reviews.enlarged("e9-nothing", (1280, 800)) is None
+
+
+def test_practice_says_which_score_cuts_are_in_force() -> None:
+    from dataclasses import replace
+
+    view = PracticeView(PracticeActions(*(lambda *a: None for _ in range(4))), ft.Container())
+    view.render(PracticeState(worker_status="ready", checklist=CHECKLIST))
+    assert not view._score_cut_box.visible, "no cut: nothing said"
+    view.render(PracticeState(worker_status="ready", min_score=0.8))
+    assert view._score_cut_box.visible and "below 0.80 are withheld" in (view.score_cut.value or "")
+    signals = tuple(replace(s, min_score=0.9) if s.signal == "hands_stacked" else s for s in CHECKLIST.signals)
+    view.render(PracticeState(worker_status="ready", checklist=replace(CHECKLIST, signals=signals)))
+    said = view.score_cut.value or ""
+    question = CHECKLIST.signals[[s.signal for s in CHECKLIST.signals].index("hands_stacked")].labels_for("en").question
+    assert view._score_cut_box.visible and f"{question} below 0.90" in said, said
+    assert said.count("below") == 2  # the line's own "scored below" and the one question with a cut
