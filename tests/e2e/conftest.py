@@ -426,23 +426,29 @@ def wait_on_page(page, said: str, timeout: float = PAGE_WAIT_S) -> None:  # noqa
     )
 
 
+FOCUSED = "(el) => document.activeElement === el"
+
+
 def type_into(page, identifier: str, value: str, timeout: float = 30) -> None:  # noqa: ANN001
     """Replace the words of the text field tagged `identifier` as a person does: focus it, select all,
     delete, type. Waits on the page, not the clock: until the field has the focus, until it is empty,
     then until it holds what was typed (Flutter's field is the semantics node's own input). A field that
-    then holds something else is typed into again, as a person would, twice at most: on a loaded machine
-    the first character typed was lost once in three runs (seen: ', 否, 未知' for '是, 否, 未知')."""
+    then holds something else, or that kept its words, is focused, emptied and typed into again, as a person
+    would, twice at most: on a loaded machine the first character typed was lost once in three runs (seen:
+    ', 否, 未知' for '是, 否, 未知')."""
     field = node(page, identifier).locator("input, textarea").first
     field.scroll_into_view_if_needed()
-    field.focus()
-    wait_for(lambda: field.evaluate("(el) => document.activeElement === el"), bool, timeout, f"{identifier!r} focused")
     for attempt in range(3):
-        page.keyboard.press("Control+A")
-        page.keyboard.press("Backspace")
-        wait_for(field.input_value, lambda held: held == "", timeout, f"{identifier!r} emptied")
-        page.keyboard.type(value)
+        # Each step again on a retry: a field in a dialog that just opened once kept its words through the
+        # first select-all and delete (seen: 'Ben' left in the rename dialog under load).
         wait = timeout if attempt == 2 else min(timeout, 10)
         try:
+            field.focus()
+            wait_for(lambda: field.evaluate(FOCUSED), bool, wait, f"{identifier!r} focused")
+            page.keyboard.press("Control+A")
+            page.keyboard.press("Backspace")
+            wait_for(field.input_value, lambda held: held == "", wait, f"{identifier!r} emptied")
+            page.keyboard.type(value)
             wait_for(field.input_value, lambda held: held == value, wait, f"{identifier!r} holding {value!r}")
             return
         except AssertionError:
