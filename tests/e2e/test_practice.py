@@ -671,21 +671,26 @@ def test_a_compression_video_shows_its_rate_against_the_target(page, tmp_path: P
     shot(page, "practice-rate")
 
 
-def test_the_example_pictures_are_one_tap_away_for_a_demo(page, app_server: AppServer) -> None:  # noqa: ANN001
-    """No file at hand: "Try the example pictures" runs the pictures shipped with the app as a session."""
+def test_the_example_pictures_are_one_tap_away_for_a_demo(browser, tmp_path: Path) -> None:  # noqa: ANN001
+    """No file at hand: "Try the example pictures" runs the pictures shipped with the app as a session.
+    Its own server: the shared one may still be running another test's session, which disables it."""
     from app.paths import EXAMPLES
 
     shipped = sorted(p.name for p in EXAMPLES.glob("*.jpg"))
-    wait_text(page, "model-status", "Model ready")
-    before = set(sessions(app_server.data))
-    node(page, "try-examples").click()
-    assert wait_until(lambda: set(sessions(app_server.data)) - before, timeout=30), "a session"
-    log = next(iter(set(sessions(app_server.data)) - before))
+    with AppServer(tmp_path / "data") as app:
+        page = open_app_page(browser, app.url)
+        try:
+            wait_text(page, "model-status", "Model ready")
+            node(page, "try-examples").click()
+            assert wait_until(lambda: sessions(app.data), timeout=30), "a session"
+            log = sessions(app.data)[-1]
 
-    def answered() -> list[str]:
-        return sorted({e.source for e in load_session(log).events if e.kind == "practice"})
+            def answered() -> list[str]:
+                return sorted({e.source for e in load_session(log).events if e.kind == "practice"})
 
-    assert wait_until(lambda: answered() == shipped, timeout=120), f"every shipped picture answered: {answered()}"
-    wait_text(page, "start-stop", "Start", timeout=60)  # and the session closed
-    wait_on_page(page, f"{shipped[-1]} · answered")
-    shot(page, "practice-examples")
+            assert wait_until(lambda: answered() == shipped, timeout=120), f"every picture answered: {answered()}"
+            wait_text(page, "start-stop", "Start", timeout=60)  # and the session closed
+            wait_on_page(page, f"{shipped[-1]} · answered")
+            shot(page, "practice-examples")
+        finally:
+            page.context.close()
