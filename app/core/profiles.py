@@ -52,6 +52,11 @@ _NAME = re.compile(r"^[a-z][a-z0-9_]{0,63}$")
 _DEFAULT_MAX_NEW_TOKENS = 48
 
 
+def is_name(text: str) -> bool:
+    """Whether `text` is a name a profile can use for its id, a signal or an answer (lower_snake_case)."""
+    return bool(_NAME.match(text))
+
+
 class ProfileError(ValueError):
     """A profile file that cannot be used, with a message a user can act on."""
 

@@ -1,6 +1,7 @@
-"""The profile editor on the Settings screen: a checklist's title, questions, answers, gate and Chinese
-words, as plain fields. It only collects what is typed; checking and saving are the settings
-controller's (`app.core.profile_draft` refuses with a sentence), and what it says is shown here.
+"""The profile editor on the Settings screen: a checklist's title, questions, answers, score cuts, gate and
+Chinese words, as plain fields. It only collects what is typed; checking and saving are the settings
+controller's (`app.core.profile_draft`): every field it refuses shows why beside it, in the screen's
+language, and a refusal only the whole can show goes under the form.
 """
 
 from __future__ import annotations
@@ -10,12 +11,21 @@ from collections.abc import Callable, Mapping
 import flet as ft
 
 from app.core.checklist import MAX_SIGNALS
-from app.core.profile_draft import ProfileDraft, SignalDraft, values_of
+from app.core.parser import UNKNOWN
+from app.core.profile_draft import MAX_QUESTION_CHARS, DraftRefused, ProfileDraft, SignalDraft, values_of
+from app.core.profiles import ProfileError
 from app.ui.i18n import CJK_FONT, text
 from app.ui.settings_controller import EditedProfile
 from app.ui.widgets import tagged
 
 NO_GATE = "-"
+# What a refusal can name beside its field: names typed as they are, in every language.
+_EXAMPLES: dict[str, str | int] = {
+    "n": MAX_QUESTION_CHARS,
+    "example_name": "hands_visible",
+    "example_answers": f"yes, no, {UNKNOWN}",
+    "unknown": UNKNOWN,
+}
 
 
 class _QuestionFields:
@@ -27,6 +37,9 @@ class _QuestionFields:
         chinese = ft.TextStyle(font_family=CJK_FONT)  # typed Chinese on any screen, from the bundled face
         self.question_zh = ft.TextField(label=text(s, "editor_question_zh"), dense=True, text_style=chinese)
         self.answers_zh = ft.TextField(label=text(s, "editor_answers_zh"), dense=True, text_style=chinese)
+        self.min_score = ft.TextField(
+            label=text(s, "editor_min_score"), helper=text(s, "editor_min_score_help"), dense=True, width=340
+        )
         self.remove = ft.TextButton(
             text(s, "editor_remove"), icon=ft.Icons.DELETE_OUTLINE, on_click=lambda _: on_remove(self)
         )
@@ -41,6 +54,7 @@ class _QuestionFields:
                     tagged(self.answers, f"editor-answers-{n}"),
                     tagged(self.question_zh, f"editor-question-zh-{n}"),
                     tagged(self.answers_zh, f"editor-answers-zh-{n}"),
+                    tagged(self.min_score, f"editor-min-score-{n}"),
                 ],
                 spacing=8,
                 horizontal_alignment=ft.CrossAxisAlignment.STRETCH,  # fields as wide as the card
@@ -53,6 +67,13 @@ class _QuestionFields:
     def fill(self, draft: SignalDraft) -> None:
         self.signal.value, self.question.value, self.answers.value = draft.signal, draft.question, draft.answers
         self.question_zh.value, self.answers_zh.value = draft.question_zh, draft.answers_zh
+        self.min_score.value = draft.min_score
+
+    def fields(self, n: int) -> dict[str, ft.TextField]:
+        """The fields by the names `app.core.profile_draft.FieldProblem` gives them, as question `n`."""
+        parts = (self.signal, self.question, self.answers, self.question_zh, self.answers_zh, self.min_score)
+        names = ("signal", "question", "answers", "question_zh", "answers_zh", "min_score")
+        return {f"{name}-{n}": field for name, field in zip(names, parts, strict=True)}
 
     def draft(self) -> SignalDraft:
         return SignalDraft(
@@ -61,17 +82,18 @@ class _QuestionFields:
             self.answers.value or "",
             self.question_zh.value or "",
             self.answers_zh.value or "",
+            self.min_score.value or "",
         )
 
 
 class ProfileEditor:
-    """`root` is hidden until `open`; `save` gets the edited profile and returns a refusal's sentence or
-    None (saved); `closed` hears that the editor was closed."""
+    """`root` is hidden until `open`; `save` gets the edited profile and returns its refusal or None
+    (saved); `closed` hears that the editor was closed."""
 
     def __init__(
         self,
         strings: Mapping[str, str],
-        save: Callable[[EditedProfile], str | None],
+        save: Callable[[EditedProfile], ProfileError | None],
         closed: Callable[[], None] = lambda: None,
     ) -> None:
         self._s = s = strings
@@ -93,7 +115,8 @@ class ProfileEditor:
         )
         self.gate_open = ft.Dropdown(label=text(s, "editor_gate_open"), dense=True, width=160)
         for field in (self.id, self.title, self.title_zh):
-            field.on_change = self._fields_changed
+            field.on_change = self._field_changed
+            field.error_max_lines = 3
         self.error = ft.Text("", color=ft.Colors.RED_800, size=13)
         self.error_box = tagged(self.error, "editor-error")
         self.error_box.visible = False
@@ -157,8 +180,9 @@ class ProfileEditor:
             return
         fields = _QuestionFields(self._s, len(self.questions), self._remove)
         fields.fill(draft or SignalDraft())
-        for field in (fields.signal, fields.question, fields.answers, fields.question_zh, fields.answers_zh):
-            field.on_change = self._fields_changed
+        for field in fields.fields(0).values():
+            field.on_change = self._field_changed
+            field.error_max_lines = field.helper_max_lines = 3  # a refusal in full on a phone
         fields.signal.on_blur = lambda _: self._refresh_gate(self.gate.value or "", self.gate_open.value or "")
         fields.answers.on_blur = fields.signal.on_blur
         self.questions.append(fields)
@@ -214,14 +238,32 @@ class ProfileEditor:
         refused = self._save(edited)
         if refused is None:
             self.close()
+        elif isinstance(refused, DraftRefused):
+            self._show_error(text(self._s, "editor_mend", n=len(refused.problems)))
+            fields = self._fields()
+            for problem in refused.problems:
+                said = text(self._s, f"editor_problem_{problem.reason}", **(_EXAMPLES | dict(problem.values)))
+                fields[problem.field].error = said
         else:
             self._show_error(text(self._s, "editor_refused", detail=refused))
 
-    def _fields_changed(self, _: object) -> None:
-        """A refusal is about the fields as they were: it goes once they change, not at the next Save."""
+    def _fields(self) -> dict[str, ft.TextField]:
+        named = {"id": self.id, "title": self.title, "title_zh": self.title_zh}
+        for n, question in enumerate(self.questions, start=1):
+            named |= question.fields(n)
+        return named
+
+    def _field_changed(self, event: ft.ControlEvent) -> None:
+        """A refusal is about the fields as they were: a field's goes once it changes, the one under the form
+        with the first change, not at the next Save."""
+        if getattr(event.control, "error", None):
+            event.control.error = None
         if self.error_box.visible:
-            self._show_error("")
+            self.error_box.visible = False
 
     def _show_error(self, message: str) -> None:
+        """`message` under the form, and no field marked."""
+        for field in self._fields().values():
+            field.error = None
         self.error.value = message
         self.error_box.visible = bool(message)

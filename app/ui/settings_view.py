@@ -336,11 +336,11 @@ class SettingsView:
             return
         self.editor.open(edited, str(self._controller.profiles_dir))
 
-    def _save_edited(self, edited: EditedProfile) -> str | None:
+    def _save_edited(self, edited: EditedProfile) -> ProfileError | None:
         try:
             saved = self._controller.save_draft(edited)
         except ProfileError as exc:
-            return str(exc)
+            return exc
         self._use_profile(saved)
         return None
 

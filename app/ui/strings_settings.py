@@ -52,6 +52,29 @@ EN: dict[str, str] = {
     "editor_save": "Save and use",
     "editor_cancel": "Cancel",
     "editor_refused": "Not saved: {detail}",
+    "editor_min_score": "Score cut (optional)",
+    "editor_min_score_help": "Answers the model scores below it are shown as unknown (scored answers only), e.g. 0.8",
+    "editor_mend": "Not saved: mend what is marked in red ({n}).",
+    "editor_problem_id_empty": "Give the checklist an id: it names its file.",
+    "editor_problem_name_form": "Use lowercase letters, digits and _ only, starting with a letter "
+    "(e.g. {example_name}).",
+    "editor_problem_title_empty": "Give the checklist a title.",
+    "editor_problem_text_broken": "Holds a broken character (half of an emoji?): type it again.",
+    "editor_problem_text_control": "Holds an invisible control character: type it again.",
+    "editor_problem_text_too_long": "Too long: at most {n} characters, as the model reads every one on every keyframe.",
+    "editor_problem_signal_empty": "Give the question a short name, e.g. {example_name}.",
+    "editor_problem_signal_twice": "Each question needs a different name.",
+    "editor_problem_question_empty": "Write the question the model is asked.",
+    "editor_problem_answers_form": "Answers are short names in lowercase letters, digits and _: not {names}.",
+    "editor_problem_answers_twice": "Each answer needs a different name: {names} is given twice.",
+    "editor_problem_answers_few": "Give at least two answers, e.g. {example_answers}: with one, every keyframe gets it "
+    "and no answer could be corrected.",
+    "editor_problem_answers_need_unknown": "Add the answer {unknown}: when the gate stays shut this question is not "
+    "asked and is shown as unknown.",
+    "editor_problem_question_zh_missing": "Give the Chinese question too, or leave the Chinese answers empty.",
+    "editor_problem_answers_zh_count": "{answers} answers but {words} Chinese words: one per answer, in the same "
+    "order, or none.",
+    "editor_problem_min_score_form": "A number above 0 and at most 1 (e.g. 0.8 or 80 %), or empty for no cut.",
     "backend_label": "Backend",
     "backend_help": (
         "A GPU backend is first checked against CPU on a reference image; "
@@ -149,6 +172,28 @@ ZH: dict[str, str] = {
     "editor_save": "保存并使用",
     "editor_cancel": "取消",
     "editor_refused": "未保存：{detail}",
+    "editor_min_score": "分数阈值（可选）",
+    "editor_min_score_help": "模型评分低于此值的回答显示为未知（仅限有评分的回答），例如 0.8",
+    "editor_mend": "未保存：请修改标红的地方（{n} 处）。",
+    "editor_problem_id_empty": "请给检查表一个标识：它是文件名。",
+    "editor_problem_name_form": "只能用小写字母、数字和下划线，并以字母开头（例如 {example_name}）。",
+    "editor_problem_title_empty": "请给检查表一个标题。",
+    "editor_problem_text_broken": "含有损坏的字符（半个表情符号？）：请重新输入。",
+    "editor_problem_text_control": "含有看不见的控制字符：请重新输入。",
+    "editor_problem_text_too_long": "太长：最多 {n} 个字符，模型在每个关键帧上都要读每一个字符。",
+    "editor_problem_signal_empty": "请给问题一个简短的名字，例如 {example_name}。",
+    "editor_problem_signal_twice": "每个问题的名字必须不同。",
+    "editor_problem_question_empty": "请写出要问模型的问题。",
+    "editor_problem_answers_form": "回答是由小写字母、数字和下划线组成的短名字：{names} 不行。",
+    "editor_problem_answers_twice": "每个回答的名字必须不同：{names} 出现了两次。",
+    "editor_problem_answers_few": "至少给出两个回答，例如 {example_answers}："
+    "只有一个时，每个关键帧都得到它，也无法更正。",
+    "editor_problem_answers_need_unknown": "请加上回答 {unknown}："
+    "前置问题未放行时，这个问题不提问，显示为未知。",
+    "editor_problem_question_zh_missing": "请同时给出中文问题，或把中文回答留空。",
+    "editor_problem_answers_zh_count": "{answers} 个回答，却有 {words} 个中文说法："
+    "每个回答一个，顺序相同，或者都不写。",
+    "editor_problem_min_score_form": "填一个大于 0、不超过 1 的数（例如 0.8 或 80 %），不设阈值就留空。",
     "backend_label": "计算后端",
     "backend_help": "GPU 后端会先在参考图像上与 CPU 的回答比对；若不可用、出错或结果不一致，则改用 CPU。",
     "backend_in_use": "正在使用的后端：{used}",

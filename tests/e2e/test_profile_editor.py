@@ -11,7 +11,18 @@ import pytest
 from app.paths import EXAMPLES
 from app.profile_file import load_checklist
 from tests.conditions import wait_until
-from tests.e2e.conftest import AppServer, go_to, node, open_app_page, scroll_to, shot, text_of, type_into, wait_text
+from tests.e2e.conftest import (
+    AppServer,
+    go_to,
+    node,
+    open_app_page,
+    scroll_to,
+    shot,
+    text_of,
+    type_into,
+    wait_on_page,
+    wait_text,
+)
 from tests.e2e.test_practice import PHONE, choose, open_menu_and_pick, start_with_files
 from tests.e2e.test_settings_screen import wait_file
 
@@ -31,19 +42,23 @@ def test_an_edited_profile_is_refused_when_invalid_then_saved_and_asked(browser,
             node(page, "settings-profile-edit").first.wait_for(timeout=30_000)
             node(page, "settings-profile-edit").click()  # the model's own question: a shipped template
             wait_text(page, "editor-heading", "Edit a copy: hand_position_copy")
-            # An empty question is refused with a sentence naming it; nothing is written.
+            # An empty question and a score cut that is no probability: each refused beside its field, in
+            # words, at once; nothing is written.
             type_into(page, "editor-question-1", "")
+            type_into(page, "editor-min-score-1", "2")
             node(page, "editor-save").click()
-            said = wait_text(page, "editor-error", "Not saved")
-            assert "question 1 (hand_position_correct): the question is empty" in said, said
+            wait_text(page, "editor-error", "Not saved: mend what is marked in red (2)")
+            wait_on_page(page, "Write the question the model is asked.")
+            wait_on_page(page, "A number above 0 and at most 1")
             assert not saved.exists()
-            scroll_to(page, "editor-error")
+            scroll_to(page, "editor-question-1")
             shot(page, "profile-editor-refused")
             # Answers in Chinese that do not match the answers are refused too.
             type_into(page, "editor-question-1", "Is the hand position correct?")
+            type_into(page, "editor-min-score-1", "0.8")
             type_into(page, "editor-answers-zh-1", "是, 否")
             node(page, "editor-save").click()
-            wait_text(page, "editor-error", "3 answers (yes, no, unknown) but 2 Chinese words")
+            wait_on_page(page, "3 answers but 2 Chinese words")
             type_into(page, "editor-answers-zh-1", "是, 否, 未知")
             # A checklist: a title, a second question, the first as its gate.
             type_into(page, "editor-title", "My hand check")
@@ -67,10 +82,12 @@ def test_an_edited_profile_is_refused_when_invalid_then_saved_and_asked(browser,
                 "yes",
             )
             assert checklist.signal("hands_stacked").labels_for("zh").question == "双手是否上下叠放？"
+            assert checklist.signal("hand_position_correct").min_score == 0.8
             wait_file(data / "settings.json", lambda d: d.get("profile") == str(saved), timeout=30)  # asked from now on
             # The next session asks it: both questions on the card.
             go_to(page, "Practice", "start-stop")
             wait_text(page, "asking", "Asking: My hand check (2 questions per keyframe)")
+            wait_text(page, "score-cut", "Is the hand position correct? below 0.80")  # the cut set in the editor is in force
             choose(page, "Image")
             start_with_files(page, [EXAMPLES / "correct-1.jpg"])
             wait_text(page, "check-hand_position_correct", "YES", timeout=90)
