@@ -188,8 +188,7 @@ ZH: dict[str, str] = {
     "editor_problem_answers_twice": "每个回答的名字必须不同：{names} 出现了两次。",
     "editor_problem_answers_few": "至少给出两个回答，例如 {example_answers}："
     "只有一个时，每个关键帧都得到它，也无法更正。",
-    "editor_problem_answers_need_unknown": "请加上回答 {unknown}："
-    "前置问题未放行时，这个问题不提问，显示为未知。",
+    "editor_problem_answers_need_unknown": "请加上回答 {unknown}：前置问题未放行时，这个问题不提问，显示为未知。",
     "editor_problem_question_zh_missing": "请同时给出中文问题，或把中文回答留空。",
     "editor_problem_answers_zh_count": "{answers} 个回答，却有 {words} 个中文说法："
     "每个回答一个，顺序相同，或者都不写。",

@@ -87,7 +87,7 @@ def test_an_edited_profile_is_refused_when_invalid_then_saved_and_asked(browser,
             # The next session asks it: both questions on the card.
             go_to(page, "Practice", "start-stop")
             wait_text(page, "asking", "Asking: My hand check (2 questions per keyframe)")
-            wait_text(page, "score-cut", "Is the hand position correct? below 0.80")  # the cut set in the editor is in force
+            wait_text(page, "score-cut", "Is the hand position correct? below 0.80")  # the editor's cut is in force
             choose(page, "Image")
             start_with_files(page, [EXAMPLES / "correct-1.jpg"])
             wait_text(page, "check-hand_position_correct", "YES", timeout=90)
