@@ -106,8 +106,44 @@ class CutCurve:
         rows = [*self.summary(), *([] if min_score is None else [self.at(min_score)])]
         return tuple(sorted(set(rows), key=lambda p: p.threshold))
 
+    def trade(self, threshold: float) -> CutTrade:
+        """What a cut at `threshold` costs and gains against no cut."""
+        before, after = self.at(None), self.at(threshold)
+        return CutTrade(before.kept - after.kept, before.kept, before.accuracy, after.accuracy)
+
     def to_dict(self) -> dict[str, Any]:
         return {"scored": self.scored, "unscored": self.unscored, "points": [p.to_dict() for p in self.points]}
+
+
+@dataclass(frozen=True)
+class CutTrade:
+    """A cut against no cut: the answers it withholds (of those given), and how often the answers are
+    right before and after it."""
+
+    withheld: int
+    given: int
+    before: float | None
+    after: float | None
+
+    @property
+    def share(self) -> float:
+        """The share of the given answers the cut withholds."""
+        return self.withheld / self.given if self.given else 0.0
+
+    @property
+    def gains(self) -> bool:
+        """Whether the answers kept are right more often than all of them were. Counts of a few hundred
+        answers differ by at least 1/n², far above float error: any rise is a real one."""
+        return self.before is not None and self.after is not None and self.after > self.before + 1e-12
+
+
+def threshold_words(thresholds: Sequence[float]) -> list[str]:
+    """The thresholds written with the fewest significant digits (2 to 6) that still tell them apart."""
+    for digits in range(2, 7):
+        words = [f"{t:.{digits}g}" for t in thresholds]
+        if len(set(words)) == len(set(thresholds)):
+            return words
+    return [f"{t:.6g}" for t in thresholds]
 
 
 def cut_curve(predictions: Iterable[Prediction]) -> CutCurve:

@@ -34,6 +34,7 @@ from typing import Any, Protocol, TypeVar, cast
 from app.core.checklist import Checklist
 from app.core.evaluation import (
     ERROR,
+    NONE_SHOWN,
     NOT_ASKED,
     ChecklistReport,
     Prediction,
@@ -43,6 +44,7 @@ from app.core.evaluation import (
     evaluate,
     evaluate_checklist,
     match_labels,
+    shown,
 )
 from app.core.notice import Notice
 from app.core.observable import Observable
@@ -286,6 +288,7 @@ class TestersController:
             notice = Notice("notice_cut_refused", (("detail", str(exc)),), error=True)
         else:
             values: tuple[tuple[str, str], ...] = (("threshold", f"{min_score:.6g}"), ("file", saved.name))
+            values += self._trade_values(min_score, signal)
             if signal is None:
                 notice = Notice("notice_cut_saved", values)
             else:
@@ -293,6 +296,20 @@ class TestersController:
         with self._lock:
             self._set(replace(self._state, notice=notice))
         return not notice.error
+
+    def _trade_values(self, min_score: float, signal: str | None) -> tuple[tuple[str, str], ...]:
+        """What the kept cut does on the images of the report it was kept from, for the notice."""
+        state = self._state
+        if signal is None:
+            report = state.report
+        else:
+            report = None if state.checklist_report is None else state.checklist_report.signal(signal).report
+        names = ("withheld", "given", "share", "before", "after")
+        if report is None:  # no report to measure it on: every figure "—", never a made-up one
+            return tuple((name, NONE_SHOWN) for name in names)
+        trade = report.curve.trade(min_score)
+        figures = (str(trade.withheld), str(trade.given), f"{trade.share:.0%}", shown(trade.before), shown(trade.after))
+        return tuple(zip(names, figures, strict=True))
 
     @_notifies
     def dismiss_notice(self) -> None:

@@ -20,10 +20,12 @@ from app.core.checklist import Checklist
 from app.core.durations import model_time_words
 from app.core.evaluation import NOT_ASKED, ChecklistReport, Report, SignalReport, shown, signed
 from app.core.notice import Notice
+from app.core.score_cut import CutTrade, threshold_words
 from app.evaluation_labels import MAX_LABELS_BYTES
 from app.frames.limits import MAX_FILE_BYTES
 from app.ui import strings_sessions
 from app.ui.checklist_lines import signal_name
+from app.ui.cut_chart import cut_chart
 from app.ui.i18n import text
 from app.ui.strings_sessions import answer_word
 from app.ui.strings_testers import EN
@@ -509,38 +511,65 @@ class ReportPanel:
         self.scores.controls = rows
 
     def _render_curve(self, report: Report, keep: bool) -> None:
-        """The score cut's rows, as `eval` prints them (the same points, app.core.score_cut)."""
+        """The score cut's curve drawn, then its rows as `eval` prints them (the same points,
+        app.core.score_cut), each saying what it costs in answers and gains in accuracy."""
         s = self._s
         none = text(s, "undefined")
         curve = report.curve
         if not curve.scored:
             self.curve.controls = [tagged(ft.Text(text(s, "curve_no_scores")), f"{self._tag}-curve-none")]
             return
-        keys = ("curve_threshold", "curve_coverage", "curve_accuracy", "curve_kept")
+        keys = ("curve_threshold", "curve_coverage", "curve_accuracy", "curve_kept", "curve_effect")
+        widths = (150, 80, 80, 80, 330)
         rows: list[ft.Control] = [
+            cut_chart(s, curve, report.min_score, self._tag),
             ft.Row(
-                [_cell(text(s, k), 170 if i == 0 else 90, bold=True, right=i > 0) for i, k in enumerate(keys)],
+                [
+                    _cell(text(s, k), w, bold=True, right=0 < i < 4)
+                    for i, (k, w) in enumerate(zip(keys, widths, strict=True))
+                ],
                 spacing=0,
-            )
+            ),
         ]
-        for i, point in enumerate(curve.shown_rows(report.min_score)):
-            threshold = f"{point.threshold:.6g}"
+        points = curve.shown_rows(report.min_score)
+        for i, (point, threshold) in enumerate(
+            zip(points, threshold_words([p.threshold for p in points]), strict=True)
+        ):
             saved = report.min_score is not None and point.threshold == report.min_score
             if saved:
                 threshold = text(s, "curve_saved", threshold=threshold)
+            trade = curve.trade(point.threshold)
+            effect = self._effect(trade, point.threshold)
             cells: list[ft.Control] = [
-                _cell(threshold, 170, bold=True),
-                _cell(_rate(point.coverage, none), 90, right=True),
-                _cell(_rate(point.accuracy, none), 90, right=True),
-                _cell(f"{point.kept}/{point.labelled}", 90, right=True),
+                _cell(threshold, widths[0], bold=True),
+                _cell(_rate(point.coverage, none), widths[1], right=True),
+                _cell(_rate(point.accuracy, none), widths[2], right=True),
+                _cell(f"{point.kept}/{point.labelled}", widths[3], right=True),
+                _cell(effect, widths[4], warn=point.threshold > 0 and not trade.gains),
             ]
             # The numbers tagged apart from the button: a node holding a button reads as the button only.
             row: list[ft.Control] = [tagged(ft.Row(cells, spacing=0), f"{self._tag}-cut-{i}")]
             if keep and point.threshold > 0 and not saved:
-                button = ft.TextButton(text(s, "curve_keep"), on_click=lambda _, t=point.threshold: self._keep(t))
-                row.append(tagged(button, f"{self._tag}-keep-cut-{i}", text(s, "curve_keep")))
+                word = text(s, "curve_keep" if trade.gains else "curve_keep_nothing")
+                button = ft.TextButton(word, on_click=lambda _, t=point.threshold: self._keep(t))
+                row.append(tagged(button, f"{self._tag}-keep-cut-{i}", word))
             rows.append(ft.Row(row, spacing=0))
         self.curve.controls = rows
+
+    def _effect(self, trade: CutTrade, threshold: float) -> str:
+        """A row's cost in answers and gain in accuracy against no cut, warned when it gains nothing."""
+        if threshold <= 0:
+            return text(self._s, "curve_no_cut")
+        none = text(self._s, "undefined")
+        return text(
+            self._s,
+            "curve_trade" if trade.gains else "curve_trade_nothing",
+            withheld=trade.withheld,
+            given=trade.given,
+            share=f"{trade.share:.0%}",
+            before=_rate(trade.before, none),
+            after=_rate(trade.after, none),
+        )
 
 
 class SignalSection:
@@ -576,9 +605,12 @@ class SignalSection:
         self.panel.render(signal.report, can_keep_cut)
 
 
-def _cell(value: str, width: float, bold: bool = False, right: bool = False, strong: bool = False) -> ft.Container:
+def _cell(
+    value: str, width: float, bold: bool = False, right: bool = False, strong: bool = False, warn: bool = False
+) -> ft.Container:
     label = ft.Text(
         value,
+        color=ft.Colors.DEEP_ORANGE_900 if warn else None,
         weight=ft.FontWeight.BOLD if bold or strong else None,
         text_align=ft.TextAlign.RIGHT if right else ft.TextAlign.START,
         max_lines=2,

@@ -12,7 +12,7 @@ from app.core.checklist import checklist_from_dict
 from app.core.evaluation import REJECTED, VALID, Prediction, csv_text, evaluate, format_table
 from app.core.parser import ParsedAnswer, ParseReason
 from app.core.profiles import ProfileError, profile_from_dict
-from app.core.score_cut import cut, cut_curve, withheld
+from app.core.score_cut import cut, cut_curve, threshold_words, withheld
 
 VALUES = ("yes", "no", "unknown")
 PROFILE = {"signal": "hand_position_correct", "values": list(VALUES), "prompt": "Correct?"}
@@ -75,6 +75,37 @@ def test_the_curve_trades_answers_for_accuracy_at_every_score_given() -> None:
     assert curve.points[0].accuracy == pytest.approx(2 / 3) and curve.points[1].accuracy == 1.0
     assert (curve.at(0.5).kept, curve.at(0.85).kept, curve.at(0.99).kept) == (2, 1, 0)
     assert curve.at(0.99).accuracy is None  # nothing given: no accuracy, not 0 or 1
+
+
+def test_a_cut_says_what_it_costs_in_answers_and_gains_in_accuracy() -> None:
+    rows = [scored("a", "yes", "yes", 0.9), scored("b", "no", "no", 0.8), scored("c", "no", "yes", 0.3)]
+    rows.append(scored("d", "yes", "unknown", 0.95))  # never given: not a cost of any cut
+    gains = cut_curve(rows).trade(0.8)
+    assert (gains.withheld, gains.given, gains.after, gains.gains) == (1, 3, 1.0, True)
+    assert gains.share == pytest.approx(1 / 3) and gains.before == pytest.approx(2 / 3)
+    # Every answer right already: a cut that withholds half of them gains nothing, and says so.
+    right = cut_curve([scored(n, "yes", "yes", s) for n, s in zip("abcd", (0.6, 0.7, 0.8, 0.9), strict=True)])
+    nothing = right.trade(0.8)
+    assert (nothing.withheld, nothing.given, nothing.share, nothing.before, nothing.after) == (2, 4, 0.5, 1.0, 1.0)
+    assert not nothing.gains
+    worse = cut_curve([scored("a", "yes", "yes", 0.6), scored("b", "no", "yes", 0.9)]).trade(0.9)
+    assert worse.after == 0.0 and not worse.gains  # a cut that keeps only wrong answers
+    empty = right.trade(0.99)
+    assert (empty.withheld, empty.after, empty.gains) == (4, None, False)  # nothing left: no accuracy, no gain
+    assert cut_curve([]).trade(0.5).share == 0.0
+
+
+@pytest.mark.parametrize(
+    ("thresholds", "words"),
+    [
+        ([0.0, 0.934521, 0.981234], ["0", "0.93", "0.98"]),
+        ([0.9991, 0.9994], ["0.9991", "0.9994"]),  # as many digits as it takes to tell them apart
+        ([0.5, 0.5], ["0.5", "0.5"]),
+        ([1e-7, 2e-7], ["1e-07", "2e-07"]),
+    ],
+)
+def test_thresholds_are_written_short_but_never_alike(thresholds: list[float], words: list[str]) -> None:
+    assert threshold_words(thresholds) == words
 
 
 def test_the_curve_is_computed_from_the_picks_before_a_saved_cut() -> None:

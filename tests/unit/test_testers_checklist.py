@@ -180,7 +180,11 @@ def test_a_cut_kept_on_a_signal_is_saved_into_that_signal_only_and_the_rows_stay
     assert controller.save_cut(0.9, "hands_stacked")
     notice = controller.state.notice
     assert notice is not None and notice.key == "notice_cut_saved_signal" and not notice.error
-    assert dict(notice.values) == {"threshold": "0.9", "file": "cpr_checklist_cut.json", "signal": "hands_stacked"}
+    said = dict(notice.values)
+    assert said.pop("signal") == "hands_stacked" and said.pop("file") == "cpr_checklist_cut.json"
+    # What the cut does on the images it was kept from: this signal's one labelled answer is withheld.
+    trade = {"withheld": "1", "given": "1", "share": "100%", "before": "1.000", "after": "—"}
+    assert said == {"threshold": "0.9", **trade}
     saved = load_checklist(own / "cpr_checklist_cut.json")
     assert {s.signal: s.min_score for s in saved.signals} == {
         "hands_visible": None,
