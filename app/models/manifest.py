@@ -6,6 +6,7 @@ paths come from a file that may have been edited or downloaded.
 
 from __future__ import annotations
 
+import math
 import re
 from dataclasses import dataclass
 from pathlib import Path, PurePosixPath
@@ -34,6 +35,17 @@ class ManifestFile:
 
 
 @dataclass(frozen=True)
+class Reference:
+    """A model's cost as measured, with what measured it: the Models screen shows it as a figure for that
+    class of machine, never as this device's."""
+
+    device: str  # the machine class it was measured on, e.g. "2-core x86-64 CPU (AMD EPYC), 2 threads"
+    keyframe_s: float  # one keyframe, one question, after the model is loaded
+    peak_memory_bytes: int  # the model's process at its largest
+    command: str  # what measured it (a bench command and its receipt)
+
+
+@dataclass(frozen=True)
 class Manifest:
     id: str
     display_name: str
@@ -49,6 +61,13 @@ class Manifest:
     # Sizes are not always pinned; this estimate lets the free-space check run anyway.
     approx_total_size: int | None = None
     display_names: tuple[tuple[str, str], ...] = ()  # (UI language code, the name in it)
+    purposes: tuple[tuple[str, str], ...] = ()  # (UI language code, what the model is for, in one sentence)
+    reference: Reference | None = None  # its speed and memory as measured on one named machine
+
+    def purpose_in(self, language: str) -> str:
+        """What it is for, in `language` when the manifest says it there, else in English ("" if not said)."""
+        said = dict(self.purposes)
+        return said.get(language) or said.get("en", "")
 
     @property
     def total_size(self) -> int | None:
@@ -99,6 +118,32 @@ def _display_names(data: Any) -> tuple[tuple[str, str], ...]:
     ):
         raise ManifestError("'display_names' must map language codes to non-empty names")
     return tuple(sorted(data.items()))
+
+
+def _purposes(data: Any) -> tuple[tuple[str, str], ...]:
+    """What the model is for, per UI language: {"en": "…", "zh": "…"}."""
+    if not isinstance(data, dict) or not all(
+        isinstance(code, str) and code.isalpha() and isinstance(words, str) and words.strip()
+        for code, words in data.items()
+    ):
+        raise ManifestError("'purpose' must map language codes to a non-empty sentence")
+    return tuple(sorted((code, words.strip()) for code, words in data.items()))
+
+
+def _reference(data: Any) -> Reference | None:
+    if data is None:
+        return None
+    fields = ("device", "keyframe_s", "peak_memory_mib", "command")
+    if not isinstance(data, dict) or set(data) != set(fields):
+        raise ManifestError(f"'reference' must be an object of exactly {', '.join(fields)}")
+    device, command = data["device"], data["command"]
+    if not all(isinstance(t, str) and t.strip() for t in (device, command)):
+        raise ManifestError("'reference': 'device' and 'command' must be non-empty strings")
+    seconds, mib = data["keyframe_s"], data["peak_memory_mib"]
+    for name, value in (("keyframe_s", seconds), ("peak_memory_mib", mib)):
+        if isinstance(value, bool) or not isinstance(value, int | float) or not math.isfinite(value) or value <= 0:
+            raise ManifestError(f"'reference': '{name}' must be a positive number")
+    return Reference(device.strip(), float(seconds), round(mib * 1024 * 1024), command.strip())
 
 
 def manifest_from_dict(data: Any) -> Manifest:
@@ -152,6 +197,8 @@ def manifest_from_dict(data: Any) -> Manifest:
         bundled=bundled,
         repo=data.get("repo") if isinstance(data.get("repo"), str) else None,
         approx_total_size=_approx_total_size(data),
+        purposes=_purposes(data.get("purpose", {})),
+        reference=_reference(data.get("reference")),
     )
 
 

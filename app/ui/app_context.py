@@ -64,6 +64,8 @@ class AppContext:
                 spec = worker_spec(self.settings.settings, self._spec)  # the first worker follows the settings
                 self._practice = PracticeController(spec, sessions_dir())
                 connect_practice(self.settings, self._practice, self._spec)
+                if self._models is not None:
+                    self._practice.subscribe(self._models.follow_practice)
                 self._practice.start()
             return self._practice
 
@@ -88,6 +90,8 @@ class AppContext:
                     folders=[folder] if folder is not None else [],  # a folder in use
                 )
                 settings.subscribe(lambda state: models.set_active(self._in_use(state.settings)))
+                if self._practice is not None:  # the model in use, measured as it loads and answers
+                    self._practice.subscribe(models.follow_practice)
             return self._models
 
     def close(self) -> None:

@@ -49,6 +49,7 @@ from app.models.store import ModelState, ModelStatus, ModelStore
 from app.models.verify import HashProgress
 from app.ui.models_state import (
     Activity,
+    MeasuredHere,
     ModelCard,
     ModelFacts,
     ModelsState,
@@ -57,11 +58,19 @@ from app.ui.models_state import (
     folder_card,
     pinned_card,
 )
+from app.worker.messages import WorkerStatus
 
 if TYPE_CHECKING:
     from app.privacy.guard import NetworkGuard
+    from app.ui.practice_controller import PracticeState
 
 logger = logging.getLogger("keyframe.models")
+
+
+def _seconds(ms: float | None) -> float | None:
+    return None if ms is None else ms / 1000
+
+
 _EMIT_EVERY_S = 0.2  # verify progress is published this often at most
 
 
@@ -102,6 +111,8 @@ class ModelsController:
         self._guard = guard
         self._lock = threading.RLock()
         self._records: dict[str, _Record] = {}
+        self._here: MeasuredHere | None = None  # the model in use, measured on this device
+        self._last_answer = ""  # the event id of the last answer counted into `_here`
         broken = "; ".join(store.problems)
         notice = Notice("notice_manifests_skipped", (("detail", broken),), error=True) if broken else None
         self._state = ModelsState(store.root, notice=notice)  # the working copy; pages get it at _emit
@@ -184,7 +195,31 @@ class ModelsController:
             if self._active == (model_id or DEFAULT_MODEL_ID):
                 return
             self._active = model_id or DEFAULT_MODEL_ID
+            self._here = None  # another model's figures are not this one's
             self._rebuild()
+        self._emit()
+
+    def follow_practice(self, practice: PracticeState) -> None:
+        """Practice's state, as it changes: the model in use measured on this device as it loads (its check
+        answer, its process's peak memory) and as it answers keyframes. Cheap when nothing new: it is
+        called on every change of Practice."""
+        with self._lock:
+            here = self._here
+            if practice.worker_status is not WorkerStatus.READY or not practice.backend:
+                return
+            loaded = (practice.backend, _seconds(practice.check_ms), practice.peak_memory_bytes)
+            if here is None or (here.backend, here.check_s, here.peak_memory_bytes) != loaded:
+                here = MeasuredHere(*loaded)  # a (re)loaded model: its answers start again
+            latest = practice.latest
+            if latest is not None and latest.event_id != self._last_answer and latest.model_id == practice.model_id:
+                self._last_answer = latest.event_id
+                here = here.with_answer(latest.keyframe_id, latest.timings.total_ms / 1000)
+            if here == self._here:
+                return
+            self._here = here
+            # Only the figures change: the cards are not read from disk again for them.
+            cards = tuple(replace(c, here=here if c.active else None) for c in self._state.cards)
+            self._state = replace(self._state, cards=cards)
         self._emit()
 
     # --- download, pause, resume, cancel ----------------------------------------------
@@ -555,13 +590,13 @@ class ModelsController:
         for manifest in sorted(self._store.manifests.values(), key=card_order):
             record = self._records.get(manifest.id)
             if record is not None and record.status is not None:
-                cards.append(pinned_card(manifest, record.status, record, active=manifest.id == self._active))
+                active = manifest.id == self._active
+                cards.append(pinned_card(manifest, record.status, record, active=active, here=self._here))
         for folder in self._folders:
             has_config = (folder / "config.json").is_file()
             size = folder_bytes(folder)
-            cards.append(
-                folder_card(folder, has_config=has_config, size_on_disk=size, active=str(folder) == self._active)
-            )
+            active = str(folder) == self._active
+            cards.append(folder_card(folder, has_config=has_config, size_on_disk=size, active=active, here=self._here))
         self._state = replace(self._state, cards=tuple(cards))
 
     def subscribe(self, listener: Callable[[ModelsState], None]) -> None:

@@ -8,12 +8,13 @@ the user chose. The controller gathers the facts and calls these on every change
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+import statistics
+from dataclasses import dataclass, replace
 from enum import Enum
 from pathlib import Path
 
 from app.core.notice import Notice
-from app.models.manifest import Manifest
+from app.models.manifest import Manifest, Reference
 from app.models.progress import Phase, Progress
 from app.models.store import ModelState, ModelStatus
 
@@ -77,6 +78,35 @@ def download_activity(p: Progress, stopping: str = "") -> Activity:
     )
 
 
+KEYFRAMES_KEPT = 50  # the speed on this device is the median of this many latest keyframes
+
+
+@dataclass(frozen=True)
+class MeasuredHere:
+    """The model in use as measured on this device in this run of the app: after loading it answered the
+    built-in picture in `check_s`; its process peaked at `peak_memory_bytes` (None where it runs in the
+    app's own process, whose figure would not be the model's); `keyframe_s` are the latest keyframes'
+    model times, every question of a keyframe together."""
+
+    backend: str
+    check_s: float | None
+    peak_memory_bytes: int | None
+    keyframe_s: tuple[float, ...] = ()
+    last_keyframe: str = ""
+
+    def with_answer(self, keyframe_id: str, seconds: float) -> MeasuredHere:
+        """One answer more: a checklist's next question adds to its keyframe's time, a new keyframe is a new one."""
+        if keyframe_id == self.last_keyframe and self.keyframe_s:
+            times = (*self.keyframe_s[:-1], self.keyframe_s[-1] + seconds)
+        else:
+            times = (*self.keyframe_s, seconds)[-KEYFRAMES_KEPT:]
+        return replace(self, keyframe_s=times, last_keyframe=keyframe_id)
+
+    @property
+    def median_s(self) -> float | None:
+        return statistics.median(self.keyframe_s) if self.keyframe_s else None
+
+
 @dataclass(frozen=True)
 class ModelCard:
     model_id: str  # the manifest id, or the folder path for a chosen folder
@@ -96,6 +126,13 @@ class ModelCard:
     activity: Activity | None = None
     confirm: str = ""  # "" | "delete" | "cancel": the action waiting for the user's yes
     active: bool = False
+    purposes: tuple[tuple[str, str], ...] = ()  # what it is for, per UI language (the manifest's)
+    reference: Reference | None = None  # its cost as measured on a named machine (the manifest's)
+    here: MeasuredHere | None = None  # its cost on this device, while it is the model in use
+
+    def purpose_in(self, language: str) -> str:
+        said = dict(self.purposes)
+        return said.get(language) or said.get("en", "")
 
     def name_in(self, language: str) -> str:
         return dict(self.names).get(language, self.name)
@@ -142,7 +179,9 @@ def _licence(text: str) -> str | None:
     return None if text.strip().lower() in ("", "unknown", "not stated") else text
 
 
-def pinned_card(manifest: Manifest, status: ModelStatus, facts: ModelFacts, *, active: bool) -> ModelCard:
+def pinned_card(
+    manifest: Manifest, status: ModelStatus, facts: ModelFacts, *, active: bool, here: MeasuredHere | None = None
+) -> ModelCard:
     """The card of a model the store knows (the bundled demo or a pinned download)."""
     total = status.size
     left: int | None = None
@@ -196,10 +235,15 @@ def pinned_card(manifest: Manifest, status: ModelStatus, facts: ModelFacts, *, a
         activity=activity,
         confirm=facts.confirm,
         active=active,
+        purposes=manifest.purposes,
+        reference=manifest.reference,
+        here=here if active else None,
     )
 
 
-def folder_card(folder: Path, *, has_config: bool, size_on_disk: int, active: bool) -> ModelCard:
+def folder_card(
+    folder: Path, *, has_config: bool, size_on_disk: int, active: bool, here: MeasuredHere | None = None
+) -> ModelCard:
     """The card of a folder the user chose: usable when it has a config.json (nothing is pinned)."""
     return ModelCard(
         model_id=str(folder),
@@ -215,4 +259,5 @@ def folder_card(folder: Path, *, has_config: bool, size_on_disk: int, active: bo
         error="" if has_config else "config.json is missing",
         failed_files=() if has_config else ("config.json",),
         active=active,
+        here=here if active else None,
     )

@@ -17,7 +17,7 @@ from collections.abc import Callable, Mapping
 
 import flet as ft
 
-from app.core.durations import duration_words
+from app.core.durations import duration_words, model_time_words
 from app.core.sizes import size_words
 from app.ui.i18n import text
 from app.ui.models_controller import ModelsController
@@ -121,6 +121,8 @@ class _CardView:
         )
         self.kind = ft.Text("", size=12, color=ft.Colors.GREY_800)
         self.facts = ft.Text("", size=12, color=ft.Colors.GREY_800)
+        self.purpose = ft.Text("", size=13)
+        self.cost = ft.Text("", size=12, color=ft.Colors.GREY_800)
         self.state_icon = ft.Icon(ft.Icons.INFO_OUTLINE, size=18)
         self.state_text = ft.Text("", weight=ft.FontWeight.W_500)
         self.bar = ft.ProgressBar(value=0, bar_height=8, border_radius=4)
@@ -188,7 +190,9 @@ class _CardView:
             [
                 ft.Row([self.name, self.demo_badge, self.active_badge], wrap=True, spacing=8),
                 tagged(self.kind, f"model-kind-{model_id}"),
+                tagged(self.purpose, f"model-purpose-{model_id}"),
                 tagged(self.facts, f"model-facts-{model_id}"),
+                tagged(self.cost, f"model-cost-{model_id}"),
                 self.state_box,
                 self.bar_box,
                 self.detail_box,
@@ -219,6 +223,8 @@ class _CardView:
         self.kind.value = text(s, f"kind_{card.kind.value}")
         self.kind.color = ft.Colors.BROWN_900 if card.kind is ModelKind.DEMO else ft.Colors.GREY_800
         self.facts.value = " · ".join(self._facts(card))
+        self.purpose.value = card.purpose_in(self._language) or text(s, "purpose_none")
+        self.cost.value = "\n".join(self._costs(card))
         self.state_icon.icon = _STATE_ICONS[card.state]
         self.state_icon.color = _STATE_COLOURS[card.state]
         self.state_text.value = self._state_words(card)
@@ -271,6 +277,35 @@ class _CardView:
         if card.kind is ModelKind.FOLDER:
             facts.append(text(s, "folder", folder=str(card.folder)))
         return facts
+
+    def _costs(self, card: ModelCard) -> list[str]:
+        """Its speed and memory: as measured on a named machine (the manifest's), and on this device while
+        it is the model in use."""
+        s, lines = self._s, []
+        ref = card.reference
+        if ref is not None:
+            time = model_time_words(ref.keyframe_s, s)
+            lines.append(
+                text(s, "cost_reference", device=ref.device, time=time, memory=size_words(ref.peak_memory_bytes))
+            )
+        elif card.here is None:
+            lines.append(text(s, "cost_reference_none"))
+        here = card.here
+        if here is not None:
+            median = here.median_s
+            if median is not None:
+                said = text(
+                    s, "cost_here_speed", backend=here.backend, time=model_time_words(median, s), n=len(here.keyframe_s)
+                )
+            else:
+                check = "?" if here.check_s is None else model_time_words(here.check_s, s)
+                said = text(s, "cost_here_check", backend=here.backend, time=check)
+            if here.peak_memory_bytes is None:
+                memory = text(s, "cost_here_memory_shared")
+            else:
+                memory = text(s, "cost_here_memory", memory=size_words(here.peak_memory_bytes))
+            lines.append(f"{said}; {memory}")
+        return lines
 
     def _state_words(self, card: ModelCard) -> str:
         s = self._s

@@ -93,6 +93,8 @@ class PracticeState:
     backend_asked: str = ""  # the backend the worker was asked for (its spec)
     backend: str = ""  # the backend the worker uses after its self-check ("" before it is ready)
     backend_note: str = ""  # why: e.g. a GPU that disagreed with CPU on the reference image
+    check_ms: float | None = None  # the loaded model's answer to the built-in picture, on this device
+    peak_memory_bytes: int | None = None  # the model's own process at its largest (None: not measured apart)
     trainee: str = ""  # who practises: named on the running session and on each next one
     examiner: str = ""
 
@@ -251,6 +253,8 @@ class PracticeController:
                 backend_asked=spec.backend,
                 backend="",
                 backend_note="",
+                check_ms=None,
+                peak_memory_bytes=None,
             )
         )
         if started:
@@ -560,6 +564,8 @@ class PracticeController:
                     backend_asked=self._spec.backend,
                     backend=model.backend,
                     backend_note=model.backend_note,
+                    check_ms=model.check_ms,
+                    peak_memory_bytes=model.peak_memory_bytes,
                 )
             event = update.event
             if isinstance(event, PracticeEvent):

@@ -253,11 +253,10 @@ class ProfileEditor:
             named |= question.fields(n)
         return named
 
-    def _field_changed(self, event: ft.ControlEvent) -> None:
+    def _field_changed(self, event: ft.Event[ft.TextField]) -> None:
         """A refusal is about the fields as they were: a field's goes once it changes, the one under the form
         with the first change, not at the next Save."""
-        if getattr(event.control, "error", None):
-            event.control.error = None
+        event.control.error = None
         if self.error_box.visible:
             self.error_box.visible = False
 

@@ -108,6 +108,10 @@ class Ready:
     profile_path: str = ""  # the profile file the worker asks from
     checklist: Checklist | None = None  # several signals asked per keyframe (None: one signal)
     profile: TaskProfile | None = None  # the one signal asked, whole (a checklist's first, with `checklist`)
+    check_ms: float | None = None  # the answer to the built-in picture after loading: measured on this device
+    # The model's own process at its largest so far (load and check), in bytes; None where the model runs in
+    # the app's process (a thread: that figure would be the app's) or the platform cannot say.
+    peak_memory_bytes: int | None = None
 
 
 @dataclass(frozen=True)

@@ -117,7 +117,7 @@ def _child_main(
         except Empty:
             return None
 
-    serve(spec, wait=commands.get, poll=poll, emit=events.send, isolation=isolation)
+    serve(spec, wait=commands.get, poll=poll, emit=events.send, isolation=isolation, own_process=True)
     events.close()
 
 

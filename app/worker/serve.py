@@ -10,6 +10,7 @@ import ctypes
 import logging
 import os
 import stat
+import sys
 import time
 from collections.abc import Callable
 from dataclasses import replace
@@ -216,8 +217,26 @@ def model_bytes(folder: Path, max_entries: int = 10_000) -> int:
     return total
 
 
-def serve(spec: WorkerSpec, wait: Wait, poll: Poll, emit: Callable[[Event], None], isolation: Isolation) -> None:
-    """Loads the model, then answers commands until Shutdown; `isolation` is what already cut this process off."""
+def peak_memory_bytes() -> int | None:
+    """This process's largest resident size so far (None where the platform cannot say)."""
+    try:
+        import resource  # not on Windows
+    except ImportError:
+        return None
+    peak = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
+    return int(peak if sys.platform == "darwin" else peak * 1024)  # bytes on macOS, KiB elsewhere
+
+
+def serve(
+    spec: WorkerSpec,
+    wait: Wait,
+    poll: Poll,
+    emit: Callable[[Event], None],
+    isolation: Isolation,
+    own_process: bool = False,
+) -> None:
+    """Loads the model, then answers commands until Shutdown; `isolation` is what already cut this process off.
+    `own_process`: the model runs in a process of its own, so its peak memory is the model's."""
     guard = ensure_installed()  # before the model loads: nothing in here may reach the network
     log.info("network of the model's process: %s (%s)", isolation.level, isolation.how)
     try:
@@ -231,11 +250,13 @@ def serve(spec: WorkerSpec, wait: Wait, poll: Poll, emit: Callable[[Event], None
         with native_output_to(logs.worker_log_file()):
             analyzer, decision = checked_analyzer(spec, model)
             load_ms = analyzer.load()
+            checking = time.perf_counter()
             try:
                 check_model(analyzer, emit)
             except ModelCheckFailed:
                 analyzer.close()
                 raise
+            check_ms = (time.perf_counter() - checking) * 1000
     except Exception as exc:  # reported to the host, which shows it
         log.exception("the model could not be loaded")  # the traceback stays here; the host gets one line
         # The app's own errors are sentences for the user; a class name means nothing on a screen.
@@ -272,6 +293,8 @@ def serve(spec: WorkerSpec, wait: Wait, poll: Poll, emit: Callable[[Event], None
             str(spec.profile or default_profile_path(analyzer.model)),
             analyzer.checklist,
             analyzer.profile,
+            check_ms,
+            peak_memory_bytes() if own_process else None,
         )
     )
     pace_ms = _test_pace_ms()

@@ -123,6 +123,14 @@ def test_download_cancel_pause_resume_verify_and_a_flipped_byte_named(
         assert "Licence: not stated" in text_of(page, f"model-facts-{MODEL_ID}")
         assert "To download: 6.1 MB" in text_of(page, f"model-facts-{MODEL_ID}")
         assert "synthetic drawings only" in text_of(page, "model-kind-keyframe-demo-cpr")
+        # What each model is for, and what it costs: measured where its manifest says, and on this device
+        # once it is the model in use and loaded.
+        assert "Shows the app working offline" in text_of(page, "model-purpose-keyframe-demo-cpr")
+        assert "not stated" in text_of(page, f"model-purpose-{MODEL_ID}")
+        assert "Measured on 2-core x86-64 CPU" in text_of(page, "model-cost-keyframe-demo-cpr")
+        wait_text(page, "model-cost-keyframe-demo-cpr", "On this device (cpu): the check picture answered in")
+        assert "its process peaked at" in text_of(page, "model-cost-keyframe-demo-cpr")
+        models_shot(page, "costs")
         assert "Free space there" in text_of(page, "storage-free")
 
         # The mirror, typed into the screen.

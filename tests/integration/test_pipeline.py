@@ -142,7 +142,11 @@ def test_sigkill_during_inference_fails_only_that_keyframe(monkeypatch: pytest.M
     host = ProcessWorkerHost(WorkerSpec(), events.append)
     host.start()
     try:
-        _collect(events, (Ready,))
+        ready = _collect(events, (Ready,))
+        # Measured on this device as it loaded (the Models screen shows them): the check picture's answer,
+        # and the peak of the model's own process, Python and MNN with the model loaded (tens of MB).
+        assert ready.check_ms is not None and ready.check_ms > 0
+        assert ready.peak_memory_bytes is not None and 20 << 20 < ready.peak_memory_bytes < 4 << 30
         scenes = held_out_scenes(count_per_kind=1, seed=99)
         from app.frames.intake import decode_image_bytes
 
@@ -216,6 +220,9 @@ def test_thread_host_gives_the_same_answers() -> None:
     pipeline.start()
     try:
         assert pipeline.wait_ready(60)
+        ready = pipeline.model
+        # In the app's own process the peak would be the app's: not reported as the model's.
+        assert ready is not None and ready.peak_memory_bytes is None and (ready.check_ms or 0) > 0
         from app.frames.intake import decode_image_bytes
 
         scenes = held_out_scenes(count_per_kind=1, seed=97)

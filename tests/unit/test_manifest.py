@@ -10,6 +10,7 @@ from app.models.manifest import ManifestError, check_relative_path, manifest_fro
 from app.models.verify import FileState, HashProgress, sha256_file, verify_folder
 
 SHA = "a" * 64
+REFERENCE = {"device": "2-core laptop CPU", "keyframe_s": 2.5, "peak_memory_mib": 1024, "command": "bench"}
 BASE = {
     "schema": 1,
     "id": "some-model",
@@ -41,11 +42,36 @@ def test_paths_that_could_escape_are_rejected(path: str) -> None:
         {"files": [{"path": "a", "sha256": SHA, "size": -1}]},
         {"files": [{"path": "a", "sha256": SHA}, {"path": "A", "sha256": SHA}]},
         {"bundled": "../elsewhere"},
+        {"purpose": "a sentence without its language"},
+        {"purpose": {"en": "  "}},
+        {"reference": {"device": "x", "keyframe_s": 1}},
+        {"reference": {**REFERENCE, "keyframe_s": 0}},
+        {"reference": {**REFERENCE, "peak_memory_mib": float("nan")}},
+        {"reference": {**REFERENCE, "peak_memory_mib": True}},
+        {"reference": {**REFERENCE, "device": ""}},
+        {"reference": {**REFERENCE, "extra": 1}},
     ],
 )
 def test_malformed_manifests_are_rejected(change: dict) -> None:
     with pytest.raises(ManifestError):
         manifest_from_dict({**BASE, **change})
+
+
+def test_what_a_model_is_for_and_what_it_costs_are_read_in_every_language_given() -> None:
+    plain = manifest_from_dict(BASE)
+    assert (plain.purpose_in("zh"), plain.reference) == ("", None)
+    said = manifest_from_dict({**BASE, "purpose": {"en": " For demos. ", "zh": "用于演示。"}, "reference": REFERENCE})
+    assert (said.purpose_in("en"), said.purpose_in("zh"), said.purpose_in("fr")) == (
+        "For demos.",
+        "用于演示。",
+        "For demos.",
+    )
+    assert said.reference is not None and said.reference.peak_memory_bytes == 1024 * 1024 * 1024
+    assert (said.reference.device, said.reference.keyframe_s, said.reference.command) == (
+        "2-core laptop CPU",
+        2.5,
+        "bench",
+    )
 
 
 def test_total_size_only_when_every_size_is_known() -> None:

@@ -7,12 +7,15 @@ a delete waits for its confirmation; the Chinese table renders every state.
 from __future__ import annotations
 
 import hashlib
+from dataclasses import replace
 from pathlib import Path
 
 import flet as ft
 import pytest
 
 from app.core.durations import duration_words
+from app.core.generation import Timings
+from app.core.session import PracticeEvent
 from app.models.catalog import DEFAULT_MODEL_ID
 from app.models.manifest import load_manifest, manifest_from_dict
 from app.models.store import ModelStore
@@ -21,6 +24,8 @@ from app.ui import strings_models
 from app.ui.models_controller import ModelsController
 from app.ui.models_state import CardState, ModelsState
 from app.ui.models_view import ModelsView
+from app.ui.practice_controller import PracticeState
+from app.worker.messages import WorkerStatus
 from tests.conditions import wait_until
 from tests.unit.test_sessions_view import is_visible, tagged
 
@@ -180,3 +185,84 @@ def test_a_folder_in_use_is_listed_as_the_users_own(tmp_path: Path) -> None:
     assert "Your own folder" in (view._cards[str(mine)].kind.value or "")
     controller.choose(DEFAULT_MODEL_ID)
     assert chosen == [DEFAULT_MODEL_ID] and controller.state.card(DEFAULT_MODEL_ID).active  # type: ignore[union-attr]
+
+
+def answered(event_id: str, keyframe_id: str, ms: float) -> PracticeEvent:
+    timings = Timings(0, 0, 0, 0, 0, 0, ms, 0, 0)
+    return PracticeEvent(
+        event_id=event_id,
+        t=1.0,
+        wall_time=1000.0,
+        keyframe_id=keyframe_id,
+        signal="s",
+        observation="yes",
+        parse_status="valid",
+        parse_reason="ok",
+        raw="{}",
+        timings=timings,
+        model_id="m",
+        model_revision="r",
+        backend="cpu",
+    )
+
+
+def test_each_card_says_what_its_model_is_for_and_what_it_costs_here_and_where_measured(tmp_path: Path) -> None:
+    controller, view, _ = build(tmp_path)
+    demo, tiny = view._cards[DEFAULT_MODEL_ID], view._cards["tiny-vlm"]
+    assert (demo.purpose.value or "").startswith("Shows the app working offline")
+    assert demo.cost.value == (
+        "Measured on 2-core x86-64 CPU (AMD EPYC), 2 threads: 14 ms per keyframe (one question), peak memory 82.4 MB"
+    )
+    assert tiny.purpose.value == "What it is for: not stated (no manifest says it)"
+    assert tiny.cost.value == "Speed and memory: not measured for this model"
+
+    # The model in use loads: its check answer and its process's peak memory, on this device.
+    ready = replace(
+        PracticeState(),
+        worker_status=WorkerStatus.READY,
+        model_id="m",
+        backend="cpu",
+        check_ms=52.0,
+        peak_memory_bytes=90 * 1024 * 1024,
+    )
+    controller.follow_practice(ready)
+    here = (demo.cost.value or "").splitlines()[1]
+    assert (
+        here == "On this device (cpu): the check picture answered in 52 ms after loading; its process peaked at 90 MB"
+    )
+    assert tiny.cost.value == "Speed and memory: not measured for this model"  # only the model in use
+
+    # Keyframes answered: a checklist's questions add up to their keyframe's time; the median of the latest.
+    seen = []
+    controller.subscribe(seen.append)
+    seen.clear()
+    for event in (answered("e1", "k1", 20), answered("e2", "k1", 10), answered("e3", "k2", 40)):
+        controller.follow_practice(replace(ready, latest=event))
+    assert (
+        (demo.cost.value or "")
+        .splitlines()[1]
+        .startswith("On this device (cpu): 35 ms per keyframe, the median of the last 2")
+    )
+    count = len(seen)
+    controller.follow_practice(replace(ready, latest=answered("e3", "k2", 40)))  # the same answer again
+    controller.follow_practice(replace(ready, worker_status=WorkerStatus.RESTARTING))  # not loaded: no figures
+    assert len(seen) == count
+
+    # A model run in the app's own process: its memory is not the model's to show.
+    controller.follow_practice(replace(ready, check_ms=60.0, peak_memory_bytes=None))
+    assert (demo.cost.value or "").endswith("its memory is the app's own (not measured apart)")
+    assert "the check picture answered in 60 ms" in (demo.cost.value or "")  # a reload starts the count again
+
+    # Another model chosen: the figures were the other one's.
+    controller.set_active("tiny-vlm")
+    assert "On this device" not in (demo.cost.value or "") and "On this device" not in (tiny.cost.value or "")
+
+
+def test_the_costs_read_in_chinese(tmp_path: Path) -> None:
+    controller, view, _ = build(tmp_path, strings_models.ZH, "zh")
+    ready = replace(PracticeState(), worker_status=WorkerStatus.READY, backend="cpu", check_ms=1500.0)
+    controller.follow_practice(ready)
+    demo = view._cards[DEFAULT_MODEL_ID]
+    assert (demo.purpose.value or "").startswith("用于离线演示")
+    assert "在本设备上（cpu）：加载后回答检查图片用时 1.50 秒" in (demo.cost.value or "")
+    assert view._cards["tiny-vlm"].purpose.value == "用途：未注明（没有清单说明）"
