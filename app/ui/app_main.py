@@ -125,7 +125,7 @@ class Shell:
                 interval=self._set_interval,
                 review=self._review,
                 open_models=lambda: self.go(MODELS),
-                open_settings=lambda: self.go(SETTINGS),
+                open_settings=self._change_questions,
                 thumbnail=controller.thumbnail,
                 metronome=lambda on, rate: page.run_task(self.metronome.set, on, rate),
                 rate_tones=self.rate_tones.set,
@@ -361,6 +361,11 @@ class Shell:
         self.sessions.arrange(wide)
         self.page.navigation_bar = None if wide else self.bar
         self.page.update()
+
+    def _change_questions(self) -> None:
+        """Practice's "Change" beside "Asking:": Settings, at the Question field rather than its top."""
+        self.go(SETTINGS)
+        self.page.run_task(self.settings.show_question)
 
     def go(self, index: int) -> None:
         self.rail.selected_index = self.bar.selected_index = index

@@ -29,6 +29,7 @@ from app.worker.messages import WorkerStatus
 
 AUTO = "auto"
 IMAGE_SIDES = (224, 320, 448, 640, 896)  # on the 32 px grid of Qwen3-VL; 224 is on Qwen2-VL's 28 px grid too
+QUESTION_KEY = "settings-question"  # the Question field's scroll key: Practice's "Change" lands on it
 
 
 def backend_line(strings: Mapping[str, str], worker: WorkerReport) -> tuple[str, bool]:
@@ -199,7 +200,8 @@ class SettingsView:
                 ),
                 self._field(
                     text(s, "profile_label"),
-                    ft.Column(
+                    key=QUESTION_KEY,
+                    control=ft.Column(
                         [
                             tagged(self.profile, "settings-profile", text(s, "profile_label")),
                             self._profile_fit_box,
@@ -246,21 +248,19 @@ class SettingsView:
             spacing=16,
             horizontal_alignment=ft.CrossAxisAlignment.STRETCH,  # both sections as wide as the column
         )
-        self.root = ft.Container(
-            content=ft.Column(
-                # One readable column: the whole width on a phone, the middle of a wide window.
-                [
-                    ft.ResponsiveRow(
-                        [ft.Container(column, padding=16, col={"xs": 12, "md": 10, "lg": 8, "xl": 7})],
-                        alignment=ft.MainAxisAlignment.CENTER,
-                    )
-                ],
-                scroll=ft.ScrollMode.AUTO,
-                expand=True,
-                horizontal_alignment=ft.CrossAxisAlignment.CENTER,
-            ),
+        self._scroller = ft.Column(
+            # One readable column: the whole width on a phone, the middle of a wide window.
+            [
+                ft.ResponsiveRow(
+                    [ft.Container(column, padding=16, col={"xs": 12, "md": 10, "lg": 8, "xl": 7})],
+                    alignment=ft.MainAxisAlignment.CENTER,
+                )
+            ],
+            scroll=ft.ScrollMode.AUTO,
             expand=True,
+            horizontal_alignment=ft.CrossAxisAlignment.CENTER,
         )
+        self.root = ft.Container(content=self._scroller, expand=True)
         self.render(controller.state)
 
     # --- layout helpers ---------------------------------------------------------------
@@ -275,14 +275,20 @@ class SettingsView:
         )
 
     @staticmethod
-    def _field(label: str | None, control: ft.Control, help_text: str | None = None) -> ft.Control:
+    def _field(
+        label: str | None, control: ft.Control, help_text: str | None = None, key: str | None = None
+    ) -> ft.Control:
         parts: list[ft.Control] = []
         if label:
             parts.append(ft.Text(label, weight=ft.FontWeight.W_500))
         parts.append(control)
         if help_text:
             parts.append(ft.Text(help_text, size=12, color=ft.Colors.GREY_700))
-        return ft.Column(parts, spacing=6)
+        return ft.Column(parts, spacing=6, key=ft.ScrollKey(key) if key else None)  # type: ignore[call-arg] # Flet builds it lazily
+
+    async def show_question(self) -> None:
+        """Scroll to the Question field (Practice's "Change" comes here for it, not to the top)."""
+        await self._scroller.scroll_to(scroll_key=QUESTION_KEY, duration=300)
 
     def _image_options(self, current: int | None) -> list[ft.DropdownOption]:
         sides = sorted({*IMAGE_SIDES, *([current] if current is not None else [])})

@@ -29,6 +29,11 @@ from tests.e2e.test_settings_screen import wait_file
 pytestmark = pytest.mark.browser
 
 
+def in_view(page, identifier: str, height: int) -> bool:  # noqa: ANN001
+    box = node(page, identifier).first.bounding_box()
+    return box is not None and 0 <= box["y"] and box["y"] + box["height"] <= height
+
+
 @pytest.mark.parametrize("viewport", [None, PHONE], ids=["desktop", "phone"])
 def test_an_edited_profile_is_refused_when_invalid_then_saved_and_asked(browser, tmp_path: Path, viewport) -> None:  # noqa: ANN001
     data = tmp_path / "data"
@@ -40,6 +45,11 @@ def test_an_edited_profile_is_refused_when_invalid_then_saved_and_asked(browser,
             wait_text(page, "asking", "Asking: CPR: hand position on the chest")
             node(page, "change-questions").click()  # Practice's way to the questions: Settings → Question
             node(page, "settings-profile-edit").first.wait_for(timeout=30_000)
+            # It lands on the Question field, not at the top of Settings with the field below the fold.
+            height = (viewport or page.viewport_size)["height"]
+            assert wait_until(lambda: in_view(page, "settings-profile", height), timeout=10), node(
+                page, "settings-profile"
+            ).bounding_box()
             node(page, "settings-profile-edit").click()  # the model's own question: a shipped template
             wait_text(page, "editor-heading", "Edit a copy: hand_position_copy")
             # An empty question and a score cut that is no probability: each refused beside its field, in
