@@ -14,6 +14,7 @@ from typing import Any
 import flet as ft
 
 from app.core.checklist import Checklist
+from app.core.generation import FinishReason
 from app.core.parser import UNKNOWN
 from app.core.profiles import written_for
 from app.core.rhythm_figures import LONG_PAUSE_S, TARGET_RATE_PER_MIN, Pause, long_pauses, rate_band, shown_rate
@@ -32,6 +33,8 @@ from app.ui.strings_sessions import answer_word, reason_words, session_questions
 from app.ui.timeline import TimelineChart, mark_style
 from app.ui.widgets import panel, tagged
 from app.worker.messages import WorkerStatus
+
+NOT_ASKED = FinishReason.NOT_ASKED.value  # a checklist question its gate left unasked
 
 SOURCES = ("camera", "video", "image", "folder")
 INTERVALS = (2, 3, 4, 5)
@@ -625,6 +628,10 @@ class PracticeView:
         if state.checklist is not None:  # each line says its own answer, reason and verdict
             self.why.value = ""
         self.taken.value = when_taken(self._w, event.t, event.wall_time, event.source, event.still)
+        # Details are the model's record of the keyframe: a question its gate left unasked has none (no
+        # text, no time), so the last question it was asked speaks for the keyframe.
+        same = [e.event for e in state.session.timeline if e.event.keyframe_id == event.keyframe_id]
+        event = next((e for e in reversed(same) if e.parse_status != NOT_ASKED), event)
         score = "—" if event.model_score is None else f"{event.model_score:.3g}"
         tm = event.timings
         interval = f"{state.effective_interval_s:.1f} s" if state.effective_interval_s else "—"
@@ -736,7 +743,12 @@ class PracticeView:
                 self.review_state.value = self._t["reviewed_n_of_m"].format(n=reviewed, m=answered)
             # Details: every signal's raw reply first, then the keyframe's timings and model.
             answers = keyframe_entries(state.session.timeline, keyframe)
-            raw = [f"{signal}: {e.event.raw or '—'} ({e.event.parse_reason})" for signal, e in answers.items()]
+            raw = [
+                f"{signal}: {self._t['detail_not_asked']}"
+                if e.event.parse_status == NOT_ASKED
+                else f"{signal}: {e.event.raw or '—'} ({e.event.parse_reason})"
+                for signal, e in answers.items()
+            ]
             self.details.value = "\n".join([*raw, self.details.value])
 
     def tick(self) -> None:

@@ -4,11 +4,13 @@ question's answers; a confirm-all is recorded whole or not at all."""
 
 from __future__ import annotations
 
+from dataclasses import replace
 from pathlib import Path
 
 import flet as ft
 import pytest
 
+from app.core.generation import Timings
 from app.core.session import ExaminerConfirmed, ExaminerCorrected, reduce
 from app.paths import PROFILES
 from app.profile_file import load_checklist
@@ -54,7 +56,9 @@ def test_a_correction_is_the_lines_verdict_and_counts_as_reviewed() -> None:
 
 def test_the_practice_card_shows_every_line_and_the_not_checked_reason() -> None:
     view = PracticeView(PracticeActions(*(lambda *a: None for _ in range(4))), ft.Container())
-    timeline = reduce(events())
+    # As the worker records them: a question its gate left unasked took no time.
+    unasked = Timings(0, 0, 0, 0, 0, 0, 0, 0, 0)
+    timeline = reduce([replace(e, timings=unasked) if e.parse_status == "not_asked" else e for e in events()])
     latest = timeline.timeline[-1].event
     view.render(
         PracticeState(worker_status="ready", session_id="s", session=timeline, latest=latest, checklist=CHECKLIST)
@@ -66,6 +70,22 @@ def test_the_practice_card_shows_every_line_and_the_not_checked_reason() -> None
         assert rows[signal].answer.value == strings.EN["check_not_checked"]
         assert rows[signal].note.value == "not checked: Hands in the picture — NO"
     assert view.review_state.value == strings.EN["waiting_examiner"]
+    # Details are the record of what the model was asked: the gate's, never an unasked question's empty one.
+    details = (view.details.value or "").splitlines()
+    gate = timeline.timeline[-3].event
+    assert gate.signal == "hands_visible" and latest.parse_status == "not_asked"
+    assert details[0] == f"hands_visible: {gate.raw} ({gate.parse_reason})"
+    assert details[1:3] == [
+        f"{s}: not asked (the gate stayed shut)" for s in ("hand_position_correct", "hands_stacked")
+    ]
+    timings = next(line for line in details if line.startswith("Timings"))
+    assert timings == "Timings: " + strings.EN["detail_timing_values"].format(
+        total=gate.timings.total_ms,
+        vision=gate.timings.vision_ms,
+        prefill=gate.timings.prefill_ms,
+        first=gate.timings.first_token_ms,
+        decode=gate.timings.decode_ms,
+    )
 
 
 class Calls:
