@@ -73,7 +73,9 @@ def download_activity(p: Progress, stopping: str = "") -> Activity:
         total_is_estimate=p.total_is_estimate,
         rate_bps=p.rate_bps if flowing else None,
         eta_s=p.eta_s if flowing else None,
-        message=p.message if p.phase is Phase.WAITING else "",
+        # The last failure, while waiting to retry and until bytes flow again: the sign that a download at
+        # 0 % is retrying, not stuck.
+        message=p.message if p.phase is Phase.WAITING or (flowing and not p.rate_bps) else "",
         stopping=stopping,
     )
 

@@ -314,6 +314,8 @@ class _CardView:
             key = "state_partial" if card.fraction is not None else "state_partial_unknown"
             return text(s, key, percent=percent(card.fraction))
         if state is CardState.DOWNLOADING:
+            if card.activity is not None and card.activity.phase == "waiting":
+                return text(s, "state_retrying", percent=percent(card.fraction or 0.0))
             key = "state_downloading" if card.fraction is not None else "state_downloading_unknown"
             return text(s, key, percent=percent(card.fraction))
         if state is CardState.VERIFYING:
@@ -334,6 +336,10 @@ class _CardView:
         if a.phase == "waiting":
             return text(s, "progress_waiting", detail=a.message)
         parts: list[str] = []
+        if a.message:  # a try failed: this one is the next, until bytes flow
+            parts.append(text(s, "progress_retrying", detail=a.message))
+        elif not a.rate_bps:
+            parts.append(text(s, "progress_connecting"))
         if a.total:
             key = "progress_bytes_about" if a.total_is_estimate else "progress_bytes"
             parts.append(text(s, key, done=size_words(a.done), total=size_words(a.total)))

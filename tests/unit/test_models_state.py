@@ -88,8 +88,12 @@ def test_the_demo_comes_first_then_by_name() -> None:
     assert [m.display_name for m in sorted(models, key=card_order)] == ["zed", "Alpha", "beta"]
 
 
-def test_a_progress_record_shows_a_rate_only_while_bytes_flow_and_a_message_only_while_waiting() -> None:
+def test_a_progress_record_shows_a_rate_only_while_bytes_flow_and_a_failure_until_they_flow_again() -> None:
     flowing = download_activity(Progress("tiny", Phase.DOWNLOADING, rate_bps=5.0, eta_s=3.0, message="x"), "pause")
     assert (flowing.rate_bps, flowing.eta_s, flowing.message, flowing.stopping) == (5.0, 3.0, "", "pause")
     waiting = download_activity(Progress("tiny", Phase.WAITING, rate_bps=5.0, eta_s=3.0, message="HTTP 503"))
     assert (waiting.rate_bps, waiting.eta_s, waiting.message) == (None, None, "HTTP 503")
+    retrying = download_activity(Progress("tiny", Phase.DOWNLOADING, message="HTTP 503"))  # no byte since
+    assert retrying.message == "HTTP 503"
+    failed = download_activity(Progress("tiny", Phase.FAILED, message="could not be downloaded"))
+    assert failed.message == ""  # the card's error says it, not a retry line

@@ -22,7 +22,7 @@ from app.models.store import ModelStore
 from app.paths import MANIFESTS
 from app.ui import strings_models
 from app.ui.models_controller import ModelsController
-from app.ui.models_state import CardState, ModelsState
+from app.ui.models_state import Activity, CardState, ModelsState
 from app.ui.models_view import ModelsView
 from app.ui.practice_controller import PracticeState
 from app.worker.messages import WorkerStatus
@@ -266,3 +266,27 @@ def test_the_costs_read_in_chinese(tmp_path: Path) -> None:
     assert (demo.purpose.value or "").startswith("用于离线演示")
     assert "在本设备上（cpu）：加载后回答检查图片用时 1.50 秒" in (demo.cost.value or "")
     assert view._cards["tiny-vlm"].purpose.value == "用途：未注明（没有清单说明）"
+
+
+def test_a_download_that_is_not_moving_says_whether_it_waits_for_the_server_or_retries(tmp_path: Path) -> None:
+    """A dead mirror kept the card at "Downloading: 0 %" for ~22 s (a 15 s connect timeout, then backoff)
+    with nothing saying it was trying again."""
+    _, view, _ = build(tmp_path)
+    card_view = view._cards["tiny-vlm"]
+    base = next(c for c in view._controller.state.cards if c.model_id == "tiny-vlm")
+    downloading = replace(base, state=CardState.DOWNLOADING, fraction=0.0)
+
+    def shown(activity: Activity) -> tuple[str, str]:
+        card_view.render(replace(downloading, activity=activity))
+        return card_view.state_text.value or "", card_view.detail.value or ""
+
+    start = Activity("download", phase="downloading", done=0, total=6_100_000)
+    state, detail = shown(start)
+    assert state == "Downloading: 0 %" and detail.startswith("Waiting for the server's first bytes · 0 B of 5.8 MB")
+    state, detail = shown(replace(start, phase="waiting", message="mirror: HTTP 503; retrying in 2 s"))
+    assert state == "Interrupted, trying again: 0 %"
+    assert detail == "Waiting to try again: mirror: HTTP 503; retrying in 2 s"
+    state, detail = shown(replace(start, message="mirror: HTTP 503; retrying in 2 s"))  # the next try, no byte yet
+    assert detail.startswith("Trying again after: mirror: HTTP 503")
+    state, detail = shown(replace(start, done=1_000_000, rate_bps=500_000.0, eta_s=10.0))
+    assert "Trying again" not in detail and "Waiting for the server" not in detail
