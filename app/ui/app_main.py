@@ -131,6 +131,7 @@ class Shell:
                 rate_tones=self.rate_tones.set,
                 names=controller.set_names,
                 try_examples=controller.try_examples,
+                open_session=self._open_session,
             ),
             camera,
             t,
@@ -361,6 +362,11 @@ class Shell:
         self.sessions.arrange(wide)
         self.page.navigation_bar = None if wide else self.bar
         self.page.update()
+
+    def _open_session(self, session_id: str) -> None:
+        """An ended session's answers, from Practice's news of its end: Sessions, with it opened."""
+        self.go(SESSIONS)
+        self.page.run_thread(self.sessions_controller.open, session_id)
 
     def _change_questions(self) -> None:
         """Practice's "Change" beside "Asking:": Settings, at the Question field rather than its top."""

@@ -56,6 +56,7 @@ class PracticeActions:
     rate_tones: Callable[[bool], object] = lambda on: None  # the rate tones on or off
     names: SaveNames = lambda trainee, examiner: None  # the session's trainee and examiner, and the next ones'
     try_examples: Callable[[], object] = lambda: None  # a session of the example pictures shipped with the app
+    open_session: Callable[[str], None] = lambda session_id: None  # that session, opened in Sessions
 
 
 class PracticeView:
@@ -157,7 +158,18 @@ class PracticeView:
         self.open_models_box = tagged(self.open_models, "open-models")  # the wrapper hides (see tagged)
         self.open_models_box.visible = False
         self.error = ft.Text("", color=ft.Colors.RED_800, size=13)
-        self.notice = ft.Text("", color=ft.Colors.GREY_800, size=12)
+        # How the last session ended (a video's end, the camera's tab reloaded): news a person must not miss,
+        # with the way to the answers still waiting for the examiner.
+        self.notice = ft.Text("", color=ft.Colors.BLUE_GREY_900, size=14, weight=ft.FontWeight.W_500)
+        self.ended_pending = ft.Text("", size=13, color=ft.Colors.BLUE_GREY_900)
+        self._ended_session = ""
+        self.open_ended = ft.OutlinedButton(
+            t["review_in_sessions"],
+            icon=ft.Icons.HISTORY,
+            on_click=lambda _: self._actions.open_session(self._ended_session),
+        )
+        self._open_ended_box = tagged(self.open_ended, "review-in-sessions")
+        self._ended_pending_box = tagged(self.ended_pending, "ended-pending")  # the wrapper hides (see tagged)
         self.log_error = ft.Text("", color=ft.Colors.RED_800, size=12)
 
         # The result card: the question, the answer in words, then what it is waiting for.
@@ -278,9 +290,30 @@ class PracticeView:
         self.reviews = ReviewList(words, thumbnails=actions.thumbnail)
         # Hidden when empty: the Semantics wrapper is what hides (its content must stay visible).
         self._status_lines = {
-            line: tagged(line, name)
-            for line, name in ((self.error, "error"), (self.notice, "notice"), (self.log_error, "log-error"))
+            line: tagged(line, name) for line, name in ((self.error, "error"), (self.log_error, "log-error"))
         }
+        self._ended_box = ft.Container(
+            ft.Row(
+                [
+                    ft.Icon(ft.Icons.INFO_OUTLINE, color=ft.Colors.BLUE_700),
+                    ft.Column(
+                        [
+                            tagged(self.notice, "notice"),
+                            tagged(self.ended_pending, "ended-pending"),
+                            self._open_ended_box,
+                        ],
+                        spacing=6,
+                        expand=True,
+                    ),
+                ],
+                vertical_alignment=ft.CrossAxisAlignment.START,
+            ),
+            bgcolor=ft.Colors.BLUE_50,
+            border=ft.Border.all(1, ft.Colors.BLUE_200),
+            border_radius=8,
+            padding=12,
+            visible=False,
+        )
         # What is asked, and the way to change it (Settings → Question: a profile or checklist, the editor).
         self.asking = ft.Text("", size=12, color=ft.Colors.GREY_800)
         # A question written for another model (an instruct prompt on the demo model) is answered, but
@@ -406,8 +439,12 @@ class PracticeView:
         if wide:
             self._live.controls = [self.stage, self._controls_row, *self._status_block]
         else:
-            self._live.controls = [self.stage, *self._status_block, self.rhythm_box, self._card, self._controls_row]
-        self._right.controls = [self.rhythm_box, self._card, self._review_block] if wide else [self._review_block]
+            ended, card = self._ended_box, self._card
+            self._live.controls = [self.stage, *self._status_block, ended, self.rhythm_box, card, self._controls_row]
+        # Wide: the news of an ended session above the card, where the eye goes, not under the stage.
+        self._right.controls = (
+            [self._ended_box, self.rhythm_box, self._card, self._review_block] if wide else [self._review_block]
+        )
 
     def _size_stage(self) -> None:
         width = self._width
@@ -493,6 +530,7 @@ class PracticeView:
     # --- rendering ------------------------------------------------------------------------------
 
     def render(self, state: PracticeState) -> None:
+        ended = state  # the ended session as it is, for its pending answers, even where this tab hides it
         if state.running or state.session_id != self.hidden_session:
             self.hidden_session = None
         else:
@@ -514,6 +552,7 @@ class PracticeView:
         self.metronome_row.visible = shown in ("camera", "video")  # stills have no rhythm to keep
         self.error.value = notices_text(self._t, state.error)
         self.notice.value = notices_text(self._t, state.notice)
+        self._render_ended(ended)
         self.log_error.value = self._t["log_error"].format(reason=state.log_error) if state.log_error else ""
 
         labels = dict(state.labels).get(self._language)
@@ -562,6 +601,16 @@ class PracticeView:
         for line, box in (*self._status_lines.items(), *self._card_lines.items()):
             box.visible = bool(line.value)  # an empty line would still take its height
 
+    def _render_ended(self, state: PracticeState) -> None:
+        """The news of how the last session ended, with how many of its answers wait for the examiner and
+        the way to them: the same in every tab, one opened since too (which does not list them here)."""
+        waiting = 0 if state.running else len(state.session.pending)
+        self._ended_box.visible = bool(self.notice.value)
+        self._ended_session = state.session_id or ""
+        self.ended_pending.value = self._t["ended_pending"].format(n=waiting) if waiting else ""
+        self._ended_pending_box.visible = bool(waiting)
+        self._open_ended_box.visible = bool(self._ended_session) and self._ended_box.visible and not state.running
+
     def _render_worker(self, state: PracticeState) -> None:
         status = state.worker_status
         if status == WorkerStatus.READY:
@@ -608,7 +657,9 @@ class PracticeView:
     def _render_answer(self, event: PracticeEvent | None, state: PracticeState) -> None:
         self.answer.size = 30 if event is None else 48  # the answer large; the placeholder need not be
         if event is None:
-            self.answer.value, self.answer.color = self._t["no_answer_yet"], ft.Colors.GREY_600
+            # After a session that ended on its own (a video's end, the camera's tab gone): said on the card too.
+            placeholder = "session_ended" if state.notice and not state.running else "no_answer_yet"
+            self.answer.value, self.answer.color = self._t[placeholder], ft.Colors.GREY_600
             self.answer_icon.icon, self.answer_icon.color = ft.Icons.HOURGLASS_EMPTY, ft.Colors.GREY_500
             self.why.value = self.review_state.value = self.taken.value = self.details.value = ""
             return

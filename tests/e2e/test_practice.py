@@ -575,9 +575,13 @@ def test_a_second_tab_sees_the_camera_session_and_a_reload_ends_it_in_words(
         for tab in (other, owner):
             assert "tab with the camera was reloaded" in wait_text(tab, "notice", "tab with the camera", timeout=30)
             wait_text(tab, "start-stop", "Start")
-        for tab in (other, owner):  # no last answer left looking current
-            assert text_of(tab, "observation") == "No answer yet"
+        for tab in (other, owner):  # no last answer left looking current: the card says the session ended
+            assert text_of(tab, "observation") == "Session ended"
+            assert "wait for the examiner" in text_of(tab, "ended-pending")
         shot(other, "practice-camera-tab-gone")
+        # The way to the answers still waiting: Sessions, with that session open.
+        node(owner, "review-in-sessions").click()
+        wait_text(owner, "sessions-summary", "waiting for the examiner")
     finally:
         owner.context.close()
         other.context.close()

@@ -7,9 +7,10 @@ from pathlib import Path
 
 import flet as ft
 
+from app.core.notice import Notice
 from app.core.profiles import ProfileLabels
 from app.core.session import AskedSignal, KeyframeSkipped, SessionAsked, SkipReason, reduce
-from app.ui.practice_controller import PracticeState
+from app.ui.practice_controller import PracticeState, clean_card
 from app.ui.practice_view import PracticeActions, PracticeView
 from tests.unit.test_session import practice
 from tests.unit.test_sessions_controller import recorded, write_session
@@ -408,3 +409,26 @@ def test_questions_written_for_another_model_say_so_beside_what_is_asked() -> No
     ):
         view.render(fits)
         assert view.written_for.value == "" and not view._written_for_box.visible
+
+
+def test_a_session_that_ended_on_its_own_says_so_on_the_card_with_the_way_to_its_waiting_answers() -> None:
+    """The camera's tab reloaded: the news was a small grey line under the controls, the card said only
+    "No answer yet", and a tab opened since did not list the answers still waiting for the examiner."""
+    opened: list[str] = []
+    actions = PracticeActions(
+        lambda *a: None, lambda: None, lambda _: None, lambda *a: None, open_session=opened.append
+    )
+    ended = replace(clean_card(_state()), notice=(Notice("camera_tab_gone"),))
+    for hidden in (False, True):  # the tab that watched it, and one opened after it ended
+        view = PracticeView(actions, ft.Container())
+        if hidden:
+            view.hide_session("s")
+        view.render(ended)
+        assert view._ended_box.visible and view.notice.value.startswith("The session ended: the tab with the camera")
+        assert view.ended_pending.value == "2 answers of it wait for the examiner."
+        assert view.answer.value == "Session ended"
+        assert bool(view.reviews.rows) is not hidden  # the opened-since tab lists none, but says where they are
+        view.open_ended.on_click(None)
+        assert opened[-1] == "s"
+    view.render(replace(ended, running=True, notice=()))  # the next session: the news goes
+    assert not view._ended_box.visible and view.answer.value == "No answer yet"
