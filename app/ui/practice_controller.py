@@ -235,6 +235,9 @@ class PracticeController:
                 return
         self.stop_session()  # a session begun while the settings were settling ran on the old worker
         with self._lock:
+            # The last session asked the old model and questions: its answer, rhythm and picture leave the
+            # card (under the new question they would read as its answers), and the news says where it is.
+            ended = bool(self._state.session_id and self._state.session.timeline)
             old = self._pipeline
             self._generation += 1
             self._spec = spec
@@ -243,7 +246,8 @@ class PracticeController:
         old.stop()
         self._update(
             lambda s: replace(
-                s,
+                clean_card(s) if ended else s,
+                notice=(Notice("settings_changed"),) if ended else s.notice,
                 worker_status=WorkerStatus.STARTING,
                 worker_message="",
                 model_id="",

@@ -148,6 +148,8 @@ EN: dict[str, str] = {
         "It is saved in Sessions."
     ),
     "camera_in_other_tab": "The camera is in another tab of this app; its answers appear here too.",
+    "settings_changed": "The model or its questions changed: the last session, asked with the ones before, is "
+    "saved in Sessions.",
     # What a source or a pick had to say (app.core.notice): several join with notice_separator.
     "notice_separator": "; ",
     "no_image_chosen": "No image was chosen.",
@@ -318,6 +320,7 @@ ZH: dict[str, str] = {
     "video_finished": "视频已结束：本次练习已保存。可在“记录”中复核。",
     "camera_tab_gone": "练习已结束：使用摄像头的标签页被重新加载、关闭或断开了连接。记录已保存在“记录”中。",
     "camera_in_other_tab": "摄像头在本应用的另一个标签页中；它的回答也会显示在这里。",
+    "settings_changed": "模型或问题已更改：上一次练习（按之前的设置提问）已保存在“记录”中。",
     "notice_separator": "；",
     "no_image_chosen": "没有选择图片。",
     "source_unreadable": "无法读取 {name}。",

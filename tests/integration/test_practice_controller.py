@@ -6,7 +6,7 @@ import time
 from pathlib import Path
 
 from app.core.notice import Notice
-from app.paths import EXAMPLES
+from app.paths import EXAMPLES, PROFILES
 from app.session.review import Verdict, record_review
 from app.session.store import load_session
 from app.ui.i18n import notices_text
@@ -87,6 +87,13 @@ def test_video_stills_and_reviews_on_one_worker(tmp_path: Path) -> None:
         table = wait(controller, lambda s: not s.running)
         assert len(table.session.timeline) == 1 and not table.error, table.error
         assert said(table.notice) == "labels.csv: a table of labels is for the Testers screen; left out"
+
+        # The question changes (another profile): the last session's answer leaves the card, which would
+        # read it as an answer to the new question, and the news says where that session is kept.
+        controller.apply_settings(WorkerSpec(profile=PROFILES / "cpr_checklist.json", checklists=True), 2)
+        changed = wait(controller, lambda s: s.worker_status == "ready" and s.checklist is not None)
+        assert changed.latest is None and changed.rhythm is None and changed.session_id == table.session_id
+        assert said(changed.notice).startswith("The model or its questions changed: the last session")
     finally:
         controller.shutdown()
 
