@@ -39,10 +39,14 @@ class Reference:
     """A model's cost as measured, with what measured it: the Models screen shows it as a figure for that
     class of machine, never as this device's."""
 
-    device: str  # the machine class it was measured on, e.g. "2-core x86-64 CPU (AMD EPYC), 2 threads"
+    devices: tuple[tuple[str, str], ...]  # the machine class it was measured on, per UI language
     keyframe_s: float  # one keyframe, one question, after the model is loaded
     peak_memory_bytes: int  # the model's process at its largest
     command: str  # what measured it (a bench command and its receipt)
+
+    def device_in(self, language: str) -> str:
+        said = dict(self.devices)
+        return said.get(language) or said.get("en", "")
 
 
 @dataclass(frozen=True)
@@ -120,13 +124,13 @@ def _display_names(data: Any) -> tuple[tuple[str, str], ...]:
     return tuple(sorted(data.items()))
 
 
-def _purposes(data: Any) -> tuple[tuple[str, str], ...]:
-    """What the model is for, per UI language: {"en": "…", "zh": "…"}."""
+def _per_language(data: Any, what: str) -> tuple[tuple[str, str], ...]:
+    """Words per UI language: {"en": "…", "zh": "…"}."""
     if not isinstance(data, dict) or not all(
         isinstance(code, str) and code.isalpha() and isinstance(words, str) and words.strip()
         for code, words in data.items()
     ):
-        raise ManifestError("'purpose' must map language codes to a non-empty sentence")
+        raise ManifestError(f"'{what}' must map language codes to non-empty words")
     return tuple(sorted((code, words.strip()) for code, words in data.items()))
 
 
@@ -136,14 +140,14 @@ def _reference(data: Any) -> Reference | None:
     fields = ("device", "keyframe_s", "peak_memory_mib", "command")
     if not isinstance(data, dict) or set(data) != set(fields):
         raise ManifestError(f"'reference' must be an object of exactly {', '.join(fields)}")
-    device, command = data["device"], data["command"]
-    if not all(isinstance(t, str) and t.strip() for t in (device, command)):
-        raise ManifestError("'reference': 'device' and 'command' must be non-empty strings")
+    devices, command = _per_language(data["device"], "reference.device"), data["command"]
+    if not devices or not isinstance(command, str) or not command.strip():
+        raise ManifestError("'reference': 'device' (per language) and 'command' must be given")
     seconds, mib = data["keyframe_s"], data["peak_memory_mib"]
     for name, value in (("keyframe_s", seconds), ("peak_memory_mib", mib)):
         if isinstance(value, bool) or not isinstance(value, int | float) or not math.isfinite(value) or value <= 0:
             raise ManifestError(f"'reference': '{name}' must be a positive number")
-    return Reference(device.strip(), float(seconds), round(mib * 1024 * 1024), command.strip())
+    return Reference(devices, float(seconds), round(mib * 1024 * 1024), command.strip())
 
 
 def manifest_from_dict(data: Any) -> Manifest:
@@ -197,7 +201,7 @@ def manifest_from_dict(data: Any) -> Manifest:
         bundled=bundled,
         repo=data.get("repo") if isinstance(data.get("repo"), str) else None,
         approx_total_size=_approx_total_size(data),
-        purposes=_purposes(data.get("purpose", {})),
+        purposes=_per_language(data.get("purpose", {}), "purpose"),
         reference=_reference(data.get("reference")),
     )
 

@@ -22,6 +22,7 @@ from app.core.sizes import size_words
 from app.ui.i18n import text
 from app.ui.models_controller import ModelsController
 from app.ui.models_state import CardState, ModelCard, ModelKind, ModelsState
+from app.ui.settings_controller import backend_name
 from app.ui.strings_models import EN
 from app.ui.widgets import NoticeBar, tagged
 
@@ -284,22 +285,19 @@ class _CardView:
         s, lines = self._s, []
         ref = card.reference
         if ref is not None:
-            time = model_time_words(ref.keyframe_s, s)
-            lines.append(
-                text(s, "cost_reference", device=ref.device, time=time, memory=size_words(ref.peak_memory_bytes))
-            )
+            time, memory = model_time_words(ref.keyframe_s, s), size_words(ref.peak_memory_bytes)
+            lines.append(text(s, "cost_reference", device=ref.device_in(self._language), time=time, memory=memory))
         elif card.here is None:
             lines.append(text(s, "cost_reference_none"))
         here = card.here
         if here is not None:
-            median = here.median_s
+            median, backend = here.median_s, backend_name(here.backend)
             if median is not None:
-                said = text(
-                    s, "cost_here_speed", backend=here.backend, time=model_time_words(median, s), n=len(here.keyframe_s)
-                )
+                time = model_time_words(median, s)
+                said = text(s, "cost_here_speed", backend=backend, time=time, n=len(here.keyframe_s))
             else:
                 check = "?" if here.check_s is None else model_time_words(here.check_s, s)
-                said = text(s, "cost_here_check", backend=here.backend, time=check)
+                said = text(s, "cost_here_check", backend=backend, time=check)
             if here.peak_memory_bytes is None:
                 memory = text(s, "cost_here_memory_shared")
             else:

@@ -128,7 +128,7 @@ def test_download_cancel_pause_resume_verify_and_a_flipped_byte_named(
         assert "Shows the app working offline" in text_of(page, "model-purpose-keyframe-demo-cpr")
         assert "not stated" in text_of(page, f"model-purpose-{MODEL_ID}")
         assert "Measured on 2-core x86-64 CPU" in text_of(page, "model-cost-keyframe-demo-cpr")
-        wait_text(page, "model-cost-keyframe-demo-cpr", "On this device (cpu): the check picture answered in")
+        wait_text(page, "model-cost-keyframe-demo-cpr", "On this device (CPU): the check picture answered in")
         assert "its process peaked at" in text_of(page, "model-cost-keyframe-demo-cpr")
         models_shot(page, "costs")
         assert "Free space there" in text_of(page, "storage-free")

@@ -10,7 +10,12 @@ from app.models.manifest import ManifestError, check_relative_path, manifest_fro
 from app.models.verify import FileState, HashProgress, sha256_file, verify_folder
 
 SHA = "a" * 64
-REFERENCE = {"device": "2-core laptop CPU", "keyframe_s": 2.5, "peak_memory_mib": 1024, "command": "bench"}
+REFERENCE = {
+    "device": {"en": "2-core laptop CPU", "zh": "双核笔记本处理器"},
+    "keyframe_s": 2.5,
+    "peak_memory_mib": 1024,
+    "command": "bench",
+}
 BASE = {
     "schema": 1,
     "id": "some-model",
@@ -49,6 +54,7 @@ def test_paths_that_could_escape_are_rejected(path: str) -> None:
         {"reference": {**REFERENCE, "peak_memory_mib": float("nan")}},
         {"reference": {**REFERENCE, "peak_memory_mib": True}},
         {"reference": {**REFERENCE, "device": ""}},
+        {"reference": {**REFERENCE, "device": {}}},
         {"reference": {**REFERENCE, "extra": 1}},
     ],
 )
@@ -67,11 +73,13 @@ def test_what_a_model_is_for_and_what_it_costs_are_read_in_every_language_given(
         "For demos.",
     )
     assert said.reference is not None and said.reference.peak_memory_bytes == 1024 * 1024 * 1024
-    assert (said.reference.device, said.reference.keyframe_s, said.reference.command) == (
+    reference = said.reference
+    assert (reference.device_in("en"), reference.device_in("zh"), reference.device_in("fr")) == (
         "2-core laptop CPU",
-        2.5,
-        "bench",
+        "双核笔记本处理器",
+        "2-core laptop CPU",
     )
+    assert (reference.keyframe_s, reference.command) == (2.5, "bench")
 
 
 def test_total_size_only_when_every_size_is_known() -> None:

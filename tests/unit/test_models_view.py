@@ -228,7 +228,7 @@ def test_each_card_says_what_its_model_is_for_and_what_it_costs_here_and_where_m
     controller.follow_practice(ready)
     here = (demo.cost.value or "").splitlines()[1]
     assert (
-        here == "On this device (cpu): the check picture answered in 52 ms after loading; its process peaked at 90 MB"
+        here == "On this device (CPU): the check picture answered in 52 ms after loading; its process peaked at 90 MB"
     )
     assert tiny.cost.value == "Speed and memory: not measured for this model"  # only the model in use
 
@@ -241,7 +241,7 @@ def test_each_card_says_what_its_model_is_for_and_what_it_costs_here_and_where_m
     assert (
         (demo.cost.value or "")
         .splitlines()[1]
-        .startswith("On this device (cpu): 35 ms per keyframe, the median of the last 2")
+        .startswith("On this device (CPU): 35 ms per keyframe, the median of the last 2")
     )
     count = len(seen)
     controller.follow_practice(replace(ready, latest=answered("e3", "k2", 40)))  # the same answer again
@@ -264,7 +264,7 @@ def test_the_costs_read_in_chinese(tmp_path: Path) -> None:
     controller.follow_practice(ready)
     demo = view._cards[DEFAULT_MODEL_ID]
     assert (demo.purpose.value or "").startswith("用于离线演示")
-    assert "在本设备上（cpu）：加载后回答检查图片用时 1.50 秒" in (demo.cost.value or "")
+    assert "在本设备上（CPU）：加载后回答检查图片用时 1.50 秒" in (demo.cost.value or "")
     assert view._cards["tiny-vlm"].purpose.value == "用途：未注明（没有清单说明）"
 
 

@@ -21,7 +21,7 @@ PURPOSE = {
     "zh": "用于离线演示：只在合成的胸前手位图画上训练的小模型；它对真实照片的回答没有意义。",
 }
 REFERENCE = {
-    "device": "2-core x86-64 CPU (AMD EPYC), 2 threads",
+    "device": {"en": "2-core x86-64 CPU (AMD EPYC), 2 threads", "zh": "2 核 x86-64 处理器，2 个线程"},
     "keyframe_s": 0.0145,
     "peak_memory_mib": 82.4,
     "command": "python -m bench.memory (bench/receipts/memory.json)",
