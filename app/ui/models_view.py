@@ -302,7 +302,7 @@ class _CardView:
                 memory = text(s, "cost_here_memory_shared")
             else:
                 memory = text(s, "cost_here_memory", memory=size_words(here.peak_memory_bytes))
-            lines.append(f"{said}; {memory}")
+            lines.append(text(s, "cost_here_line", speed=said, memory=memory))
         return lines
 
     def _state_words(self, card: ModelCard) -> str:
