@@ -138,12 +138,13 @@ class CutTrade:
 
 
 def threshold_words(thresholds: Sequence[float]) -> list[str]:
-    """The thresholds written with the fewest significant digits (2 to 6) that still tell them apart."""
-    for digits in range(2, 7):
+    """The thresholds written with the fewest significant digits (from 2) that still tell them apart:
+    scores near 1 can share their first six (0.9999551 and 0.9999554)."""
+    for digits in range(2, 17):
         words = [f"{t:.{digits}g}" for t in thresholds]
         if len(set(words)) == len(set(thresholds)):
             return words
-    return [f"{t:.6g}" for t in thresholds]
+    return [repr(t) for t in thresholds]
 
 
 def cut_curve(predictions: Iterable[Prediction]) -> CutCurve:

@@ -17,7 +17,7 @@ from app.ui.i18n import text
 from app.ui.widgets import tagged
 
 WIDTH, HEIGHT = 320, 200
-_LEFT, _RIGHT, _TOP, _BOTTOM = 44, 10, 18, 34  # room for the tick words and the axes' names
+_LEFT, _RIGHT, _TOP, _BOTTOM = 44, 22, 18, 34  # room for the tick words and the axes' names
 _INK, _GRID, _LINE, _SAVED = ft.Colors.GREY_800, ft.Colors.GREY_400, ft.Colors.TEAL_700, ft.Colors.RED_700
 
 
@@ -54,12 +54,12 @@ def cut_chart(strings: Mapping[str, str], curve: CutCurve, min_score: float | No
         cv.Text(
             _LEFT + plot_w / 2,
             HEIGHT - 2,
-            f"{text(strings, 'curve_coverage')} →",
+            text(strings, "curve_coverage"),
             style=small,
             alignment=ft.Alignment.BOTTOM_CENTER,
         )
     )
-    shapes.append(cv.Text(4, 2, f"{text(strings, 'curve_accuracy')} ↑", style=small, alignment=ft.Alignment.TOP_LEFT))
+    shapes.append(cv.Text(4, 2, text(strings, "curve_accuracy"), style=small, alignment=ft.Alignment.TOP_LEFT))
     ink = ft.Paint(color=_LINE, stroke_width=2, style=ft.PaintingStyle.STROKE)
     drawn = [at(c, a) for c, a in sorted(points)]
     if len(drawn) > 1:

@@ -69,19 +69,20 @@ EN: dict[str, str] = {
     "curve_saved": "{threshold} (the profile's cut)",
     "curve_no_scores": "No answer has a model score: constrained decoding (Settings) gives one.",
     "curve_keep": "Keep this cut",
-    "curve_effect": "What it does",
     "curve_no_cut": "no cut: every answer given",
-    "curve_trade": "withholds {withheld} of {given} ({share}); right {before} → {after}",
-    "curve_trade_nothing": "withholds {withheld} of {given} ({share}) and gains nothing: right {before} → {after}",
+    "curve_trade": "withholds {withheld} of {given} ({share}); right {after}, against {before} with no cut",
+    "curve_trade_nothing": "withholds {withheld} of {given} ({share}) and gains nothing: right {after}, against "
+    "{before} with no cut",
     "curve_point": "kept {kept}, right {right}",
     "curve_keep_nothing": "Keep anyway",
     "signal_gate": "The gate: the other questions are asked only when it says {answer}.",
     "signal_not_asked": "Not asked {n} of {answered}: the gate ({gate}) did not say {answer}; counted as unknown.",
     "notice_cut_saved": "Saved: answers scoring below {threshold} are now withheld ({file}, among your profiles "
-    "in Settings, Question). On these images: {withheld} of {given} withheld ({share}); right {before} → {after}.",
+    "in Settings, Question). On these images: {withheld} of {given} withheld ({share}); right {after}, "
+    "against {before} with no cut.",
     "notice_cut_saved_signal": "Saved: answers to “{signal}” scoring below {threshold} are now withheld ({file}, "
     "among your profiles in Settings, Question). On these images: {withheld} of {given} withheld ({share}); right "
-    "{before} → {after}.",
+    "{after}, against {before} with no cut.",
     "notice_cut_refused": "The cut was not saved: {detail}",
     "rows_title": "Per image",
     "col_image": "Image",
@@ -182,19 +183,19 @@ ZH: dict[str, str] = {
     "curve_saved": "{threshold}（配置的阈值）",
     "curve_no_scores": "没有回答带有模型分数：请在设置中开启约束解码。",
     "curve_keep": "采用此阈值",
-    "curve_effect": "效果",
     "curve_no_cut": "不设阈值：每个回答都给出",
-    "curve_trade": "{given} 个回答中不予采用 {withheld} 个（{share}）；正确率 {before} → {after}",
-    "curve_trade_nothing": "{given} 个回答中不予采用 {withheld} 个（{share}），却毫无收益：正确率 {before} → {after}",
+    "curve_trade": "{given} 个回答中不予采用 {withheld} 个（{share}）；正确率 {after}（不设阈值时 {before}）",
+    "curve_trade_nothing": "{given} 个回答中不予采用 {withheld} 个（{share}），却毫无收益："
+    "正确率 {after}（不设阈值时 {before}）",
     "curve_point": "保留 {kept}，正确 {right}",
     "curve_keep_nothing": "仍然采用",
     "signal_gate": "前提问题：只有它回答{answer}时，才会询问其他问题。",
     "signal_not_asked": "{answered} 张中有 {n} 张未询问：前提问题（{gate}）的回答不是{answer}；记为未知。",
     "notice_cut_saved": "已保存：分数低于 {threshold} 的回答今后将不予采用（{file}，在你的配置中；设置 → 问题）。"
-    "在这些图片上：{given} 个回答中不予采用 {withheld} 个（{share}）；正确率 {before} → {after}。",
+    "在这些图片上：{given} 个回答中不予采用 {withheld} 个（{share}）；正确率 {after}（不设阈值时 {before}）。",
     "notice_cut_saved_signal": "已保存：“{signal}”的回答中，分数低于 {threshold} 的今后将不予采用（{file}，"
     "在你的配置中；设置 → 问题）。在这些图片上：{given} 个回答中不予采用 {withheld} 个（{share}）；"
-    "正确率 {before} → {after}。",
+    "正确率 {after}（不设阈值时 {before}）。",
     "notice_cut_refused": "阈值没有保存：{detail}",
     "rows_title": "逐张图片",
     "col_image": "图片",

@@ -519,13 +519,13 @@ class ReportPanel:
         if not curve.scored:
             self.curve.controls = [tagged(ft.Text(text(s, "curve_no_scores")), f"{self._tag}-curve-none")]
             return
-        keys = ("curve_threshold", "curve_coverage", "curve_accuracy", "curve_kept", "curve_effect")
-        widths = (150, 80, 80, 80, 330)
+        keys = ("curve_threshold", "curve_coverage", "curve_accuracy", "curve_kept")
+        widths = (110, 70, 70, 70)
         rows: list[ft.Control] = [
             cut_chart(s, curve, report.min_score, self._tag),
             ft.Row(
                 [
-                    _cell(text(s, k), w, bold=True, right=0 < i < 4)
+                    _cell(text(s, k), w, bold=True, right=i > 0)
                     for i, (k, w) in enumerate(zip(keys, widths, strict=True))
                 ],
                 spacing=0,
@@ -539,21 +539,34 @@ class ReportPanel:
             if saved:
                 threshold = text(s, "curve_saved", threshold=threshold)
             trade = curve.trade(point.threshold)
-            effect = self._effect(trade, point.threshold)
             cells: list[ft.Control] = [
                 _cell(threshold, widths[0], bold=True),
                 _cell(_rate(point.coverage, none), widths[1], right=True),
                 _cell(_rate(point.accuracy, none), widths[2], right=True),
                 _cell(f"{point.kept}/{point.labelled}", widths[3], right=True),
-                _cell(effect, widths[4], warn=point.threshold > 0 and not trade.gains),
             ]
+            # What the cut costs and gains, under its numbers (a narrow column could not hold it), in orange
+            # when it gains nothing.
+            warn = point.threshold > 0 and not trade.gains
+            effect = ft.Text(
+                self._effect(trade, point.threshold),
+                size=12,
+                color=ft.Colors.DEEP_ORANGE_900 if warn else ft.Colors.GREY_800,
+            )
             # The numbers tagged apart from the button: a node holding a button reads as the button only.
-            row: list[ft.Control] = [tagged(ft.Row(cells, spacing=0), f"{self._tag}-cut-{i}")]
+            numbers = tagged(
+                ft.Column(
+                    [ft.Row(cells, spacing=0), ft.Container(effect, padding=ft.Padding.only(left=6, bottom=4))],
+                    spacing=0,
+                ),
+                f"{self._tag}-cut-{i}",
+            )
+            row: list[ft.Control] = [numbers]
             if keep and point.threshold > 0 and not saved:
                 word = text(s, "curve_keep" if trade.gains else "curve_keep_nothing")
                 button = ft.TextButton(word, on_click=lambda _, t=point.threshold: self._keep(t))
                 row.append(tagged(button, f"{self._tag}-keep-cut-{i}", word))
-            rows.append(ft.Row(row, spacing=0))
+            rows.append(ft.Row(row, spacing=0, wrap=True))
         self.curve.controls = rows
 
     def _effect(self, trade: CutTrade, threshold: float) -> str:
@@ -605,12 +618,9 @@ class SignalSection:
         self.panel.render(signal.report, can_keep_cut)
 
 
-def _cell(
-    value: str, width: float, bold: bool = False, right: bool = False, strong: bool = False, warn: bool = False
-) -> ft.Container:
+def _cell(value: str, width: float, bold: bool = False, right: bool = False, strong: bool = False) -> ft.Container:
     label = ft.Text(
         value,
-        color=ft.Colors.DEEP_ORANGE_900 if warn else None,
         weight=ft.FontWeight.BOLD if bold or strong else None,
         text_align=ft.TextAlign.RIGHT if right else ft.TextAlign.START,
         max_lines=2,

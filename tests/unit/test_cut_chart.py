@@ -68,7 +68,7 @@ def test_a_row_says_what_its_cut_costs_and_gains() -> None:
     panel.render(report(ONE_WRONG), can_keep_cut=True)
     said = texts(panel.curve)
     assert "no cut: every answer given" in said
-    assert "withholds 1 of 4 (25%); right 0.750 → 1.000" in said
+    assert "withholds 1 of 4 (25%); right 1.000, against 0.750 with no cut" in said
     assert not any("gains nothing" in s for s in said)
     assert [b.content for b in _buttons(panel)] == ["Keep this cut"] * 2
 
@@ -78,7 +78,7 @@ def test_a_cut_that_gains_nothing_is_warned_and_kept_only_anyway() -> None:
     panel = ReportPanel(strings_testers.EN, "testers", kept.append)
     panel.render(report(ALL_RIGHT), can_keep_cut=True)
     said = texts(panel.curve)
-    assert "withholds 2 of 4 (50%) and gains nothing: right 1.000 → 1.000" in said
+    assert "withholds 2 of 4 (50%) and gains nothing: right 1.000, against 1.000 with no cut" in said
     buttons = _buttons(panel)
     assert buttons and all(b.content == "Keep anyway" for b in buttons)
     buttons[0].on_click(None)

@@ -100,6 +100,7 @@ def test_a_cut_says_what_it_costs_in_answers_and_gains_in_accuracy() -> None:
     [
         ([0.0, 0.934521, 0.981234], ["0", "0.93", "0.98"]),
         ([0.9991, 0.9994], ["0.9991", "0.9994"]),  # as many digits as it takes to tell them apart
+        ([0.99995512, 0.99995541], ["0.9999551", "0.9999554"]),  # alike to six digits (seen on the demo model)
         ([0.5, 0.5], ["0.5", "0.5"]),
         ([1e-7, 2e-7], ["1e-07", "2e-07"]),
     ],
