@@ -59,6 +59,34 @@ MEASURED_RATE_ERROR = MeasuredError(
 )
 
 
+@dataclass(frozen=True)
+class ViewAccuracy:
+    """How the rate held on one camera view of `bench.rhythm_views`' held-out generated phone videos (its
+    receipt): the report lists every view, as the app does not detect which one a session was filmed from;
+    a test keeps these equal to the receipt."""
+
+    view: str  # side | front | oblique | top_down | floor_up | portrait_headless | far
+    shown_percent: int  # of compression time with a rate shown (after the first 5 s)
+    median_per_min: float
+    p95_per_min: float
+    worst_count_percent: float  # the largest count error of its videos
+
+
+VIEWS_RECEIPT = "bench/receipts/rhythm_views.json"
+VIEW_ACCURACY = (
+    ViewAccuracy("side", 100, 0.20, 1.30, 5.1),
+    ViewAccuracy("front", 100, 0.14, 0.42, 2.4),
+    ViewAccuracy("oblique", 100, 0.15, 1.21, 2.4),
+    ViewAccuracy("top_down", 80, 0.22, 0.61, 10.9),
+    ViewAccuracy("floor_up", 100, 0.21, 0.73, 1.3),
+    ViewAccuracy("portrait_headless", 100, 0.21, 0.95, 1.6),
+    ViewAccuracy("far", 100, 0.33, 2.27, 1.8),
+)
+# Of the same receipt's videos of people moving without compressing (talking, waving, resting,
+# repositioning): how many still showed a rate. Said in the report: a rate is not proof of compressions.
+MOVING_WITH_A_RATE = (4, 8)
+
+
 # The guideline target for the compression rate, per minute (quoted as a target, never a verdict).
 TARGET_RATE_PER_MIN = (100, 120)
 

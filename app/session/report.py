@@ -23,7 +23,9 @@ from html import escape
 from app.core.rhythm_figures import (
     LONG_PAUSE_S,
     MEASURED_RATE_ERROR,
+    MOVING_WITH_A_RATE,
     TARGET_RATE_PER_MIN,
+    VIEW_ACCURACY,
     Pause,
     long_pauses,
     rate_band,
@@ -227,7 +229,29 @@ def _rhythm_section(samples: Sequence[RhythmSample], rhythm: RhythmSummary | Non
         f"{title}<ul>{figures}</ul>{_rate_chart(samples, rhythm.pauses, w)}"
         f'<p class="small">{_say(w, "chart_legend")}{words}</p>{pause_table}'
         f'<h3>{_say(w, "method_title")}</h3><p class="small">{method}</p>'
+        f"{_views_table(w)}"
         f"<p><strong>{_say(w, 'depth_recoil')}</strong>{w['gap']}{_say(w, 'pixels')}</p>"
+    )
+
+
+def _views_table(w: Words) -> str:
+    """The rate's measured error on each camera view: the app cannot tell which one a session used, so the
+    reader finds the row for the view they filmed from."""
+    head = "".join(
+        f"<th>{_say(w, k)}</th>" for k in ("view_col", "view_shown", "view_median", "view_p95", "view_count")
+    )
+    rows = "".join(
+        f'<tr><td>{_say(w, f"view_{v.view}")}</td><td class="n">{v.shown_percent} %</td>'
+        f'<td class="n">{_say(w, "per_minute_short", n=f"{v.median_per_min:.1f}")}</td>'
+        f'<td class="n">{_say(w, "per_minute_short", n=f"{v.p95_per_min:.1f}")}</td>'
+        f'<td class="n">{v.worst_count_percent:.0f} %</td></tr>'
+        for v in VIEW_ACCURACY
+    )
+    shown, total = MOVING_WITH_A_RATE
+    return (
+        f'<h3>{_say(w, "views_title")}</h3><p class="small">{_say(w, "views_intro")}</p>'
+        f'<table class="narrow"><tr>{head}</tr>{rows}</table>'
+        f'<p class="small">{_say(w, "views_moving", shown=shown, total=total)}</p>'
     )
 
 

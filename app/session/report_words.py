@@ -115,6 +115,28 @@ EN: dict[str, str] = {
         "a manikin with sensors: real sessions (clothing, camera angle, a second person moving) can be worse."
     ),
     "pixels": "One camera sees movement in pixels, not centimetres of chest.",
+    "views_title": "How exact the rate is, by camera view",
+    "views_intro": (
+        "Measured on the project's held-out generated phone videos of each view (not tuned on them). "
+        "The app does not detect the view: read the row of the one this session was filmed from."
+    ),
+    "view_col": "View",
+    "view_shown": "Rate shown",
+    "view_median": "Error, median",
+    "view_p95": "Error, 95 %",
+    "view_count": "Count, worst",
+    "view_side": "From the side",
+    "view_front": "From the front, facing the trainee",
+    "view_oblique": "At 45°",
+    "view_top_down": "From above, over the chest",
+    "view_floor_up": "Phone on the floor, looking up",
+    "view_portrait_headless": "Portrait, head out of the picture",
+    "view_far": "Far away, small in the picture",
+    "per_minute_short": "{n}/min",
+    "views_moving": (
+        "People moving without compressing (talking, waving, repositioning, resting) still showed a rate in "
+        "{shown} of {total} such videos: a rate alone does not prove compressions."
+    ),
     # Guideline targets
     "targets_title": "Guideline targets",
     "targets_intro": (
@@ -234,6 +256,27 @@ ZH: dict[str, str] = {
         "有第二个人走动）可能误差更大。"
     ),
     "pixels": "单个摄像头看到的是以像素计的运动，而不是以厘米计的胸廓位移。",
+    "views_title": "按摄像头视角的频率准确度",
+    "views_intro": (
+        "在本项目每种视角的保留生成手机视频上测得（未用它们调参）。应用不会识别视角：请看本次练习拍摄视角对应的那一行。"
+    ),
+    "view_col": "视角",
+    "view_shown": "显示频率的时间",
+    "view_median": "误差中位数",
+    "view_p95": "误差第 95 百分位",
+    "view_count": "计数最大误差",
+    "view_side": "侧面",
+    "view_front": "正面，面向练习者",
+    "view_oblique": "45° 斜角",
+    "view_top_down": "俯视，位于胸部上方",
+    "view_floor_up": "手机放在地上，向上拍",
+    "view_portrait_headless": "竖屏，头部不在画面中",
+    "view_far": "远处，人在画面中很小",
+    "per_minute_short": "每分钟 {n} 次",
+    "views_moving": (
+        "有人在动但没有按压（说话、挥手、调整姿势、休息）时，{total} 个此类视频中仍有 {shown} 个显示了频率："
+        "仅有频率并不能证明在按压。"
+    ),
     # Guideline targets
     "targets_title": "指南目标",
     "targets_intro": (

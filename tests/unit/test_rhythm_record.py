@@ -13,7 +13,16 @@ from pathlib import Path
 
 import pytest
 
-from app.core.rhythm_figures import MEASURED_RATE_ERROR, Pause, Rhythm, rate_band, shown_rate
+from app.core.rhythm_figures import (
+    MEASURED_RATE_ERROR,
+    MOVING_WITH_A_RATE,
+    VIEW_ACCURACY,
+    VIEWS_RECEIPT,
+    Pause,
+    Rhythm,
+    rate_band,
+    shown_rate,
+)
 from app.core.rhythm_summary import summarise_rhythm
 from app.core.session import ExaminerConfirmed, ExaminerCorrected, RhythmSample, event_from_dict, event_to_dict, reduce
 from app.session import report_words
@@ -206,6 +215,19 @@ def test_the_report_quotes_the_error_bench_rhythm_measured() -> None:
     assert videos["figure"].startswith(f"{MEASURED_RATE_ERROR.videos} with compressions")
 
 
+def test_the_report_quotes_each_views_figures_as_bench_rhythm_views_measured_them() -> None:
+    rows = {r["name"]: r["figure"] for r in json.loads((ROOT / VIEWS_RECEIPT).read_text())["rows"]}
+    for v in VIEW_ACCURACY:
+        assert rows[f"{v.view}: rate shown"] == f"{v.shown_percent}% of compression time"
+        assert rows[f"{v.view}: rate error"].startswith(f"{v.median_per_min:.2f} /min")
+        assert f"p95 {v.p95_per_min:.2f})" in rows[f"{v.view}: rate error"]
+        assert rows[f"{v.view}: count error"] == f"worst {v.worst_count_percent:.1f}%"
+    views = {name.split(":")[0] for name in rows if name.endswith(": rate shown") and not name.startswith("all")}
+    assert views == {v.view for v in VIEW_ACCURACY}  # every view the receipt measured, none it did not
+    moving = [f for name, f in rows.items() if name.startswith("without compressions:")]
+    assert (sum(f.startswith("a rate shown") for f in moving), len(moving)) == MOVING_WITH_A_RATE
+
+
 ZH_NOT_MEDICAL, ZH_DEPTH_RECOIL = "练习反馈，不是医学评估。", "按压深度与回弹：摄像头无法测量。"
 
 
@@ -257,6 +279,18 @@ def test_the_chinese_report_says_the_same_figures_and_claims_in_chinese(tmp_path
         assert line in chinese, line
     assert '"Noto Sans CJK SC"' in chinese and '"Microsoft YaHei"' in chinese and "default-src 'none'" in chinese
     assert summary_text(loaded).count("Compressions counted: 4 in 3 s") == 1  # the text summary stays English
+    # The rate's error on each camera view the project measured (the app cannot tell which one was used),
+    # and that people moving without compressing can show a rate too.
+    side, top_down = VIEW_ACCURACY[0], next(v for v in VIEW_ACCURACY if v.view == "top_down")
+    assert "How exact the rate is, by camera view" in english and "From above, over the chest" in english
+    row = re.search(r"<tr><td>From the side</td>(.*?)</tr>", english)
+    assert (
+        row is not None and f"{side.shown_percent} %" in row.group(1) and f"{side.p95_per_min:.1f}/min" in row.group(1)
+    )
+    assert f'<td class="n">{top_down.shown_percent} %</td>' in english
+    shown, total = MOVING_WITH_A_RATE
+    assert f"still showed a rate in {shown} of {total} such videos" in english
+    assert "俯视，位于胸部上方" in chinese and f"{total} 个此类视频中仍有 {shown} 个显示了频率" in chinese
 
 
 def test_an_unknown_language_gets_the_english_report(tmp_path: Path) -> None:
