@@ -27,6 +27,7 @@ from app.ui.models_view import ModelsView
 from app.ui.practice_controller import PracticeState
 from app.worker.messages import WorkerStatus
 from tests.conditions import wait_until
+from tests.unit.test_session import practice
 from tests.unit.test_sessions_view import is_visible, tagged
 
 FILES = {"config.json": b"{}" * 100, "llm.mnn.weight": bytes(range(256)) * 400}
@@ -189,21 +190,7 @@ def test_a_folder_in_use_is_listed_as_the_users_own(tmp_path: Path) -> None:
 
 def answered(event_id: str, keyframe_id: str, ms: float) -> PracticeEvent:
     timings = Timings(0, 0, 0, 0, 0, 0, ms, 0, 0)
-    return PracticeEvent(
-        event_id=event_id,
-        t=1.0,
-        wall_time=1000.0,
-        keyframe_id=keyframe_id,
-        signal="s",
-        observation="yes",
-        parse_status="valid",
-        parse_reason="ok",
-        raw="{}",
-        timings=timings,
-        model_id="m",
-        model_revision="r",
-        backend="cpu",
-    )
+    return replace(practice(1, "yes"), event_id=event_id, keyframe_id=keyframe_id, timings=timings)
 
 
 def test_each_card_says_what_its_model_is_for_and_what_it_costs_here_and_where_measured(tmp_path: Path) -> None:
