@@ -299,7 +299,7 @@ class PracticeView:
                     ft.Column(
                         [
                             tagged(self.notice, "notice"),
-                            tagged(self.ended_pending, "ended-pending"),
+                            self._ended_pending_box,
                             self._open_ended_box,
                         ],
                         spacing=6,

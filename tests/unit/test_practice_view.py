@@ -425,7 +425,8 @@ def test_a_session_that_ended_on_its_own_says_so_on_the_card_with_the_way_to_its
             view.hide_session("s")
         view.render(ended)
         assert view._ended_box.visible and view.notice.value.startswith("The session ended: the tab with the camera")
-        assert view.ended_pending.value == "2 answers of it wait for the examiner."
+        assert view.ended_pending.value == "2 answers of it wait for the examiner." and view._ended_pending_box.visible
+        assert any(c is view._ended_pending_box for c in walk(view._ended_box))  # the wrapper that hides is shown
         assert view.answer.value == "Session ended"
         assert bool(view.reviews.rows) is not hidden  # the opened-since tab lists none, but says where they are
         view.open_ended.on_click(None)
