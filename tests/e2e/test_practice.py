@@ -157,7 +157,7 @@ def test_a_video_session_then_the_examiner_confirms_and_corrects(page, app_serve
     model_said = "YES" if wrong == "NO" else "NO"
     wait_on_page(page, f"{wrong} (examiner; the model said {model_said})")
     shot(page, "practice-reviewed")
-    page.get_by_role("button", name="Sessions").click()  # the rail
+    go_to(page, "Sessions", f"session-row-{log.stem}")  # the rail (not the banner's "Review it in Sessions")
     page.locator(f"[flt-semantics-identifier='session-row-{log.stem}']").click()
     summary = wait_text(page, "sessions-summary", "1")
     assert summary
