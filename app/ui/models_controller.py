@@ -61,6 +61,7 @@ from app.ui.models_state import (
 from app.worker.messages import WorkerStatus
 
 if TYPE_CHECKING:
+    from app.core.session import PracticeEvent
     from app.privacy.guard import NetworkGuard
     from app.ui.practice_controller import PracticeState
 
@@ -69,6 +70,18 @@ logger = logging.getLogger("keyframe.models")
 
 def _seconds(ms: float | None) -> float | None:
     return None if ms is None else ms / 1000
+
+
+def _keyframe_seconds(practice: PracticeState, latest: PracticeEvent) -> float:
+    """The model time of `latest`'s keyframe: every question of it answered so far (a checklist's arrive one
+    by one, and a screen update may carry several), read from the end of the session's timeline."""
+    total, seen = 0.0, False
+    for entry in reversed(practice.session.timeline):
+        if entry.event.keyframe_id == latest.keyframe_id:
+            total, seen = total + entry.event.timings.total_ms, True
+        elif seen:
+            break
+    return (total if seen else latest.timings.total_ms) / 1000
 
 
 _EMIT_EVERY_S = 0.2  # verify progress is published this often at most
@@ -213,7 +226,7 @@ class ModelsController:
             latest = practice.latest
             if latest is not None and latest.event_id != self._last_answer and latest.model_id == practice.model_id:
                 self._last_answer = latest.event_id
-                here = here.with_answer(latest.keyframe_id, latest.timings.total_ms / 1000)
+                here = here.with_keyframe(latest.keyframe_id, _keyframe_seconds(practice, latest))
             if here == self._here:
                 return
             self._here = here

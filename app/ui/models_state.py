@@ -96,10 +96,11 @@ class MeasuredHere:
     keyframe_s: tuple[float, ...] = ()
     last_keyframe: str = ""
 
-    def with_answer(self, keyframe_id: str, seconds: float) -> MeasuredHere:
-        """One answer more: a checklist's next question adds to its keyframe's time, a new keyframe is a new one."""
+    def with_keyframe(self, keyframe_id: str, seconds: float) -> MeasuredHere:
+        """A keyframe's model time, all its questions so far: the same keyframe again replaces its time
+        (a checklist's next question came), a new one is added."""
         if keyframe_id == self.last_keyframe and self.keyframe_s:
-            times = (*self.keyframe_s[:-1], self.keyframe_s[-1] + seconds)
+            times = (*self.keyframe_s[:-1], seconds)
         else:
             times = (*self.keyframe_s, seconds)[-KEYFRAMES_KEPT:]
         return replace(self, keyframe_s=times, last_keyframe=keyframe_id)

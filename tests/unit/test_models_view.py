@@ -15,7 +15,7 @@ import pytest
 
 from app.core.durations import duration_words
 from app.core.generation import Timings
-from app.core.session import PracticeEvent
+from app.core.session import PracticeEvent, reduce
 from app.models.catalog import DEFAULT_MODEL_ID
 from app.models.manifest import load_manifest, manifest_from_dict
 from app.models.store import ModelStore
@@ -223,15 +223,16 @@ def test_each_card_says_what_its_model_is_for_and_what_it_costs_here_and_where_m
     seen = []
     controller.subscribe(seen.append)
     seen.clear()
-    for event in (answered("e1", "k1", 20), answered("e2", "k1", 10), answered("e3", "k2", 40)):
-        controller.follow_practice(replace(ready, latest=event))
+    events = [answered("e1", "k1", 20), answered("e2", "k1", 10), answered("e3", "k2", 40)]
+    controller.follow_practice(replace(ready, latest=events[1], session=reduce(events[:2])))  # two in one update
+    controller.follow_practice(replace(ready, latest=events[2], session=reduce(events)))
     assert (
         (demo.cost.value or "")
         .splitlines()[1]
         .startswith("On this device (CPU): 35 ms per keyframe, the median of the last 2")
     )
     count = len(seen)
-    controller.follow_practice(replace(ready, latest=answered("e3", "k2", 40)))  # the same answer again
+    controller.follow_practice(replace(ready, latest=events[2], session=reduce(events)))  # the same answer again
     controller.follow_practice(replace(ready, worker_status=WorkerStatus.RESTARTING))  # not loaded: no figures
     assert len(seen) == count
 
