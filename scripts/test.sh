@@ -35,6 +35,6 @@ fi
 # (tests/conftest.py's scheduler): about 10 min on a quiet machine here, 25 in one process
 # (docs/testing.md). With arguments, exactly what they say (one process unless they pass `-n`).
 if [ $# -eq 0 ]; then
-  set -- -n 2
+  set -- -n 2 --durations=25  # every run says where its time went (issue 36)
 fi
 exec .venv/bin/python -m pytest "$@"
