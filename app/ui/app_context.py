@@ -44,6 +44,7 @@ class AppContext:
         self._closed = False
         # settings.json, read once per app; a damaged one is kept as settings.json.bad and said on screen.
         self.settings = SettingsController()
+        self.settings.set_started_profile(spec.profile)  # --profile: what the settings' default asks
         # The live camera's motion frames, from each page's script to the session its camera feeds.
         self.motion = MotionStreams()
         # Practice reports the Sessions screen opens in a tab to print (web only: the server serves them).

@@ -134,6 +134,7 @@ class SettingsState:
     profiles: tuple[ProfileChoice, ...] = ()  # the shipped ones, then the person's (profiles_dir)
     profiles_dir: str = ""
     profiles_unlisted: int = 0  # the person's profile files past the first MAX_USER_PROFILES, not listed
+    started_profile: str = ""  # the command line's --profile: what "no choice here" asks ("" for the model's own)
 
 
 class SettingsController:
@@ -217,6 +218,10 @@ class SettingsController:
         with self._changing:
             before = self._state.settings
             return self._commit(before, Settings(model=before.model))
+
+    def set_started_profile(self, path: Path | None) -> None:
+        """The profile the app was started with (`--profile`): what the settings' own default asks."""
+        self._set(lambda s: replace(s, started_profile="" if path is None else str(path)))
 
     @property
     def profiles_dir(self) -> Path:

@@ -301,8 +301,11 @@ class SettingsView:
     # --- rendering ----------------------------------------------------------------------
 
     def _profile_options(self, state: SettingsState) -> list[ft.DropdownOption]:
-        """The model's own question, then every profile file; one the app cannot ask is shown, disabled."""
-        options = [ft.DropdownOption(key=AUTO, text=text(self._s, "profile_auto"))]
+        """What no choice here asks (the model's own question, or the profile the app was started with),
+        then every profile file; one the app cannot ask is shown, disabled."""
+        started = state.started_profile
+        auto = text(self._s, "profile_started", name=Path(started).name) if started else text(self._s, "profile_auto")
+        options = [ft.DropdownOption(key=AUTO, text=auto)]
         for c in state.profiles:
             name, title = Path(c.path).name, c.title_in(state.settings.language)
             if c.error:

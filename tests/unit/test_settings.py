@@ -275,6 +275,17 @@ def test_the_view_renders_the_state_without_a_client() -> None:
     assert zh.title.value == "设置"
 
 
+def test_no_choice_of_question_is_named_for_what_it_asks() -> None:
+    """Started with --profile, Settings called its default "The model's own question", which it was not."""
+    c = controller(Recorder())
+    view = SettingsView(c)
+    c.subscribe(view.render)
+    assert view.profile.options[0].text == "The model's own question"
+    c.set_started_profile(Path("/profiles/arms_straight.json"))
+    assert view.profile.options[0].text == "As the app was started: arms_straight.json"
+    assert SettingsView(c, ZH).profile.options[0].text == "启动应用时指定的：arms_straight.json"
+
+
 # --- the string tables -------------------------------------------------------------------------
 
 NAMES = {"Keyframe", "MNN", "CPU", "GPU", "OpenCL", "Metal", "Vulkan", "JSON"}
