@@ -34,6 +34,12 @@ class ManifestFile:
     size: int | None = None
 
 
+def words_in(words: tuple[tuple[str, str], ...], language: str) -> str:
+    """A manifest's words in `language` when it gives them there, else in English ("" when not given)."""
+    said = dict(words)
+    return said.get(language) or said.get("en", "")
+
+
 @dataclass(frozen=True)
 class Reference:
     """A model's cost as measured, with what measured it: the Models screen shows it as a figure for that
@@ -45,8 +51,7 @@ class Reference:
     command: str  # what measured it (a bench command and its receipt)
 
     def device_in(self, language: str) -> str:
-        said = dict(self.devices)
-        return said.get(language) or said.get("en", "")
+        return words_in(self.devices, language)
 
 
 @dataclass(frozen=True)
@@ -70,8 +75,7 @@ class Manifest:
 
     def purpose_in(self, language: str) -> str:
         """What it is for, in `language` when the manifest says it there, else in English ("" if not said)."""
-        said = dict(self.purposes)
-        return said.get(language) or said.get("en", "")
+        return words_in(self.purposes, language)
 
     @property
     def total_size(self) -> int | None:

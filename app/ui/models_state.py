@@ -14,7 +14,7 @@ from enum import Enum
 from pathlib import Path
 
 from app.core.notice import Notice
-from app.models.manifest import Manifest, Reference
+from app.models.manifest import Manifest, Reference, words_in
 from app.models.progress import Phase, Progress
 from app.models.store import ModelState, ModelStatus
 
@@ -134,8 +134,7 @@ class ModelCard:
     here: MeasuredHere | None = None  # its cost on this device, while it is the model in use
 
     def purpose_in(self, language: str) -> str:
-        said = dict(self.purposes)
-        return said.get(language) or said.get("en", "")
+        return words_in(self.purposes, language)
 
     def name_in(self, language: str) -> str:
         return dict(self.names).get(language, self.name)

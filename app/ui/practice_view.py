@@ -14,7 +14,7 @@ from typing import Any
 import flet as ft
 
 from app.core.checklist import Checklist
-from app.core.generation import FinishReason
+from app.core.evaluation import NOT_ASKED
 from app.core.parser import UNKNOWN
 from app.core.profiles import written_for
 from app.core.rhythm_figures import LONG_PAUSE_S, TARGET_RATE_PER_MIN, Pause, long_pauses, rate_band, shown_rate
@@ -33,8 +33,6 @@ from app.ui.strings_sessions import answer_word, reason_words, session_questions
 from app.ui.timeline import TimelineChart, mark_style
 from app.ui.widgets import panel, tagged
 from app.worker.messages import WorkerStatus
-
-NOT_ASKED = FinishReason.NOT_ASKED.value  # a checklist question its gate left unasked
 
 SOURCES = ("camera", "video", "image", "folder")
 INTERVALS = (2, 3, 4, 5)
@@ -681,7 +679,7 @@ class PracticeView:
         self.taken.value = when_taken(self._w, event.t, event.wall_time, event.source, event.still)
         # Details are the model's record of the keyframe: a question its gate left unasked has none (no
         # text, no time), so the last question it was asked speaks for the keyframe.
-        same = [e.event for e in state.session.timeline if e.event.keyframe_id == event.keyframe_id]
+        same = [e.event for e in keyframe_entries(state.session.timeline, event.keyframe_id).values()]
         event = next((e for e in reversed(same) if e.parse_status != NOT_ASKED), event)
         score = "—" if event.model_score is None else f"{event.model_score:.3g}"
         tm = event.timings

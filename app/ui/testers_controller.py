@@ -49,6 +49,7 @@ from app.core.evaluation import (
 from app.core.notice import Notice
 from app.core.observable import Observable
 from app.core.profiles import ProfileError
+from app.core.score_cut import CutTrade
 from app.evaluation_labels import (
     ChecklistLabels,
     Labels,
@@ -167,6 +168,15 @@ class TestersState:
 def signals_of(checklist: Checklist | None) -> tuple[str, ...]:
     """The signals an image's rows answer, in the checklist's order."""
     return ONE_SIGNAL if checklist is None else tuple(spec.signal for spec in checklist.signals)
+
+
+TRADE_FIGURES = ("withheld", "given", "share", "before", "after")
+
+
+def trade_figures(trade: CutTrade, none: str = NONE_SHOWN) -> tuple[tuple[str, str], ...]:
+    """A cut's cost and gain as the Testers rows and the kept cut's notice word them (`TRADE_FIGURES`)."""
+    rates = (none if x is None else shown(x) for x in (trade.before, trade.after))
+    return tuple(zip(TRADE_FIGURES, (str(trade.withheld), str(trade.given), f"{trade.share:.0%}", *rates), strict=True))
 
 
 def labels_header(checklist: Checklist) -> str:
@@ -304,12 +314,9 @@ class TestersController:
             report = state.report
         else:
             report = None if state.checklist_report is None else state.checklist_report.signal(signal).report
-        names = ("withheld", "given", "share", "before", "after")
         if report is None:  # no report to measure it on: every figure "—", never a made-up one
-            return tuple((name, NONE_SHOWN) for name in names)
-        trade = report.curve.trade(min_score)
-        figures = (str(trade.withheld), str(trade.given), f"{trade.share:.0%}", shown(trade.before), shown(trade.after))
-        return tuple(zip(names, figures, strict=True))
+            return tuple((name, NONE_SHOWN) for name in TRADE_FIGURES)
+        return trade_figures(report.curve.trade(min_score))
 
     @_notifies
     def dismiss_notice(self) -> None:

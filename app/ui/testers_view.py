@@ -29,7 +29,14 @@ from app.ui.cut_chart import cut_chart
 from app.ui.i18n import text
 from app.ui.strings_sessions import answer_word
 from app.ui.strings_testers import EN
-from app.ui.testers_controller import TesterRow, TestersController, TestersPhase, TestersState, labels_header
+from app.ui.testers_controller import (
+    TesterRow,
+    TestersController,
+    TestersPhase,
+    TestersState,
+    labels_header,
+    trade_figures,
+)
 from app.ui.widgets import NoticeBar, panel, tagged
 
 # (file name, contents) -> where it was saved, None if cancelled (see sessions_view.file_picker_saver).
@@ -573,16 +580,8 @@ class ReportPanel:
         """A row's cost in answers and gain in accuracy against no cut, warned when it gains nothing."""
         if threshold <= 0:
             return text(self._s, "curve_no_cut")
-        none = text(self._s, "undefined")
-        return text(
-            self._s,
-            "curve_trade" if trade.gains else "curve_trade_nothing",
-            withheld=trade.withheld,
-            given=trade.given,
-            share=f"{trade.share:.0%}",
-            before=_rate(trade.before, none),
-            after=_rate(trade.after, none),
-        )
+        figures = trade_figures(trade, text(self._s, "undefined"))
+        return text(self._s, "curve_trade" if trade.gains else "curve_trade_nothing", **dict(figures))
 
 
 class SignalSection:
