@@ -62,6 +62,7 @@ class PracticeEvent:
 class SkipReason(str, Enum):
     UNCHANGED = "unchanged"
     SUPERSEDED = "superseded"
+    STOPPED = "stopped"  # in the worker when the user stopped: cancelled, so the log has no hole
 
 
 @dataclass(frozen=True, kw_only=True)

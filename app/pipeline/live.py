@@ -261,14 +261,16 @@ class LivePipeline:
         self._deliver()
 
     def end_session(self) -> None:
-        """The user stopped: the keyframe in flight is cancelled, a waiting one recorded as superseded."""
+        """The user stopped: the keyframe in flight is cancelled and recorded as stopped, a waiting one as
+        superseded, so the log accounts for every keyframe selected."""
         with self._lock:
             self._say_last_rhythm()
-            waiting = self._slot.drop_waiting()
-            if waiting is not None:
-                self._jobs.pop(waiting.keyframe_id, None)
-                self._skip(waiting, SkipReason.SUPERSEDED)
             in_flight = self._slot.in_flight
+            if in_flight is not None and in_flight.session == self._session:
+                self._skip(in_flight, SkipReason.STOPPED)
+            waiting = self._slot.drop_waiting()
+            if waiting is not None:  # never dispatched: no job to forget
+                self._skip(waiting, SkipReason.SUPERSEDED)
             self._log = None  # the caller closes it; late answers must not reach it
             self._session += 1
             self._stream = None

@@ -129,6 +129,7 @@ EN: dict[str, str] = {
     "timeline_rhythm_semantics_none": "Compression rate: no steady compressions seen, pauses: {pauses}",
     "skip_unchanged": "unchanged",
     "skip_superseded": "superseded",
+    "skip_stopped": "stopped before its answer",
     # Review list
     "review_pending_title": "Waiting for the examiner ({n})",
     "review_done_title": "Reviewed ({n})",
@@ -349,6 +350,7 @@ ZH: dict[str, str] = {
     "timeline_rhythm_semantics_none": "按压频率：未看到稳定的按压，停顿 {pauses} 次",
     "skip_unchanged": "无变化",
     "skip_superseded": "被更新的关键帧取代",
+    "skip_stopped": "回答前已停止",
     # Review list
     "review_pending_title": "等待考官（{n}）",
     "review_done_title": "已复核（{n}）",

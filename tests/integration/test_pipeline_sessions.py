@@ -8,7 +8,7 @@ from pathlib import Path
 import pytest
 
 from app.core.sampler import SamplerConfig
-from app.core.session import KeyframeSkipped, PracticeEvent, RhythmSample, SessionAsked
+from app.core.session import KeyframeSkipped, PracticeEvent, RhythmSample, SessionAsked, SkipReason
 from app.frames.intake import decode_image_bytes
 from app.pipeline.live import LivePipeline, PipelineUpdate
 from app.session.store import SessionLog, load_session
@@ -55,7 +55,11 @@ def test_a_new_session_waits_behind_the_stopped_ones_keyframe_and_keeps_its_own_
     second_events = load_session(tmp_path / "second.jsonl").events
     assert isinstance(first_events[0], SessionAsked) and isinstance(second_events[0], SessionAsked)
     old = [e for e in first_events[1:] if not isinstance(e, RhythmSample)]
-    assert [type(e) for e in old] == [KeyframeSkipped], "the waiting keyframe is recorded, the cancelled one is not"
+    # Every keyframe selected is accounted for: the cancelled one as stopped, the waiting one as superseded.
+    assert [(type(e), e.keyframe_id, getattr(e, "reason", None)) for e in old] == [
+        (KeyframeSkipped, "kf-00001", SkipReason.STOPPED),
+        (KeyframeSkipped, "kf-00002", SkipReason.SUPERSEDED),
+    ]
     new = [e for e in second_events[1:] if not isinstance(e, RhythmSample)]
     assert [(type(e), e.keyframe_id, getattr(e, "observation", None)) for e in new] == [
         (PracticeEvent, "kf-00001", "no")
