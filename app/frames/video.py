@@ -168,6 +168,7 @@ class VideoFrames:
         failures = 0  # consecutive reads that decoded nothing
         stuck = 0  # consecutive good reads whose position did not advance
         last_pos, last_t = -1.0, -1.0
+        pictured = False  # a frame that is not one flat colour was read
         while True:
             rgb = self._read()
             if rgb is None:
@@ -204,9 +205,14 @@ class VideoFrames:
             last_t = t
             index = max(index, round(t * stats.fps)) + 1
             stats.frames += 1
+            pictured = pictured or bool(rgb.min() != rgb.max())
             yield t, rgb
         if stats.frames == 0:
             raise VideoError("no_frames", f"{self.name}: no frame could be decoded")
+        if not pictured:
+            # FFmpeg reads some random bytes as a raw H.263 stream of one black frame (about one file in
+            # 4,000): a file without a single picture is refused, not answered as if it showed something.
+            raise VideoError("no_picture", f"{self.name}: every frame is one flat colour, no picture to analyse")
 
     def _read(self) -> np.ndarray | None:
         try:

@@ -4,6 +4,7 @@ damaged one counted; never another exception, never a hang."""
 from __future__ import annotations
 
 import os
+import random
 import time
 from dataclasses import dataclass
 from pathlib import Path
@@ -61,6 +62,8 @@ def _cases(root: Path) -> list[VideoCase]:
     add("fast-header.avi", with_frame_rate(good, 100_000, 1), min_frames=152)
     add("zero-bytes.avi", b"", error="empty")
     add("garbage.avi", os.urandom(20_000), error="")
+    # Seeded random bytes that FFmpeg reads as a raw H.263 stream of one black frame (1 file in ~4,000).
+    add("black-h263.avi", random.Random(55849).randbytes(20_000), error="no picture")
     add("text.avi", b"not a video\n" * 100, error="")
     add("still-jpeg.avi", save(Image.new("RGB", (64, 48), "red"), "JPEG"), error="")  # or 1 frame
     add("1x1.avi", write_mjpg(root / "1x1-src.avi", frames=3, w=1, h=1).read_bytes(), error="smaller than 16 px")
