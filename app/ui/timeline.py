@@ -255,6 +255,18 @@ def _marker(kind: str) -> fch.ChartPointShape:
     return fch.ChartCirclePoint(color=style.colour, radius=6)
 
 
+# A live chart changes every second; fl_chart's default 150 ms move between two states made the browser draw
+# about nine more frames for each (in software on a machine without a GPU), for a slide nobody reads.
+_NO_ANIMATION = ft.Animation(duration=0)
+
+
+def _tip(words: str) -> fch.LineChartDataPointTooltip:
+    """A point's tooltip as the object, not a str: flet-charts wraps a str in a new tooltip object on every
+    page update, which Flet then sends as a change, and the browser redrew (and animated) both charts on
+    every preview frame although nothing on them had changed."""
+    return fch.LineChartDataPointTooltip(text=words)
+
+
 def _nice_step(span: float, ticks: int = 6) -> float:
     raw = max(span, 1.0) / ticks
     magnitude = 10 ** math.floor(math.log10(raw))
@@ -284,6 +296,7 @@ class TimelineChart:
         self.axis_title = ft.Text(text(strings, "timeline_axis_time"), size=12)
         self.chart = fch.ScatterChart(
             height=height,
+            animation=_NO_ANIMATION,
             min_x=0,
             max_x=10,
             min_y=-0.5,
@@ -307,8 +320,10 @@ class TimelineChart:
             container=True,
         )
         self.rate_points: tuple[RatePoint, ...] = ()
+        self._shown: tuple[SessionState, Mapping[str, str] | None] | None = None  # what `update` last drew
         self.rate_chart = fch.LineChart(
             height=150,
+            animation=_NO_ANIMATION,
             min_x=0,
             max_x=10,
             min_y=_RATE_MIN_Y,
@@ -380,6 +395,11 @@ class TimelineChart:
         """Show `state`'s keyframes, its skipped and failed ones included, whether the session is live (Practice)
         or read back (Sessions); `questions`: signal -> the profile's own words for it, which win over the table's
         (by default the session's own record of what it asked, never today's settings)."""
+        # The screen renders on every preview frame (4 a second) with the same session: new spots, labels
+        # and lines each time made the browser lay out and animate both charts again (~6 frames a render).
+        if self._shown is not None and self._shown[0] is state and self._shown[1] == questions:
+            return
+        self._shown = (state, questions)
         s = self._strings
         questions = session_questions(s, state) if questions is None else questions
         checklist = is_checklist(state)
@@ -393,7 +413,7 @@ class TimelineChart:
                 radius=6,
                 color=mark_style(p.kind).colour,
                 point=_marker(p.kind),
-                tooltip=p.tooltip,
+                tooltip=fch.ScatterChartSpotTooltip(text=p.tooltip),  # an object, not a str: see _tip
             )
             for p in self.points
         ]
@@ -468,8 +488,8 @@ class TimelineChart:
             series.append(
                 fch.LineChartData(
                     points=[
-                        fch.LineChartDataPoint(pause.start_s, _PAUSE_Y, tooltip=tip),
-                        fch.LineChartDataPoint(pause.start_s + pause.length_s, _PAUSE_Y, tooltip=tip),
+                        fch.LineChartDataPoint(pause.start_s, _PAUSE_Y, tooltip=_tip(tip)),
+                        fch.LineChartDataPoint(pause.start_s + pause.length_s, _PAUSE_Y, tooltip=_tip(tip)),
                     ],
                     color=_PAUSE_COLOUR,
                     stroke_width=8,
@@ -480,7 +500,7 @@ class TimelineChart:
                 fch.LineChartData(
                     points=[
                         fch.LineChartDataPoint(
-                            p.t, min(_RATE_MAX_Y, max(_RATE_MIN_Y, p.rate_per_min or 0)), tooltip=p.tooltip
+                            p.t, min(_RATE_MAX_Y, max(_RATE_MIN_Y, p.rate_per_min or 0)), tooltip=_tip(p.tooltip)
                         )
                         for p in run
                     ],
