@@ -4,12 +4,13 @@ at 390x844."""
 
 from __future__ import annotations
 
+import re
 from pathlib import Path
 
 import pytest
 
 from app.session.store import load_session
-from tests.conditions import wait_until
+from tests.conditions import wait_for, wait_until
 from tests.e2e.conftest import (
     AppServer,
     go_to,
@@ -54,8 +55,8 @@ def test_names_at_start_tell_trainees_apart_and_sessions_shows_one_trainees_prog
     from demo_model.compressions import VideoSpec
 
     slow, good = tmp_path / "slow.avi", tmp_path / "good.avi"
-    write_compression_video(slow, VideoSpec(seconds=12, fps=15, rate_per_min=90), seed=5)
-    write_compression_video(good, VideoSpec(seconds=12, fps=15, rate_per_min=110), seed=6)
+    write_compression_video(slow, VideoSpec(seconds=8, fps=15, rate_per_min=90), seed=5)
+    write_compression_video(good, VideoSpec(seconds=8, fps=15, rate_per_min=110), seed=6)
     with AppServer(tmp_path / "data") as app:
         page = open_app_page(browser, app.url)
         try:
@@ -91,8 +92,16 @@ def test_names_at_start_tell_trainees_apart_and_sessions_shows_one_trainees_prog
             node(page, "sessions-back").click()
             open_menu_and_pick(page, "trainee-filter", "Ana Lima")
             wait_text(page, "progress-title", "Progress of Ana Lima: 3 sessions")
-            said = text_of(page, "progress")
-            assert said.index("median 90/min") < said.index("median 110/min"), f"oldest first: {said}"
+            # The rows come after the title: read until the three sessions' rates are there, oldest first
+            # (the slow video at 90/min reads 89-90 over its 8 s).
+            said = wait_for(
+                lambda: text_of(page, "progress"),
+                lambda s: len(re.findall(r"median \d+/min", s)) == 3,
+                30,
+                "each session's median rate in the progress",
+            )
+            medians = [int(m) for m in re.findall(r"median (\d+)/min", said)]
+            assert 88 <= medians[0] <= 92 and all(108 <= m <= 112 for m in medians[1:]), f"oldest first: {said}"
             for log in (first, second, third):
                 node(page, f"session-row-{log.stem}").first.wait_for(timeout=30_000)
             shot(page, "sessions-progress", other_size=False)
