@@ -186,6 +186,19 @@ NOT_QUICK = frozenset({"test_fuzz_parser.py", "test_fuzz_intake.py"})
 
 def pytest_configure(config: pytest.Config) -> None:
     config.addinivalue_line("markers", "quick: the quick tier for the edit-test loop (tests/unit but its fuzzers)")
+    if is_spare_worker(os.environ.get("PYTEST_XDIST_WORKER", "")):
+        os.nice(19)  # what it starts (workers, servers) inherits it
+
+
+# The first two xdist workers run the browser tests first, then the rest. A third one and any after it are
+# spare: they take only tests without a browser, at the lowest CPU priority, so they use the CPU the
+# browser tests leave idle while they wait on video, camera and download time (about a fifth of two
+# cores, docs/testing.md) and never take it from them.
+MAIN_WORKERS = ("gw0", "gw1")
+
+
+def is_spare_worker(worker: str) -> bool:
+    return worker.startswith("gw") and worker not in MAIN_WORKERS
 
 
 @pytest.hookimpl(tryfirst=True)  # before `-m` deselects: the check sees every collected test
@@ -206,9 +219,10 @@ ALONE = ("tests/e2e/test_camera_rhythm.py::",)
 
 @pytest.hookimpl(optionalhook=True)
 def pytest_xdist_make_scheduler(config: pytest.Config, log: object) -> object:
-    """Under `-n 2` each worker takes one test at a time. First the browser tests that need to be the only
-    browser (`ALONE`) on the first worker while the other runs tests without a browser; then the other
-    browser tests on both workers; then what is left. A browser test keeps about one and a half cores busy
+    """Under `-n 2` or more each worker takes one test at a time (a spare worker: see MAIN_WORKERS). First the
+    browser tests that need to be the only browser (`ALONE`) on the first worker while the second runs tests
+    without a browser; then the other browser tests on both; then what is left. A browser test kept about one
+    and a half cores busy
     (Chromium draws Flutter's canvas in software) and other tests beside it ran at half their speed: the
     tests without a browser took 506 s of worker time beside the browser tests, 254 s after them
     (docs/testing.md). (xdist's `--dist load` sends the first 200 tests, every browser test among them, to
@@ -232,8 +246,15 @@ def pytest_xdist_make_scheduler(config: pytest.Config, log: object) -> object:
             return waiting or running
 
         def _assign_work_unit(self, node) -> None:  # noqa: ANN001 - xdist's WorkerController
-            first = node.gateway.id == "gw0"
-            if first:
+            worker = node.gateway.id
+            if is_spare_worker(worker):
+                unit = next((s for s in self.workqueue if not browser(s)), None)
+                if unit is None:
+                    return  # only browser tests are left: they stay with the main workers
+                self.workqueue.move_to_end(unit, last=False)
+                super()._assign_work_unit(node)
+                return
+            if worker == MAIN_WORKERS[0]:
                 wanted = [alone, lambda s: browser(s) and not alone(s)]
             elif self._alone_unfinished():
                 wanted = [lambda s: not browser(s)]
