@@ -186,15 +186,22 @@ NOT_QUICK = frozenset({"test_fuzz_parser.py", "test_fuzz_intake.py"})
 
 def pytest_configure(config: pytest.Config) -> None:
     config.addinivalue_line("markers", "quick: the quick tier for the edit-test loop (tests/unit but its fuzzers)")
+
+
+def pytest_collection_finish(session: pytest.Session) -> None:
+    # After collecting, not before: xdist schedules nothing until every worker has collected, and at nice 19
+    # beside a loaded machine a spare worker's collection took over ten minutes.
     if is_spare_worker(os.environ.get("PYTEST_XDIST_WORKER", "")):
-        os.nice(19)  # what it starts (workers, servers) inherits it
+        os.nice(SPARE_NICE)  # what it starts (workers, servers) inherits it
 
 
 # The first two xdist workers run the browser tests first, then the rest. A third one and any after it are
-# spare: they take only tests without a browser, at the lowest CPU priority, so they use the CPU the
-# browser tests leave idle while they wait on video, camera and download time (about a fifth of two
-# cores, docs/testing.md) and never take it from them.
+# spare: they take only tests without a browser, two at most in hand, at a low CPU priority, so they use the CPU
+# the browser tests leave idle while they wait on video, camera and download time (about a fifth of two
+# cores, docs/testing.md) and take little from them. Nice 10, not 19: beside four busy processes a
+# nice-19 test gets under 1 % of a core, and the suite's end would wait on it.
 MAIN_WORKERS = ("gw0", "gw1")
+SPARE_NICE = 10
 
 
 def is_spare_worker(worker: str) -> bool:
@@ -249,8 +256,10 @@ def pytest_xdist_make_scheduler(config: pytest.Config, log: object) -> object:
             worker = node.gateway.id
             if is_spare_worker(worker):
                 unit = next((s for s in self.workqueue if not browser(s)), None)
-                if unit is None:
-                    return  # only browser tests are left: they stay with the main workers
+                # Two in hand, not more (an xdist worker runs a test once it holds the next one, or at the end);
+                # browser tests stay with the main workers.
+                if unit is None or self._pending_of(self.assigned_work.get(node, {})) >= 2:
+                    return
                 self.workqueue.move_to_end(unit, last=False)
                 super()._assign_work_unit(node)
                 return
