@@ -190,7 +190,7 @@ def pytest_configure(config: pytest.Config) -> None:
 
 def pytest_collection_finish(session: pytest.Session) -> None:
     # After collecting, not before: xdist schedules nothing until every worker has collected, and at nice 19
-    # beside a loaded machine a spare worker's collection took over ten minutes.
+    # beside a loaded machine a spare worker had not finished collecting after eight minutes.
     if is_spare_worker(os.environ.get("PYTEST_XDIST_WORKER", "")):
         os.nice(SPARE_NICE)  # what it starts (workers, servers) inherits it
 
