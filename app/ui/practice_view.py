@@ -404,15 +404,12 @@ class PracticeView:
             ft.Container(ft.Column([self._live, self.timeline.root], spacing=16)),
             ft.Container(self._right),
         )
-        self.root = ft.Container(
-            ft.Column(
-                [ft.ResponsiveRow(list(self._columns), spacing=20, run_spacing=16)],
-                scroll=ft.ScrollMode.AUTO,
-                expand=True,
-            ),
-            padding=16,
+        self._scroller = ft.Column(
+            [ft.ResponsiveRow(list(self._columns), spacing=20, run_spacing=16)],
+            scroll=ft.ScrollMode.AUTO,
             expand=True,
         )
+        self.root = ft.Container(self._scroller, padding=16, expand=True)
         self.wide: bool | None = None
         self.arrange(wide=True)
         self._running = False
@@ -501,6 +498,15 @@ class PracticeView:
         else:
             self._actions.start(self._chosen, int(self.interval.selected[0]))
 
+    def _scroll_to_top(self) -> None:
+        """On a phone Start sits below the card: a person scrolled down to it, and the preview, the rate
+        and the answer they now need are above the fold."""
+        try:
+            page = self.root.page
+        except RuntimeError:  # not on a page yet: it opens at the top
+            return
+        page.run_task(self._scroller.scroll_to, offset=0, duration=300)
+
     def _cut_words(self, state: PracticeState) -> str:
         """The score cuts the questions asked carry, in words ("" when none is in force)."""
         t, checklist = self._t, state.checklist
@@ -533,6 +539,8 @@ class PracticeView:
             self.hidden_session = None
         else:
             state = replace(clean_card(state), session=SessionState())
+        if state.running and not self._running and self.wide is False:
+            self._scroll_to_top()
         self._running = state.running
         self.start_stop.content = self._t["stop"] if state.running else self._t["start"]
         self.start_stop.icon = ft.Icons.STOP if state.running else ft.Icons.PLAY_ARROW

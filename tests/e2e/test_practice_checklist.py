@@ -234,6 +234,14 @@ def test_a_checklist_video_session_on_a_phone_keeps_the_rate_and_every_line_in_v
                 box = page.get_by_role("button", name=label, exact=True).first.bounding_box()
                 assert box is not None and 0 <= box["x"] and box["x"] + box["width"] <= PHONE["width"], (label, box)
             choose(page, "Video")
+            # A person scrolls down to Start, below the card on a phone (a click does too when Start is below
+            # the fold: seen at a load of ~10); the session brings the preview, the rate and the card back.
+            top = node(page, "start-stop").first.bounding_box()["y"]
+            page.mouse.move(PHONE["width"] / 2, PHONE["height"] / 2)
+            page.mouse.wheel(0, 2000)
+            wait_for(
+                lambda: node(page, "start-stop").first.bounding_box()["y"], lambda y: y < top, 10, "Start scrolled up"
+            )
             with page.expect_file_chooser() as chooser:
                 node(page, "start-stop").click()
             chooser.value.set_files([str(video)])
