@@ -20,6 +20,7 @@ from pathlib import Path
 import pytest
 
 from app.paths import MANIFESTS
+from tests.conditions import wait_for
 from tests.e2e.conftest import AppServer, go_to, node, open_app_page, shot, text_of, type_into, wait_text
 from tests.models.conftest import Model, make_model
 from tests.servers.nginx import Nginx
@@ -51,7 +52,8 @@ def open_phone(browser, url: str):  # noqa: ANN001, ANN201
     page = open_app_page(browser, url, viewport=WIDE)
     go_to(page, "Models", f"model-card-{MODEL_ID}")
     page.set_viewport_size(PHONE)
-    time.sleep(1.5)  # the rail gives way to the bottom bar
+    card = node(page, f"model-card-{MODEL_ID}").first
+    wait_for(card.bounding_box, lambda box: box is not None and box["width"] <= PHONE["width"], 30, "the phone layout")
     return page
 
 
