@@ -222,18 +222,29 @@ def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item
 # on a timer, and beside a second browser it fell 3-5 % behind, so the clip's compressions were slower than
 # the clip says (108/min read for 112, twice in five runs).
 ALONE = ("tests/e2e/test_camera_rhythm.py::",)
+# The longest browser tests (30-57 s each on a quiet machine, `--durations` of the CI log) start before the
+# others, so the two workers end together: in collection order the 47 s trainees test started last and one
+# worker idled 29 s at the end (a run's timeline, docs/testing.md). A test missing here only runs later.
+LONG_FIRST = (
+    "tests/e2e/test_models_screen.py::test_download_cancel_pause_resume",
+    "tests/e2e/test_trainees_in_sessions.py::",
+    "tests/e2e/test_language.py::test_switching_to_chinese",
+    "tests/e2e/test_profile_editor.py::",
+    "tests/e2e/test_practice.py::test_a_camera_session_",
+    "tests/e2e/test_rhythm_report.py::",
+    "tests/e2e/test_testers_per_question.py::test_each_signal",
+)
 
 
 @pytest.hookimpl(optionalhook=True)
 def pytest_xdist_make_scheduler(config: pytest.Config, log: object) -> object:
     """Under `-n 2` or more each worker takes one test at a time (a spare worker: see MAIN_WORKERS). First the
     browser tests that need to be the only browser (`ALONE`) on the first worker while the second runs tests
-    without a browser; then the other browser tests on both; then what is left. A browser test kept about one
-    and a half cores busy
-    (Chromium draws Flutter's canvas in software) and other tests beside it ran at half their speed: the
-    tests without a browser took 506 s of worker time beside the browser tests, 254 s after them
-    (docs/testing.md). (xdist's `--dist load` sends the first 200 tests, every browser test among them, to
-    one worker.)"""
+    without a browser; then the other browser tests on both, the longest (`LONG_FIRST`) first; then what is
+    left. A browser test kept about one and a half cores busy (Chromium draws Flutter's canvas in software)
+    and other tests beside it ran at half their speed: the tests without a browser took 506 s of worker time
+    beside the browser tests, 254 s after them (docs/testing.md). (xdist's `--dist load` sends the first 200
+    tests, every browser test among them, to one worker.)"""
     from xdist.scheduler import LoadScopeScheduling
 
     def browser(nodeid: str) -> bool:
@@ -241,6 +252,12 @@ def pytest_xdist_make_scheduler(config: pytest.Config, log: object) -> object:
 
     def alone(nodeid: str) -> bool:
         return nodeid.startswith(ALONE)
+
+    def long_browser(nodeid: str) -> bool:
+        return nodeid.startswith(LONG_FIRST)
+
+    def other_browser(nodeid: str) -> bool:
+        return browser(nodeid) and not alone(nodeid)
 
     class BrowserTestsFirst(LoadScopeScheduling):
         def _split_scope(self, nodeid: str) -> str:
@@ -264,11 +281,11 @@ def pytest_xdist_make_scheduler(config: pytest.Config, log: object) -> object:
                 super()._assign_work_unit(node)
                 return
             if worker == MAIN_WORKERS[0]:
-                wanted = [alone, lambda s: browser(s) and not alone(s)]
+                wanted = [alone, long_browser, other_browser]
             elif self._alone_unfinished():
                 wanted = [lambda s: not browser(s)]
             else:
-                wanted = [lambda s: browser(s) and not alone(s)]
+                wanted = [long_browser, other_browser]
             unit = next((s for want in wanted for s in self.workqueue if want(s)), None)
             unit = unit if unit is not None else next(iter(self.workqueue))
             self.workqueue.move_to_end(unit, last=False)  # the base class takes the first unit
