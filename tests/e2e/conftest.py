@@ -141,15 +141,7 @@ def record_requests(context, page, log: RequestLog) -> None:  # noqa: ANN001 - p
     context.on("requestfailed", lambda r: log.failures.setdefault(r.url, r.failure or "failed"))
     context.on("serviceworker", lambda w: log.add("serviceworker", w.url))
     page.on("request", lambda r: log.add("page", r.url))
-    # What the page told the app over Flet's own connection, for `type_into`.
-    page.sent_frames = sent = []  # type: ignore[attr-defined]
-
-    def websocket(ws) -> None:  # noqa: ANN001
-        log.add("websocket", ws.url)
-        if urlsplit(ws.url).path == "/ws":
-            ws.on("framesent", lambda payload: sent.append(payload))
-
-    page.on("websocket", websocket)
+    page.on("websocket", lambda ws: log.add("websocket", ws.url))
     page.on("worker", lambda w: log.add("worker", w.url))
     # Chromium's own view of the network, independent of Playwright's request events.
     cdp = context.new_cdp_session(page)
@@ -456,28 +448,12 @@ def type_into(page, identifier: str, value: str, timeout: float = 30) -> None:  
             page.keyboard.press("Control+A")
             page.keyboard.press("Backspace")
             wait_for(field.input_value, lambda held: held == "", wait, f"{identifier!r} emptied")
-            sent = len(page.sent_frames)
             page.keyboard.type(value)
             wait_for(field.input_value, lambda held: held == value, wait, f"{identifier!r} holding {value!r}")
-            # The field shows the words before Flutter hands them to the app: a Save clicked at once on a
-            # busy machine saved an empty note. Wait until the words have left the page for the app.
-            if value:
-                wait_until_sent(page, value.encode(), since=sent, timeout=wait)
             return
         except AssertionError:
             if attempt == 2:
                 raise
-
-
-def wait_until_sent(page, words: bytes, since: int, timeout: float) -> None:  # noqa: ANN001
-    """Until a frame the page sent the app after its first `since` holds `words`."""
-
-    def sent() -> bool:
-        frames = page.sent_frames[since:]
-        return any(words in (f if isinstance(f, bytes) else f.encode()) for f in frames)
-
-    reached = wait_until(sent, timeout)
-    assert reached, f"{words.decode()!r} never sent to the app ({len(page.sent_frames) - since} frames since)"
 
 
 def scroll_to(page, identifier: str, timeout: float = 30) -> None:  # noqa: ANN001
