@@ -431,11 +431,12 @@ FOCUSED = "(el) => document.activeElement === el"
 
 def type_into(page, identifier: str, value: str, timeout: float = 30) -> None:  # noqa: ANN001
     """Replace the words of the text field tagged `identifier` as a person does: focus it, select all,
-    delete, type. Waits on the page, not the clock: until the field has the focus, until it is empty,
-    then until it holds what was typed (Flutter's field is the semantics node's own input). A field that
-    then holds something else, or that kept its words, is focused, emptied and typed into again, as a person
-    would, twice at most: on a loaded machine the first character typed was lost once in three runs (seen:
-    ', 否, 未知' for '是, 否, 未知')."""
+    delete, enter the words (in one input, as a keyboard's suggestion or a paste gives them: a key at a
+    time cost a round trip to the page each, 17 s of one test). Waits on the page, not the clock: until
+    the field has the focus, until it is empty, then until it holds what was entered (Flutter's field is
+    the semantics node's own input). A field that then holds something else, or that kept its words, is
+    focused, emptied and typed into again, as a person would, twice at most: on a loaded machine the first
+    character typed was lost once in three runs (seen: ', 否, 未知' for '是, 否, 未知')."""
     field = node(page, identifier).locator("input, textarea").first
     field.scroll_into_view_if_needed()
     for attempt in range(3):
@@ -443,12 +444,18 @@ def type_into(page, identifier: str, value: str, timeout: float = 30) -> None:  
         # first select-all and delete (seen: 'Ben' left in the rename dialog under load).
         wait = timeout if attempt == 2 else min(timeout, 10)
         try:
-            field.focus()
-            wait_for(lambda: field.evaluate(FOCUSED), bool, wait, f"{identifier!r} focused")
+            # Focused again each second until it holds: a field that Flutter rebuilt just then (a list
+            # re-rendered as a session ended) drops a first focus, and waiting on that one cost 10 s.
+            wait_for(
+                lambda: field.focus() or wait_until(lambda: field.evaluate(FOCUSED), timeout=1.0, interval=0.05),
+                bool,
+                wait,
+                f"{identifier!r} focused",
+            )
             page.keyboard.press("Control+A")
             page.keyboard.press("Backspace")
             wait_for(field.input_value, lambda held: held == "", wait, f"{identifier!r} emptied")
-            page.keyboard.type(value)
+            page.keyboard.insert_text(value)
             wait_for(field.input_value, lambda held: held == value, wait, f"{identifier!r} holding {value!r}")
             return
         except AssertionError:

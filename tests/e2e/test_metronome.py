@@ -4,6 +4,7 @@ the chosen rate (the clip's length says the rate), and it stops when turned off 
 from __future__ import annotations
 
 import pytest
+from playwright.sync_api import Error as PlaywrightError
 
 from tests.conditions import wait_until
 from tests.e2e.conftest import PAGE_WAIT_S, evaluate, node, open_app_page, wait_until_loaded
@@ -11,14 +12,24 @@ from tests.e2e.test_practice import choose
 
 pytestmark = pytest.mark.browser
 
-# Every audio element the page plays, kept so the test can ask what it holds and whether it is playing.
+# Every audio element the page plays, kept so the test can ask what it holds and whether it is playing;
+# with each source given to a media element and each play()'s outcome, for a failure to say where the
+# sound stopped (the source never came, play() was never called, or the browser refused it).
 _AUDIO_PROBE = """
-window.__audio = [];
+window.__audio = []; window.__sources = []; window.__plays = [];
 const play = HTMLMediaElement.prototype.play;
 HTMLMediaElement.prototype.play = function () {
   if (!window.__audio.includes(this)) window.__audio.push(this);
-  return play.call(this);
+  const i = window.__plays.push('pending') - 1;
+  const started = play.call(this);
+  started.then(() => { window.__plays[i] = 'played'; }, (e) => { window.__plays[i] = String(e).slice(0, 160); });
+  return started;
 };
+const src = Object.getOwnPropertyDescriptor(HTMLMediaElement.prototype, 'src');
+Object.defineProperty(HTMLMediaElement.prototype, 'src', {
+  ...src,
+  set(value) { window.__sources.push(String(value).slice(0, 15)); src.set.call(this, value); },
+});
 """
 
 
@@ -27,6 +38,20 @@ def playing(page) -> list[dict]:  # noqa: ANN001
         """() => window.__audio.map(a => ({src: String(a.currentSrc || a.src).slice(0, 15), loop: a.loop,
             paused: a.paused, duration: a.duration}))"""
     )
+
+
+def wait_audio(page, condition: str) -> None:  # noqa: ANN001
+    """Waits until `condition` (a JS expression on `a`, each audio element played) holds for some element,
+    or every element when it starts with `every:`; a failure says what the page's media did."""
+    quantifier, condition = ("every", condition[6:]) if condition.startswith("every:") else ("some", condition)
+    try:
+        evaluate(page, f"() => window.__audio.{quantifier}(a => {condition})", timeout=PAGE_WAIT_S)
+    except PlaywrightError as error:
+        said = page.evaluate("() => ({sources: window.__sources, plays: window.__plays})")
+        raise AssertionError(
+            f"waited for {quantifier} audio element with {condition}; the elements: {playing(page)}, "
+            f"sources given: {said['sources']}, play() outcomes: {said['plays']}"
+        ) from error
 
 
 def pick_rate(page, rate: int) -> None:  # noqa: ANN001
@@ -50,44 +75,36 @@ def test_the_metronome_is_silent_until_turned_on_then_loops_clicks_at_the_chosen
         assert playing(page) == [], "off by default: no sound before the trainee asks for it"
 
         node(page, "metronome").first.click()
-        evaluate(page, "() => window.__audio.some(a => !a.paused && a.duration > 0)", timeout=PAGE_WAIT_S)
+        wait_audio(page, "!a.paused && a.duration > 0")
         (audio,) = [a for a in playing(page) if not a["paused"]]
         assert audio["loop"] and audio["src"].startswith(("data:audio/", "blob:"))
         assert abs(audio["duration"] - clip_seconds(110)) < 0.01, audio  # the default, 110 per minute
 
         pick_rate(page, 120)
-        evaluate(
-            page,
-            f"() => window.__audio.some(a => !a.paused && Math.abs(a.duration - {clip_seconds(120)}) < 0.01)",
-            timeout=PAGE_WAIT_S,
-        )
+        wait_audio(page, f"!a.paused && Math.abs(a.duration - {clip_seconds(120)}) < 0.01")
 
         node(page, "metronome").first.click()  # off
-        evaluate(page, "() => window.__audio.every(a => a.paused)", timeout=PAGE_WAIT_S)
+        wait_audio(page, "every:a.paused")
 
         pick_rate(page, 100)  # chosen while off: silent until turned on, then at that rate
         assert all(a["paused"] for a in playing(page))
         node(page, "metronome").first.click()
-        evaluate(
-            page,
-            f"() => window.__audio.some(a => !a.paused && Math.abs(a.duration - {clip_seconds(100)}) < 0.01)",
-            timeout=PAGE_WAIT_S,
-        )
+        wait_audio(page, f"!a.paused && Math.abs(a.duration - {clip_seconds(100)}) < 0.01")
         # A reload resumes this page: the clicks go on, the switch says so, and it still turns them off.
         page.reload()
         wait_until_loaded(page, reloaded=True)
-        evaluate(page, "() => window.__audio.some(a => !a.paused)", timeout=PAGE_WAIT_S)
+        wait_audio(page, "!a.paused")
         assert wait_until(
             lambda: page.get_by_role("switch", name="Metronome").first.get_attribute("aria-checked") == "true",
             timeout=30,
             interval=0.2,
         ), "the switch says the metronome is on"
         node(page, "metronome").first.click()
-        evaluate(page, "() => window.__audio.every(a => a.paused)", timeout=PAGE_WAIT_S)
+        wait_audio(page, "every:a.paused")
         node(page, "metronome").first.click()
-        evaluate(page, "() => window.__audio.some(a => !a.paused)", timeout=PAGE_WAIT_S)
+        wait_audio(page, "!a.paused")
         choose(page, "Image")  # stills: it stops and hides
-        evaluate(page, "() => window.__audio.every(a => a.paused)", timeout=PAGE_WAIT_S)
+        wait_audio(page, "every:a.paused")
         assert wait_until(lambda: node(page, "metronome").count() == 0, timeout=PAGE_WAIT_S, interval=0.2)
     finally:
         page.context.close()
