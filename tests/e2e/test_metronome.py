@@ -40,10 +40,10 @@ def playing(page) -> list[dict]:  # noqa: ANN001
     )
 
 
-def wait_audio(page, condition: str) -> None:  # noqa: ANN001
+def wait_audio(page, condition: str, every: bool = False) -> None:  # noqa: ANN001
     """Waits until `condition` (a JS expression on `a`, each audio element played) holds for some element,
-    or every element when it starts with `every:`; a failure says what the page's media did."""
-    quantifier, condition = ("every", condition[6:]) if condition.startswith("every:") else ("some", condition)
+    or for every element; a failure says what the page's media did."""
+    quantifier = "every" if every else "some"
     try:
         evaluate(page, f"() => window.__audio.{quantifier}(a => {condition})", timeout=PAGE_WAIT_S)
     except PlaywrightError as error:
@@ -84,7 +84,7 @@ def test_the_metronome_is_silent_until_turned_on_then_loops_clicks_at_the_chosen
         wait_audio(page, f"!a.paused && Math.abs(a.duration - {clip_seconds(120)}) < 0.01")
 
         node(page, "metronome").first.click()  # off
-        wait_audio(page, "every:a.paused")
+        wait_audio(page, "a.paused", every=True)
 
         pick_rate(page, 100)  # chosen while off: silent until turned on, then at that rate
         assert all(a["paused"] for a in playing(page))
@@ -100,11 +100,11 @@ def test_the_metronome_is_silent_until_turned_on_then_loops_clicks_at_the_chosen
             interval=0.2,
         ), "the switch says the metronome is on"
         node(page, "metronome").first.click()
-        wait_audio(page, "every:a.paused")
+        wait_audio(page, "a.paused", every=True)
         node(page, "metronome").first.click()
         wait_audio(page, "!a.paused")
         choose(page, "Image")  # stills: it stops and hides
-        wait_audio(page, "every:a.paused")
+        wait_audio(page, "a.paused", every=True)
         assert wait_until(lambda: node(page, "metronome").count() == 0, timeout=PAGE_WAIT_S, interval=0.2)
     finally:
         page.context.close()
