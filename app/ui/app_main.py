@@ -128,6 +128,7 @@ class Shell:
                 open_settings=self._change_questions,
                 thumbnail=controller.thumbnail,
                 metronome=lambda on, rate: page.run_task(self.metronome.set, on, rate),
+                metronome_play=lambda: page.run_task(self.metronome.play_held),
                 rate_tones=self.rate_tones.set,
                 names=controller.set_names,
                 try_examples=controller.try_examples,
@@ -270,7 +271,8 @@ class Shell:
         page.services.append(self.url_launcher)
         if self.metronome.service is not None:
             page.services.append(self.metronome.service)
-        self.practice.show_metronome(self.metronome.on, self.metronome.rate)
+        self.metronome.listen(self._show_metronome)
+        self.practice.show_metronome(self.metronome.on, self.metronome.rate, self.metronome.held)
         page.services.extend(self.rate_tones.services)
         self.practice.show_rate_tones(self.rate_tones.on)
         page.on_resize = lambda _: self._layout()
@@ -328,6 +330,7 @@ class Shell:
         session, but the browser's copy of the page no longer takes updates, and its file picker
         is gone (seen: taps answered on the server, never shown). A new page with new controls and
         a new picker is sent instead; the controllers keep the state, so nothing is lost."""
+        self.metronome.rebuilt()
         self._rebuild(fresh=True).go(self.rail.selected_index or PRACTICE)
 
     def _rebuild(self, fresh: bool = False) -> Shell:
@@ -352,6 +355,7 @@ class Shell:
             rate_tones=self.rate_tones,
             printouts=self.printouts,
         )
+        shell.practice.choose(self.practice.chosen)
         shell.mount()
         return shell
 
@@ -438,6 +442,10 @@ class Shell:
 
     def _on_sessions(self, state: SessionsState) -> None:
         self.sessions.render(state)
+        self.page.update()
+
+    def _show_metronome(self) -> None:
+        self.practice.show_metronome(self.metronome.on, self.metronome.rate, self.metronome.held)
         self.page.update()
 
     def _on_guard(self, counts: GuardCounts) -> None:

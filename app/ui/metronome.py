@@ -73,38 +73,72 @@ class Metronome:
     """One page's metronome; `set` turns it on at a rate, or off.
 
     The player joins the page's services only when first turned on, with its clicks: flet-audio's
-    player refuses to exist without a sound, and a page that never asks for one carries none."""
+    player refuses to exist without a sound, and a page that never asks for one carries none.
+
+    A page built again (a reload, a dropped connection) gets a new player in the browser, which starts
+    the clicks by itself where the browser allows sound without a tap in that page. Safari never does,
+    and Chromium sometimes does not after a reload (seen under load: its audio stays suspended, and the
+    player waits on it for ever). Until the new player says it plays, the metronome is `held`: the page
+    shows a button whose tap lets the browser play, and `play_held` asks for the clicks again."""
 
     def __init__(self, page: ft.Page) -> None:
         self._page = page
         self._audio: fa.Audio | None = None
         self._loaded = 0  # the rate of the clicks the player holds
+        self._listener: Callable[[], None] = lambda: None
         self.on = False
         self.rate = DEFAULT_RATE
+        self.held = False
 
     @property
     def service(self) -> fa.Audio | None:
         """The player, once the metronome was first turned on (a rebuilt page must keep it)."""
         return self._audio
 
+    def listen(self, listener: Callable[[], None]) -> None:
+        """`listener` is called when `held` changes (the page showing the metronome, the newest one)."""
+        self._listener = listener
+
+    def rebuilt(self) -> None:
+        """The browser's page is new and its player has not yet said it plays."""
+        self.held = self.on and self._audio is not None
+
     async def set(self, on: bool, rate: int) -> None:
-        audio = self._audio
+        audio, was_on, loaded, was_held = self._audio, self.on, self._loaded, self.held
+        # The state first: the browser's answer to a play can take long, or never come (see `held`).
+        self.on, self.rate, self.held = on, rate, False
+        if was_held:  # the trainee's own tap on the switch or the rate lets the browser play
+            self._listener()
         if on and audio is None:
             # autoplay: the player starts once the clicks are loaded, not before (a play sent at once
             # could reach it first).
-            self._audio = fa.Audio(src=click_track(rate), release_mode=fa.ReleaseMode.LOOP, autoplay=True)
+            self._audio = fa.Audio(
+                src=click_track(rate),
+                release_mode=fa.ReleaseMode.LOOP,
+                autoplay=True,
+                on_state_change=self._state_changed,
+            )
             self._page.services.append(self._audio)
             self._page.update()
             self._loaded = rate
-        elif audio is not None and on and rate != self._loaded:
+        elif audio is not None and on and rate != loaded:
             audio.src = click_track(rate)  # plays once loaded (autoplay)
             audio.update()
             self._loaded = rate
-        elif audio is not None and on and not self.on:
+        elif audio is not None and on and (not was_on or was_held):
             await audio.resume()
-        elif audio is not None and not on and self.on:
+        elif audio is not None and not on and was_on:
             await audio.pause()
-        self.on, self.rate = on, rate
+
+    async def play_held(self) -> None:
+        """The trainee tapped to hear the held clicks: the tap lets the browser play them."""
+        if self.held and self._audio is not None:
+            await self._audio.resume()
+
+    def _state_changed(self, e: fa.AudioStateChangeEvent) -> None:
+        if e.state == fa.AudioState.PLAYING and self.held:
+            self.held = False
+            self._listener()
 
 
 class RateTones:
