@@ -31,10 +31,10 @@ if [ ${#need[@]} -gt 0 ]; then
   fi
 fi
 .venv/bin/ruff check app tests bench
-# The whole suite (no arguments, as .ci/run runs it) on three workers: the browser tests first on two,
-# a third at a low priority taking only tests without a browser (tests/conftest.py's scheduler):
+# The whole suite (no arguments, as .ci/run runs it) on four workers: the browser tests first on three,
+# a fourth at a low priority taking only tests without a browser (tests/conftest.py's scheduler):
 # about 10 min on a quiet machine here, 25 in one process (docs/testing.md). With arguments, exactly what they say (one process unless they pass `-n`).
 if [ $# -eq 0 ]; then
-  set -- -n 3 --durations=25  # every run says where its time went (issue 36)
+  set -- -n 4 --durations=25  # every run says where its time went (issue 36)
 fi
 exec .venv/bin/python -m pytest "$@"

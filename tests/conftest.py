@@ -195,12 +195,14 @@ def pytest_collection_finish(session: pytest.Session) -> None:
         os.nice(SPARE_NICE)  # what it starts (workers, servers) inherits it
 
 
-# The first two xdist workers run the browser tests first, then the rest. A third one and any after it are
+# The first three xdist workers run the browser tests first, then the rest. A fourth one and any after it are
 # spare: they take only tests without a browser, two at most in hand, at a low CPU priority, so they use the CPU
-# the browser tests leave idle while they wait on video, camera and download time (about a fifth of two
-# cores, docs/testing.md) and take little from them. Nice 10, not 19: beside four busy processes a
-# nice-19 test gets under 1 % of a core, and the suite's end would wait on it.
-MAIN_WORKERS = ("gw0", "gw1")
+# the browser tests leave idle while they wait on video, camera and download time and take little from them.
+# Three browsers, not two: the browser tests wait on that time more than on the CPU (without WebGL their
+# Chromium needs a fifth less), and a third one ended a fresh-clone run 28 s sooner (docs/testing.md).
+# Nice 10, not 19: beside four busy processes a nice-19 test gets under 1 % of a core, and the suite's end
+# would wait on it.
+MAIN_WORKERS = ("gw0", "gw1", "gw2")
 SPARE_NICE = 10
 
 
@@ -223,7 +225,7 @@ def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item
 # the clip says (108/min read for 112, twice in five runs).
 ALONE = ("tests/e2e/test_camera_rhythm.py::",)
 # The longest browser tests (30-57 s each on a quiet machine, `--durations` of the CI log) start before the
-# others, so the two workers end together: in collection order the 47 s trainees test started last and one
+# others, so the workers end together: in collection order the 47 s trainees test started last and one
 # worker idled 29 s at the end (a run's timeline, docs/testing.md). A test missing here only runs later.
 LONG_FIRST = (
     "tests/e2e/test_models_screen.py::test_download_cancel_pause_resume",
@@ -239,12 +241,12 @@ LONG_FIRST = (
 @pytest.hookimpl(optionalhook=True)
 def pytest_xdist_make_scheduler(config: pytest.Config, log: object) -> object:
     """Under `-n 2` or more each worker takes one test at a time (a spare worker: see MAIN_WORKERS). First the
-    browser tests that need to be the only browser (`ALONE`) on the first worker while the second runs tests
-    without a browser; then the other browser tests on both, the longest (`LONG_FIRST`) first; then what is
-    left. A browser test kept about one and a half cores busy (Chromium draws Flutter's canvas in software)
-    and other tests beside it ran at half their speed: the tests without a browser took 506 s of worker time
-    beside the browser tests, 254 s after them (docs/testing.md). (xdist's `--dist load` sends the first 200
-    tests, every browser test among them, to one worker.)"""
+    browser tests that need to be the only browser (`ALONE`) on the first worker while the other main ones run
+    tests without a browser; then the other browser tests on every main worker, the longest (`LONG_FIRST`)
+    first; then what is left. A browser test kept about one and a half cores busy (Chromium draws Flutter's
+    canvas in software) and other tests beside it ran at half their speed: the tests without a browser took
+    506 s of worker time beside the browser tests, 254 s after them (docs/testing.md). (xdist's `--dist load`
+    sends the first 200 tests, every browser test among them, to one worker.)"""
     from xdist.scheduler import LoadScopeScheduling
 
     def browser(nodeid: str) -> bool:
