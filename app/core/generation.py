@@ -3,10 +3,10 @@
 from __future__ import annotations
 
 from dataclasses import asdict, dataclass
-from enum import Enum
+from enum import StrEnum
 
 
-class FinishReason(str, Enum):
+class FinishReason(StrEnum):
     STOP = "stop"  # the model emitted one of its end tokens
     LENGTH = "length"  # the token limit was reached
     CANCELLED = "cancelled"  # the caller asked to stop

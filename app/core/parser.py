@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import json
 from dataclasses import dataclass
-from enum import Enum
+from enum import StrEnum
 
 from app.core.generation import FinishReason
 from app.core.profiles import TaskProfile
@@ -18,7 +18,7 @@ from app.core.profiles import TaskProfile
 UNKNOWN = "unknown"
 
 
-class ParseReason(str, Enum):
+class ParseReason(StrEnum):
     OK = "ok"
     EMPTY = "empty"
     INVALID_JSON = "invalid_json"

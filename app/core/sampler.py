@@ -7,7 +7,7 @@ Pure logic over per-frame statistics (computed elsewhere, see
 from __future__ import annotations
 
 from dataclasses import dataclass
-from enum import Enum
+from enum import StrEnum
 from typing import Generic, TypeVar
 
 import numpy as np
@@ -26,7 +26,7 @@ class FrameStats:
     thumb: np.ndarray  # small grey copy (same shape for every frame), uint8 or float
 
 
-class Decision(str, Enum):
+class Decision(StrEnum):
     KEYFRAME = "keyframe"  # send to the model
     UNCHANGED = "unchanged"  # barely differs from the last analysed keyframe: recorded, not analysed
 

@@ -13,7 +13,7 @@ the timeline entry keeps every review in order (`history`), so an export shows
 from __future__ import annotations
 
 from dataclasses import asdict, dataclass, field, fields, replace
-from enum import Enum
+from enum import StrEnum
 from typing import Any, Union
 
 from app.core.generation import Timings
@@ -59,7 +59,7 @@ class PracticeEvent:
     kind: str = field(default="practice", init=False)
 
 
-class SkipReason(str, Enum):
+class SkipReason(StrEnum):
     UNCHANGED = "unchanged"
     SUPERSEDED = "superseded"
     STOPPED = "stopped"  # in the worker when the user stopped: cancelled, so the log has no hole
@@ -520,7 +520,9 @@ def event_from_dict(data: dict[str, Any]) -> SessionEvent:
             raise ValueError("PracticeEvent.timings: expected an object")
         values["timings"] = Timings(**_checked_fields(Timings, data["timings"]))
     if cls is KeyframeSkipped:
-        values["reason"] = SkipReason(data.get("reason"))
+        if not isinstance(data.get("reason"), str):
+            raise ValueError("KeyframeSkipped.reason: expected a string")
+        values["reason"] = SkipReason(data["reason"])
     if cls is RhythmSample:
         values["pauses"] = tuple(Pause(**_checked_fields(Pause, p)) for p in data.get("pauses", []))
     if cls is SessionAsked:

@@ -7,7 +7,7 @@ import numpy as np
 
 from app.core.sampler import FrameStats
 
-THUMB_SIDE = 64
+STATS_SIDE = 64  # the tiny copy two frames are compared on (the sampler's "unchanged")
 MID_SIDE = 256  # longest side of the copy sharpness is measured on
 
 
@@ -18,7 +18,7 @@ def _halve(grey: np.ndarray) -> np.ndarray:
     1080p costs ~3 ms a resize on a 2-core CPU (the goal for the whole sampler is 3 ms a frame).
     Averaging 2x2 blocks first gives nearly the same pixels as one area resize.
     """
-    while max(grey.shape) >= 2 * MID_SIDE and min(grey.shape) >= 2 * THUMB_SIDE:
+    while max(grey.shape) >= 2 * MID_SIDE and min(grey.shape) >= 2 * STATS_SIDE:
         h, w = grey.shape
         grey = cv2.resize(grey, (w // 2, h // 2), interpolation=cv2.INTER_AREA)
     return grey
@@ -44,6 +44,6 @@ def grey_stats(grey: np.ndarray) -> FrameStats:
         if scale < 1
         else grey
     )
-    small = cv2.resize(grey, (THUMB_SIDE, THUMB_SIDE), interpolation=cv2.INTER_AREA)
+    small = cv2.resize(grey, (STATS_SIDE, STATS_SIDE), interpolation=cv2.INTER_AREA)
     sharpness = float(cv2.Laplacian(mid, cv2.CV_64F).var())
     return FrameStats(sharpness=sharpness, thumb=small)

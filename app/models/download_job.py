@@ -15,7 +15,7 @@ from app.models.download import Cancelled, DownloadError
 from app.models.errors import StoreError
 from app.models.locks import ModelBusy
 from app.models.mirrors import Mirror
-from app.models.progress import Progress
+from app.models.progress import DownloadProgress
 
 if TYPE_CHECKING:
     from app.models.store import ModelStatus, ModelStore
@@ -41,7 +41,7 @@ class DownloadOutcome:
 
 
 class DownloadJob:
-    """One model download on a thread this object owns; progress comes out as Progress records.
+    """One model download on a thread this object owns; progress comes out as DownloadProgress records.
 
     `events()` yields them until the download ends (UI or terminal); `stop()` stops it
     between chunks (or during a retry wait), keeping the .part for a later resume;
@@ -57,7 +57,7 @@ class DownloadJob:
         mirrors: Sequence[Mirror],
         *,
         guard: NetworkGuard | None = None,
-        on_progress: Callable[[Progress], None] | None = None,
+        on_progress: Callable[[DownloadProgress], None] | None = None,
         proxies: Mapping[str, str] | None = None,
     ) -> None:
         self._store = store
@@ -68,7 +68,7 @@ class DownloadJob:
         self._proxies = dict(proxies or {})
         self._cancel = threading.Event()
         self._discard = False
-        self._events: queue.Queue[Progress | None] = queue.Queue(maxsize=self._MAX_QUEUED)
+        self._events: queue.Queue[DownloadProgress | None] = queue.Queue(maxsize=self._MAX_QUEUED)
         self._thread = threading.Thread(target=self._run, name=f"download-{model_id}", daemon=True)
         self._outcome: DownloadOutcome | None = None
 
@@ -95,7 +95,7 @@ class DownloadJob:
     def running(self) -> bool:
         return self._thread.is_alive()
 
-    def events(self) -> Iterator[Progress]:
+    def events(self) -> Iterator[DownloadProgress]:
         while (item := self._events.get()) is not None:
             yield item
 
@@ -129,12 +129,12 @@ class DownloadJob:
             return DownloadOutcome(Ending.REFUSED, error=exc)
         return DownloadOutcome(Ending.CRASHED, error=exc)
 
-    def _publish(self, progress: Progress) -> None:
+    def _publish(self, progress: DownloadProgress) -> None:
         if self._on_progress is not None:
             self._on_progress(progress)
         self._put(progress)
 
-    def _put(self, item: Progress | None) -> None:
+    def _put(self, item: DownloadProgress | None) -> None:
         # Nobody may be reading events(): drop the oldest record rather than block the download.
         while True:
             try:

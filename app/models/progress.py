@@ -1,6 +1,6 @@
 """Download progress as a stream of immutable records, and a terminal renderer.
 
-The same `Progress` records feed the app's UI and the CLI's progress bar.
+The same `DownloadProgress` records feed the app's UI and the CLI's progress bar.
 """
 
 from __future__ import annotations
@@ -9,14 +9,14 @@ import time
 from collections import deque
 from collections.abc import Callable
 from dataclasses import dataclass, replace
-from enum import Enum
+from enum import StrEnum
 from typing import TextIO
 
 from app.core.durations import duration_words
 from app.core.sizes import size_words
 
 
-class Phase(str, Enum):
+class Phase(StrEnum):
     CHECKING = "checking"  # hashing files already on disk
     DOWNLOADING = "downloading"
     WAITING = "waiting"  # backing off before a retry
@@ -30,7 +30,7 @@ class Phase(str, Enum):
 
 
 @dataclass(frozen=True)
-class Progress:
+class DownloadProgress:
     model_id: str
     phase: Phase
     file: str | None = None
@@ -76,12 +76,12 @@ class RateMeter:
 
 
 class ProgressTracker:
-    """Turns the downloader's byte counts into throttled Progress records for one model."""
+    """Turns the downloader's byte counts into throttled DownloadProgress records for one model."""
 
     def __init__(
         self,
         model_id: str,
-        emit: Callable[[Progress], None],
+        emit: Callable[[DownloadProgress], None],
         *,
         interval_s: float = 0.2,
         clock: Callable[[], float] = time.monotonic,
@@ -93,7 +93,7 @@ class ProgressTracker:
         self._received = 0
         self._last_emit = float("-inf")
         self._base = 0  # bytes of files already complete in this run
-        self.state = Progress(model_id, Phase.CHECKING)
+        self.state = DownloadProgress(model_id, Phase.CHECKING)
 
     def set_totals(self, total: int | None, done: int, file_count: int, estimate: bool = False) -> None:
         self._base = done
@@ -155,7 +155,7 @@ class ProgressTracker:
             state = replace(state, done=self._base, total=self._base, total_is_estimate=False)
         self._publish(state, force=True)
 
-    def _publish(self, state: Progress, force: bool) -> None:
+    def _publish(self, state: DownloadProgress, force: bool) -> None:
         self.state = state
         now = self._clock()
         if force or now - self._last_emit >= self._interval_s:
@@ -163,7 +163,7 @@ class ProgressTracker:
             self._emit(state)
 
 
-def render_line(p: Progress, width: int = 24) -> str:
+def render_line(p: DownloadProgress, width: int = 24) -> str:
     """One line for a terminal: file, bar, bytes, rate, ETA or message."""
     parts = [p.model_id]
     if p.file:
@@ -188,7 +188,7 @@ def render_line(p: Progress, width: int = 24) -> str:
 
 
 class TerminalProgress:
-    """Renders Progress on a terminal (rewriting one line) or as sparse lines in a log."""
+    """Renders DownloadProgress on a terminal (rewriting one line) or as sparse lines in a log."""
 
     def __init__(
         self, stream: TextIO, *, log_every_s: float = 5.0, clock: Callable[[], float] = time.monotonic
@@ -201,7 +201,7 @@ class TerminalProgress:
         self._last_phase: Phase | None = None
         self._width = 0
 
-    def __call__(self, p: Progress) -> None:
+    def __call__(self, p: DownloadProgress) -> None:
         line = render_line(p)
         if self._tty:
             pad = max(0, self._width - len(line))

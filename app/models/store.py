@@ -21,7 +21,7 @@ import shutil
 import threading
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
-from enum import Enum
+from enum import StrEnum
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 from urllib.parse import urlsplit
@@ -46,7 +46,7 @@ from app.models.locks import ModelBusy, ModelLock
 from app.models.manifest import Manifest, ManifestFile, model_folder
 from app.models.marker import VerifiedFile, quick_ok, read_marker, record_for, write_marker
 from app.models.mirrors import Mirror
-from app.models.progress import Phase, Progress, ProgressTracker
+from app.models.progress import DownloadProgress, Phase, ProgressTracker
 from app.models.request_watch import NO_KEEPALIVE
 from app.models.safefs import check_no_links, real_dir
 from app.models.verify import FileState, HashProgress, VerifyReport, sha256_file, verify_folder
@@ -66,7 +66,7 @@ class BundledModel(StoreError):
     pass
 
 
-class ModelState(str, Enum):
+class ModelState(StrEnum):
     BUNDLED = "bundled"  # shipped with the app; always installed
     DAMAGED = "damaged"  # bundled, but a file fails its hash: reinstall the app
     INSTALLED = "installed"  # every file verified
@@ -325,7 +325,7 @@ class ModelStore:
         mirrors: Sequence[Mirror],
         *,
         cancel: threading.Event | None = None,
-        on_progress: Callable[[Progress], None] | None = None,
+        on_progress: Callable[[DownloadProgress], None] | None = None,
         guard: NetworkGuard | None = None,
         wait: Callable[[float], None] | None = None,
         proxies: Mapping[str, str] | None = None,

@@ -5,7 +5,7 @@ from __future__ import annotations
 import hashlib
 from collections.abc import Callable
 from dataclasses import dataclass
-from enum import Enum
+from enum import StrEnum
 from pathlib import Path
 from typing import BinaryIO
 
@@ -16,7 +16,7 @@ from app.small_file import open_regular
 _CHUNK = 1 << 20
 
 
-class FileState(str, Enum):
+class FileState(StrEnum):
     OK = "ok"
     MISSING = "missing"
     NOT_A_FILE = "not_a_file"  # a folder or a link where a file should be

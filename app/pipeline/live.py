@@ -49,9 +49,9 @@ from app.worker.messages import (
     Event,
     Finished,
     JobFailed,
+    JobPhase,
     ListenerFailed,
     LoadFailed,
-    Progress,
     Ready,
     Started,
     Token,
@@ -433,11 +433,11 @@ class LivePipeline:
                 )
             elif isinstance(event, ListenerFailed):
                 self._notify(worker_message=f"an update could not be shown ({event.message})")
-            elif isinstance(event, (Started, Progress, Token, Finished, JobFailed)):
+            elif isinstance(event, (Started, JobPhase, Token, Finished, JobFailed)):
                 self._job_event(event)
         self._deliver()
 
-    def _job_event(self, event: Started | Progress | Token | Finished | JobFailed) -> None:
+    def _job_event(self, event: Started | JobPhase | Token | Finished | JobFailed) -> None:
         keyframe = self._jobs.get(event.job_id)
         if keyframe is None or keyframe.session != self._session:
             if isinstance(event, (Finished, JobFailed)):  # a stopped session's last keyframe: dropped
@@ -448,7 +448,7 @@ class LivePipeline:
         if isinstance(event, Started):
             self._stream = _Stream(kid)
             self._notify(streaming_keyframe=kid, keyframe_thumb=keyframe.thumbnail)
-        elif isinstance(event, Progress):
+        elif isinstance(event, JobPhase):
             if event.signal:  # a checklist's next answer: its tokens stream on their own
                 self._stream = _Stream(kid, signal=event.signal)
             signal = self._stream.signal if self._stream is not None else ""

@@ -44,7 +44,7 @@ from app.models.mirrors import (
     save_mirror_setting,
     save_proxy_setting,
 )
-from app.models.progress import Progress
+from app.models.progress import DownloadProgress
 from app.models.store import ModelState, ModelStatus, ModelStore
 from app.models.verify import HashProgress
 from app.ui.models_state import (
@@ -375,7 +375,7 @@ class ModelsController:
         # Files already on record were not re-hashed by the download: a full verify makes "verified" true.
         self._verify_body(model_id, after_download=True)
 
-    def _on_progress(self, model_id: str, p: Progress) -> None:
+    def _on_progress(self, model_id: str, p: DownloadProgress) -> None:
         with self._lock:
             record = self._records.get(model_id)
             if record is None or record.activity is None:

@@ -10,16 +10,16 @@ from __future__ import annotations
 
 import statistics
 from dataclasses import dataclass, replace
-from enum import Enum
+from enum import StrEnum
 from pathlib import Path
 
 from app.core.notice import Notice
 from app.models.manifest import Manifest, Reference, words_in
-from app.models.progress import Phase, Progress
+from app.models.progress import DownloadProgress, Phase
 from app.models.store import ModelState, ModelStatus
 
 
-class CardState(str, Enum):
+class CardState(StrEnum):
     NOT_INSTALLED = "not_installed"
     PARTIAL = "partial"  # some files or parts on disk: a download resumes from them
     DOWNLOADING = "downloading"
@@ -29,7 +29,7 @@ class CardState(str, Enum):
     FAILED = "failed"  # a file failed its hash, or the download failed
 
 
-class ModelKind(str, Enum):
+class ModelKind(StrEnum):
     DEMO = "demo"  # bundled with the app, trained on synthetic drawings only
     PINNED = "pinned"  # a manifest pins every file by SHA-256
     FOLDER = "folder"  # a folder the user chose; no manifest
@@ -59,7 +59,7 @@ class Activity:
         return min(1.0, self.done / self.total)
 
 
-def download_activity(p: Progress, stopping: str = "") -> Activity:
+def download_activity(p: DownloadProgress, stopping: str = "") -> Activity:
     """A download's progress record as the card shows it: a rate and time left only while bytes flow."""
     flowing = p.phase is Phase.DOWNLOADING
     return Activity(

@@ -64,7 +64,7 @@ from app.frames.listing import is_image
 from app.ui.practice_controller import PracticeState
 from app.worker.messages import WorkerStatus
 
-THUMB_SIDE = 96
+ROW_THUMB_SIDE = 96  # a testers' row's picture
 F = TypeVar("F", bound=Callable[..., Any])
 ONE_SIGNAL = ("",)  # the rows' signals for a one-signal profile: one row per image, naming no signal
 
@@ -363,7 +363,7 @@ class TestersController:
             except ImageRejected as exc:
                 self._image_rows(run, index, parse_status=ERROR, detail=f"{exc.reason}: {exc}")
                 continue
-            self._image_rows(run, index, thumb=jpeg(image.rgb, side=THUMB_SIDE))
+            self._image_rows(run, index, thumb=jpeg(image.rgb, side=ROW_THUMB_SIDE))
             run.keyframe_rows.append(index)
             good.append((name, data))
         with self._lock:

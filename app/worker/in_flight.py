@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import threading
 
-from app.worker.messages import Analyze, Event, Finished, JobFailed, Progress, Started, Token
+from app.worker.messages import Analyze, Event, Finished, JobFailed, JobPhase, Started, Token
 
 
 class InFlight:
@@ -35,7 +35,7 @@ class InFlight:
         with self._lock:
             if self._job is None or getattr(event, "job_id", None) != self._job.job_id:
                 return
-            if isinstance(event, (Started, Progress, Token)):
+            if isinstance(event, (Started, JobPhase, Token)):
                 self._started = True
             elif isinstance(event, (Finished, JobFailed)):
                 self._job = None

@@ -144,7 +144,7 @@ class Started:
 
 
 @dataclass(frozen=True)
-class Progress:
+class JobPhase:
     """A job entered a phase: vision | prefill | decode; a checklist's `signal` as it begins to answer it."""
 
     job_id: str
@@ -194,5 +194,5 @@ class ListenerFailed:
 
 
 Event = Union[
-    Loading, Checking, Ready, LoadFailed, Started, Progress, Token, Finished, JobFailed, WorkerRestarted, ListenerFailed
+    Loading, Checking, Ready, LoadFailed, Started, JobPhase, Token, Finished, JobFailed, WorkerRestarted, ListenerFailed
 ]

@@ -56,9 +56,9 @@ from app.worker.messages import (
     Finished,
     JobError,
     JobFailed,
+    JobPhase,
     LoadFailed,
     Loading,
-    Progress,
     Ready,
     Shutdown,
     Started,
@@ -325,7 +325,7 @@ class ProcessWorkerHost(HostLedger):
                 self._stall.loaded(event.load_ms / 1000.0)
                 if self._in_flight.job is not None:
                     self._progress.begin(now)  # a job queued while the model loaded starts its clock now
-            elif isinstance(event, (Started, Progress, Token)):
+            elif isinstance(event, (Started, JobPhase, Token)):
                 self._progress.tick(now)
             elif isinstance(event, (Finished, JobFailed)) and event.job_id == self._in_flight.job:
                 self._stall.observe(self._progress.end())

@@ -38,9 +38,9 @@ from app.worker.messages import (
     Finished,
     JobError,
     JobFailed,
+    JobPhase,
     LoadFailed,
     Loading,
-    Progress,
     Ready,
     Shutdown,
     Started,
@@ -314,12 +314,12 @@ def serve(
                 emit(Token(job_id, piece))
 
             def on_phase(phase: str, job_id: str = cmd.job_id) -> None:
-                emit(Progress(job_id, phase))
+                emit(JobPhase(job_id, phase))
                 if pace_ms:
                     _pace(pace_ms)
 
             def on_signal(signal: str, job_id: str = cmd.job_id) -> None:
-                emit(Progress(job_id, "decode", signal))
+                emit(JobPhase(job_id, "decode", signal))
 
             try:
                 result = (

@@ -31,9 +31,9 @@ from app.worker.messages import (
     Event,
     Finished,
     JobFailed,
+    JobPhase,
     ListenerFailed,
     LoadFailed,
-    Progress,
     Ready,
     WorkerRestarted,
     WorkerSpec,
@@ -306,7 +306,7 @@ def test_a_model_that_crashes_on_every_keyframe_is_given_up(scenes: Scenes, monk
         for i in range(3):
             collect(events, (Ready, WorkerRestarted))
             host.submit(Analyze(f"k{i}", scenes.yes, "k"))
-            collect(events, Progress)  # begun: a job the child never began would be handed over instead
+            collect(events, JobPhase)  # begun: a job the child never began would be handed over instead
             os.kill(host.pid, signal.SIGSEGV)  # as a damaged model does in native code
             assert collect(events, JobFailed).error == "worker_died"
         assert "crashed on 3 keyframes in a row" in collect(events, LoadFailed).message

@@ -18,7 +18,7 @@ import pytest
 
 from app.models.download import Cancelled, DownloadError, part_path
 from app.models.mirrors import base_mirror
-from app.models.progress import Phase, Progress
+from app.models.progress import DownloadProgress, Phase
 from app.models.store import ModelState
 from app.privacy.guard import NetworkGuard, active_guard, install
 from tests.conditions import wait_for, wait_until
@@ -48,7 +48,7 @@ def test_cuts_at_random_offsets_resume_exactly_where_they_stopped(tmp_path: Path
     }
     faults = {f"/m/{path}": Faults(cut_at=list(offsets)) for path, offsets in cuts.items()}
     store = make_store(tmp_path / "models", model)
-    events: list[Progress] = []
+    events: list[DownloadProgress] = []
     with FaultyServer(model.served(), faults) as server:
         status = store.download(model.id, [base_mirror(server.url + "/m")], on_progress=events.append)
     assert status.state is ModelState.INSTALLED
@@ -365,7 +365,7 @@ def test_cancel_during_a_retry_wait_stops_promptly(tmp_path: Path, model: Model)
     store = make_store(tmp_path / "models", model)
     cancel = threading.Event()
 
-    def on_progress(p: Progress) -> None:
+    def on_progress(p: DownloadProgress) -> None:
         if p.phase is Phase.WAITING:
             threading.Timer(0.2, cancel.set).start()
 

@@ -9,7 +9,7 @@ import pytest
 
 from app.models.download import Cancelled, part_path
 from app.models.mirrors import base_mirror
-from app.models.progress import Phase, Progress
+from app.models.progress import DownloadProgress, Phase
 from app.models.store import ModelState
 from tests.conditions import wait_until
 from tests.models.conftest import Model, assert_nothing_corrupt_installed, make_model, make_store
@@ -32,7 +32,7 @@ def test_download_installs_every_file_once_and_a_second_run_fetches_nothing(
 ) -> None:
     publish(nginx, model)
     store = make_store(tmp_path / "models", model)
-    events: list[Progress] = []
+    events: list[DownloadProgress] = []
     status = store.download(model.id, [base_mirror(nginx.url + "/m")], on_progress=events.append)
     assert status.state is ModelState.INSTALLED and status.pending == ()
     assert_nothing_corrupt_installed(store, model)
@@ -52,7 +52,7 @@ def test_a_cancelled_download_resumes_with_only_the_missing_bytes(tmp_path: Path
     store = make_store(tmp_path / "models", model)
     cancel = threading.Event()
 
-    def stop_midway(p: Progress) -> None:
+    def stop_midway(p: DownloadProgress) -> None:
         if p.file == BIG and p.file_done > 150_000:
             cancel.set()
 

@@ -25,7 +25,7 @@ from app.models.download import DownloadError, part_path
 from app.models.manifest import manifest_from_dict
 from app.models.marker import all_quick_ok
 from app.models.mirrors import MirrorError, base_mirror, load_mirror_setting
-from app.models.progress import Progress
+from app.models.progress import DownloadProgress
 from app.models.store import ModelState, ModelStore
 from tests.conditions import HANG_S
 from tests.models.conftest import FAST, ROOT, Model, make_store
@@ -120,7 +120,7 @@ def test_an_endless_body_is_cut_at_the_manifest_total_and_its_part_dropped(tmp_p
     model = _unsized(model)
     cap = model.data["approx_total_size"] * 101 // 100 + (1 << 20)
     store = make_store(tmp_path / "models", model)
-    events: list[Progress] = []
+    events: list[DownloadProgress] = []
     # A mirror that streams zeros without end (20 MB/s: bounded even if the cap were missing).
     faults = {"/m/config.json": Faults(endless=True, rate_bps=20e6)}
     with FaultyServer(model.served(), faults) as server:
@@ -133,7 +133,7 @@ def test_an_endless_body_is_cut_at_the_manifest_total_and_its_part_dropped(tmp_p
 def test_a_content_length_beyond_the_manifest_total_is_refused_before_the_body(tmp_path: Path, model: Model) -> None:
     model = _unsized(model)
     store = make_store(tmp_path / "models", model)
-    events: list[Progress] = []
+    events: list[DownloadProgress] = []
     faults = {"/m/config.json": Faults(inflate_to=64 << 20)}  # "config.json is 64 MiB"
     with FaultyServer(model.served(), faults) as server:
         with pytest.raises(DownloadError, match="more than"):

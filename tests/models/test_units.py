@@ -32,7 +32,7 @@ from app.models.mirrors import (
     manifest_mirrors,
     save_mirror_setting,
 )
-from app.models.progress import Phase, Progress, ProgressTracker, RateMeter, TerminalProgress, render_line
+from app.models.progress import DownloadProgress, Phase, ProgressTracker, RateMeter, TerminalProgress, render_line
 from app.paths import MANIFESTS
 
 
@@ -154,7 +154,7 @@ def test_rate_meter_uses_a_sliding_window() -> None:
 
 def test_tracker_reports_done_total_rate_and_eta() -> None:
     now = [0.0]
-    events: list[Progress] = []
+    events: list[DownloadProgress] = []
     tracker = ProgressTracker("m", events.append, interval_s=0.0, clock=lambda: now[0])
     tracker.set_totals(total=10_000, done=2_000, file_count=1)
     tracker.start_file("w", 1, 8_000)
@@ -171,7 +171,7 @@ def test_tracker_reports_done_total_rate_and_eta() -> None:
 
 def test_tracker_throttles_byte_updates_but_not_phase_changes() -> None:
     now = [0.0]
-    events: list[Progress] = []
+    events: list[DownloadProgress] = []
     tracker = ProgressTracker("m", events.append, interval_s=1.0, clock=lambda: now[0])
     tracker.start_file("w", 1, 100)
     for i in range(50):
@@ -182,7 +182,7 @@ def test_tracker_throttles_byte_updates_but_not_phase_changes() -> None:
 
 
 def test_render_line_and_terminal_output() -> None:
-    p = Progress(
+    p = DownloadProgress(
         "qwen",
         Phase.DOWNLOADING,
         file="llm.mnn.weight",
@@ -200,7 +200,7 @@ def test_render_line_and_terminal_output() -> None:
     bar = TerminalProgress(log, log_every_s=60)
     bar(p)
     bar(p)  # same phase, within the interval: not repeated in a log
-    bar(Progress("qwen", Phase.FAILED, message="boom"))
+    bar(DownloadProgress("qwen", Phase.FAILED, message="boom"))
     lines = log.getvalue().splitlines()
     assert len(lines) == 2 and lines[1].endswith("failed")
 

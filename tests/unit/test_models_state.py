@@ -5,7 +5,7 @@ from __future__ import annotations
 from pathlib import Path
 
 from app.models.manifest import Manifest, manifest_from_dict
-from app.models.progress import Phase, Progress
+from app.models.progress import DownloadProgress, Phase
 from app.models.store import ModelState, ModelStatus
 from app.ui.models_state import (
     Activity,
@@ -89,11 +89,13 @@ def test_the_demo_comes_first_then_by_name() -> None:
 
 
 def test_a_progress_record_shows_a_rate_only_while_bytes_flow_and_a_failure_until_they_flow_again() -> None:
-    flowing = download_activity(Progress("tiny", Phase.DOWNLOADING, rate_bps=5.0, eta_s=3.0, message="x"), "pause")
+    flowing = download_activity(
+        DownloadProgress("tiny", Phase.DOWNLOADING, rate_bps=5.0, eta_s=3.0, message="x"), "pause"
+    )
     assert (flowing.rate_bps, flowing.eta_s, flowing.message, flowing.stopping) == (5.0, 3.0, "", "pause")
-    waiting = download_activity(Progress("tiny", Phase.WAITING, rate_bps=5.0, eta_s=3.0, message="HTTP 503"))
+    waiting = download_activity(DownloadProgress("tiny", Phase.WAITING, rate_bps=5.0, eta_s=3.0, message="HTTP 503"))
     assert (waiting.rate_bps, waiting.eta_s, waiting.message) == (None, None, "HTTP 503")
-    retrying = download_activity(Progress("tiny", Phase.DOWNLOADING, message="HTTP 503"))  # no byte since
+    retrying = download_activity(DownloadProgress("tiny", Phase.DOWNLOADING, message="HTTP 503"))  # no byte since
     assert retrying.message == "HTTP 503"
-    failed = download_activity(Progress("tiny", Phase.FAILED, message="could not be downloaded"))
+    failed = download_activity(DownloadProgress("tiny", Phase.FAILED, message="could not be downloaded"))
     assert failed.message == ""  # the card's error says it, not a retry line
