@@ -3,11 +3,10 @@ taps (the browser may refuse sound until then), and the page told each time that
 
 from __future__ import annotations
 
-import asyncio
-
 import flet_audio as fa
 
 from app.ui.metronome import Metronome
+from tests.unit.asyncrun import run_async
 from tests.unit.test_rate_cue import FakePage
 
 
@@ -22,7 +21,7 @@ def _playing(page: FakePage) -> tuple[Metronome, list[str], list[int]]:
     """A metronome turned on, its player's calls to the browser recorded, and each time the page was told."""
     metronome, told = Metronome(page), []  # type: ignore[arg-type]
     metronome.listen(lambda: told.append(metronome.held))
-    asyncio.run(metronome.set(True, 110))
+    run_async(metronome.set(True, 110))
     calls: list[str] = []
     audio = metronome.service
     assert audio is not None
@@ -45,26 +44,26 @@ def test_a_rebuilt_page_holds_the_clicks_until_its_player_says_it_plays() -> Non
     assert metronome.held, "the new player has not said it plays: the page offers a tap"
     _said(metronome, fa.AudioState.PAUSED)
     assert metronome.held and told == []
-    asyncio.run(metronome.play_held())  # the trainee's tap
+    run_async(metronome.play_held())  # the trainee's tap
     assert calls == ["resume"] and metronome.held, "held until the player says it plays"
     _said(metronome, fa.AudioState.PLAYING)
     assert not metronome.held and told == [False]
     _said(metronome, fa.AudioState.PLAYING)
-    asyncio.run(metronome.play_held())
+    run_async(metronome.play_held())
     assert told == [False] and calls == ["resume"], "nothing held: no second play, no second word to the page"
 
 
 def test_the_switch_tapped_while_held_ends_the_hold_and_does_what_it_says() -> None:
     metronome, calls, told = _playing(FakePage())
     metronome.rebuilt()
-    asyncio.run(metronome.set(False, 110))
+    run_async(metronome.set(False, 110))
     assert not metronome.held and told == [False] and calls == ["pause"]
     metronome.rebuilt()
     assert not metronome.held, "an off metronome holds nothing"
-    asyncio.run(metronome.set(True, 110))
+    run_async(metronome.set(True, 110))
     assert metronome.on and calls == ["pause", "resume"]
     metronome.rebuilt()
-    asyncio.run(metronome.set(True, 110))  # the same rate chosen again in the menu: a tap all the same
+    run_async(metronome.set(True, 110))  # the same rate chosen again in the menu: a tap all the same
     assert not metronome.held and calls == ["pause", "resume", "resume"] and told == [False, False]
 
 
@@ -72,5 +71,5 @@ def test_a_page_that_never_turned_the_metronome_on_holds_nothing() -> None:
     page = FakePage()
     metronome = Metronome(page)  # type: ignore[arg-type]
     metronome.rebuilt()
-    asyncio.run(metronome.play_held())
+    run_async(metronome.play_held())
     assert not metronome.held and metronome.service is None and page.services == []
