@@ -128,7 +128,7 @@ class Shell:
                 open_settings=self._change_questions,
                 thumbnail=controller.thumbnail,
                 metronome=lambda on, rate: page.run_task(self.metronome.set, on, rate),
-                metronome_play=lambda: page.run_task(self.metronome.play_held),
+                play_held_sound=lambda: page.run_task(self._play_held_sound),
                 rate_tones=self.rate_tones.set,
                 names=controller.set_names,
                 try_examples=controller.try_examples,
@@ -271,8 +271,9 @@ class Shell:
         page.services.append(self.url_launcher)
         if self.metronome.service is not None:
             page.services.append(self.metronome.service)
-        self.metronome.listen(self._show_metronome)
-        self.practice.show_metronome(self.metronome.on, self.metronome.rate, self.metronome.held)
+        self.metronome.hold.listen(self._show_metronome)
+        self.rate_tones.hold.listen(self._show_metronome)
+        self.practice.show_metronome(self.metronome.on, self.metronome.rate, self._sound_held)
         page.services.extend(self.rate_tones.services)
         self.practice.show_rate_tones(self.rate_tones.on)
         page.on_resize = lambda _: self._layout()
@@ -331,6 +332,7 @@ class Shell:
         is gone (seen: taps answered on the server, never shown). A new page with new controls and
         a new picker is sent instead; the controllers keep the state, so nothing is lost."""
         self.metronome.rebuilt()
+        self.rate_tones.rebuilt()
         self._rebuild(fresh=True).go(self.rail.selected_index or PRACTICE)
 
     def _rebuild(self, fresh: bool = False) -> Shell:
@@ -444,9 +446,17 @@ class Shell:
         self.sessions.render(state)
         self.page.update()
 
+    @property
+    def _sound_held(self) -> bool:
+        return self.metronome.hold.held or self.rate_tones.hold.held
+
     def _show_metronome(self) -> None:
-        self.practice.show_metronome(self.metronome.on, self.metronome.rate, self.metronome.held)
+        self.practice.show_metronome(self.metronome.on, self.metronome.rate, self._sound_held)
         self.page.update()
+
+    async def _play_held_sound(self) -> None:
+        self.rate_tones.play_held()
+        await self.metronome.play_held()
 
     def _on_guard(self, counts: GuardCounts) -> None:
         self.controller.network_blocked(counts.blocked)

@@ -69,46 +69,63 @@ def _wav(samples: np.ndarray, sample_rate: int) -> bytes:
     return out.getvalue()
 
 
+class SoundHold:
+    """Whether a page built again (a reload, a dropped connection) waits for a tap before its sound plays.
+
+    The page's new players start by themselves where the browser allows sound without a tap in that page.
+    Safari never does, and Chromium sometimes does not after a reload (seen under load: its audio stays
+    suspended, and the player waits on it for ever). Held until a player says it plays or the trainee
+    taps: the page shows a button for that tap while any sound is held."""
+
+    def __init__(self) -> None:
+        self.held = False
+        self._listener: Callable[[], None] = lambda: None
+
+    def listen(self, listener: Callable[[], None]) -> None:
+        """`listener` is called when a hold ends (the page showing the button, the newest one)."""
+        self._listener = listener
+
+    def release(self) -> None:
+        if self.held:
+            self.held = False
+            self._listener()
+
+    def state_changed(self, e: fa.AudioStateChangeEvent) -> None:
+        """A player's own word on its state, from the browser."""
+        if e.state == fa.AudioState.PLAYING:
+            self.release()
+
+
 class Metronome:
     """One page's metronome; `set` turns it on at a rate, or off.
 
     The player joins the page's services only when first turned on, with its clicks: flet-audio's
-    player refuses to exist without a sound, and a page that never asks for one carries none.
-
-    A page built again (a reload, a dropped connection) gets a new player in the browser, which starts
-    the clicks by itself where the browser allows sound without a tap in that page. Safari never does,
-    and Chromium sometimes does not after a reload (seen under load: its audio stays suspended, and the
-    player waits on it for ever). Until the new player says it plays, the metronome is `held`: the page
-    shows a button whose tap lets the browser play, and `play_held` asks for the clicks again."""
+    player refuses to exist without a sound, and a page that never asks for one carries none. On a page
+    built again it is held (`SoundHold`) until its new player says it plays; `play_held`, on the trainee's
+    tap, asks for the clicks again."""
 
     def __init__(self, page: ft.Page) -> None:
         self._page = page
         self._audio: fa.Audio | None = None
         self._loaded = 0  # the rate of the clicks the player holds
-        self._listener: Callable[[], None] = lambda: None
+        self.hold = SoundHold()
         self.on = False
         self.rate = DEFAULT_RATE
-        self.held = False
 
     @property
     def service(self) -> fa.Audio | None:
         """The player, once the metronome was first turned on (a rebuilt page must keep it)."""
         return self._audio
 
-    def listen(self, listener: Callable[[], None]) -> None:
-        """`listener` is called when `held` changes (the page showing the metronome, the newest one)."""
-        self._listener = listener
-
     def rebuilt(self) -> None:
         """The browser's page is new and its player has not yet said it plays."""
-        self.held = self.on and self._audio is not None
+        self.hold.held = self.on and self._audio is not None
 
     async def set(self, on: bool, rate: int) -> None:
-        audio, was_on, loaded, was_held = self._audio, self.on, self._loaded, self.held
-        # The state first: the browser's answer to a play can take long, or never come (see `held`).
-        self.on, self.rate, self.held = on, rate, False
-        if was_held:  # the trainee's own tap on the switch or the rate lets the browser play
-            self._listener()
+        audio, was_on, loaded, was_held = self._audio, self.on, self._loaded, self.hold.held
+        # The state first: the browser's answer to a play can take long, or never come (`SoundHold`).
+        self.on, self.rate = on, rate
+        self.hold.release()  # the trainee's own tap on the switch or the rate lets the browser play
         if on and audio is None:
             # autoplay: the player starts once the clicks are loaded, not before (a play sent at once
             # could reach it first).
@@ -116,7 +133,7 @@ class Metronome:
                 src=click_track(rate),
                 release_mode=fa.ReleaseMode.LOOP,
                 autoplay=True,
-                on_state_change=self._state_changed,
+                on_state_change=self.hold.state_changed,
             )
             self._page.services.append(self._audio)
             self._page.update()
@@ -132,13 +149,8 @@ class Metronome:
 
     async def play_held(self) -> None:
         """The trainee tapped to hear the held clicks: the tap lets the browser play them."""
-        if self.held and self._audio is not None:
+        if self.hold.held and self._audio is not None:
             await self._audio.resume()
-
-    def _state_changed(self, e: fa.AudioStateChangeEvent) -> None:
-        if e.state == fa.AudioState.PLAYING and self.held:
-            self.held = False
-            self._listener()
 
 
 class RateTones:
@@ -146,12 +158,14 @@ class RateTones:
 
     Like the metronome, the players join the page's services only when first turned on, each holding its
     tone: a page that never asks for a sound carries none. The decision is `RateCue`'s (pure, tested);
-    this only plays what it decides."""
+    this only plays what it decides. On a page built again they are held (`SoundHold`) until a tone plays
+    or the trainee taps (`play_held`): the tap itself lets the browser play the next tone."""
 
     def __init__(self, page: ft.Page, clock: Callable[[], float] = time.monotonic) -> None:
         self._page = page
         self.cue = RateCue(clock)
         self._players: dict[str, fa.Audio] = {}
+        self.hold = SoundHold()
 
     @property
     def on(self) -> bool:
@@ -165,10 +179,24 @@ class RateTones:
     def set(self, on: bool) -> None:
         if on and not self._players:
             # STOP, not RELEASE: a tone played to its end stays loaded for the next cue.
-            self._players = {tone: fa.Audio(src=cue_tone(tone), release_mode=fa.ReleaseMode.STOP) for tone in TONES}
+            self._players = {
+                tone: fa.Audio(
+                    src=cue_tone(tone), release_mode=fa.ReleaseMode.STOP, on_state_change=self.hold.state_changed
+                )
+                for tone in TONES
+            }
             self._page.services.extend(self._players.values())
             self._page.update()
         self.cue.on = on
+        self.hold.release()  # the trainee's tap on the switch
+
+    def rebuilt(self) -> None:
+        """The browser's page is new and no tone has played on it yet."""
+        self.hold.held = self.on and bool(self._players)
+
+    def play_held(self) -> None:
+        """The trainee tapped to hear the held sound: the tap lets the browser play the next tone."""
+        self.hold.release()
 
     def follow(self, band: str | None) -> None:
         """`band`: of the rate the screen shows now (`slow` | `in_band` | `fast`), None when none is shown."""

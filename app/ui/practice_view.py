@@ -51,7 +51,7 @@ class PracticeActions:
     open_settings: Callable[[], None] = lambda: None  # to Settings, where the questions' profile is chosen
     thumbnail: Thumbnails = no_pictures  # an answer's keyframe thumbnail, or its review copy
     metronome: Callable[[bool, int], object] = lambda on, rate: None  # (on, clicks per minute)
-    metronome_play: Callable[[], object] = lambda: None  # the trainee's tap to hear clicks the browser held
+    play_held_sound: Callable[[], object] = lambda: None  # the trainee's tap to hear the sound the browser held
     rate_tones: Callable[[bool], object] = lambda on: None  # the rate tones on or off
     names: SaveNames = lambda trainee, examiner: None  # the session's trainee and examiner, and the next ones'
     try_examples: Callable[[], object] = lambda: None  # a session of the example pictures shipped with the app
@@ -340,14 +340,14 @@ class PracticeView:
             dense=True,
             on_select=lambda _: self._metronome_changed(),
         )
-        # Shown while a rebuilt page's browser holds the clicks until a tap (app.ui.metronome.Metronome).
-        self.metronome_held = tagged(
+        # Shown while a rebuilt page's browser holds its sound until a tap (app.ui.metronome.SoundHold).
+        self.sound_held = tagged(
             ft.FilledTonalButton(
-                t["metronome_held"], icon=ft.Icons.VOLUME_UP, on_click=lambda _: actions.metronome_play()
+                t["sound_held"], icon=ft.Icons.VOLUME_UP, on_click=lambda _: actions.play_held_sound()
             ),
-            "metronome-held",
+            "sound-held",
         )
-        self.metronome_held.visible = False
+        self.sound_held.visible = False
         # Rate tones beside it, off until turned on: high when the rate shown is too slow, low when too fast.
         self.rate_tones = ft.Switch(
             label=t["rate_cue_sound"], value=False, on_change=lambda _: self._rate_tones_changed()
@@ -356,7 +356,7 @@ class PracticeView:
             [
                 tagged(self.metronome, "metronome"),
                 tagged(self.metronome_rate, "metronome-rate"),
-                self.metronome_held,
+                self.sound_held,
                 tagged(self.rate_tones, "rate-tones"),
             ],
             wrap=True,
@@ -478,10 +478,11 @@ class PracticeView:
             self._rate_words_box,
         ]
 
-    def show_metronome(self, on: bool, rate: int, held: bool = False) -> None:
-        """The metronome as it is (a page built again while it plays); `held`: its clicks wait for a tap."""
+    def show_metronome(self, on: bool, rate: int, sound_held: bool = False) -> None:
+        """The metronome as it is (a page built again while it plays); `sound_held`: the metronome's or the
+        rate tones' sound waits for a tap."""
         self.metronome.value, self.metronome_rate.value = on, str(rate)
-        self.metronome_held.visible = held
+        self.sound_held.visible = sound_held
 
     def show_rate_tones(self, on: bool) -> None:
         """The rate tones as they are (a page built again while they are on)."""

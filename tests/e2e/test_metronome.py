@@ -92,6 +92,11 @@ def wait_audio(page, condition: str, every: bool = False) -> None:  # noqa: ANN0
         ) from error
 
 
+def switch_on(page, name: str) -> str | None:  # noqa: ANN001
+    """A switch's state as the page says it ("true" or "false"), found by its label's start."""
+    return page.get_by_role("switch", name=name).first.get_attribute("aria-checked")
+
+
 def pick_rate(page, rate: int) -> None:  # noqa: ANN001
     node(page, "metronome-rate").first.click()
     page.get_by_role("menuitem", name=f"{rate} per minute").or_(page.get_by_text(f"{rate} per minute")).last.click()
@@ -133,18 +138,29 @@ def test_the_metronome_is_silent_until_turned_on_then_loops_clicks_at_the_chosen
         # reloaded page no sound before a tap, the page offers one; the tap brings the clicks back.
         page.reload()
         wait_until_loaded(page, reloaded=True)
-        assert wait_until(lambda: node(page, "metronome-held").count() == 1, timeout=PAGE_WAIT_S, interval=0.2), (
-            "a button to hear the clicks the browser holds"
+        assert wait_until(lambda: node(page, "sound-held").count() == 1, timeout=PAGE_WAIT_S, interval=0.2), (
+            "a button to hear the sound the browser holds"
         )
-        assert page.get_by_role("switch", name="Metronome").first.get_attribute("aria-checked") == "true"
+        assert switch_on(page, "Metronome") == "true"
         camera = page.get_by_role("button", name="Camera", exact=True).first
         assert camera.get_attribute("aria-current") == "true", "the source chosen before the reload"
         assert playing(page) == [], "no sound before the tap"
-        node(page, "metronome-held").first.click()
+        node(page, "sound-held").first.click()
         wait_audio(page, f"!a.paused && Math.abs(a.duration - {clip_seconds(100)}) < 0.01")
-        assert wait_until(lambda: node(page, "metronome-held").count() == 0, timeout=PAGE_WAIT_S, interval=0.2)
+        assert wait_until(lambda: node(page, "sound-held").count() == 0, timeout=PAGE_WAIT_S, interval=0.2)
         node(page, "metronome").first.click()
         wait_audio(page, "a.paused", every=True)
+        # The rate tones alone across a reload: held too (no tone has played on the new page) until a tap.
+        node(page, "rate-tones").first.click()
+        assert wait_until(lambda: switch_on(page, "Rate tones") == "true", timeout=PAGE_WAIT_S, interval=0.2)
+        page.reload()
+        wait_until_loaded(page, reloaded=True)
+        assert wait_until(lambda: node(page, "sound-held").count() == 1, timeout=PAGE_WAIT_S, interval=0.2), (
+            "a button to hear the rate tones the browser holds"
+        )
+        assert (switch_on(page, "Rate tones"), switch_on(page, "Metronome")) == ("true", "false")
+        node(page, "sound-held").first.click()
+        assert wait_until(lambda: node(page, "sound-held").count() == 0, timeout=PAGE_WAIT_S, interval=0.2)
         node(page, "metronome").first.click()
         wait_audio(page, "!a.paused")
         choose(page, "Image")  # stills: it stops and hides

@@ -396,25 +396,25 @@ def test_the_rate_tones_switch_is_off_by_default_and_turns_off_with_the_metronom
     assert view.rate_tones.value is False and tones == [True, False]
 
 
-def test_held_clicks_show_a_button_whose_tap_asks_for_them_in_either_language() -> None:
+def test_held_sound_shows_a_button_whose_tap_asks_for_it_in_either_language() -> None:
     taps: list[str] = []
     view = PracticeView(
         PracticeActions(
-            lambda *a: None, lambda: None, lambda _: None, lambda *a: None, metronome_play=lambda: taps.append("tap")
+            lambda *a: None, lambda: None, lambda _: None, lambda *a: None, play_held_sound=lambda: taps.append("tap")
         ),
         ft.Container(),
     )
-    assert not view.metronome_held.visible, "nothing held on a new page"
-    view.show_metronome(True, 120, held=True)
-    assert view.metronome_held.visible and view.metronome.value is True and view.metronome_rate.value == "120"
-    button = view.metronome_held.content
-    assert isinstance(button, ft.FilledTonalButton) and button.content == "Tap to hear the clicks"
+    assert not view.sound_held.visible, "nothing held on a new page"
+    view.show_metronome(True, 120, sound_held=True)
+    assert view.sound_held.visible and view.metronome.value is True and view.metronome_rate.value == "120"
+    button = view.sound_held.content
+    assert isinstance(button, ft.FilledTonalButton) and button.content == "Tap to hear the sound"
     button.on_click(None)  # type: ignore[misc]
     assert taps == ["tap"]
     view.show_metronome(True, 120)
-    assert not view.metronome_held.visible
-    held_zh = _rate_view("zh").metronome_held.content
-    assert isinstance(held_zh, ft.FilledTonalButton) and held_zh.content == "点按以听到节拍声"
+    assert not view.sound_held.visible
+    held_zh = _rate_view("zh").sound_held.content
+    assert isinstance(held_zh, ft.FilledTonalButton) and held_zh.content == "点按以听到声音"
 
 
 def test_questions_written_for_another_model_say_so_beside_what_is_asked() -> None:
