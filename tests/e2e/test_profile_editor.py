@@ -29,6 +29,16 @@ from tests.e2e.test_settings_screen import wait_file
 pytestmark = pytest.mark.browser
 
 
+def editor_fields(page) -> dict[str, str]:  # noqa: ANN001
+    """What each of the editor's fields says (a refusal's words in red are its text) and, for the focused one
+    (Flutter's page has an input for that field only), what it holds: for a refused Save's report."""
+    return page.evaluate(
+        """() => Object.fromEntries([...document.querySelectorAll('flt-semantics[flt-semantics-identifier^="editor-"]')]
+            .map(n => [n.getAttribute('flt-semantics-identifier'),
+                       ((n.querySelector('input, textarea') || {}).value ?? '') + ' | ' + n.innerText.slice(0, 99)]))"""
+    )
+
+
 def in_view(page, identifier: str, height: int) -> bool:  # noqa: ANN001
     box = node(page, identifier).first.bounding_box()
     return box is not None and 0 <= box["y"] and box["y"] + box["height"] <= height
@@ -83,7 +93,7 @@ def test_an_edited_profile_is_refused_when_invalid_then_saved_and_asked(browser,
             shot(page, "profile-editor")
             scroll_to(page, "editor-save")
             node(page, "editor-save").click()
-            assert wait_until(saved.exists, timeout=30), text_of(page, "editor-error")
+            assert wait_until(saved.exists, timeout=30), (text_of(page, "editor-error"), editor_fields(page))
             checklist = load_checklist(saved)
             assert [s.signal for s in checklist.signals] == ["hand_position_correct", "hands_stacked"]
             assert (checklist.title, checklist.gate, checklist.gate_open) == (
