@@ -28,6 +28,7 @@ from queue import Empty, Queue
 import pytest
 
 from app.session.store import SessionLog, load_session
+from app.worker.serve import TEST_PACE_ENV
 from tests.conditions import HANG_S, wait_until
 from tests.faults.procs import descendants, runs_own_imports, wait_gone, with_environment, workers
 from tests.integration.conftest import held_out_scenes, write_scenes
@@ -115,13 +116,17 @@ def test_a_killed_watch_leaves_no_process_behind(how: signal.Signals, long_video
 
 @pytest.mark.parametrize("command", ["watch", "analyze"])
 def test_ctrl_c_exits_130_without_a_traceback(command: str, long_video: Path, tmp_path: Path) -> None:
+    paced: dict[str, str] = {}
     if command == "watch":
         args = ["watch", str(long_video), "--interval", "2"]
     else:
         scenes = held_out_scenes(count_per_kind=8, seed=33)
         write_scenes(tmp_path, scenes)
         args = ["analyze", str(tmp_path), "--jsonl"]
-    run = Run(args, tmp_path / "data")
+        # The worker paced (100 ms a phase and a token): the tiny model answered every picture before the
+        # Ctrl-C once (a fresh-clone run: exit 0), so the signal has a run to interrupt.
+        paced = {TEST_PACE_ENV: "100"}
+    run = Run(args, tmp_path / "data", **paced)
     run.wait_lines(2)
     family = descendants(run.proc.pid)
     os.killpg(run.proc.pid, signal.SIGINT)  # a terminal's Ctrl-C reaches the whole process group
