@@ -1,5 +1,7 @@
 """The metronome in a real browser: silent until turned on, then the page's audio element loops clicks at
-the chosen rate (the clip's length says the rate), and it stops when turned off or when stills are chosen."""
+the chosen rate (the clip's length says the rate), and it stops when turned off or when stills are chosen.
+After a reload in a browser that holds sound until a tap, the page offers that tap, for the clicks and for
+the rate tones alike."""
 
 from __future__ import annotations
 
