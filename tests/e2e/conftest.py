@@ -19,7 +19,7 @@ import sys
 import tempfile
 import threading
 import time
-from collections.abc import Iterator, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from urllib.parse import urlsplit
@@ -66,6 +66,48 @@ def _free_port() -> int:
     with socket.socket() as s:
         s.bind(("127.0.0.1", 0))
         return s.getsockname()[1]
+
+
+def _nobody_listens(port: int) -> bool:
+    with socket.socket() as s:
+        s.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)  # as the app's server binds: TIME_WAIT is no obstacle
+        try:
+            s.bind(("127.0.0.1", port))
+        except OSError:
+            return False
+        return True
+
+
+class _HomePort:
+    """This worker's app-server port: every app server takes it while no other holds it, so the pages of
+    successive tests load from one URL, and the worker's Chromium profile (`browser`) finds Flet's client
+    (9.6 MB of JavaScript, 7.2 MB of WebAssembly) in its HTTP cache and compiled in its code cache, both
+    keyed by the URL: 1.6 instead of 2.8 CPU-s of renderer per page open (docs/testing.md). A server
+    started while another holds it gets a free port."""
+
+    def __init__(self) -> None:
+        self._port = 0
+        self._held = False
+
+    @property
+    def port(self) -> int:
+        return self._port
+
+    def take(self) -> int:
+        if not self._port:
+            self._port = _free_port()
+        if self._held or not _nobody_listens(self._port):
+            return _free_port()
+        self._held = True
+        return self._port
+
+    def give_back(self, port: int) -> None:
+        """After the server that took `port` stopped (a port not taken here is ignored)."""
+        if port == self._port:
+            self._held = False
+
+
+_HOME_PORT = _HomePort()
 
 
 def _wait_for_port(port: int, proc: subprocess.Popen, timeout: float = PAGE_WAIT_S) -> None:
@@ -140,11 +182,16 @@ def pytest_runtest_makereport(item, call):  # noqa: ANN001, ANN201
         _PAGES.clear()
 
 
-def record_requests(context, page, log: RequestLog) -> None:  # noqa: ANN001 - playwright types
-    """Attaches every recorder; call before the page navigates."""
-    context.on("request", lambda r: log.add("context", r.url))
-    context.on("requestfailed", lambda r: log.failures.setdefault(r.url, r.failure or "failed"))
-    context.on("serviceworker", lambda w: log.add("serviceworker", w.url))
+def record_requests(context, page, log: RequestLog) -> Callable[[], None]:  # noqa: ANN001 - playwright types
+    """Attaches every recorder; call before the page navigates. Returns what takes the context's recorders
+    off again (the page's go with it)."""
+    on_context = {
+        "request": lambda r: log.add("context", r.url),
+        "requestfailed": lambda r: log.failures.setdefault(r.url, r.failure or "failed"),
+        "serviceworker": lambda w: log.add("serviceworker", w.url),
+    }
+    for event, handler in on_context.items():
+        context.on(event, handler)
     page.on("request", lambda r: log.add("page", r.url))
     page.on("websocket", lambda ws: log.add("websocket", ws.url))
     page.on("worker", lambda w: log.add("worker", w.url))
@@ -163,6 +210,12 @@ def record_requests(context, page, log: RequestLog) -> None:  # noqa: ANN001 - p
     page.on("pageerror", lambda e: console.append(f"pageerror: {e}"[:300]))
     page.on("crash", lambda _: console.append("the page crashed"))
 
+    def detach() -> None:
+        for event, handler in on_context.items():
+            context.remove_listener(event, handler)
+
+    return detach
+
 
 def evaluate(page, function: str, timeout: float = 30):  # noqa: ANN001, ANN201
     """`page.evaluate(function)` that gives up after `timeout` s (Playwright's evaluate waits for ever:
@@ -179,21 +232,27 @@ def collect_csp_violations(page, log: RequestLog) -> None:  # noqa: ANN001
 
 
 class AppServer:
-    """`python -m app ui` on a free 127.0.0.1 port with its own data folder, in its own process group.
+    """`python -m app ui` on 127.0.0.1 (the worker's home port when `home_port` and no other server holds
+    it, else a free one) with its own data folder, in its own process group.
 
     `wrap` runs it under another command (strace), which the process group's signal stops too.
     """
 
-    def __init__(self, data: Path, *args: str, wrap: Sequence[str] = ()) -> None:
+    def __init__(self, data: Path, *args: str, wrap: Sequence[str] = (), home_port: bool = True) -> None:
         self.data = Path(data)
         self._wrap = list(wrap)
-        self.port = _free_port()
-        self.url = f"http://127.0.0.1:{self.port}/"
+        self._wants_home_port = home_port
+        self._holds_home_port = False
+        self.port = 0
+        self.url = ""
         self._args = args
         self._proc: subprocess.Popen | None = None
 
     def __enter__(self) -> AppServer:
         self.data.mkdir(parents=True, exist_ok=True)
+        self.port = _HOME_PORT.take() if self._wants_home_port else _free_port()
+        self._holds_home_port = self._wants_home_port and self.port == _HOME_PORT.port
+        self.url = f"http://127.0.0.1:{self.port}/"
         env = {
             **os.environ,
             "FLET_SERVER_PORT": str(self.port),
@@ -211,7 +270,11 @@ class AppServer:
                 stderr=subprocess.STDOUT,
                 start_new_session=True,
             )
-        _wait_for_port(self.port, self._proc)
+        try:
+            _wait_for_port(self.port, self._proc)
+        except BaseException:
+            self.__exit__(*sys.exc_info())
+            raise
         return self
 
     @property
@@ -230,11 +293,15 @@ class AppServer:
             proc.wait(timeout=10)
         except (ProcessLookupError, subprocess.TimeoutExpired):
             os.killpg(proc.pid, signal.SIGKILL)
+        if self._holds_home_port:
+            _HOME_PORT.give_back(self.port)
+            self._holds_home_port = False  # once: a second exit must not free a port another server took since
 
 
 @pytest.fixture(scope="session")
 def app_server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[AppServer]:
-    with AppServer(tmp_path_factory.mktemp("app-data")) as server:
+    # Its own port: it lives as long as the run (its URL repeats by itself), and the home port stays for the others.
+    with AppServer(tmp_path_factory.mktemp("app-data"), home_port=False) as server:
         yield server
 
 
@@ -257,19 +324,44 @@ def playwright_driver() -> Iterator[object]:
         yield pw
 
 
+VIEWPORT = {"width": 1280, "height": 800}
+
+
+def _kept_profile(playwright_driver, profile: Path, args: Sequence[str]):  # noqa: ANN001, ANN202 - playwright types
+    """Chromium on a profile kept on disk (Playwright's persistent context): its HTTP and code caches
+    outlive a page, so the next page of the same URL starts Flet's client from them."""
+    return playwright_driver.chromium.launch_persistent_context(
+        profile, executable_path=CHROMIUM, args=list(args), viewport=VIEWPORT
+    )
+
+
 def fake_camera_browser(playwright_driver, clip: Path):  # noqa: ANN001, ANN201 - playwright types
-    """Chromium whose fake camera plays `clip` (a .y4m, looped) and grants it without asking."""
+    """Chromium whose fake camera plays `clip` (a .y4m, looped) and grants it without asking; pages open in
+    it as in `browser`, on a profile of its own beside the clip (two may run at once)."""
     args = [
         *CHROMIUM_ARGS,
         "--use-fake-device-for-media-stream",
         "--use-fake-ui-for-media-stream",
         f"--use-file-for-fake-video-capture={clip}",
     ]
-    return playwright_driver.chromium.launch(executable_path=CHROMIUM, args=args)
+    return _kept_profile(playwright_driver, clip.with_name(f"{clip.name}-profile"), args)
 
 
 @pytest.fixture(scope="session")
-def browser(playwright_driver) -> Iterator[object]:  # noqa: ANN001
+def browser(playwright_driver, tmp_path_factory: pytest.TempPathFactory) -> Iterator[object]:  # noqa: ANN001
+    """The worker's Chromium for the app's pages, one profile kept on disk for the whole run: with the
+    app servers on the worker's home port (`_HomePort`) a page open costs 1.6 instead of 2.8 CPU-s in
+    the renderer. Each `open_app_page` is a new tab, so a new Flet session (Flet keeps its session in
+    the tab's sessionStorage; the app stores nothing else in the browser), and `close_page` takes back
+    the permissions and recorders it added. A test about a first visit uses `fresh_browser`."""
+    context = _kept_profile(playwright_driver, tmp_path_factory.mktemp("chromium-profile"), CHROMIUM_ARGS)
+    yield context
+    context.close()
+
+
+@pytest.fixture(scope="session")
+def fresh_browser(playwright_driver) -> Iterator[object]:  # noqa: ANN001
+    """Chromium that keeps nothing: each `new_context()` is a first visit (the loading screen, no cache)."""
     b = playwright_driver.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS)
     yield b
     b.close()
@@ -277,16 +369,22 @@ def browser(playwright_driver) -> Iterator[object]:  # noqa: ANN001
 
 @pytest.fixture(autouse=True)
 def _no_page_outlives_its_test(request: pytest.FixtureRequest) -> Iterator[None]:
-    """Closes what a test left open on the run's browser. The browser lives as long as the whole run and
-    the browser tests come first: one page left open kept a renderer at ~50 % of a core (and its GPU
-    process at ~30 %) for every later test of a CI run."""
+    """Closes what a test left open on the run's browsers. They live as long as the whole run and the
+    browser tests come first: one page left open kept a renderer at ~50 % of a core (and its GPU
+    process at ~30 %) for every later test of a CI run. A kept profile's first tab (Chromium's own
+    blank one) stays."""
     yield
-    if "browser" not in request.fixturenames:
-        return
-    for context in list(request.getfixturevalue("browser").contexts):
-        urls = [pg.url for pg in context.pages]
-        print(f"{request.node.nodeid} left {urls or 'a context'} open; closed it")
-        context.close()
+    for pg in [pg for pg in _PAGES if not pg.is_closed() and hasattr(pg, "keyframe_owns_context")]:
+        print(f"{request.node.nodeid} left {pg.url} open; closed it")
+        close_page(pg)
+    if "browser" in request.fixturenames:
+        for pg in request.getfixturevalue("browser").pages[1:]:
+            print(f"{request.node.nodeid} left {pg.url} open; closed it")
+            pg.close()
+    if "fresh_browser" in request.fixturenames:
+        for context in list(request.getfixturevalue("fresh_browser").contexts):
+            print(f"{request.node.nodeid} left {[pg.url for pg in context.pages] or 'a context'} open; closed it")
+            context.close()
 
 
 def wait_until_loaded(pg, reloaded: bool = False) -> None:  # noqa: ANN001
@@ -315,39 +413,55 @@ def wait_until_loaded(pg, reloaded: bool = False) -> None:  # noqa: ANN001
 
 
 @pytest.fixture()
-def request_log(app_url: str) -> RequestLog:
-    parts = urlsplit(app_url)
-    return RequestLog(origin=f"{parts.scheme}://{parts.netloc}")
-
-
-@pytest.fixture()
-def page(browser, app_url: str, request_log: RequestLog):  # noqa: ANN001 - playwright types
-    context = browser.new_context(viewport={"width": 1280, "height": 800})
-    pg = context.new_page()
-    record_requests(context, pg, request_log)
-    pg.goto(app_url)
-    wait_until_loaded(pg)
+def page(browser, app_url: str):  # noqa: ANN001 - playwright types
+    pg = open_app_page(browser, app_url)
     yield pg
-    collect_csp_violations(pg, request_log)
-    context.close()
+    collect_csp_violations(pg, pg.request_log)
+    close_page(pg)
     # Whatever the test did, the page talked to nobody but the app's own server.
-    assert not request_log.outside(), request_log.summary()
+    pg.request_log.assert_local()
 
 
 def open_app_page(browser, url: str, viewport: dict | None = None, permissions: list[str] | None = None):  # noqa: ANN001
-    """A new context and page on the app, loaded, recording its requests in `page.request_log`.
+    """A page on the app, loaded, recording its requests in `page.request_log`: a new tab of a kept
+    profile (`browser`, `fake_camera_browser`), or the page of a new context of a `fresh_browser`.
 
-    The caller closes `page.context` and may call `page.request_log.assert_local()`.
+    The caller ends it with `close_page(page)` and may call `page.request_log.assert_local()`.
     """
     parts = urlsplit(url)
-    log = RequestLog(origin=f"{parts.scheme}://{parts.netloc}")
-    context = browser.new_context(viewport=viewport or {"width": 1280, "height": 800}, permissions=permissions or [])
-    pg = context.new_page()
-    record_requests(context, pg, log)
+    origin = f"{parts.scheme}://{parts.netloc}"
+    log = RequestLog(origin=origin)
+    if hasattr(browser, "new_context"):
+        context = browser.new_context(viewport=viewport or VIEWPORT, permissions=permissions or [])
+        pg = context.new_page()
+        pg.keyframe_owns_context = True
+    else:
+        context = browser
+        pg = context.new_page()
+        pg.set_viewport_size(viewport or VIEWPORT)
+        if permissions:
+            context.grant_permissions(permissions, origin=origin)
+        pg.keyframe_owns_context = False
+    pg.keyframe_detach = record_requests(context, pg, log)
+    pg.request_log = log
     pg.goto(url)
     wait_until_loaded(pg)
-    pg.request_log = log
     return pg
+
+
+def close_page(pg) -> None:  # noqa: ANN001
+    """Ends a page of `open_app_page`, with what it opened (the tabs it opened itself) and what it added to
+    a kept profile (its recorders, its permissions)."""
+    context = pg.context
+    if pg.keyframe_owns_context:
+        context.close()
+        return
+    pg.keyframe_detach()
+    for other in context.pages:
+        if other is pg or other.opener() is pg:
+            other.close()
+    if not any(hasattr(other, "request_log") for other in context.pages):  # the test's other tabs keep theirs
+        context.clear_permissions()
 
 
 def shot(page, name: str, other_size: bool = True) -> Path:  # noqa: ANN001

@@ -15,7 +15,7 @@ import pytest
 from app.core.session import RhythmSample
 from app.session.store import load_session
 from tests.conditions import wait_for
-from tests.e2e.conftest import AppServer, fake_camera_browser, node, open_app_page, shot, text_of, wait_text
+from tests.e2e.conftest import AppServer, close_page, fake_camera_browser, node, open_app_page, shot, text_of, wait_text
 from tests.e2e.test_practice import start_camera
 
 pytestmark = pytest.mark.browser
@@ -83,7 +83,7 @@ def test_the_live_camera_shows_each_rate_the_count_and_the_pause(compressions_br
         wait_text(page, "start-stop", "Start")
         page.request_log.assert_local()
     finally:
-        page.context.close()
+        close_page(page)
     samples = _samples(log)
     frame_rates = [s.frame_rate for s in samples if s.frame_rate is not None]
     assert frame_rates and min(frame_rates[1:] or frame_rates) >= 15, (
@@ -154,7 +154,7 @@ def test_a_still_camera_shows_no_rate_and_says_how_many_frames_it_gives(
         node(page, "start-stop").click()
         wait_text(page, "start-stop", "Start")
         page.request_log.assert_local()
-        page.context.close()
+        close_page(page)
     finally:
         browser.close()
     assert all(s.rate_per_min is None and s.count == 0 for s in _samples(log))

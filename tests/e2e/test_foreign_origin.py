@@ -108,11 +108,11 @@ def foreign_page(app_server: AppServer) -> Iterator[str]:
 
 
 def test_a_page_on_another_loopback_address_cannot_open_the_apps_websocket(
-    browser,  # noqa: ANN001 - playwright types
+    fresh_browser,  # noqa: ANN001 - playwright types
     foreign_page: str,
     app_server: AppServer,
 ) -> None:
-    context = browser.new_context()
+    context = fresh_browser.new_context()
     try:
         page = context.new_page()
         page.goto(foreign_page)

@@ -14,7 +14,16 @@ from app.core.session import KeyframeSkipped, PracticeEvent, SkipReason
 from app.session.store import load_session
 from app.worker.serve import TEST_PACE_ENV
 from tests.conditions import wait_for
-from tests.e2e.conftest import SHOTS, AppServer, fake_camera_browser, node, open_app_page, text_of, wait_text
+from tests.e2e.conftest import (
+    SHOTS,
+    AppServer,
+    close_page,
+    fake_camera_browser,
+    node,
+    open_app_page,
+    text_of,
+    wait_text,
+)
 from tests.e2e.test_practice import start_camera
 from tests.integration.video import hands_phases, write_y4m
 
@@ -93,7 +102,7 @@ def test_an_unchanged_scene_is_answered_again_and_the_card_says_how_old_its_answ
         try:
             check_a_session(page, start_camera(page, app.data, "2 s"))
         finally:
-            page.context.close()
+            close_page(page)
 
 
 def check_a_session(page, log: Path) -> None:  # noqa: ANN001

@@ -11,7 +11,7 @@ import pytest
 
 from app.session.store import load_session
 from tests.conditions import wait_until
-from tests.e2e.conftest import AppServer, go_to, node, open_app_page, shot, text_of, wait_text
+from tests.e2e.conftest import AppServer, close_page, go_to, node, open_app_page, shot, text_of, wait_text
 from tests.e2e.test_practice import PHONE, choose, practice_answers, sessions, start_with_files
 from tests.integration.video import write_hands_video
 
@@ -67,7 +67,7 @@ def test_a_tapped_thumbnail_shows_the_judged_keyframe_large_in_practice_and_in_s
         shot(page, "keyframe-large-practice", other_size=False)
         close(page)
     finally:
-        page.context.close()
+        close_page(page)
 
     # A phone, afterwards, in Sessions: the same keyframe, as wide as the screen allows and all on it.
     page = open_app_page(browser, app_server.url, viewport=PHONE)
@@ -83,4 +83,4 @@ def test_a_tapped_thumbnail_shows_the_judged_keyframe_large_in_practice_and_in_s
         shot(page, "keyframe-large-sessions", other_size=False)
         close(page)
     finally:
-        page.context.close()
+        close_page(page)

@@ -16,7 +16,7 @@ from pathlib import Path
 import pytest
 
 from app.ui.i18n import LANGUAGES
-from tests.e2e.conftest import AppServer, go_to, node, open_app_page, shot, wait_on_page, wait_text
+from tests.e2e.conftest import AppServer, close_page, go_to, node, open_app_page, shot, wait_on_page, wait_text
 from tests.e2e.language import english_words, screen_text
 from tests.e2e.test_practice import choose, start_with_files
 from tests.integration.conftest import held_out_scenes
@@ -87,7 +87,7 @@ def test_switching_to_chinese_leaves_no_english_word_on_any_screen(browser, tmp_
             assert "哪些内容留在本设备" in screen_text(page)
             page.request_log.assert_local()
         finally:
-            page.context.close()
+            close_page(page)
     left = {screen: words for screen, words in found.items() if words}
     assert left == {}, json.dumps(left, ensure_ascii=False)
 
@@ -97,7 +97,7 @@ def test_switching_to_chinese_leaves_no_english_word_on_any_screen(browser, tmp_
             wait_text(page, "model-status", "模型已就绪")
             assert english_on_screen(page) == []
         finally:
-            page.context.close()
+            close_page(page)
 
 
 def test_the_checker_sees_english_when_there_is_some(browser, app_url: str) -> None:  # noqa: ANN001
@@ -108,4 +108,4 @@ def test_the_checker_sees_english_when_there_is_some(browser, app_url: str) -> N
         words = english_on_screen(page)
         assert {"Practice", "Sessions", "Start", "Source"} <= set(words), words
     finally:
-        page.context.close()
+        close_page(page)

@@ -9,7 +9,7 @@ import pytest
 from playwright.sync_api import Error as PlaywrightError
 
 from tests.conditions import wait_until
-from tests.e2e.conftest import PAGE_WAIT_S, evaluate, node, open_app_page, wait_until_loaded
+from tests.e2e.conftest import PAGE_WAIT_S, close_page, evaluate, node, open_app_page, wait_until_loaded
 from tests.e2e.test_practice import choose
 
 pytestmark = pytest.mark.browser
@@ -169,5 +169,5 @@ def test_the_metronome_is_silent_until_turned_on_then_loops_clicks_at_the_chosen
         wait_audio(page, "a.paused", every=True)
         assert wait_until(lambda: node(page, "metronome").count() == 0, timeout=PAGE_WAIT_S, interval=0.2)
     finally:
-        page.context.close()
+        close_page(page)
     page.request_log.assert_local()

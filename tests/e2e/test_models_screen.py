@@ -21,7 +21,7 @@ import pytest
 
 from app.paths import MANIFESTS
 from tests.conditions import wait_for
-from tests.e2e.conftest import AppServer, go_to, node, open_app_page, shot, text_of, type_into, wait_text
+from tests.e2e.conftest import AppServer, close_page, go_to, node, open_app_page, shot, text_of, type_into, wait_text
 from tests.models.conftest import Model, make_model
 from tests.servers.nginx import Nginx
 
@@ -170,7 +170,7 @@ def test_download_cancel_pause_resume_verify_and_a_flipped_byte_named(
             raise AssertionError("the pause button never paused the download")
         assert list(folder.rglob("*.part")), "pause keeps the partial file"
         models_shot(page, "paused")
-        page.context.close()
+        close_page(page)
 
         # The app restarts: nothing in memory, the .part files on disk; the screen shows the part and resumes it.
         models_app = start_app()
@@ -182,7 +182,7 @@ def test_download_cancel_pause_resume_verify_and_a_flipped_byte_named(
             wait_text(phone, f"model-state-{MODEL_ID}", "Partly downloaded")
             models_shot(phone, "paused")
         finally:
-            phone.context.close()
+            close_page(phone)
         before = len(nginx.log())
         click(page, f"model-resume-{MODEL_ID}")
         wait_text(page, f"model-state-{MODEL_ID}", "Verified", timeout=90)
@@ -213,9 +213,9 @@ def test_download_cancel_pause_resume_verify_and_a_flipped_byte_named(
             models_shot(phone, "failed")
             phone.request_log.assert_local()
         finally:
-            phone.context.close()
+            close_page(phone)
     except BaseException:
         page.screenshot(path=str(models_app.data / "failure.png"))  # what the screen showed, for the report
         raise
     finally:
-        page.context.close()
+        close_page(page)

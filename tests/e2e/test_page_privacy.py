@@ -20,6 +20,7 @@ import pytest
 from app.paths import ASSETS
 from tests.e2e.conftest import (
     RequestLog,
+    close_page,
     collect_csp_violations,
     evaluate,
     open_app_page,
@@ -70,10 +71,10 @@ def shots(tmp_path_factory: pytest.TempPathFactory) -> Path:
     return folder
 
 
-def test_every_request_of_a_page_load_goes_to_the_apps_own_server(browser, app_url: str) -> None:  # noqa: ANN001
+def test_every_request_of_a_page_load_goes_to_the_apps_own_server(fresh_browser, app_url: str) -> None:  # noqa: ANN001
     origin = app_url.rstrip("/")
     log = RequestLog(origin=origin)
-    context = browser.new_context(viewport={"width": 1280, "height": 800})
+    context = fresh_browser.new_context(viewport={"width": 1280, "height": 800})
     try:
         pg = context.new_page()
         record_requests(context, pg, log)
@@ -100,10 +101,10 @@ def test_every_request_of_a_page_load_goes_to_the_apps_own_server(browser, app_u
     assert log.csp_blocked == [], log.summary()
 
 
-def test_the_policy_refuses_every_other_host_inside_the_browser(browser, app_url: str) -> None:  # noqa: ANN001
+def test_the_policy_refuses_every_other_host_inside_the_browser(fresh_browser, app_url: str) -> None:  # noqa: ANN001
     """The backstop: were the page to ask another host for anything, the browser refuses before connecting."""
     log = RequestLog(origin=app_url.rstrip("/"))
-    context = browser.new_context(viewport={"width": 1280, "height": 800})
+    context = fresh_browser.new_context(viewport={"width": 1280, "height": 800})
     try:
         pg = context.new_page()
         record_requests(context, pg, log)
@@ -169,11 +170,11 @@ def test_the_served_page_names_keyframe_and_carries_the_policy(app_url: str) -> 
         assert _get(app_url + script) == (ASSETS / script).read_bytes()
 
 
-def test_screenshots_of_the_loading_screen_and_the_loaded_page(browser, app_url: str, shots: Path) -> None:  # noqa: ANN001
+def test_screenshots_of_the_loading_screen_and_the_loaded_page(fresh_browser, app_url: str, shots: Path) -> None:  # noqa: ANN001
     from app.ui import web_shell
 
     for name, (width, height) in SIZES.items():
-        context = browser.new_context(viewport={"width": width, "height": height})
+        context = fresh_browser.new_context(viewport={"width": width, "height": height})
         try:
             # The loading screen, held: without Flutter's bootstrap the first frame never comes.
             pg = context.new_page()
@@ -218,7 +219,7 @@ def test_the_privacy_sheet_says_what_isolates_the_worker_on_this_machine(browser
             pg.screenshot(path=str(shots / f"privacy-sheet-{name}.png"))
             pg.request_log.assert_local()
         finally:
-            pg.context.close()
+            close_page(pg)
 
 
 def test_the_app_refuses_to_serve_a_page_without_the_policy(tmp_path: Path) -> None:

@@ -20,6 +20,7 @@ from app.ui.app_main import SESSIONS, SETTINGS
 from tests.conditions import wait_for, wait_until
 from tests.e2e.conftest import (
     AppServer,
+    close_page,
     fake_camera_browser,
     go_to,
     node,
@@ -225,7 +226,7 @@ def test_a_live_camera_session_follows_the_scene(camera_browser, app_server: App
         assert "Timeline of" in chart and "Timeline of 0 " not in chart, chart
         page.request_log.assert_local()
     finally:
-        page.context.close()
+        close_page(page)
     records = [json.loads(line) for line in sessions(app_server.data)[-1].read_text().splitlines() if line.strip()]
     assert sum(r["kind"] == "practice" for r in records) >= 3
 
@@ -291,7 +292,7 @@ def test_a_camera_session_keeps_going_on_other_screens_and_back(camera_browser, 
         wait_text(page, "start-stop", "Start")
         page.request_log.assert_local()
     finally:
-        page.context.close()
+        close_page(page)
     assert "not registered" not in (app_server.data / "app.log").read_text(errors="replace")
 
 
@@ -346,7 +347,7 @@ def test_a_denied_camera_says_so_and_offers_the_other_sources(browser, app_serve
         assert "camera is not available" in wait_text(page, "error", "camera is not available")
         shot(page, "practice-camera-denied")
     finally:
-        page.context.close()
+        close_page(page)
 
 
 def test_a_folder_sessions_review_list_shows_each_keyframe_and_its_file(
@@ -435,7 +436,7 @@ def test_a_missing_model_is_a_sentence_and_a_way_out(browser, tmp_path: Path) ->
                 wait_until_loaded(page)
                 wait_text(page, "model-status", "Model ready", timeout=90)
             finally:
-                page.context.close()
+                close_page(page)
 
 
 def test_phone_layout_puts_the_answer_under_the_preview(browser, app_server: AppServer, tmp_path: Path) -> None:  # noqa: ANN001
@@ -469,7 +470,7 @@ def test_phone_layout_puts_the_answer_under_the_preview(browser, app_server: App
         time.sleep(1)
         shot(page, "sessions")
     finally:
-        page.context.close()
+        close_page(page)
 
 
 @pytest.fixture(autouse=True)
@@ -496,8 +497,8 @@ def test_a_second_tab_shares_the_worker_and_sees_the_same_session(
         first.request_log.assert_local()
         second.request_log.assert_local()
     finally:
-        first.context.close()
-        second.context.close()
+        close_page(first)
+        close_page(second)
 
 
 def worker_pids(app: AppServer) -> set[int]:
@@ -546,7 +547,7 @@ def test_the_first_answer_comes_at_once_and_a_new_session_starts_from_a_clean_ca
         node(page, "start-stop").click()
         wait_text(page, "start-stop", "Start")
     finally:
-        page.context.close()
+        close_page(page)
     # A tab opened after the session ended shows neither its answer nor its last frame.
     fresh = open_app_page(camera_browser, app_server.url, permissions=["camera"])
     try:
@@ -554,7 +555,7 @@ def test_the_first_answer_comes_at_once_and_a_new_session_starts_from_a_clean_ca
         assert text_of(fresh, "observation") == "No answer yet"
         shot(fresh, "practice-new-tab")
     finally:
-        fresh.context.close()
+        close_page(fresh)
 
 
 def test_a_second_tab_sees_the_camera_session_and_a_reload_ends_it_in_words(
@@ -583,8 +584,8 @@ def test_a_second_tab_sees_the_camera_session_and_a_reload_ends_it_in_words(
         node(owner, "review-in-sessions").click()
         wait_text(owner, "sessions-summary", "waiting for the examiner")
     finally:
-        owner.context.close()
-        other.context.close()
+        close_page(owner)
+        close_page(other)
     assert practice_answers(log) >= 1, "the session was saved"
 
 
@@ -625,18 +626,18 @@ def test_a_camera_session_goes_on_behind_another_tab_and_the_terminal_stays_quie
             assert text_of(page, "start-stop") == "Stop", "the session still runs"
             assert text_of(page, "notice") == "" and text_of(page, "error") == ""
         finally:
-            page.context.close()  # closed while hidden, as a person closes a tab they are not looking at
+            close_page(page)  # closed while hidden, as a person closes a tab they are not looking at
     said = terminal_lines(tmp_path / "data")
     assert said in ([], ["terminated"]), "\n".join(said)
 
 
-def test_normal_use_gets_no_error_response_and_leaves_the_terminal_quiet(browser, tmp_path: Path) -> None:  # noqa: ANN001
+def test_normal_use_gets_no_error_response_and_leaves_the_terminal_quiet(fresh_browser, tmp_path: Path) -> None:  # noqa: ANN001
     """A page load and an answered image: no 4xx/5xx for any request of the page, no console error,
     and nothing in the terminal but the app's own line (no traceback, no MNN banner)."""
     image = tmp_path / "yes.jpg"
     image.write_bytes(next(data for _, data, expected in held_out_scenes(1, seed=8) if expected == "yes"))
     with AppServer(tmp_path / "data") as app:
-        context = browser.new_context(viewport={"width": 1280, "height": 800})
+        context = fresh_browser.new_context(viewport={"width": 1280, "height": 800})
         failed: list[str] = []
         errors: list[str] = []
         context.on("response", lambda r: failed.append(f"{r.status} {r.url}") if r.status >= 400 else None)
@@ -697,4 +698,4 @@ def test_the_example_pictures_are_one_tap_away_for_a_demo(browser, tmp_path: Pat
             wait_on_page(page, f"{shipped[-1]} · answered")
             shot(page, "practice-examples")
         finally:
-            page.context.close()
+            close_page(page)

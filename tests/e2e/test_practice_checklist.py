@@ -23,6 +23,7 @@ from app.session.store import load_session
 from tests.conditions import wait_for, wait_until
 from tests.e2e.conftest import (
     AppServer,
+    close_page,
     fake_camera_browser,
     go_to,
     node,
@@ -171,7 +172,7 @@ def test_a_checklist_camera_session_the_gate_confirm_all_and_a_correction_in_the
             assert len(rows) == 3 * len(answered), summary
             page.request_log.assert_local()
         finally:
-            page.context.close()
+            close_page(page)
 
 
 def test_the_shipped_checklist_on_a_phone_keeps_every_line_in_view(browser, tmp_path: Path) -> None:  # noqa: ANN001
@@ -212,7 +213,7 @@ def test_the_shipped_checklist_on_a_phone_keeps_every_line_in_view(browser, tmp_
             shot(page, "checklist-phone-reviewed")
             page.request_log.assert_local()
         finally:
-            page.context.close()
+            close_page(page)
 
 
 def test_a_checklist_video_session_on_a_phone_keeps_the_rate_and_every_line_in_view(
@@ -256,4 +257,4 @@ def test_a_checklist_video_session_on_a_phone_keeps_the_rate_and_every_line_in_v
                 assert box is not None and 0 <= box["y"] and box["y"] + box["height"] <= bottom_bar, (what, box)
                 assert box["height"] >= 28, (what, box)
         finally:
-            page.context.close()
+            close_page(page)

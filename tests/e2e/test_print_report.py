@@ -9,7 +9,7 @@ from pathlib import Path
 import pytest
 
 from tests.conditions import wait_until
-from tests.e2e.conftest import SHOTS, AppServer, go_to, node, open_app_page, wait_text
+from tests.e2e.conftest import SHOTS, AppServer, close_page, go_to, node, open_app_page, wait_text
 from tests.e2e.test_practice import choose, sessions, start_with_files
 from tests.integration.conftest import held_out_scenes
 
@@ -25,13 +25,14 @@ def status_of(url: str, host: str | None = None) -> int:
         return int(refused.code)
 
 
-def test_print_opens_the_report_once_in_a_tab_that_prints_as_pdf(browser, tmp_path: Path) -> None:  # noqa: ANN001
+def test_print_opens_the_report_once_in_a_tab_that_prints_as_pdf(fresh_browser, tmp_path: Path) -> None:  # noqa: ANN001
+    # A context of its own: it changes `window.print` for every page of it, the printout's tab too.
     import pypdfium2
 
     image = tmp_path / "yes.jpg"
     image.write_bytes(next(data for _, data, expected in held_out_scenes(1, seed=8) if expected == "yes"))
     with AppServer(tmp_path / "data") as app:
-        page = open_app_page(browser, app.url)
+        page = open_app_page(fresh_browser, app.url)
         try:
             wait_text(page, "model-status", "Model ready")
             choose(page, "Image")
@@ -57,7 +58,7 @@ def test_print_opens_the_report_once_in_a_tab_that_prints_as_pdf(browser, tmp_pa
             tab.close()
             page.request_log.assert_local()
         finally:
-            page.context.close()
+            close_page(page)
     document = pypdfium2.PdfDocument(pdf)
     assert 1 <= len(document) <= 2, f"{len(document)} A4 pages"
     SHOTS.mkdir(parents=True, exist_ok=True)

@@ -13,6 +13,7 @@ from app.profile_file import load_checklist
 from tests.conditions import wait_until
 from tests.e2e.conftest import (
     AppServer,
+    close_page,
     go_to,
     node,
     open_app_page,
@@ -115,4 +116,4 @@ def test_an_edited_profile_is_refused_when_invalid_then_saved_and_asked(browser,
             shot(page, "profile-edited-practice")
             page.request_log.assert_local()
         finally:
-            page.context.close()
+            close_page(page)

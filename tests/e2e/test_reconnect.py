@@ -9,7 +9,7 @@ from pathlib import Path
 import pytest
 
 from tests.conditions import wait_until
-from tests.e2e.conftest import AppServer, go_to, node, open_app_page, text_of, wait_text
+from tests.e2e.conftest import AppServer, close_page, go_to, node, open_app_page, text_of, wait_text
 from tests.e2e.test_practice import choose, start_with_files
 from tests.integration.conftest import held_out_scenes
 from tests.servers.tcp_relay import TcpRelay
@@ -62,4 +62,4 @@ def test_a_page_works_again_after_its_connection_drops(browser, tmp_path: Path) 
             start_with_files(page, [image])
             wait_text(page, "observation", "NO")
         finally:
-            page.context.close()  # left open, its page retried the stopped server at ~50 % of a core
+            close_page(page)  # left open, its page retried the stopped server at ~50 % of a core

@@ -12,6 +12,7 @@ import pytest
 from app.session.store import load_session
 from tests.e2e.conftest import (
     AppServer,
+    close_page,
     go_to,
     node,
     open_app_page,
@@ -70,7 +71,7 @@ def test_a_practised_rhythm_is_summarised_exported_and_reported(browser, tmp_pat
             report = Path(download.value.path()).read_text(encoding="utf-8")
             page.request_log.assert_local()
         finally:
-            page.context.close()
+            close_page(page)
 
     saved = tmp_path / "report.html"
     saved.write_text(report, encoding="utf-8")
@@ -78,9 +79,8 @@ def test_a_practised_rhythm_is_summarised_exported_and_reported(browser, tmp_pat
         assert claim in report
     assert f"Compressions counted: {last.count} in" in report
     # Opened as the examiner would open the file: it asks for nothing from anywhere.
-    context = browser.new_context(viewport={"width": 1280, "height": 800})
+    opened = browser.new_page()
     try:
-        opened = context.new_page()
         requests: list[str] = []
         opened.on("request", lambda r: requests.append(r.url))
         opened.goto(saved.as_uri())
@@ -90,4 +90,4 @@ def test_a_practised_rhythm_is_summarised_exported_and_reported(browser, tmp_pat
         assert requests == [saved.as_uri()], requests
         shot(opened, "practice-report")
     finally:
-        context.close()
+        opened.close()

@@ -13,7 +13,7 @@ import pytest
 
 from app.ui.i18n import LANGUAGES
 from tests.conditions import wait_for
-from tests.e2e.conftest import AppServer, go_to, node, open_app_page, shot, text_of, wait_on_page, wait_text
+from tests.e2e.conftest import AppServer, close_page, go_to, node, open_app_page, shot, text_of, wait_on_page, wait_text
 
 pytestmark = pytest.mark.browser
 PHONE = {"width": 390, "height": 844}
@@ -58,7 +58,7 @@ def test_settings_survive_a_restart_and_switch_the_language(browser, tmp_path: P
             shot(page, "settings-zh")
             page.request_log.assert_local()
         finally:
-            page.context.close()
+            close_page(page)
 
     with AppServer(data) as server:  # the same data folder: a restart of the app
         page = open_app_page(browser, server.url, viewport=PHONE)
@@ -69,7 +69,7 @@ def test_settings_survive_a_restart_and_switch_the_language(browser, tmp_path: P
             shot(page, "settings-zh")
             page.request_log.assert_local()
         finally:
-            page.context.close()
+            close_page(page)
     saved = json.loads(settings_file.read_text())
     assert (saved["threads"], saved["interval_s"], saved["language"]) == (1, 5, "zh")
 
@@ -118,7 +118,7 @@ def test_a_damaged_settings_file_is_said_on_screen_and_kept(browser, tmp_path: P
             wait_file(data / "settings.json", lambda d: d.get("threads") == 2)
             page.request_log.assert_local()
         finally:
-            page.context.close()
+            close_page(page)
     assert (data / "settings.json.bad").read_text() == damaged
 
 
@@ -154,7 +154,7 @@ def test_a_profile_chosen_in_settings_is_asked_and_its_score_cut_applied(browser
             shot(page, "practice-score-cut")
             page.request_log.assert_local()
         finally:
-            page.context.close()
+            close_page(page)
 
 
 def test_questions_written_for_another_model_are_said_on_practice_and_in_settings(browser, tmp_path: Path) -> None:  # noqa: ANN001
@@ -175,4 +175,4 @@ def test_questions_written_for_another_model_are_said_on_practice_and_in_setting
             assert "(keyframe-demo-cpr)" in said
             shot(page, "settings-profile-fit")
         finally:
-            page.context.close()
+            close_page(page)

@@ -14,7 +14,7 @@ from pathlib import Path
 import pytest
 
 from app.core.evaluation import shown
-from tests.e2e.conftest import ROOT, AppServer, go_to, node, open_app_page, shot, text_of, wait_text
+from tests.e2e.conftest import ROOT, AppServer, close_page, go_to, node, open_app_page, shot, text_of, wait_text
 from tests.integration.conftest import held_out_scenes, write_scenes
 
 pytestmark = pytest.mark.browser
@@ -112,7 +112,7 @@ def test_the_screen_shows_the_same_matrix_as_the_cli(browser, app_server: AppSer
         saved = Path(download.value.path()).read_text(encoding="utf-8").splitlines()
         assert saved[0].startswith("file,expected,observed") and len(saved) == len(images) + 1
     finally:
-        page.context.close()
+        close_page(page)
     page.request_log.assert_local()
 
 
@@ -130,7 +130,7 @@ def test_phone_layout(browser, app_server: AppServer, labelled) -> None:  # noqa
         time.sleep(1)
         shot(page, "testers-matrix")
     finally:
-        page.context.close()
+        close_page(page)
 
 
 def test_a_cut_kept_on_the_curve_withholds_the_next_answers_below_it(browser, tmp_path: Path, labelled) -> None:  # noqa: ANN001
@@ -168,4 +168,4 @@ def test_a_cut_kept_on_the_curve_withholds_the_next_answers_below_it(browser, tm
             shot(page, "practice-kept-cut")
             page.request_log.assert_local()
         finally:
-            page.context.close()
+            close_page(page)

@@ -20,7 +20,7 @@ import pytest
 from app.core.evaluation import shown
 from app.paths import EXAMPLES, PROFILES
 from tests.conditions import HANG_S
-from tests.e2e.conftest import ROOT, AppServer, go_to, node, open_app_page, shot, text_of, wait_text
+from tests.e2e.conftest import ROOT, AppServer, close_page, go_to, node, open_app_page, shot, text_of, wait_text
 from tests.e2e.test_practice import choose, start_with_files
 from tests.e2e.test_testers import PHONE, run_folder
 
@@ -164,7 +164,7 @@ def test_each_signal_shows_the_figures_of_eval_and_a_kept_cut_goes_into_that_sig
             shot(page, "practice-checklist-kept-cut")
             page.request_log.assert_local()
         finally:
-            page.context.close()
+            close_page(page)
 
 
 def test_phone_layout(browser, tmp_path: Path, labelled) -> None:  # noqa: ANN001
@@ -188,4 +188,4 @@ def test_phone_layout(browser, tmp_path: Path, labelled) -> None:  # noqa: ANN00
             time.sleep(1)
             shot(page, "testers-checklist-rows-sideways")
         finally:
-            page.context.close()
+            close_page(page)

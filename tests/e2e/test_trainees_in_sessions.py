@@ -13,6 +13,7 @@ from app.session.store import load_session
 from tests.conditions import wait_for, wait_until
 from tests.e2e.conftest import (
     AppServer,
+    close_page,
     go_to,
     node,
     open_app_page,
@@ -106,7 +107,7 @@ def test_names_at_start_tell_trainees_apart_and_sessions_shows_one_trainees_prog
                 node(page, f"session-row-{log.stem}").first.wait_for(timeout=30_000)
             shot(page, "sessions-progress", other_size=False)
         finally:
-            page.context.close()
+            close_page(page)
 
         page = open_app_page(browser, app.url, viewport=PHONE)
         try:
@@ -120,4 +121,4 @@ def test_names_at_start_tell_trainees_apart_and_sessions_shows_one_trainees_prog
             shot(page, "sessions-progress", other_size=False)
             assert "Trainee: Ana Lima" in text_of(page, f"session-row-{first.stem}")
         finally:
-            page.context.close()
+            close_page(page)

@@ -12,7 +12,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.e2e.conftest import AppServer, open_app_page, wait_text
+from tests.e2e.conftest import AppServer, close_page, open_app_page, wait_text
 from tests.e2e.test_practice import choose, start_with_files
 from tests.integration.conftest import held_out_scenes
 from tests.integration.network_trace import addressed_calls, isolation_probes, strace_prefix
@@ -38,7 +38,7 @@ def test_a_traced_ui_session_connects_nowhere(browser, strace: str, netns: None,
             wait_text(pg, "observation", "YES", timeout=120)
             pg.request_log.assert_local()
         finally:
-            pg.context.close()
+            close_page(pg)
     calls, processes = addressed_calls(trace)
     report = "\n".join(map(str, calls))
     assert processes >= 2, report  # the app and its worker child were traced
