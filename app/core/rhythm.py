@@ -32,6 +32,9 @@ Method, and why: the movements are summed into a position, resampled onto a regu
   follow from the counted compressions: each covers one period around its peak; uncovered time of
   `pause_s` or more is a pause, shorter hiccups belong to the run around them. Session time runs
   from the first frame: time before the first compression lowers the CCF but is not a pause.
+- **stalls**: frames more than `stall_s` apart (a busy page or phone delays the camera's pictures) show
+  nothing, which is not stillness: a stall shorter than `pause_s` inside a run is counted by the
+  periods it spans, and only time seen still makes a pause. A longer stall is not guessed at.
 
 What it cannot measure: depth and recoil (one camera sees a movement in pixels, not centimetres
 of chest; published camera studies agreed with sensor manikins 39 % and 34 % of the time), hand
@@ -64,6 +67,10 @@ class RhythmConfig:
     min_periodicity: float = 0.6  # white noise reaches ~0.4 over a 6 s window
     min_swing: float = 0.3  # peak-to-peak position in the motion value's units; below: a still scene
     pause_s: float = 2.0
+    # Frames further apart than this are a stall of the source (a busy page, a phone's camera catching up),
+    # not a still scene: compressions go on unseen, so a stall shorter than `pause_s` inside a run is
+    # bridged by its periods rather than counted as one compression or shown as a pause.
+    stall_s: float = 0.25
     local_swing: float = 0.4  # of the window's swing: what a counted compression swings around its peak
     min_frame_rate: float = MIN_FRAME_RATE  # frames a second below which no window is judged (aliasing)
     steady_s: float = 1.0  # and the period agreed (within `steady_lag`) over this long of windows
@@ -92,6 +99,8 @@ class RhythmConfig:
             raise ValueError("min_frame_rate must be above twice the fastest rate searched (in Hz), or it aliases")
         if self.min_series < 1 or self.sideways_ratio <= 0 or self.new_series <= 1:
             raise ValueError("min_series must be >= 1, sideways_ratio > 0 and new_series > 1")
+        if not 0 < self.stall_s < self.pause_s:
+            raise ValueError("need 0 < stall_s < pause_s")
 
 
 def _moving_average(x: np.ndarray, n: int) -> np.ndarray:
@@ -240,6 +249,7 @@ class RhythmEstimator:
         self._gaps: deque[float] = deque(maxlen=5)
         self._closed_pauses: tuple[Pause, ...] = ()
         self._pause_shown = False  # a pause was shown since the last compression: kept unless never real
+        self._stalls: deque[tuple[float, float]] = deque()  # (from, to): source stalls shorter than pause_s
 
     def update(
         self,
@@ -271,6 +281,12 @@ class RhythmEstimator:
         if t_s <= self._t_last:  # a repeated or late timestamp: keep the movement, make no time
             self._pos, self._side_pos = self._pos + push, self._side_pos + side
             return
+        if self._cfg.stall_s < t_s - self._t_last < self._cfg.pause_s:
+            self._stalls.append((self._t_last, t_s))
+        # Before the last compression counted, or before any window still judged: no gap left to bridge.
+        oldest = max(self._last_peak_t or -np.inf, t_s - 2 * self._cfg.window_s)
+        while self._stalls and self._stalls[0][1] < oldest:
+            self._stalls.popleft()
         self._frame_times.append(t_s)
         while self._frame_times[0] <= t_s - self._cfg.window_s:
             self._frame_times.popleft()
@@ -436,19 +452,27 @@ class RhythmEstimator:
         if self._t_first is not None:
             self._see_pause(self._t_last - (self._hp // 2 + self._lp // 2 + 1) * self._dt)
 
+    def _unseen(self, start: float, end: float) -> float:
+        """Seconds of (start, end) the source stalled in (stalls shorter than `pause_s`)."""
+        return sum(max(0.0, min(b, end) - max(a, start)) for a, b in self._stalls)
+
+    def _still_for(self, end: float) -> float:
+        """Seconds seen without a compression from the last one's end to `end` (0 before any)."""
+        if self._last_peak_t is None:
+            return 0.0
+        run_end = self._last_peak_t + self._last_period / 2
+        return end - run_end - self._unseen(run_end, end)
+
     def _see_pause(self, known_until: float) -> None:
         """Remember that a pause was shown: compressions are known up to `known_until` (the centred filters
-        lag the newest frame), and none for `pause_s` before it."""
-        if (
-            self._last_peak_t is not None
-            and known_until - (self._last_peak_t + self._last_period / 2) >= self._cfg.pause_s
-        ):
+        lag the newest frame), and none seen for `pause_s` before it."""
+        if self._still_for(known_until) >= self._cfg.pause_s:
             self._pause_shown = True
 
     def _count(self, t: float, rate: float, period: float) -> None:
         if self._pause_shown and self._last_peak_t is not None:
-            run_end = self._last_peak_t + self._last_period / 2
-            if (t - period / 2) - run_end < self._cfg.pause_s and t - self._last_peak_t > 1.5 * period:
+            unseen = self._unseen(self._last_peak_t, t)
+            if self._still_for(t - period / 2) < self._cfg.pause_s and t - self._last_peak_t - unseen > 1.5 * period:
                 # A movement found late inside a pause already shown (the hands going back to the chest),
                 # not the next of the series: counting it would erase the pause. A pause that was never
                 # real is bridged by a series of compressions one period apart, and those are counted.
@@ -459,7 +483,7 @@ class RhythmEstimator:
         else:
             run_end = self._last_peak_t + self._last_period / 2
             gap = (t - period / 2) - run_end
-            if gap >= self._cfg.pause_s:
+            if self._still_for(t - period / 2) >= self._cfg.pause_s:
                 self._closed_compressing_s += run_end - self._run_start
                 self._closed_pauses += (Pause(run_end, gap, ongoing=False),)
                 self._closed_count += self._run_count()
@@ -469,12 +493,13 @@ class RhythmEstimator:
             else:
                 # Up to two and a half periods: peaks that hopped (the region followed changed to one whose
                 # strokes peak later) or a stroke not seen. Longer, under a pause: a movement that is not
-                # one of the series, one compression at most.
+                # one of the series, one compression at most, unless the source stalled through the gap.
                 gap_s = t - self._last_peak_t
                 if gap_s <= 1.6 * period:
                     self._gaps.append(gap_s)
                 periods = gap_s / (float(np.median(self._gaps)) if self._gaps else period)
-                self._run_periods += periods if periods <= 2.5 else 1.0
+                hidden = gap_s - self._unseen(self._last_peak_t, t) <= 1.6 * period
+                self._run_periods += periods if periods <= 2.5 or hidden else 1.0
         self._rates.append(rate)
         self._last_peak_t, self._last_period = t, period
 
@@ -489,7 +514,7 @@ class RhythmEstimator:
         if self._last_peak_t is not None:
             run_end = self._last_peak_t + self._last_period / 2
             trailing = t - run_end
-            if trailing >= self._cfg.pause_s:
+            if self._still_for(t) >= self._cfg.pause_s:
                 pauses += (Pause(run_end, trailing, ongoing=True),)
                 compressing += run_end - self._run_start
                 rate = None  # the window may still hold the last compressions: they have stopped
