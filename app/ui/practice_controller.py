@@ -130,7 +130,13 @@ def clean_card(state: PracticeState) -> PracticeState:
 
 
 class PracticeController:
-    def __init__(self, spec: WorkerSpec, sessions_dir: Path, host_kind: str | None = None) -> None:
+    def __init__(
+        self,
+        spec: WorkerSpec,
+        sessions_dir: Path,
+        host_kind: str | None = None,
+        restart_quiet_s: float = RESTART_QUIET_S,
+    ) -> None:
         self._sessions_dir = sessions_dir
         self._lock = threading.RLock()
         self._states = Observable(
@@ -142,7 +148,7 @@ class PracticeController:
         self._generation = 0  # which pipeline is current: updates of a replaced one are dropped
         self._wanted = spec  # the newest settings' worker; `_spec` is the one running
         self._closed = False
-        self._restarter: LatestOnly[WorkerSpec] = LatestOnly(self._swap_worker, RESTART_QUIET_S, "worker-restart")
+        self._restarter: LatestOnly[WorkerSpec] = LatestOnly(self._swap_worker, restart_quiet_s, "worker-restart")
         self._reload = False  # the next swap replaces the worker even on the same spec
         self._pipeline = LivePipeline(spec, self._listener(0), host_kind=host_kind)
         self._log: SessionLog | None = None
@@ -204,7 +210,7 @@ class PracticeController:
 
         A running session is stopped at once (its keyframes belong to the old model); it stays on
         screen and can still be reviewed, and the next session starts on the new worker. The worker
-        is replaced on the restarter's thread once the settings are quiet for RESTART_QUIET_S: the
+        is replaced on the restarter's thread once the settings are quiet for `restart_quiet_s`: the
         caller (a click on the page's loop) never waits for a worker to stop, and three clicks on
         "more threads" restart it once. The old worker is stopped before the new one starts, so two
         models are never in memory at once. The interval applies to the next session; a running one
