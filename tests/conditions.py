@@ -10,6 +10,10 @@ from typing import TypeVar
 # a guard against a hang, not a speed target. A run that takes seconds on a quiet machine took
 # over 120 s at a load of 10 on this 2-core machine, so the bound is far above that.
 HANG_S = 600
+# The bound on a pipeline settling (a killed or hung worker replaced: the new one starts, loads and checks
+# its model, then answers the keyframe that waited): a guard, not a speed. Beside four busy loops (a
+# load of ~12) a restart and one paced answer took over 60 s.
+SETTLE_S = 180
 
 T = TypeVar("T")
 

@@ -22,7 +22,7 @@ from app.session.store import SessionLog, load_session
 from app.worker.messages import Analyze, Finished, JobFailed, Ready, Token, WorkerRestarted, WorkerSpec
 from app.worker.process_host import ProcessWorkerHost
 from app.worker.serve import TEST_PACE_ENV
-from tests.conditions import wait_for, wait_until
+from tests.conditions import SETTLE_S, wait_for, wait_until
 from tests.integration.conftest import held_out_scenes
 from tests.integration.video import write_hands_video
 
@@ -109,9 +109,9 @@ def test_worker_api_pipeline_with_session_log(tmp_path: Path) -> None:
             for t, rgb in iter_video_frames(video):
                 pipeline.offer_frame(t, DecodedImage(rgb, "video"))
                 if pipeline.busy:
-                    assert pipeline.wait_idle(60)
+                    assert pipeline.wait_idle(SETTLE_S)
             pipeline.flush()
-            assert pipeline.wait_idle(60)
+            assert pipeline.wait_idle(SETTLE_S)
         finally:
             pipeline.stop()
     state = pipeline.state
@@ -228,9 +228,9 @@ def test_thread_host_gives_the_same_answers() -> None:
         scenes = held_out_scenes(count_per_kind=1, seed=97)
         for i, (_, data, _) in enumerate(scenes):
             pipeline.offer_frame(i * 2.0, decode_image_bytes(data))
-            assert pipeline.wait_idle(60)
+            assert pipeline.wait_idle(SETTLE_S)
         pipeline.flush()
-        assert pipeline.wait_idle(60)
+        assert pipeline.wait_idle(SETTLE_S)
     finally:
         pipeline.stop()
     got = [e.event.observation for e in pipeline.state.timeline]

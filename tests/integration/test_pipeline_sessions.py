@@ -14,6 +14,7 @@ from app.pipeline.live import LivePipeline, PipelineUpdate
 from app.session.store import SessionLog, load_session
 from app.worker.messages import WorkerSpec
 from app.worker.serve import TEST_PACE_ENV
+from tests.conditions import SETTLE_S
 from tests.integration.conftest import held_out_scenes
 
 
@@ -43,7 +44,7 @@ def test_a_new_session_waits_behind_the_stopped_ones_keyframe_and_keeps_its_own_
         pipeline.begin_session(second, SamplerConfig(interval_s=2))
         pipeline.offer_frame(0.0, no)
         pipeline.flush()  # the new kf-00001 (no) waits behind the old one still in the worker
-        assert pipeline.wait_idle(60)
+        assert pipeline.wait_idle(SETTLE_S)
         second.close()
         time.sleep(0.2)
         assert pipeline.worker_pid == pid, "one worker, one model load for both sessions"
