@@ -16,7 +16,7 @@ from app.core.checklist import Checklist
 from app.core.generation import FinishReason, Generation, Timings
 from app.core.parser import UNKNOWN, ParsedAnswer, ParseReason, parse_answer
 from app.core.profiles import TaskProfile
-from app.core.results import AnalysisResult, ChecklistResult
+from app.core.results import AnalysisResult, ChecklistResult, Decoding
 from app.core.score_cut import cut
 from app.core.vision_size import VisionPolicy, choose_policy, square_crop, vision_size
 from app.engine.mnn_vlm import CancelFlag, EngineOptions, MnnVlm, PhaseCallback, TokenCallback
@@ -202,7 +202,7 @@ class Analyzer:
             answer=cut(parse_answer(generation.text, spec, generation.finish), score, spec.min_score),
             finish=generation.finish,
             timings=generation.timings,
-            decoding="constrained" if self.settings.constrained else "free",
+            decoding=Decoding.CONSTRAINED if self.settings.constrained else Decoding.FREE,
             model_score=score,
             note=self.folder.image_size_note or "",
         )

@@ -321,7 +321,8 @@ def _predictions(
     name: str, expected: Mapping[str, str | None], outcome: Outcome | ImageRejected
 ) -> dict[str, Prediction]:
     """One image's Prediction per signal of `expected`: error rows when it could not be read or analysed."""
-    from app.core.evaluation import ERROR, Prediction
+    from app.core.evaluation import Prediction
+    from app.core.generation import ParseStatus
     from app.core.results import AnalysisResult
     from app.frames.intake import ImageRejected
 
@@ -335,17 +336,19 @@ def _predictions(
         result = outcome.finished.result
         answers = {SINGLE: result} if isinstance(result, AnalysisResult) else {r.signal: r for r in result.results}
         return {signal: _answered(name, label, answers[signal]) for signal, label in expected.items()}
-    return {signal: Prediction(name, label, None, ERROR, None, detail) for signal, label in expected.items()}
+    return {
+        signal: Prediction(name, label, None, ParseStatus.ERROR, None, detail) for signal, label in expected.items()
+    }
 
 
 def _answered(name: str, expected: str | None, result: AnalysisResult) -> Prediction:
-    from app.core.evaluation import NOT_ASKED, REJECTED, VALID, Prediction
-    from app.core.parser import ParseReason
+    from app.core.evaluation import Prediction
+    from app.core.generation import ParseStatus
 
     seconds = result.timings.total_ms / 1000
-    if result.answer.reason is ParseReason.NOT_VISIBLE:  # the gate left it unasked: unknown, and no model time
-        return Prediction(name, expected, result.observation, NOT_ASKED, None, result.answer.reason.value)
-    status = VALID if result.answer.valid else REJECTED
+    status = result.parse_status
+    if status is ParseStatus.NOT_ASKED:  # the gate left it unasked: unknown, and no model time
+        return Prediction(name, expected, result.observation, status, None, result.answer.reason.value)
     answer = result.answer
     return Prediction(
         name, expected, result.observation, status, seconds, answer.reason.value, result.model_score, answer.withheld

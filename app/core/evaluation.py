@@ -37,11 +37,10 @@ from dataclasses import dataclass
 from typing import Any
 
 from app.core.csv_text import table_csv
+from app.core.generation import ParseStatus
 from app.core.score_cut import CutCurve, cut_curve
 
 UNKNOWN = "unknown"
-VALID, REJECTED, ERROR = "valid", "rejected", "error"
-NOT_ASKED = "not_asked"  # a checklist's signal its gate left unasked: `unknown`, nothing the model said
 NONE_SHOWN = "—"  # a rate with an empty denominator
 CSV_COLUMNS = ("file", "expected", "observed", "correct", "parse_status", "detail", "seconds", "model_score")
 CHECKLIST_CSV_COLUMNS = ("file", "signal", *CSV_COLUMNS[1:])  # one row per image and signal
@@ -54,7 +53,7 @@ class Prediction:
     name: str
     expected: str | None
     observed: str | None
-    parse_status: str  # valid | rejected | not_asked | error
+    parse_status: ParseStatus
     seconds: float | None = None  # the model's time for this image (None: an error, or a signal not asked)
     detail: str = ""  # the parse reason, or what went wrong
     score: float | None = None  # the constrained decoder's model score (a diagnostic, app.core.score_cut)
@@ -196,8 +195,8 @@ def evaluate(predictions: Iterable[Prediction], values: Sequence[str], min_score
         if p.observed not in columns:
             raise ValueError(f"{p.name}: the answer {p.observed!r} is not one of {', '.join(columns)}")
         answered += 1
-        valid += p.parse_status == VALID
-        rejected += p.parse_status == REJECTED
+        valid += p.parse_status == ParseStatus.VALID
+        rejected += p.parse_status == ParseStatus.REJECTED
         unknown += p.observed == UNKNOWN
         if p.expected is None:
             continue
@@ -255,7 +254,7 @@ class SignalReport:
     @property
     def not_asked(self) -> int:
         """Its answers that are `unknown` only because the gate left it unasked."""
-        return sum(p.parse_status == NOT_ASKED for p in self.report.rows)
+        return sum(p.parse_status == ParseStatus.NOT_ASKED for p in self.report.rows)
 
     def to_dict(self) -> dict[str, Any]:
         return {"gate": self.gate, "not_asked": self.not_asked, **self.report.to_dict()}

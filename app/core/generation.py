@@ -6,6 +6,25 @@ from dataclasses import asdict, dataclass
 from enum import StrEnum
 
 
+class RunPhase(StrEnum):
+    """A model run's phases, reported as each begins (a hang is a phase that never ends)."""
+
+    VISION = "vision"  # the image encoder and the tokenizer
+    PREFILL = "prefill"  # the first forward over the prompt
+    DECODE = "decode"  # the answer's tokens
+
+
+class ParseStatus(StrEnum):
+    """What came of asking one signal: an answer in the schema, one the parser refused (recorded as
+    `unknown`), a checklist's signal its gate left unasked (`unknown`, nothing the model said), or no
+    answer at all (an error)."""
+
+    VALID = "valid"
+    REJECTED = "rejected"
+    NOT_ASKED = "not_asked"
+    ERROR = "error"
+
+
 class FinishReason(StrEnum):
     STOP = "stop"  # the model emitted one of its end tokens
     LENGTH = "length"  # the token limit was reached

@@ -15,7 +15,7 @@ from dataclasses import dataclass, replace
 
 from app.core.person_names import same_person
 from app.core.rhythm_summary import summarise_rhythm
-from app.core.session import SessionState
+from app.core.session import Review, SessionState
 from app.core.session_summary import NOT_CHECKED, verdict_kind
 
 
@@ -55,7 +55,9 @@ class ProgressPoint:
 def _shares(state: SessionState) -> tuple[QuestionShare, ...]:
     out = []
     for signal in state.signals:
-        verdicts = [(verdict_kind(e), e.review != "pending") for e in state.timeline if e.event.signal == signal]
+        verdicts = [
+            (verdict_kind(e), e.review is not Review.PENDING) for e in state.timeline if e.event.signal == signal
+        ]
         asked = [(v, reviewed) for v, reviewed in verdicts if v != NOT_CHECKED]
         said = state.asked.signal(signal) if state.asked is not None else None
         out.append(

@@ -3,10 +3,16 @@
 from __future__ import annotations
 
 from dataclasses import dataclass
+from enum import StrEnum
 from typing import Any
 
-from app.core.generation import FinishReason, Timings
+from app.core.generation import FinishReason, ParseStatus, Timings
 from app.core.parser import ParsedAnswer, ParseReason
+
+
+class Decoding(StrEnum):
+    FREE = "free"  # the model writes its answer; the parser reads it
+    CONSTRAINED = "constrained"  # the model can only produce one of the profile's answers
 
 
 @dataclass(frozen=True)
@@ -19,7 +25,7 @@ class AnalysisResult:
     answer: ParsedAnswer
     finish: FinishReason
     timings: Timings
-    decoding: str = "free"  # free | constrained
+    decoding: Decoding = Decoding.FREE
     model_score: float | None = None  # constrained only: a diagnostic, never a confidence
     note: str = ""  # what the user must know about how the image was fed (e.g. no declared image_size)
 
@@ -28,11 +34,10 @@ class AnalysisResult:
         return self.answer.observation
 
     @property
-    def parse_status(self) -> str:
-        """valid | rejected, or not_asked: a checklist's signal its gate left unasked."""
+    def parse_status(self) -> ParseStatus:
         if self.answer.reason is ParseReason.NOT_VISIBLE:
-            return "not_asked"
-        return "valid" if self.answer.valid else "rejected"
+            return ParseStatus.NOT_ASKED
+        return ParseStatus.VALID if self.answer.valid else ParseStatus.REJECTED
 
     def to_dict(self) -> dict[str, Any]:
         return {

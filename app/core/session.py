@@ -14,9 +14,9 @@ from __future__ import annotations
 
 from dataclasses import asdict, dataclass, field, fields, replace
 from enum import StrEnum
-from typing import Any, Union
+from typing import Any, TypeVar, Union
 
-from app.core.generation import Timings
+from app.core.generation import ParseStatus, Timings
 from app.core.person_names import NameRefused, person_name
 from app.core.rhythm_figures import Pause, Rhythm
 from app.core.routing import GENERATIVE, Routing
@@ -34,7 +34,7 @@ class PracticeEvent:
     keyframe_id: str
     signal: str
     observation: str
-    parse_status: str  # valid | rejected | not_asked (a checklist signal its gate left unasked)
+    parse_status: ParseStatus  # never ERROR: a keyframe that failed is a KeyframeFailed
     parse_reason: str
     raw: str
     timings: Timings
@@ -235,12 +235,20 @@ SessionEvent = Union[
 ]
 
 
+class Review(StrEnum):
+    """Where a keyframe's answer stands with the examiner."""
+
+    PENDING = "pending"  # the model's answer, waiting
+    CONFIRMED = "confirmed"  # the model's answer, as the examiner confirmed it
+    CORRECTED = "corrected"  # the examiner's answer instead
+
+
 @dataclass(frozen=True)
 class ReviewRecord:
     """One examiner verdict on one keyframe, as it was given."""
 
     event_id: str
-    verdict: str  # confirmed | corrected
+    verdict: Review  # CONFIRMED or CORRECTED
     observation: str  # the value the examiner settled on
     note: str
     examiner: str
@@ -254,7 +262,7 @@ class ReviewRecord:
 class TimelineEntry:
     event: PracticeEvent
     routing: Routing
-    review: str = "pending"  # pending | confirmed | corrected (the latest verdict)
+    review: Review = Review.PENDING  # the latest verdict
     final_observation: str | None = None  # the examiner's value once reviewed
     history: tuple[ReviewRecord, ...] = ()  # every review in log order; the last one counts
 
@@ -265,7 +273,9 @@ class TimelineEntry:
     @property
     def verdict(self) -> str:
         """What counts as the answer: the examiner's once reviewed, else the model's (pending)."""
-        return self.final_observation if self.review != "pending" and self.final_observation else self.event.observation
+        if self.review is not Review.PENDING and self.final_observation:
+            return self.final_observation
+        return self.event.observation
 
     @property
     def revised(self) -> bool:
@@ -301,7 +311,7 @@ class SessionState:
 
     @property
     def pending(self) -> tuple[TimelineEntry, ...]:
-        return tuple(e for e in self.timeline if e.review == "pending")
+        return tuple(e for e in self.timeline if e.review is Review.PENDING)
 
     @property
     def signals(self) -> tuple[str, ...]:
@@ -336,8 +346,9 @@ def _review(state: SessionState, event: ExaminerConfirmed | ExaminerCorrected) -
     def reviewed(entry: TimelineEntry) -> TimelineEntry:
         # A confirmation is of the model's answer, whatever an earlier review said.
         observation = event.observation if isinstance(event, ExaminerCorrected) else entry.event.observation
-        record = ReviewRecord(event.event_id, event.kind, observation, event.note, event.examiner, event.wall_time)
-        return replace(entry, review=event.kind, final_observation=observation, history=entry.history + (record,))
+        verdict = Review.CORRECTED if isinstance(event, ExaminerCorrected) else Review.CONFIRMED
+        record = ReviewRecord(event.event_id, verdict, observation, event.note, event.examiner, event.wall_time)
+        return replace(entry, review=verdict, final_observation=observation, history=entry.history + (record,))
 
     timeline = tuple(reviewed(e) if e.event.event_id == event.target_id else e for e in state.timeline)
     return replace(state, timeline=timeline)
@@ -500,6 +511,19 @@ def _asked_signal(data: dict[str, Any]) -> AskedSignal:
     return AskedSignal(**values)
 
 
+_State = TypeVar("_State", bound=StrEnum)
+
+
+def _member(kind: type[_State], value: Any, where: str) -> _State:
+    """`value` as one of `kind`'s states; anything else is damage, said with the states this version knows."""
+    if not isinstance(value, str):
+        raise ValueError(f"{where}: expected a string")
+    try:
+        return kind(value)
+    except ValueError:
+        raise ValueError(f"{where}: {value!r} is not one of {', '.join(kind)}") from None
+
+
 def _kept_name(name: str) -> bool:
     try:
         return person_name(name) == name
@@ -519,10 +543,10 @@ def event_from_dict(data: dict[str, Any]) -> SessionEvent:
         if not isinstance(data.get("timings"), dict):
             raise ValueError("PracticeEvent.timings: expected an object")
         values["timings"] = Timings(**_checked_fields(Timings, data["timings"]))
+    if cls is PracticeEvent:
+        values["parse_status"] = _member(ParseStatus, data.get("parse_status"), "PracticeEvent.parse_status")
     if cls is KeyframeSkipped:
-        if not isinstance(data.get("reason"), str):
-            raise ValueError("KeyframeSkipped.reason: expected a string")
-        values["reason"] = SkipReason(data["reason"])
+        values["reason"] = _member(SkipReason, data.get("reason"), "KeyframeSkipped.reason")
     if cls is RhythmSample:
         values["pauses"] = tuple(Pause(**_checked_fields(Pause, p)) for p in data.get("pauses", []))
     if cls is SessionAsked:

@@ -9,8 +9,8 @@ from collections import Counter
 from collections.abc import Sequence
 from dataclasses import dataclass
 
-from app.core.evaluation import NOT_ASKED
-from app.core.session import PracticeEvent, SessionState, TimelineEntry, verdict_counts
+from app.core.generation import ParseStatus
+from app.core.session import PracticeEvent, Review, SessionState, TimelineEntry, verdict_counts
 
 # A checklist's answer its gate left unasked: the model said nothing, so it is counted apart from its unknowns.
 NOT_CHECKED = "not_checked"
@@ -23,7 +23,7 @@ def is_checklist(state: SessionState) -> bool:
 
 def answer_kind(event: PracticeEvent) -> str:
     """The model's answer, or NOT_CHECKED where the checklist's gate left the question unasked."""
-    return NOT_CHECKED if event.parse_status == NOT_ASKED else event.observation
+    return NOT_CHECKED if event.parse_status == ParseStatus.NOT_ASKED else event.observation
 
 
 def verdict_kind(entry: TimelineEntry) -> str:
@@ -56,7 +56,8 @@ class SignalSummary:
 def _reviews(entries: Sequence[TimelineEntry]) -> tuple[int, int, int]:
     """(reviewed, confirmed, corrected) of these answers; each answer's latest verdict counts."""
     reviews = [e.review for e in entries]
-    return len(reviews) - reviews.count("pending"), reviews.count("confirmed"), reviews.count("corrected")
+    pending, confirmed, corrected = (reviews.count(r) for r in (Review.PENDING, Review.CONFIRMED, Review.CORRECTED))
+    return len(reviews) - pending, confirmed, corrected
 
 
 def _signal_summaries(state: SessionState) -> tuple[SignalSummary, ...]:

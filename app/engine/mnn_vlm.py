@@ -23,7 +23,7 @@ from typing import Any, Protocol
 import numpy as np
 
 from app.core.choices import ChoiceTree, build_choice_tree, pick
-from app.core.generation import FinishReason, Generation, Timings
+from app.core.generation import FinishReason, Generation, RunPhase, Timings
 from app.engine.cache_folder import remove_temporary, usable_cache
 from app.engine.model_folder import ModelFolder
 from app.engine.stdio import native_stdout_to_stderr
@@ -40,9 +40,8 @@ _RUNNING = 0  # MNN.llm.LlmStatus.RUNNING, as generate_init() sets it: forward()
 _FALLBACK_STOP_TEXTS = ("<|im_end|>", "<|endoftext|>", "<end_of_turn>", "<|eot_id|>", "</s>")
 
 TokenCallback = Callable[[str], None]
-# Called as each phase begins: "vision" (image encoder + tokenizer), "prefill", "decode".
-# Workers report it as progress; a hang is a phase that never ends.
-PhaseCallback = Callable[[str], None]
+# Called as each phase begins; workers report it as progress.
+PhaseCallback = Callable[[RunPhase], None]
 
 
 class CancelFlag(Protocol):
@@ -51,7 +50,7 @@ class CancelFlag(Protocol):
     def is_set(self) -> bool: ...
 
 
-def _phase(callback: PhaseCallback | None, name: str) -> None:
+def _phase(callback: PhaseCallback | None, name: RunPhase) -> None:
     if callback is not None:
         callback(name)
 
@@ -289,7 +288,7 @@ class MnnVlm:
         self._kept = None  # until this keyframe's prefill has succeeded
         self._keyframe += 1
         head_ids: list[int] = []
-        _phase(on_phase, "vision")
+        _phase(on_phase, RunPhase.VISION)
         try:
             if kept is not None:
                 self._rewind(kept.tokens)
@@ -306,7 +305,7 @@ class MnnVlm:
             if not ids:
                 raise EngineError("the model's tokenizer produced no input tokens")
             clock.vision_done()
-            _phase(on_phase, "prefill")
+            _phase(on_phase, RunPhase.PREFILL)
             logits = self._forward(ids + list(forced))
         except BaseException:
             self._drop_queued_images()
@@ -357,7 +356,7 @@ class MnnVlm:
             text = chat_prompt(self._llm, prompt, system, self.folder.use_template, question_first)
             prompt_tokens, _, logits = self._prefill(rgb, text, clock, on_phase)
             clock.prefill_done()
-            _phase(on_phase, "decode")
+            _phase(on_phase, RunPhase.DECODE)
             while True:
                 if cancel is not None and cancel.is_set():
                     finish = FinishReason.CANCELLED
@@ -405,7 +404,7 @@ class MnnVlm:
             text = chat_prompt(self._llm, prompt, system, self.folder.use_template, question_first)
             prompt_tokens, _, logits = self._prefill(rgb, text, clock, on_phase, tree.prefix)
             clock.prefill_done()
-            _phase(on_phase, "decode")
+            _phase(on_phase, RunPhase.DECODE)
             return self._pick_answer(tree, answers, logits, clock, prompt_tokens, on_token, cancel)
 
     def see(

@@ -20,6 +20,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from app.core.generation import RunPhase
 from app.core.vision_size import grid_for_model_type
 from app.engine.mnn_graph import GraphError, weight_bytes_needed
 from app.engine.tokenizer_header import TokenizerHeader, TokenizerHeaderError, read_tokenizer_header
@@ -393,24 +394,24 @@ def model_files(path: Path) -> tuple[str, ...]:
     return tuple(dict.fromkeys(name for names in _model_parts(path).values() for name in names))
 
 
-# The steps of the worker's check of a loaded model on a built-in image (MnnVlm's phases; "" is
-# the chat text and answers, before the image), the parts of the model each reads, and its words.
-_CHECK_STEPS: dict[str, tuple[tuple[str, ...], str]] = {
-    "": (("config", "tokenizer"), "while its chat text and answers were prepared"),
-    "vision": (("visual", "tokenizer"), "in its vision encoder"),
-    "prefill": (("llm", "embedding"), "while its language model read the prompt"),
-    "decode": (("llm", "embedding"), "while its language model answered"),
+# The steps of the worker's check of a loaded model on a built-in image (the model run's phases; None
+# is the chat text and answers, before the image), the parts of the model each reads, and its words.
+_CHECK_STEPS: dict[RunPhase | None, tuple[tuple[str, ...], str]] = {
+    None: (("config", "tokenizer"), "while its chat text and answers were prepared"),
+    RunPhase.VISION: (("visual", "tokenizer"), "in its vision encoder"),
+    RunPhase.PREFILL: (("llm", "embedding"), "while its language model read the prompt"),
+    RunPhase.DECODE: (("llm", "embedding"), "while its language model answered"),
 }
 
 
-def check_suspects(path: Path, phase: str) -> tuple[str, ...]:
+def check_suspects(path: Path, phase: RunPhase | None) -> tuple[str, ...]:
     """The files most likely at fault when the check failed in `phase` (every file if it is unknown)."""
     parts = _model_parts(path)
     wanted, _ = _CHECK_STEPS.get(phase, (tuple(parts), ""))
     return tuple(dict.fromkeys(name for part in wanted for name in parts[part])) or model_files(path)
 
 
-def check_failed(path: Path, phase: str, what: str, verified: bool) -> str:
+def check_failed(path: Path, phase: RunPhase | None, what: str, verified: bool) -> str:
     """The sentence for a model that loaded but failed the worker's check on a built-in image:
     `what` went wrong ("stopped (signal 11)", or the error) in `phase`. A model whose files match its
     pinned manifest is not damaged: then this MNN cannot run it."""

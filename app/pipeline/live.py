@@ -22,6 +22,7 @@ from pathlib import Path
 import numpy as np
 
 from app.core.asked import session_asked
+from app.core.generation import RunPhase
 from app.core.results import AnalysisResult, ChecklistResult
 from app.core.rhythm import RhythmEstimator
 from app.core.rhythm_figures import Rhythm
@@ -93,7 +94,7 @@ class PipelineUpdate:
     events: tuple[SessionEvent, ...] = ()
     streaming_keyframe: str | None = None
     streamed_text: str = ""
-    phase: str = ""  # vision | prefill | decode, while a keyframe is analysed
+    phase: RunPhase | None = None  # while a keyframe is analysed
     signal: str = ""  # the checklist signal being answered now ("" for one signal, or not yet known)
     worker_status: WorkerStatus | None = None  # when it changed: READY, FAILED or RESTARTING
     worker_message: str = ""
@@ -588,7 +589,7 @@ class LivePipeline:
         events: tuple[SessionEvent, ...] = (),
         streaming_keyframe: str | None = None,
         streamed_text: str = "",
-        phase: str = "",
+        phase: RunPhase | None = None,
         signal: str = "",
         worker_status: WorkerStatus | None = None,
         worker_message: str = "",

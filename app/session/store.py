@@ -31,6 +31,7 @@ from app.core.csv_text import table_csv
 from app.core.rhythm_summary import summarise_rhythm
 from app.core.session import (
     PracticeEvent,
+    Review,
     SessionEvent,
     SessionState,
     TimelineEntry,
@@ -440,8 +441,8 @@ def summary_text(session: LoadedSession) -> str:
         *counted,
         f"Skipped: {state.skipped} (unchanged {state.unchanged}); failed: {state.failed}",
         f"Pending examiner confirmation: {len(state.pending)}",
-        f"Reviewed: {sum(1 for e in state.timeline if e.review != 'pending')} "
-        f"(corrected {sum(1 for e in state.timeline if e.review == 'corrected')}, revised {len(revised)})",
+        f"Reviewed: {sum(1 for e in state.timeline if e.review is not Review.PENDING)} "
+        f"(corrected {sum(1 for e in state.timeline if e.review is Review.CORRECTED)}, revised {len(revised)})",
     ]
     lines += [
         f"  revised {e.event.event_id} at {e.event.t:.1f} s: model {e.event.observation}; {review_history(e)}"

@@ -35,7 +35,7 @@ from app.ui.models_controller import ModelsController
 from app.ui.models_state import ModelsState
 from app.ui.models_view import ModelsView
 from app.ui.page_loop import Ticker, on_page_loop
-from app.ui.practice_controller import PracticeController, PracticeState
+from app.ui.practice_controller import PracticeController, PracticeState, SourceKind
 from app.ui.practice_view import PracticeActions, PracticeView
 from app.ui.printouts import Printouts
 from app.ui.privacy_sheet import privacy_sheet
@@ -504,17 +504,17 @@ class Shell:
     def _privacy_sheet(self) -> None:
         self.page.show_dialog(privacy_sheet(self.t, self._state, close=lambda: self.page.pop_dialog()))
 
-    async def _start(self, kind: str, interval: int) -> None:
+    async def _start(self, kind: SourceKind, interval: int) -> None:
         self.controller.set_interval(interval)
-        if kind == "camera" and self._owns_camera():
+        if kind is SourceKind.CAMERA and self._owns_camera():
             self.controller.start_opencv_camera()
-        elif kind == "camera":
+        elif kind is SourceKind.CAMERA:
             await self.camera_pump.run()
-        elif kind == "video":
+        elif kind is SourceKind.VIDEO:
             await self._pick_and_start(ft.FilePickerFileType.VIDEO, False, MAX_VIDEO_BYTES, self._start_video)
         else:
             await self._pick_and_start(
-                ft.FilePickerFileType.IMAGE, kind == "folder", MAX_FILE_BYTES, self._start_stills
+                ft.FilePickerFileType.IMAGE, kind is SourceKind.FOLDER, MAX_FILE_BYTES, self._start_stills
             )
 
     async def _pick_and_start(

@@ -12,6 +12,7 @@ from collections.abc import Mapping
 import flet as ft
 
 from app.core.profiles import ProfileLabels
+from app.core.session import Review
 from app.core.session_summary import NOT_CHECKED
 from app.ui.checklist_lines import CardLine
 from app.ui.strings_sessions import answer_word, reason_words
@@ -72,7 +73,7 @@ class ChecklistLine:
             self.answer.value, self.answer.color = t["check_no_answer"], ft.Colors.GREY_600
             self.icon.icon, self.icon.color = ft.Icons.HOURGLASS_EMPTY, ft.Colors.GREY_500
             self.note.value = ""
-        elif line.not_checked and line.review == "pending":
+        elif line.not_checked and line.review is Review.PENDING:
             style = mark_style(NOT_CHECKED)  # the timeline's and the examiner's list's marker
             self.answer.value, self.answer.color = t["check_not_checked"], style.colour
             self.icon.icon, self.icon.color = style.icon, style.colour
@@ -83,9 +84,9 @@ class ChecklistLine:
             style = mark_style(line.value)
             self.answer.value, self.answer.color = word(line.value), style.colour
             self.icon.icon, self.icon.color = style.icon, style.colour
-            if line.review == "corrected":
+            if line.review is Review.CORRECTED:
                 self.note.value = t["corrected"].format(model=word(line.model_value or ""))
-            elif line.review == "confirmed":
+            elif line.review is Review.CONFIRMED:
                 self.note.value = t["confirmed"]
             elif line.reason:
                 self.note.value = t["why_unknown"].format(reason=reason_words(w, line.reason))

@@ -12,10 +12,10 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 
 from app.core.checklist import Checklist
-from app.core.evaluation import NOT_ASKED
+from app.core.generation import ParseStatus
 from app.core.parser import UNKNOWN
 from app.core.profiles import TaskProfile
-from app.core.session import TimelineEntry
+from app.core.session import Review, TimelineEntry
 
 
 @dataclass(frozen=True)
@@ -25,7 +25,7 @@ class CardLine:
     question: str  # the question as asked, in the screen's language where the profile has it
     value: str | None  # the verdict shown; None: not answered yet in this session
     model_value: str | None  # what the model said
-    review: str  # pending | confirmed | corrected ("" before an answer)
+    review: Review | None  # None before an answer
     reason: str  # why the model's answer is unknown ("" when it is not)
     gate: bool  # the signal that decides whether the others are asked
     not_checked: bool  # the gate left it unasked
@@ -71,10 +71,10 @@ def checklist_lines(
                 question=signal_question(spec, language),
                 value=entry.verdict if entry is not None else None,
                 model_value=event.observation if event is not None else None,
-                review=entry.review if entry is not None else "",
+                review=entry.review if entry is not None else None,
                 reason=event.parse_reason if event is not None and event.observation == UNKNOWN else "",
                 gate=spec.signal == checklist.gate,
-                not_checked=event is not None and event.parse_status == NOT_ASKED,
+                not_checked=event is not None and event.parse_status == ParseStatus.NOT_ASKED,
                 answering=spec.signal == analysing_signal,
             )
         )
@@ -84,4 +84,4 @@ def checklist_lines(
 def reviewed_count(lines: Sequence[CardLine]) -> tuple[int, int]:
     """(reviewed, answered) among the lines."""
     answered = [line for line in lines if line.value is not None]
-    return sum(1 for line in answered if line.review != "pending"), len(answered)
+    return sum(1 for line in answered if line.review is not Review.PENDING), len(answered)

@@ -17,9 +17,11 @@ import threading
 import time
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field, replace
+from enum import StrEnum
 from pathlib import Path
 
 from app.core.checklist import Checklist
+from app.core.generation import RunPhase
 from app.core.notice import Notice
 from app.core.observable import Observable
 from app.core.person_names import NameRefused
@@ -42,6 +44,17 @@ from app.worker.messages import WorkerSpec, WorkerStatus
 
 logger = logging.getLogger("keyframe.ui")
 
+
+class SourceKind(StrEnum):
+    """What a session reads."""
+
+    CAMERA = "camera"
+    VIDEO = "video"
+    IMAGE = "image"  # one still
+    FOLDER = "folder"  # several stills
+    TESTERS = "testers"  # the Testers screen's images
+
+
 RESTART_QUIET_S = 0.4  # settings clicks closer than this restart the worker once
 PREVIEW_PERIOD_S = 0.25  # at most 4 preview frames a second: enough to see, cheap to send
 NO_IMAGE = Notice("no_image_chosen", error=True)
@@ -62,7 +75,7 @@ class PracticeState:
     profile_path: str = ""  # the profile file the worker asks from
     running: bool = False
     source_label: str = ""
-    source_kind: str = ""  # camera | video | image | folder | testers: what the running session reads
+    source_kind: SourceKind | None = None  # what the running session reads
     camera_tab: str = ""  # the page whose camera feeds the session ("" for any other source)
     interval_s: float = DEFAULT_INTERVAL_S
     session_id: str | None = None
@@ -70,7 +83,7 @@ class PracticeState:
     latest: PracticeEvent | None = None  # the newest answer, for the result card
     latest_failure: KeyframeFailed | None = None  # the newest keyframe that got no answer
     analysing: str | None = None  # the keyframe in the worker
-    phase: str = ""
+    phase: RunPhase | None = None
     analysing_signal: str = ""  # a checklist's signal being answered now
     streamed: str = ""
     analysing_thumb: bytes | None = None  # JPEG of the keyframe being analysed
@@ -121,7 +134,7 @@ def clean_card(state: PracticeState) -> PracticeState:
         latest_failure=None,
         analysing=None,
         streamed="",
-        phase="",
+        phase=None,
         analysing_signal="",
         analysing_thumb=None,
         preview=None,
@@ -299,7 +312,7 @@ class PracticeController:
             _remove(discard)
             self._update(lambda s: replace(s, error=(said,)))
             return
-        self._begin(source, f"video · {name}", "video")
+        self._begin(source, f"video · {name}", SourceKind.VIDEO)
         with self._lock:
             self._discard = discard
 
@@ -313,7 +326,11 @@ class PracticeController:
         if not images:
             self._update(lambda s: replace(s, error=(NO_IMAGE,)))
             return
-        self._begin(StillsSource(images, self._state.interval_s), label, "image" if len(images) == 1 else "folder")
+        self._begin(
+            StillsSource(images, self._state.interval_s),
+            label,
+            SourceKind.IMAGE if len(images) == 1 else SourceKind.FOLDER,
+        )
 
     def try_examples(self) -> None:
         """The example pictures shipped with the app as a session of stills: a demo with no file at hand."""
@@ -330,7 +347,7 @@ class PracticeController:
         if not images:
             self._update(lambda s: replace(s, error=(NO_IMAGE,)))
             return None
-        self._begin(None, label, "testers")
+        self._begin(None, label, SourceKind.TESTERS)
         interval = self._state.interval_s
         with self._lock:
             log = self._log
@@ -350,7 +367,7 @@ class PracticeController:
 
     def start_camera(self, label: str = "camera", tab: str = "") -> None:
         """Frames will arrive through `offer_picture` from the page `tab` (a browser or phone camera)."""
-        self._begin(None, label, "camera", camera_tab=tab)
+        self._begin(None, label, SourceKind.CAMERA, camera_tab=tab)
         with self._lock:
             self._camera_started = time.monotonic()
             self._motion_offset = None
@@ -369,7 +386,7 @@ class PracticeController:
 
     def start_opencv_camera(self, index: int = 0) -> None:
         """A camera this process opens itself (packaged desktop apps); its frames feed the preview."""
-        self._begin(OpenCvCameraSource(index), "camera on this computer", "camera")
+        self._begin(OpenCvCameraSource(index), "camera on this computer", SourceKind.CAMERA)
 
     def offer_picture(self, data: bytes) -> None:
         """One camera picture (JPEG) from the view; ignored when no camera session runs."""
@@ -402,7 +419,7 @@ class PracticeController:
         # No earlier session's answer or picture under a camera error.
         self._update(lambda s: replace(clean_card(s), error=(notice,)))
 
-    def _begin(self, source: FrameSource | None, label: str, kind: str, camera_tab: str = "") -> None:
+    def _begin(self, source: FrameSource | None, label: str, kind: SourceKind, camera_tab: str = "") -> None:
         self.stop_session()
         session_id = new_session_id()
         self._sessions_dir.mkdir(parents=True, exist_ok=True)
@@ -445,7 +462,7 @@ class PracticeController:
         if self._state.running:
             self._update(
                 lambda s: replace(
-                    s, running=False, camera_tab="", analysing=None, streamed="", phase="", analysing_signal=""
+                    s, running=False, camera_tab="", analysing=None, streamed="", phase=None, analysing_signal=""
                 )
             )
 
@@ -466,7 +483,7 @@ class PracticeController:
         kind = self._state.source_kind
         self.stop_session()
         said = () if ended.by_user else ended.said
-        if ended.ok and not ended.by_user and kind == "video":  # said, or the end looks like nothing happened
+        if ended.ok and not ended.by_user and kind is SourceKind.VIDEO:  # said, or the end looks like nothing happened
             said = (Notice("video_finished"), *said)
         self._update(lambda s: replace(s, notice=said if ended.ok else (), error=() if ended.ok else said))
 
@@ -579,9 +596,9 @@ class PracticeController:
                 )
             event = update.event
             if isinstance(event, PracticeEvent):
-                s = replace(s, latest=event, analysing=None, streamed="", phase="", analysing_signal="")
+                s = replace(s, latest=event, analysing=None, streamed="", phase=None, analysing_signal="")
             elif isinstance(event, KeyframeFailed):
-                s = replace(s, latest_failure=event, analysing=None, streamed="", phase="", analysing_signal="")
+                s = replace(s, latest_failure=event, analysing=None, streamed="", phase=None, analysing_signal="")
             if update.streaming_keyframe:
                 new_signal = update.signal != s.analysing_signal  # the next question: its own tokens
                 s = replace(

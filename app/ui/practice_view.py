@@ -14,18 +14,18 @@ from typing import Any
 import flet as ft
 
 from app.core.checklist import Checklist
-from app.core.evaluation import NOT_ASKED
+from app.core.generation import ParseStatus, RunPhase
 from app.core.parser import UNKNOWN
 from app.core.profiles import written_for
 from app.core.rhythm_figures import LONG_PAUSE_S, TARGET_RATE_PER_MIN, Pause, long_pauses, rate_band, shown_rate
-from app.core.session import KeyframeFailed, PracticeEvent, SessionState, TimelineEntry
+from app.core.session import KeyframeFailed, PracticeEvent, Review, SessionState, TimelineEntry
 from app.session.review import Verdict
 from app.ui.checklist_card import ChecklistLine
 from app.ui.checklist_lines import checklist_lines, keyframe_entries, reviewed_count
 from app.ui.i18n import mono_font, notices_text
 from app.ui.metronome import DEFAULT_RATE, RATES
 from app.ui.names_dialog import SaveNames, names_dialog, names_line
-from app.ui.practice_controller import PracticeState, clean_card
+from app.ui.practice_controller import PracticeState, SourceKind, clean_card
 from app.ui.review_list import ReviewList, Thumbnails, no_pictures, when_taken
 from app.ui.strings import EN
 from app.ui.strings_sessions import EN as WORDS
@@ -34,16 +34,21 @@ from app.ui.timeline import TimelineChart, mark_style
 from app.ui.widgets import panel, tagged
 from app.worker.messages import WorkerStatus
 
-SOURCES = ("camera", "video", "image", "folder")
+SOURCES = (SourceKind.CAMERA, SourceKind.VIDEO, SourceKind.IMAGE, SourceKind.FOLDER)  # the trainee's choices
+RHYTHM_SOURCES = (SourceKind.CAMERA, SourceKind.VIDEO)  # moving pictures: a rhythm to measure and to keep
 INTERVALS = (2, 3, 4, 5)
 STAGE_HEIGHT = 340  # px on a wide window: the timeline stays above the fold at 1280×800
-STILL_SOURCES = ("image", "folder", "testers")  # answered in turn: an answer's age says nothing
+STILL_SOURCES = (
+    SourceKind.IMAGE,
+    SourceKind.FOLDER,
+    SourceKind.TESTERS,
+)  # answered in turn: an answer's age says nothing
 OLDER_OPACITY = 0.4  # an answer older than the next keyframe being analysed: still legible, plainly not current
 
 
 @dataclass(frozen=True)
 class PracticeActions:
-    start: Callable[[str, int], object]  # (source kind, interval seconds); the result is ignored
+    start: Callable[[SourceKind, int], object]  # (source kind, interval seconds); the result is ignored
     stop: Callable[[], None]
     interval: Callable[[int], None]
     review: Callable[[Sequence[Verdict], bool], None]  # (verdicts, revise): all recorded or none
@@ -78,16 +83,16 @@ class PracticeView:
         self._language = language
         # Segmented buttons, not menus: every choice is visible and one tap away.
         self.source = ft.SegmentedButton(
-            selected=["video"],
+            selected=[SourceKind.VIDEO.value],
             # Each label may take two lines: four choices then share a phone's width, none cut off.
             segments=[
-                ft.Segment(value=k, label=ft.Text(t[f"source_{k}"], max_lines=2, text_align=ft.TextAlign.CENTER))
+                ft.Segment(value=k.value, label=ft.Text(t[f"source_{k}"], max_lines=2, text_align=ft.TextAlign.CENTER))
                 for k in SOURCES
             ],
             show_selected_icon=False,
             on_change=self._source_chosen,
         )
-        self._chosen = "video"  # this page's choice; a running session shows its own source instead
+        self._chosen = SourceKind.VIDEO  # this page's choice; a running session shows its own source instead
         self.tab = ""  # this page's id: which tab's camera feeds a camera session
         self.hidden_session: str | None = None
         self.interval = ft.SegmentedButton(
@@ -495,18 +500,18 @@ class PracticeView:
         self._actions.metronome(bool(self.metronome.value), int(self.metronome_rate.value or DEFAULT_RATE))
 
     @property
-    def chosen(self) -> str:
+    def chosen(self) -> SourceKind:
         """The source this page's trainee chose (a page built again keeps it)."""
         return self._chosen
 
-    def choose(self, kind: str) -> None:
+    def choose(self, kind: SourceKind) -> None:
         """Shows `kind` (one of SOURCES) as chosen, as if tapped: a page built again keeps the trainee's choice."""
-        _select(self.source, kind)
+        _select(self.source, kind.value)
         self._source_chosen(None)
 
     def _source_chosen(self, e: ft.Event[Any] | None) -> None:
-        self._chosen = self.source.selected[0]
-        self.metronome_row.visible = self._chosen in ("camera", "video")
+        self._chosen = SourceKind(self.source.selected[0])
+        self.metronome_row.visible = self._chosen in RHYTHM_SOURCES
         if not self.metronome_row.visible and self.metronome.value:  # a hidden switch must not keep clicking
             self.metronome.value = False
             self._metronome_changed()
@@ -568,7 +573,8 @@ class PracticeView:
         self.start_stop.icon = ft.Icons.STOP if state.running else ft.Icons.PLAY_ARROW
         self.start_stop.disabled = state.worker_status == WorkerStatus.FAILED
         self.source.disabled = self.interval.disabled = self.try_examples.disabled = state.running
-        _select(self.source, state.source_kind if state.running and state.source_kind in SOURCES else self._chosen)
+        running = state.source_kind if state.running and state.source_kind in SOURCES else None
+        _select(self.source, (running or self._chosen).value)
         _select(self.interval, f"{state.interval_s:g}")
         self._named = (state.trainee, state.examiner)
         self.names.value = names_line(self._w, state.trainee, state.examiner)
@@ -577,7 +583,7 @@ class PracticeView:
         self._render_rhythm(state)
         self._fit_compact(not self.wide and state.checklist is not None and state.running and self.rhythm_box.visible)
         shown = state.source_kind if state.running else self._chosen
-        self.metronome_row.visible = shown in ("camera", "video")  # stills have no rhythm to keep
+        self.metronome_row.visible = shown in RHYTHM_SOURCES  # stills have no rhythm to keep
         self.error.value = notices_text(self._t, state.error)
         self.notice.value = notices_text(self._t, state.notice)
         self._render_ended(ended)
@@ -660,7 +666,7 @@ class PracticeView:
         # outside this tab's camera session the stage's own layers cover it. Another tab's camera
         # session shows its pictures here.
         camera_live = state.running and state.camera_tab == self.tab and self.tab != ""
-        camera_elsewhere = state.running and state.source_kind == "camera" and not camera_live
+        camera_elsewhere = state.running and state.source_kind is SourceKind.CAMERA and not camera_live
         self.cover.visible = not camera_live
         self.preview.visible = state.preview is not None and not camera_live
         if state.preview is not None:
@@ -674,7 +680,7 @@ class PracticeView:
         if state.analysing is not None and state.checklist is not None and state.analysing_signal:
             self.activity.value = self._answering_text(state.checklist, state.analysing_signal)
         elif state.analysing is not None:
-            phase = self._t.get(f"phase_{state.phase}", self._t["phase_vision"])
+            phase = self._t[f"phase_{state.phase or RunPhase.VISION}"]
             self.activity.value = self._t["analysing_phase"].format(phase=phase)
         elif camera_elsewhere and state.camera_tab:
             self.activity.value = self._t["camera_in_other_tab"]
@@ -710,7 +716,7 @@ class PracticeView:
         # Details are the model's record of the keyframe: a question its gate left unasked has none (no
         # text, no time), so the last question it was asked speaks for the keyframe.
         same = [e.event for e in keyframe_entries(state.session.timeline, event.keyframe_id).values()]
-        event = next((e for e in reversed(same) if e.parse_status != NOT_ASKED), event)
+        event = next((e for e in reversed(same) if e.parse_status != ParseStatus.NOT_ASKED), event)
         score = "—" if event.model_score is None else f"{event.model_score:.3g}"
         tm = event.timings
         interval = f"{state.effective_interval_s:.1f} s" if state.effective_interval_s else "—"
@@ -737,7 +743,7 @@ class PracticeView:
         """The rate while a camera or video session runs (the session's median once it ended), in words
         against the guideline target; '—' when no steady compressions are seen."""
         rhythm = state.rhythm
-        self.rhythm_box.visible = rhythm is not None and state.source_kind in ("camera", "video")
+        self.rhythm_box.visible = rhythm is not None and state.source_kind in RHYTHM_SOURCES
         self.cue_band = None
         self.rate_cue_box.visible = self.pause_flag_row.visible = False
         if rhythm is None or not self.rhythm_box.visible:
@@ -824,7 +830,7 @@ class PracticeView:
             answers = keyframe_entries(state.session.timeline, keyframe)
             raw = [
                 f"{signal}: {self._t['detail_not_asked']}"
-                if e.event.parse_status == NOT_ASKED
+                if e.event.parse_status == ParseStatus.NOT_ASKED
                 else f"{signal}: {e.event.raw or '—'} ({e.event.parse_reason})"
                 for signal, e in answers.items()
             ]
@@ -889,9 +895,9 @@ def _length(pause: Pause) -> float:
 
 
 def _review_text(t: Mapping[str, str], w: Mapping[str, str], entry: TimelineEntry | None) -> str:
-    if entry is None or entry.review == "pending":
+    if entry is None or entry.review is Review.PENDING:
         return t["waiting_examiner"]
-    if entry.review == "confirmed":
+    if entry.review is Review.CONFIRMED:
         return t["confirmed"]
     return t["corrected"].format(model=answer_word(w, entry.event.observation))
 

@@ -25,7 +25,8 @@ from typing import Protocol
 
 import flet as ft
 
-from app.core.session import ReviewRecord, TimelineEntry
+from app.core.generation import ParseStatus
+from app.core.session import Review, ReviewRecord, TimelineEntry
 from app.session.review import Verdict
 from app.ui.i18n import text
 from app.ui.keyframe_view import keyframe_dialog
@@ -66,7 +67,7 @@ def when_taken(s: Mapping[str, str], t: float, wall_time: float, source: str, st
 
 def describe_review(s: Mapping[str, str], record: ReviewRecord) -> str:
     """One verdict of an answer's history: what, the note, by whom, when."""
-    key = "review_history_confirmed" if record.verdict == "confirmed" else "review_history_corrected"
+    key = "review_history_confirmed" if record.verdict is Review.CONFIRMED else "review_history_corrected"
     return text(
         s,
         "review_history_item",
@@ -199,16 +200,16 @@ class ReviewRow:
         style = mark_style(entry.verdict)
         self.icon.icon, self.icon.color = style.icon, style.colour
         answer = answer_word(s, entry.verdict)
-        if entry.review == "corrected":
+        if entry.review is Review.CORRECTED:
             answer = text(s, "review_verdict_over_model", answer=answer, model=answer_word(s, e.observation))
         self.answer.value = f"{question or signal_words(s, e.signal)} — {answer}"
         self.answer.color = style.colour
         self.icon.semantics_label = text(s, "review_model_said", answer=answer_word(s, e.observation))
         self.when.value = when_taken(s, e.t, e.wall_time, e.source, e.still)
-        self.reason.visible = e.parse_status != "valid"
+        self.reason.visible = e.parse_status != ParseStatus.VALID
         self.reason.value = reason_words(s, e.parse_reason) if self.reason.visible else ""
 
-        reviewed = entry.review != "pending"
+        reviewed = entry.review is not Review.PENDING
         self.history_box.visible = reviewed
         self.history.controls = [ft.Text(describe_review(s, r), size=13) for r in entry.history]
 
@@ -251,7 +252,7 @@ class ReviewRow:
             self._on_review([self.verdict()], self._revise_flag())
 
     def _revise_flag(self) -> bool:
-        return self.entry is not None and self.entry.review != "pending"
+        return self.entry is not None and self.entry.review is not Review.PENDING
 
     def _toggle_change(self) -> None:
         # View-local: shows the verdict controls again. Flet updates the page after a handler.
@@ -382,7 +383,7 @@ class KeyframeReviewRow:
             self.staged = {}
         first = entries[0].event
         self.when.value = when_taken(s, first.t, first.wall_time, first.source, first.still)
-        pending = [e for e in entries if e.review == "pending"]
+        pending = [e for e in entries if e.review is Review.PENDING]
         self.status.value = (
             text(s, "review_keyframe_pending", n=len(pending), m=len(entries))
             if pending
@@ -413,11 +414,11 @@ class KeyframeReviewRow:
         line.icon.icon, line.icon.color = style.icon, style.colour
         line.icon.semantics_label = text(s, "review_model_said", answer=answer_word(s, e.observation))
         answer = answer_word(s, kind)
-        if entry.review == "corrected":
+        if entry.review is Review.CORRECTED:
             answer = text(s, "review_verdict_over_model", answer=answer, model=answer_word(s, e.observation))
         line.answer.value = f"{question} — {answer}"
         line.answer.color = style.colour
-        line.reason_box.visible = e.parse_status != "valid"
+        line.reason_box.visible = e.parse_status != ParseStatus.VALID
         line.reason.value = reason_words(s, e.parse_reason) if line.reason_box.visible else ""
         line.history.controls = [ft.Text(describe_review(s, r), size=12) for r in entry.history]
         choices = [v for v in allowed if v != e.observation]
@@ -426,7 +427,7 @@ class KeyframeReviewRow:
             self.staged.pop(e.event_id, None)
         line.correct.value = self.staged.get(e.event_id)  # a pick survives a live session's re-render
         line.correct.disabled = not choices
-        line.edit.visible = editing and (entry.review == "pending" or self._revising)
+        line.edit.visible = editing and (entry.review is Review.PENDING or self._revising)
 
     def said(self) -> list[str]:
         """Every question's answer as the row shows it, for the enlarged keyframe."""
@@ -440,7 +441,7 @@ class KeyframeReviewRow:
         return [
             Verdict(e.event.event_id, self.staged.get(e.event.event_id), self.lines[e.event.event_id].note.value or "")
             for e in self._entries
-            if self._revising or e.review == "pending"
+            if self._revising or e.review is Review.PENDING
         ]
 
     def _label_confirm_all(self) -> None:
@@ -552,7 +553,7 @@ class ReviewList:
                 allowed = {e.event.event_id: _values_for(allowed_values, e.event.event_id) for e in group}
                 row.render(group, allowed, on_review, self._read_only, questions)
             rows[key] = row
-            waiting = any(e.review == "pending" for e in group)
+            waiting = any(e.review is Review.PENDING for e in group)
             (pending if waiting else done).append(row.root)
         self.rows = rows
         self.pending.controls = pending
@@ -589,7 +590,7 @@ class ReviewList:
         return [
             row
             for row in self.rows.values()
-            if isinstance(row, ReviewRow) and row.entry is not None and row.entry.review == "pending"
+            if isinstance(row, ReviewRow) and row.entry is not None and row.entry.review is Review.PENDING
         ]
 
     def _on_waiting(self) -> None:

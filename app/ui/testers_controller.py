@@ -33,9 +33,7 @@ from typing import Any, Protocol, TypeVar, cast
 
 from app.core.checklist import Checklist
 from app.core.evaluation import (
-    ERROR,
     NONE_SHOWN,
-    NOT_ASKED,
     ChecklistReport,
     Prediction,
     Report,
@@ -46,6 +44,7 @@ from app.core.evaluation import (
     match_labels,
     shown,
 )
+from app.core.generation import ParseStatus
 from app.core.notice import Notice
 from app.core.observable import Observable
 from app.core.profiles import ProfileError
@@ -100,7 +99,7 @@ class TesterRow:
     signal: str = ""  # the checklist's signal this row answers ("": a one-signal profile's only row)
     expected: str | None = None
     observed: str | None = None  # None: not answered (yet, or an error)
-    parse_status: str = ""  # "" waiting | valid | rejected | not_asked | error
+    parse_status: ParseStatus | None = None  # None: waiting for its answer
     seconds: float | None = None
     detail: str = ""  # the parse reason, or the error
     score: float | None = None  # the constrained decoder's model score
@@ -108,7 +107,7 @@ class TesterRow:
 
     @property
     def finished(self) -> bool:
-        return self.parse_status != ""
+        return self.parse_status is not None
 
 
 class TestersPhase(StrEnum):
@@ -361,7 +360,7 @@ class TestersController:
             try:
                 image = decode_image_bytes(data, name=name)
             except ImageRejected as exc:
-                self._image_rows(run, index, parse_status=ERROR, detail=f"{exc.reason}: {exc}")
+                self._image_rows(run, index, parse_status=ParseStatus.ERROR, detail=f"{exc.reason}: {exc}")
                 continue
             self._image_rows(run, index, thumb=jpeg(image.rgb, side=ROW_THUMB_SIDE))
             run.keyframe_rows.append(index)
@@ -413,7 +412,7 @@ class TestersController:
         """Rows never reached become errors; the report is computed."""
         for i, row in enumerate(self._rows):
             if not row.finished:
-                self._rows[i] = replace(row, parse_status=ERROR, detail=why)
+                self._rows[i] = replace(row, parse_status=ParseStatus.ERROR, detail=why)
         self._set(replace(self._state, phase=phase))
 
     # --- answers from the worker (practice listener, any thread) -------------------------------
@@ -470,7 +469,7 @@ class TestersController:
             row = None if image is None else self._answer_row(image, event.signal)
             if row is None:
                 continue
-            not_asked = event.parse_status == NOT_ASKED  # no model time, as `eval` counts it
+            not_asked = event.parse_status == ParseStatus.NOT_ASKED  # no model time, as `eval` counts it
             self._rows[row] = replace(
                 self._rows[row],
                 observed=event.observation,
@@ -485,7 +484,7 @@ class TestersController:
             if image is not None:
                 detail = f"{failure.error}: {failure.message}"
                 for row in self._rows_of(image):
-                    self._rows[row] = replace(self._rows[row], parse_status=ERROR, detail=detail)
+                    self._rows[row] = replace(self._rows[row], parse_status=ParseStatus.ERROR, detail=detail)
 
     @staticmethod
     def _keyframe_row(run: _Run, t: float) -> int | None:
@@ -615,6 +614,7 @@ def _one_question_labels(data: bytes, checklist: Checklist) -> bool:
 
 
 def _prediction(row: TesterRow) -> Prediction:
+    assert row.parse_status is not None, "only finished rows are evaluated"
     return Prediction(
         row.name, row.expected, row.observed, row.parse_status, row.seconds, row.detail, row.score, row.withheld
     )

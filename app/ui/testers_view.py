@@ -18,7 +18,8 @@ import flet as ft
 
 from app.core.checklist import Checklist
 from app.core.durations import model_time_words
-from app.core.evaluation import NOT_ASKED, ChecklistReport, Report, SignalReport, shown, signed
+from app.core.evaluation import ChecklistReport, Report, SignalReport, shown, signed
+from app.core.generation import ParseStatus
 from app.core.notice import Notice
 from app.core.score_cut import CutTrade, threshold_words
 from app.evaluation_labels import MAX_LABELS_BYTES
@@ -329,7 +330,7 @@ class TestersView:
             _set_text(controls["answer"], answer, ANSWER_COLOURS.get(row.observed or ""))
             _set_text(controls["expected"], answer_word(s, row.expected) if row.expected else none)
             status = text(s, f"status_{row.parse_status}") if row.parse_status else waiting
-            _set_text(controls["status"], status, ft.Colors.RED_900 if row.parse_status == "error" else None)
+            _set_text(controls["status"], status, ft.Colors.RED_900 if row.parse_status == ParseStatus.ERROR else None)
             controls["status"].tooltip = _detail(s, row)
             _set_text(controls["time"], model_time_words(row.seconds, s) if row.seconds is not None else none)
 
@@ -644,7 +645,7 @@ def _rate(x: float | None, none: str) -> str:
 
 
 def _detail(strings: Mapping[str, str], row: TesterRow) -> str | None:
-    if row.parse_status == NOT_ASKED:
+    if row.parse_status == ParseStatus.NOT_ASKED:
         return text(strings, "detail_not_asked")
     if row.detail in ("not_analysed", "stopped"):
         return text(strings, f"detail_{row.detail}")

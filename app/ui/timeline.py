@@ -35,7 +35,7 @@ from app.core.parser import UNKNOWN
 from app.core.rhythm import RhythmConfig
 from app.core.rhythm_figures import TARGET_RATE_PER_MIN, Pause, rate_band, shown_rate
 from app.core.rhythm_summary import summarise_rhythm
-from app.core.session import SessionState, TimelineEntry, verdict_counts
+from app.core.session import Review, SessionState, TimelineEntry, verdict_counts
 from app.core.session_summary import NOT_CHECKED, answer_kind, is_checklist, verdict_kind
 from app.ui.i18n import text
 from app.ui.strings_sessions import EN, answer_word, session_questions, signal_words
@@ -153,7 +153,7 @@ def timeline_points(
         if latest is None:
             tip = text(strings, "timeline_point_answer", where=at, answer=answer)
         else:
-            key = "review_history_confirmed" if latest.verdict == "confirmed" else "review_history_corrected"
+            key = "review_history_confirmed" if latest.verdict is Review.CONFIRMED else "review_history_corrected"
             verdict = text(strings, key, answer=answer_word(strings, latest.observation))
             tip = text(strings, "timeline_point_review", where=at, answer=answer, verdict=verdict)
         if checklist:

@@ -8,6 +8,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Union
 
 from app.core.checklist import Checklist
+from app.core.generation import RunPhase
 from app.core.profiles import ProfileLabels, TaskProfile
 from app.core.results import AnalysisResult, ChecklistResult
 
@@ -126,10 +127,10 @@ class Loading:
 @dataclass(frozen=True)
 class Checking:
     """The model loaded; before Ready the worker checks it by answering a built-in image, and this
-    step of that check began ("" the chat text, then MnnVlm's phases). A worker that dies in the
-    check is named by its step: a crash there is the model's, not a keyframe's."""
+    step of that check began (None: the chat text, then the model run's phases). A worker that dies
+    in the check is named by its step: a crash there is the model's, not a keyframe's."""
 
-    phase: str
+    phase: RunPhase | None
     verified: bool = False  # its files matched a pinned manifest: not damaged, then
 
 
@@ -145,10 +146,10 @@ class Started:
 
 @dataclass(frozen=True)
 class JobPhase:
-    """A job entered a phase: vision | prefill | decode; a checklist's `signal` as it begins to answer it."""
+    """A job entered a phase; a checklist's `signal` as it begins to answer it."""
 
     job_id: str
-    phase: str
+    phase: RunPhase
     signal: str = ""
 
 

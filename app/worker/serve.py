@@ -19,6 +19,7 @@ from pathlib import Path
 from app import logs
 from app.analyzer import Analyzer, AnalyzerSettings, default_profile_path
 from app.core.backend_policy import BackendDecision, judge_backend
+from app.core.generation import RunPhase
 from app.core.profiles import ProfileError
 from app.engine.mnn_vlm import EngineError
 from app.engine.model_folder import check_failed
@@ -92,14 +93,14 @@ def check_model(analyzer: Analyzer, emit: Callable[[Event], None]) -> None:
     process, and the host names the files from the last Checking step. The chat text it prefills
     stays in MNN's cache, so the first keyframe does not pay for it again."""
     verified = analyzer.model.manifest is not None  # Analyzer verified a pinned model's files before loading
-    step = ""
+    step: RunPhase | None = None
 
-    def on_phase(phase: str) -> None:
+    def on_phase(phase: RunPhase | None) -> None:
         nonlocal step
         step = phase
         emit(Checking(phase, verified))
 
-    on_phase("")
+    on_phase(None)
     reference = read_image_file(REFERENCE_IMAGE)
     try:
         if analyzer.checklist is not None:
@@ -313,13 +314,13 @@ def serve(
                     _pace(pace_ms)
                 emit(Token(job_id, piece))
 
-            def on_phase(phase: str, job_id: str = cmd.job_id) -> None:
+            def on_phase(phase: RunPhase, job_id: str = cmd.job_id) -> None:
                 emit(JobPhase(job_id, phase))
                 if pace_ms:
                     _pace(pace_ms)
 
             def on_signal(signal: str, job_id: str = cmd.job_id) -> None:
-                emit(JobPhase(job_id, "decode", signal))
+                emit(JobPhase(job_id, RunPhase.DECODE, signal))
 
             try:
                 result = (

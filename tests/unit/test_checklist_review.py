@@ -43,7 +43,7 @@ def test_card_lines_put_the_gate_first_and_say_what_it_left_unchecked() -> None:
     zh = checklist_lines(CHECKLIST, state.timeline, "k2", "hands_stacked", "zh", strings_sessions.ZH)
     assert zh[1].question == "手的位置正确吗？" and zh[2].answering and not zh[1].answering
     nothing = checklist_lines(CHECKLIST, state.timeline, None, "", "en", strings_sessions.EN)
-    assert all(line.value is None and line.review == "" for line in nothing)
+    assert all(line.value is None and line.review is None for line in nothing)
 
 
 def test_a_correction_is_the_lines_verdict_and_counts_as_reviewed() -> None:

@@ -7,7 +7,8 @@ import flet as ft
 import flet.canvas as cv
 import pytest
 
-from app.core.evaluation import VALID, Prediction, evaluate
+from app.core.evaluation import Prediction, evaluate
+from app.core.generation import ParseStatus
 from app.ui import strings_testers
 from app.ui.cut_chart import HEIGHT, accuracy_floor, cut_chart
 from app.ui.testers_view import ReportPanel
@@ -17,7 +18,9 @@ VALUES = ("yes", "no", "unknown")
 
 def report(rows: list[tuple[str, str, float]], min_score: float | None = None):  # noqa: ANN201
     return evaluate(
-        [Prediction(f"{i}.jpg", e, o, VALID, 0.1, "ok", s) for i, (e, o, s) in enumerate(rows)], VALUES, min_score
+        [Prediction(f"{i}.jpg", e, o, ParseStatus.VALID, 0.1, "ok", s) for i, (e, o, s) in enumerate(rows)],
+        VALUES,
+        min_score,
     )
 
 

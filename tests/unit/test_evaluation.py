@@ -13,10 +13,7 @@ from hypothesis import strategies as st
 
 from app.core.evaluation import (
     CSV_COLUMNS,
-    ERROR,
     NONE_SHOWN,
-    REJECTED,
-    VALID,
     Prediction,
     columns_for,
     csv_text,
@@ -25,15 +22,20 @@ from app.core.evaluation import (
     match_labels,
     positive_value,
 )
+from app.core.generation import ParseStatus
 from app.evaluation_labels import LabelsFileError, decode_labels, parse_labels, read_labels
 
 VALUES = ("yes", "no", "unknown")
 
 
-def p(name: str, expected: str | None, observed: str | None, status: str = VALID, seconds: float = 0.5) -> Prediction:
+def p(
+    name: str, expected: str | None, observed: str | None, status: str = ParseStatus.VALID, seconds: float = 0.5
+) -> Prediction:
     if observed is None:
-        return Prediction(name, expected, None, ERROR, None, "unreadable: broken")
-    return Prediction(name, expected, observed, status, seconds, "ok" if status == VALID else "invalid_json")
+        return Prediction(name, expected, None, ParseStatus.ERROR, None, "unreadable: broken")
+    return Prediction(
+        name, expected, observed, status, seconds, "ok" if status == ParseStatus.VALID else "invalid_json"
+    )
 
 
 # --- evaluate --------------------------------------------------------------------------------
@@ -43,7 +45,7 @@ def test_a_worked_example() -> None:
     rows = [
         p("a", "yes", "yes"),
         p("b", "yes", "no"),
-        p("c", "yes", "unknown", REJECTED),
+        p("c", "yes", "unknown", ParseStatus.REJECTED),
         p("d", "no", "no"),
         p("e", "no", "yes"),
         p("f", "no", "no"),
@@ -88,14 +90,14 @@ def test_only_errors() -> None:
 
 
 def test_unlabelled_answers_give_an_unknown_rate_but_no_matrix() -> None:
-    r = evaluate([p("a", None, "unknown", REJECTED), p("b", None, "yes")], VALUES)
+    r = evaluate([p("a", None, "unknown", ParseStatus.REJECTED), p("b", None, "yes")], VALUES)
     assert r.unknown_rate == 0.5 and r.accuracy is None and r.yes_bias is None
     assert sum(map(sum, r.matrix)) == 0
 
 
 def test_a_profile_without_unknown_gets_an_unknown_column() -> None:
     assert columns_for(("yes", "no")) == ("yes", "no", "unknown")
-    r = evaluate([p("a", "yes", "unknown", REJECTED)], ("yes", "no"))
+    r = evaluate([p("a", "yes", "unknown", ParseStatus.REJECTED)], ("yes", "no"))
     assert r.values == ("yes", "no") and r.cell("yes", "unknown") == 1
     assert r.score("yes").recall == 0.0
 
@@ -133,7 +135,7 @@ def test_csv_has_one_row_per_image_in_order_and_no_formulas() -> None:
     assert tuple(got[0]) == CSV_COLUMNS
     assert [g["file"] for g in got] == ["'=HYPERLINK(evil).jpg", "b.jpg", "c.jpg"]
     assert got[0]["correct"] == "no" and got[1]["correct"] == "" and got[2]["correct"] == ""
-    assert got[1]["parse_status"] == ERROR and got[1]["observed"] == "" and got[1]["seconds"] == ""
+    assert got[1]["parse_status"] == ParseStatus.ERROR and got[1]["observed"] == "" and got[1]["seconds"] == ""
     assert got[2]["seconds"] == "1.235"
 
 
@@ -151,7 +153,7 @@ predictions = st.lists(
         name=st.text(max_size=5),
         expected=st.none() | answers,
         observed=st.none() | answers,
-        parse_status=st.sampled_from((VALID, REJECTED)),
+        parse_status=st.sampled_from((ParseStatus.VALID, ParseStatus.REJECTED)),
         seconds=st.none() | st.floats(0, 100),
     ),
     max_size=40,
@@ -182,7 +184,7 @@ def test_properties(rows: list[Prediction]) -> None:
 
 @given(predictions)
 def test_a_perfect_model_has_no_bias_and_full_scores(rows: list[Prediction]) -> None:
-    perfect = [Prediction(x.name, x.expected, x.expected, VALID) for x in rows if x.expected is not None]
+    perfect = [Prediction(x.name, x.expected, x.expected, ParseStatus.VALID) for x in rows if x.expected is not None]
     r = evaluate(perfect, VALUES)
     if perfect:
         assert r.accuracy == 1.0 and r.yes_bias == 0.0
@@ -378,11 +380,11 @@ def test_the_controller_matches_answers_to_images_and_reports_like_the_cli() -> 
     assert state.phase == "done" and state.done == len(state.rows) == len(files) + 1
     assert practice.started == sorted(name for name, _, _ in files)  # the broken file got no keyframe
     rows = {r.name: r for r in state.rows}
-    assert rows["broken.jpg"].parse_status == ERROR and rows["broken.jpg"].thumb is None
+    assert rows["broken.jpg"].parse_status == ParseStatus.ERROR and rows["broken.jpg"].thumb is None
     assert all(rows[name].observed == answers[name] and rows[name].thumb for name, _, _ in files)
     expected_report = evaluate(
-        [Prediction(name, e, answers[name], VALID, 0.25, "ok") for name, _, e in files]
-        + [Prediction("broken.jpg", None, None, ERROR)],
+        [Prediction(name, e, answers[name], ParseStatus.VALID, 0.25, "ok") for name, _, e in files]
+        + [Prediction("broken.jpg", None, None, ParseStatus.ERROR)],
         VALUES,
     )
     assert state.report is not None

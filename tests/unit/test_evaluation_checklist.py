@@ -14,11 +14,7 @@ from hypothesis import strategies as st
 from app.core.evaluation import (
     CHECKLIST_CSV_COLUMNS,
     CSV_COLUMNS,
-    ERROR,
-    NOT_ASKED,
-    REJECTED,
     UNKNOWN,
-    VALID,
     Prediction,
     checklist_csv_text,
     csv_rows,
@@ -27,6 +23,7 @@ from app.core.evaluation import (
     format_checklist_table,
     format_table,
 )
+from app.core.generation import ParseStatus
 from app.evaluation_labels import LabelsFileError, decode_checklist_labels, parse_checklist_labels
 from app.evaluation_plot import render_checklist, render_report
 
@@ -152,12 +149,12 @@ def test_any_text_after_a_header_parses_without_raising(text: str) -> None:
 # --- a report per signal ------------------------------------------------------------------------
 
 
-def p(name: str, expected: str | None, observed: str | None, status: str = VALID) -> Prediction:
-    if status == NOT_ASKED:  # what eval records for it: unknown, and no model time
-        return Prediction(name, expected, UNKNOWN, NOT_ASKED, None, "not_visible")
+def p(name: str, expected: str | None, observed: str | None, status: str = ParseStatus.VALID) -> Prediction:
+    if status == ParseStatus.NOT_ASKED:  # what eval records for it: unknown, and no model time
+        return Prediction(name, expected, UNKNOWN, ParseStatus.NOT_ASKED, None, "not_visible")
     if observed is None:
-        return Prediction(name, expected, None, ERROR, None, "corrupt: broken")
-    return Prediction(name, expected, observed, status, 0.25, "ok" if status == VALID else "invalid_json")
+        return Prediction(name, expected, None, ParseStatus.ERROR, None, "corrupt: broken")
+    return Prediction(name, expected, observed, status, 0.25, "ok" if status == ParseStatus.VALID else "invalid_json")
 
 
 def _example() -> dict[str, list[Prediction]]:
@@ -166,11 +163,16 @@ def _example() -> dict[str, list[Prediction]]:
         "hands_visible": [p("a", "yes", "yes"), p("b", "yes", "yes"), p("c", "yes", "no"), p("d", "no", None)],
         "hand_position_correct": [
             p("a", "yes", "yes"),
-            p("b", None, "unknown", REJECTED),
-            p("c", "no", None, NOT_ASKED),
+            p("b", None, "unknown", ParseStatus.REJECTED),
+            p("c", "no", None, ParseStatus.NOT_ASKED),
             p("d", "yes", None),
         ],
-        "hands_stacked": [p("a", None, "no"), p("b", "yes", "yes"), p("c", "no", None, NOT_ASKED), p("d", None, None)],
+        "hands_stacked": [
+            p("a", None, "no"),
+            p("b", "yes", "yes"),
+            p("c", "no", None, ParseStatus.NOT_ASKED),
+            p("d", None, None),
+        ],
     }
 
 
@@ -241,7 +243,9 @@ def test_the_csv_has_a_row_per_image_and_signal_with_the_one_signal_columns() ->
         mine = [{k: v for k, v in g.items() if k != "signal"} for g in got if g["signal"] == signal]
         assert mine == csv_rows(evaluate(answers, SIGNALS[signal]))
     unasked = next(g for g in got if g["file"] == "c" and g["signal"] == "hand_position_correct")
-    assert unasked["observed"] == UNKNOWN and unasked["parse_status"] == NOT_ASKED and unasked["seconds"] == ""
+    assert (
+        unasked["observed"] == UNKNOWN and unasked["parse_status"] == ParseStatus.NOT_ASKED and unasked["seconds"] == ""
+    )
 
 
 def test_the_plot_is_each_signals_panel_one_under_the_other() -> None:

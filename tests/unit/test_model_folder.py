@@ -11,6 +11,7 @@ from pathlib import Path
 
 import pytest
 
+from app.core.generation import RunPhase
 from app.engine.mnn_graph import weight_bytes_needed
 from app.engine.model_folder import (
     ModelFolderError,
@@ -277,15 +278,15 @@ def test_the_files_are_named_whatever_the_configs_hold(folder: Path, tmp_path: P
 
 def test_a_failed_check_names_the_files_of_the_step_it_failed_in(folder: Path) -> None:
     """The worker's check on a built-in image names the part of the model that was running."""
-    assert check_suspects(folder, "vision") == ("visual.mnn", "visual.mnn.weight", "tokenizer.mtok")
-    assert check_suspects(folder, "prefill") == ("llm.mnn", "llm.mnn.weight")
-    assert check_suspects(folder, "") == ("config.json", "llm_config.json", "tokenizer.mtok")
+    assert check_suspects(folder, RunPhase.VISION) == ("visual.mnn", "visual.mnn.weight", "tokenizer.mtok")
+    assert check_suspects(folder, RunPhase.PREFILL) == ("llm.mnn", "llm.mnn.weight")
+    assert check_suspects(folder, None) == ("config.json", "llm_config.json", "tokenizer.mtok")  # before the image
     assert check_suspects(folder, "a step nobody knows") == model_files(folder)
-    assert check_failed(folder, "decode", "stopped, signal 11", verified=False) == (
+    assert check_failed(folder, RunPhase.DECODE, "stopped, signal 11", verified=False) == (
         f"the model in {folder} loaded, then failed its check on a built-in image while its language model "
         "answered (stopped, signal 11): llm.mnn, llm.mnn.weight most likely damaged or from another model"
     )
     # Files that match a pinned manifest are not damaged: the runtime is what cannot run them.
-    assert check_failed(folder, "vision", "stopped, signal 11", verified=True).endswith(
+    assert check_failed(folder, RunPhase.VISION, "stopped, signal 11", verified=True).endswith(
         "its files match the pinned manifest, so this version of MNN cannot run it"
     )

@@ -7,10 +7,11 @@ from pathlib import Path
 
 import flet as ft
 
+from app.core.generation import RunPhase
 from app.core.notice import Notice
 from app.core.profiles import ProfileLabels
 from app.core.session import AskedSignal, KeyframeSkipped, SessionAsked, SkipReason, reduce
-from app.ui.practice_controller import PracticeState, clean_card
+from app.ui.practice_controller import PracticeState, SourceKind, clean_card
 from app.ui.practice_view import PracticeActions, PracticeView
 from tests.unit.test_session import practice
 from tests.unit.test_sessions_controller import recorded, write_session
@@ -97,22 +98,24 @@ def test_the_rate_is_said_against_the_target_and_only_for_moving_sources() -> No
 
     view = _view()
     rhythm = Rhythm(30.0, 96.4, 0.9, 41, 104.2, (Pause(12.0, 3.5, ongoing=False),), 0.82, frame_rate=29.6)
-    view.render(replace(_state(), running=True, source_kind="camera", rhythm=rhythm))
+    view.render(replace(_state(), running=True, source_kind=SourceKind.CAMERA, rhythm=rhythm))
     assert view.rhythm_box.visible and view.rate.value == "96/min"
     assert view.rate_words.value == "a little slow: aim for 100–120 per minute"
     assert view.rate_details.value == (
         "41 compressions · pauses of 2 s or more: 1 (longest 3.5 s) · compressing 82 % of the time · 30 frames a second"
     )
     view.render(
-        replace(_state(), running=True, source_kind="video", rhythm=replace(rhythm, rate_per_min=None, pauses=()))
+        replace(
+            _state(), running=True, source_kind=SourceKind.VIDEO, rhythm=replace(rhythm, rate_per_min=None, pauses=())
+        )
     )
     assert view.rate.value == "—" and view.rate_words.value == "no steady compressions seen"
     assert "no pause of 2 s or more" in view.rate_details.value
     # Ended: the session's median, said as such, never the last window's figure as if current.
-    view.render(replace(_state(), running=False, source_kind="video", rhythm=rhythm))
+    view.render(replace(_state(), running=False, source_kind=SourceKind.VIDEO, rhythm=rhythm))
     assert view.rate.value == "104/min" and view.rate_title.value == "Compression rate, the session's median"
     assert view.rate_words.value == "in the 100–120 per minute target"
-    view.render(replace(_state(), running=True, source_kind="folder", rhythm=rhythm))
+    view.render(replace(_state(), running=True, source_kind=SourceKind.FOLDER, rhythm=rhythm))
     assert not view.rhythm_box.visible  # stills have no movement between them
 
 
@@ -121,12 +124,12 @@ def test_a_camera_too_slow_to_count_compressions_says_so_instead_of_no_compressi
 
     view = _view()
     sparse = Rhythm(30.0, None, 0.0, 0, None, (), 0.0, frame_rate=2.5)
-    view.render(replace(_state(), running=True, source_kind="camera", rhythm=sparse))
+    view.render(replace(_state(), running=True, source_kind=SourceKind.CAMERA, rhythm=sparse))
     assert view.rate.value == "—"
     assert view.rate_words.value == "the camera gives 2.5 pictures a second: too few to count compressions"
     assert view.rate_details.value.endswith("· 2.5 frames a second")
     # Enough frames and nothing periodic: no compressions seen, as before.
-    view.render(replace(_state(), running=True, source_kind="camera", rhythm=replace(sparse, frame_rate=30.0)))
+    view.render(replace(_state(), running=True, source_kind=SourceKind.CAMERA, rhythm=replace(sparse, frame_rate=30.0)))
     assert view.rate_words.value == "no steady compressions seen"
 
 
@@ -135,7 +138,7 @@ def test_the_timeline_draws_the_rate_of_a_moving_source_under_the_keyframes() ->
 
     view = _view()
     session = reduce(rhythm_events())
-    view.render(replace(_state(), running=True, source_kind="camera", session=session))
+    view.render(replace(_state(), running=True, source_kind=SourceKind.CAMERA, session=session))
     assert view.timeline.rate_box.visible
     assert [p.rate_per_min for p in view.timeline.rate_points] == list(RATES)
     view.render(_state())  # a session without rhythm: the lane stays hidden
@@ -153,7 +156,7 @@ def test_the_rate_shown_and_its_words_and_colour_agree() -> None:
         (99.4, "99/min", "a little slow: aim for 100–120 per minute"),
     ):
         rhythm = Rhythm(30.0, rate, 0.9, 41, rate, (), 0.8)
-        view.render(replace(_state(), running=True, source_kind="video", rhythm=rhythm))
+        view.render(replace(_state(), running=True, source_kind=SourceKind.VIDEO, rhythm=rhythm))
         assert (view.rate.value, view.rate_words.value) == (shown, words)
         in_band = words.startswith("in the")
         assert view.rate.color == (ft.Colors.GREEN_800 if in_band else ft.Colors.ORANGE_900)
@@ -170,7 +173,7 @@ def test_the_live_timeline_shows_the_skipped_keyframes_as_sessions_does(tmp_path
     ]
     events = sorted([recorded(1, "yes"), recorded(2, "no"), recorded(3, "yes"), *skipped], key=lambda e: e.t)
     practice_view = _view()
-    practice_view.render(replace(_state(), running=True, source_kind="video", session=reduce(events)))
+    practice_view.render(replace(_state(), running=True, source_kind=SourceKind.VIDEO, session=reduce(events)))
     folder = tmp_path / "sessions"
     folder.mkdir()
     write_session(folder, "20250101-120000-abcdef", events)
@@ -210,7 +213,7 @@ def _clocked(now: float, language: str = "en") -> PracticeView:
 
 def _camera_state() -> PracticeState:
     """A running camera session at 2 s whose newest answer (NO) arrived at wall time 1002."""
-    return replace(_state(), running=True, source_kind="camera", interval_s=2.0, effective_interval_s=2.0)
+    return replace(_state(), running=True, source_kind=SourceKind.CAMERA, interval_s=2.0, effective_interval_s=2.0)
 
 
 def test_the_card_says_how_old_its_answer_is_and_a_tick_keeps_it_current() -> None:
@@ -234,7 +237,7 @@ def test_the_card_says_how_old_its_answer_is_and_a_tick_keeps_it_current() -> No
 
 def test_an_answer_older_than_the_interval_is_dimmed_while_the_next_keyframe_is_analysed() -> None:
     view = _clocked(1002.0 + 3.5)
-    analysing = replace(_camera_state(), analysing="k3", phase="vision")
+    analysing = replace(_camera_state(), analysing="k3", phase=RunPhase.VISION)
     view.render(analysing)
     assert view.answer_row.opacity < 0.5
     assert view.age.value == "answered 3 s ago · an older answer: the next keyframe is being analysed"
@@ -255,7 +258,7 @@ def test_an_answer_older_than_the_interval_is_dimmed_while_the_next_keyframe_is_
 
 def test_a_new_answer_is_shown_in_full_colour() -> None:
     view = _clocked(1002.0 + 3.5)
-    view.render(replace(_camera_state(), analysing="k3", phase="decode"))
+    view.render(replace(_camera_state(), analysing="k3", phase=RunPhase.DECODE))
     assert view.answer_row.opacity < 1.0
     newer = replace(practice(3, "yes"), wall_time=1005.2)  # it has just arrived
     events = [practice(1, "yes"), practice(2, "no"), newer]
@@ -286,12 +289,12 @@ def test_stills_and_an_ended_session_show_no_age() -> None:
     """Stills are answered in turn: how long ago says nothing of them. An ended session is not ticked, so an
     age there would stand still and lie."""
     view = _clocked(1002.0 + 30)
-    for kind in ("image", "folder"):
+    for kind in (SourceKind.IMAGE, SourceKind.FOLDER):
         view.render(replace(_camera_state(), source_kind=kind, analysing="k3"))
         assert view.age.value == "" and not view._card_lines[view.age].visible
         assert view.answer_row.opacity == 1.0
     still = replace(practice(2, "no"), still=True, source="a.jpg")
-    view.render(replace(_camera_state(), source_kind="testers", latest=still))
+    view.render(replace(_camera_state(), source_kind=SourceKind.TESTERS, latest=still))
     assert view.age.value == ""
     view.render(replace(_camera_state(), running=False))
     assert view.age.value == "" and not view._card_lines[view.age].visible
@@ -327,26 +330,26 @@ def test_the_cue_word_follows_the_band_of_the_rate_shown() -> None:
         (120.4, "120/min", "Good", ft.Icons.CHECK_CIRCLE_OUTLINE, ft.Colors.GREEN_800),
         (121.0, "121/min", "Slower", ft.Icons.ARROW_DOWNWARD, ft.Colors.ORANGE_900),
     ):
-        view.render(replace(_state(), running=True, source_kind="camera", rhythm=_rhythm(rate)))
+        view.render(replace(_state(), running=True, source_kind=SourceKind.CAMERA, rhythm=_rhythm(rate)))
         assert view.rate.value == shown
         assert view.rate_cue_box.visible and view.rate_cue.value == cue, rate
         assert (view.rate_cue_icon.icon, view.rate_cue_box.bgcolor) == (icon, colour), rate
         assert view.rate_cue.size >= 64  # read from 2 m, with the phone on the floor
     zh = _rate_view("zh")
     for rate, cue in ((99.4, "加快"), (100.0, "很好"), (121.0, "减慢")):
-        zh.render(replace(_state(), running=True, source_kind="video", rhythm=_rhythm(rate)))
+        zh.render(replace(_state(), running=True, source_kind=SourceKind.VIDEO, rhythm=_rhythm(rate)))
         assert zh.rate_cue.value == cue
 
 
 def test_the_cue_shows_only_while_a_moving_source_runs_and_a_rate_is_shown() -> None:
     view = _rate_view()
-    view.render(replace(_state(), running=True, source_kind="camera", rhythm=_rhythm(96.0)))
+    view.render(replace(_state(), running=True, source_kind=SourceKind.CAMERA, rhythm=_rhythm(96.0)))
     assert view.rate_cue_box.visible and view.cue_band == "slow"
     for state in (
-        replace(_state(), running=True, source_kind="camera", rhythm=_rhythm(None)),  # "—": nothing to judge
-        replace(_state(), running=False, source_kind="camera", rhythm=_rhythm(96.0)),  # ended: the median
-        replace(_state(), running=True, source_kind="folder", rhythm=_rhythm(96.0)),  # stills
-        replace(_state(), running=True, source_kind="camera", rhythm=None),
+        replace(_state(), running=True, source_kind=SourceKind.CAMERA, rhythm=_rhythm(None)),  # "—": nothing to judge
+        replace(_state(), running=False, source_kind=SourceKind.CAMERA, rhythm=_rhythm(96.0)),  # ended: the median
+        replace(_state(), running=True, source_kind=SourceKind.FOLDER, rhythm=_rhythm(96.0)),  # stills
+        replace(_state(), running=True, source_kind=SourceKind.CAMERA, rhythm=None),
     ):
         view.render(state)
         assert not view.rate_cue_box.visible and view.cue_band is None
@@ -356,7 +359,7 @@ def test_a_pause_over_10_s_is_flagged_in_words_and_colour_while_it_lasts_and_aft
     from app.core.rhythm_figures import Pause
 
     view = _rate_view()
-    running = replace(_state(), running=True, source_kind="camera")
+    running = replace(_state(), running=True, source_kind=SourceKind.CAMERA)
     view.render(replace(running, rhythm=_rhythm(None, (Pause(5.0, 3.2, False), Pause(12.0, 12.34, True)))))
     assert view.pause_flag_row.visible
     assert view.pause_flag.value == "Paused 12.3 s now — over 10 s (pauses over 10 s: 1)"
@@ -375,7 +378,7 @@ def test_a_pause_of_10_s_as_shown_or_one_that_lasted_until_the_end_is_not_flagge
     from app.core.rhythm_figures import Pause
 
     view = _rate_view()
-    running = replace(_state(), running=True, source_kind="camera")
+    running = replace(_state(), running=True, source_kind=SourceKind.CAMERA)
     view.render(replace(running, rhythm=_rhythm(110.0, (Pause(5.0, 10.04, False),))))  # shown "10.0 s"
     assert not view.pause_flag_row.visible
     # The trainee got up to stop the app: that last pause is the end of the attempt, not an interruption.

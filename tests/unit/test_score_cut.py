@@ -9,7 +9,8 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from app.core.checklist import checklist_from_dict
-from app.core.evaluation import REJECTED, VALID, Prediction, csv_text, evaluate, format_table
+from app.core.evaluation import Prediction, csv_text, evaluate, format_table
+from app.core.generation import ParseStatus
 from app.core.parser import ParsedAnswer, ParseReason
 from app.core.profiles import ProfileError, profile_from_dict
 from app.core.score_cut import cut, cut_curve, threshold_words, withheld
@@ -22,7 +23,7 @@ def scored(
     name: str, expected: str | None, observed: str, score: float | None, picked: str | None = None
 ) -> Prediction:
     reason = "low_score" if picked is not None else "ok"
-    status = REJECTED if picked is not None else VALID
+    status = ParseStatus.REJECTED if picked is not None else ParseStatus.VALID
     return Prediction(name, expected, observed, status, 0.1, reason, score, picked)
 
 

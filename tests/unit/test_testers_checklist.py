@@ -11,8 +11,8 @@ from pathlib import Path
 
 import flet as ft
 
-from app.core.evaluation import NOT_ASKED, VALID, Prediction, checklist_csv_text, evaluate_checklist
-from app.core.generation import Timings
+from app.core.evaluation import Prediction, checklist_csv_text, evaluate_checklist
+from app.core.generation import ParseStatus, Timings
 from app.core.session import PracticeEvent, SessionState, apply
 from app.paths import EXAMPLES, PROFILES
 from app.profile_file import load_checklist
@@ -71,7 +71,7 @@ def _event(image: int, signal: str, observation: str, score: float | None) -> Pr
         keyframe_id=f"kf-{image + 1:05d}",
         signal=signal,
         observation=observation,
-        parse_status=NOT_ASKED if unasked else VALID,
+        parse_status=ParseStatus.NOT_ASKED if unasked else ParseStatus.VALID,
         parse_reason="not_visible" if unasked else "ok",
         raw="" if unasked else "{}",
         timings=Timings(0, 0, 0, 0, 0, 0, 0.0 if unasked else 250.0, 0, 0),
@@ -99,9 +99,9 @@ def _expected_predictions() -> dict[str, list[Prediction]]:
         for signal, (observation, score) in zip(SIGNALS, answers, strict=True):
             expected = labels[name].get(signal)
             if score is None:
-                out[signal].append(Prediction(name, expected, observation, NOT_ASKED, None, "not_visible"))
+                out[signal].append(Prediction(name, expected, observation, ParseStatus.NOT_ASKED, None, "not_visible"))
             else:
-                out[signal].append(Prediction(name, expected, observation, VALID, 0.25, "ok", score))
+                out[signal].append(Prediction(name, expected, observation, ParseStatus.VALID, 0.25, "ok", score))
     return out
 
 
@@ -121,7 +121,7 @@ def test_a_checklist_run_has_a_row_per_image_and_signal_and_eval_s_report_per_si
     assert state.phase == "done" and state.total == state.done == len(ANSWERS) and state.progress == 1.0
     assert [(r.name, r.signal) for r in state.rows] == [(name, signal) for name in ANSWERS for signal in SIGNALS]
     unasked = [r for r in state.rows if r.name == "too_high-1.jpg" and r.signal != "hands_visible"]
-    assert {(r.observed, r.parse_status, r.seconds) for r in unasked} == {("unknown", NOT_ASKED, None)}
+    assert {(r.observed, r.parse_status, r.seconds) for r in unasked} == {("unknown", ParseStatus.NOT_ASKED, None)}
     assert state.labels_count == len(ANSWERS) and not state.label_errors and state.unlabelled == ()
     # The same report `eval` computes from the same answers: every figure, the curve's points included.
     expected = evaluate_checklist(
