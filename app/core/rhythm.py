@@ -470,9 +470,13 @@ class RhythmEstimator:
             self._pause_shown = True
 
     def _count(self, t: float, rate: float, period: float) -> None:
-        if self._pause_shown and self._last_peak_t is not None:
-            unseen = self._unseen(self._last_peak_t, t)
-            if self._still_for(t - period / 2) < self._cfg.pause_s and t - self._last_peak_t - unseen > 1.5 * period:
+        # Since the last compression: the time seen (a stall of the source hides strokes), and the stillness
+        # seen between the two strokes.
+        last = self._last_peak_t
+        seen_gap = t - last - self._unseen(last, t) if last is not None else 0.0
+        still = self._still_for(t - period / 2)
+        if self._pause_shown and last is not None:
+            if still < self._cfg.pause_s and seen_gap > 1.5 * period:
                 # A movement found late inside a pause already shown (the hands going back to the chest),
                 # not the next of the series: counting it would erase the pause. A pause that was never
                 # real is bridged by a series of compressions one period apart, and those are counted.
@@ -483,7 +487,7 @@ class RhythmEstimator:
         else:
             run_end = self._last_peak_t + self._last_period / 2
             gap = (t - period / 2) - run_end
-            if self._still_for(t - period / 2) >= self._cfg.pause_s:
+            if still >= self._cfg.pause_s:
                 self._closed_compressing_s += run_end - self._run_start
                 self._closed_pauses += (Pause(run_end, gap, ongoing=False),)
                 self._closed_count += self._run_count()
@@ -498,8 +502,7 @@ class RhythmEstimator:
                 if gap_s <= 1.6 * period:
                     self._gaps.append(gap_s)
                 periods = gap_s / (float(np.median(self._gaps)) if self._gaps else period)
-                hidden = gap_s - self._unseen(self._last_peak_t, t) <= 1.6 * period
-                self._run_periods += periods if periods <= 2.5 or hidden else 1.0
+                self._run_periods += periods if periods <= 2.5 or seen_gap <= 1.6 * period else 1.0
         self._rates.append(rate)
         self._last_peak_t, self._last_period = t, period
 
