@@ -23,6 +23,7 @@ from app.analyzer import Analyzer
 from app.commands.common import image_side
 from app.core.figures import spread
 from app.core.results import AnalysisResult
+from app.engine.mnn_vlm import write_launch_file
 from app.engine.stdio import claim_stdout
 from app.frames.intake import DecodedImage, decode_image_bytes
 from app.models.catalog import resolve_model
@@ -164,12 +165,17 @@ def main(argv: Sequence[str] | None = None) -> int:
     base = WorkerSpec(model=args.model, profile=args.profile, image_max_side=args.image_max_side)
     # Never loaded: the app's own resize, prompt and MNN config, in this process.
     analyzer = build_analyzer(base, resolve_model(base.model))
-    bare = BareMnn(analyzer.folder.config_path, analyzer.engine.options.mnn_config())
-    images = bench_images(args.images)
-    rows: list[Row] = []
-    for mode in MODES:
-        pairs = measure_mode(replace(base, constrained=mode == "constrained"), analyzer, bare, images, args.rounds)
-        rows += mode_rows(mode, pairs)
+    # The very file the app creates MNN from: its backend and threads reach the vision encoder only this way.
+    launch = write_launch_file(analyzer.folder, analyzer.engine.options)
+    try:
+        bare = BareMnn(launch)
+        images = bench_images(args.images)
+        rows: list[Row] = []
+        for mode in MODES:
+            pairs = measure_mode(replace(base, constrained=mode == "constrained"), analyzer, bare, images, args.rounds)
+            rows += mode_rows(mode, pairs)
+    finally:
+        launch.unlink(missing_ok=True)
     height, width = analyzer.prepare(images[0]).shape[:2]
     notes = [
         f"model {analyzer.model.id}, profile {analyzer.profile.id}, {len(images)} images x {args.rounds} rounds, "

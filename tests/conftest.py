@@ -13,6 +13,11 @@ from hypothesis import settings
 
 from tests.servers.nginx import Nginx, nginx_binary
 
+# One thread for each native pool (MNN's, OpenBLAS's) in every test process and what it starts: the suite
+# runs four workers on two cores, and a pool that spins while its threads wait for a core made model tests
+# 50-100 times slower beside a busy machine (docs/testing.md). The app honours OMP_NUM_THREADS as a cap.
+os.environ.setdefault("OMP_NUM_THREADS", "1")
+
 ROOT = Path(__file__).resolve().parents[1]
 # tools/ is not part of the installed app; tests use its scene generator for held-out images.
 sys.path.insert(0, str(ROOT / "tools"))

@@ -14,8 +14,11 @@ cache back to its end instead of resetting it, then prefills only the image and 
 
 from __future__ import annotations
 
+import json
+import os
+import tempfile
 import time
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any, Protocol
@@ -25,7 +28,7 @@ import numpy as np
 from app.core.choices import ChoiceTree, build_choice_tree, pick
 from app.core.generation import FinishReason, Generation, RunPhase, Timings
 from app.engine.cache_folder import remove_temporary, usable_cache
-from app.engine.model_folder import ModelFolder
+from app.engine.model_folder import ModelFolder, ModelFolderError
 from app.engine.stdio import native_stdout_to_stderr
 from app.engine.tokenizer_header import TokenizerHeaderError, read_tokenizer_header
 
@@ -67,12 +70,66 @@ class EngineOptions:
     # cache shared between CPU and Metal corrupted answers in an early prototype.
     cache_dir: Path | None = None
 
-    def mnn_config(self) -> dict[str, Any]:
-        backend = {"backend_type": self.backend, "thread_num": self.threads}
+    def mnn_config(self, env: Mapping[str, str] = os.environ) -> dict[str, Any]:
+        """The app's choices for MNN, the same for the language model and the vision encoder (`mllm`)."""
+        backend = {"backend_type": self.backend, "thread_num": capped_threads(self.threads, env)}
         config: dict[str, Any] = {**backend, "mllm": dict(backend)}
         if self.cache_dir is not None:
             config["tmp_path"] = str(self.cache_dir)
         return config
+
+
+def capped_threads(threads: int, env: Mapping[str, str]) -> int:
+    """`threads`, or fewer when OMP_NUM_THREADS (the usual cap on native thread pools, e.g. on a shared
+    machine) asks for fewer. MNN's pool spins while it waits for its threads, so threads the machine
+    cannot run at once cost far more than they give: beside four busy processes on two cores, 100
+    answers of the demo model took 0.5 s on one thread and 52 s on two (docs/testing.md)."""
+    try:
+        cap = int(env.get("OMP_NUM_THREADS", "").strip())
+    except ValueError:
+        return threads
+    return min(threads, cap) if cap >= 1 else threads
+
+
+def launch_config(folder: ModelFolder, options: EngineOptions) -> dict[str, Any]:
+    """The model's config.json with the app's choices, for MNN to be created from.
+
+    MNN 3.6 reads the vision encoder's backend and threads (`mllm`) only from the file a model is
+    created from: set_config() leaves them as the model shipped them, so the app's choices reach the
+    encoder only this way. `base_dir` holds MNN to the folder that was checked, whatever the file says."""
+    own = folder.own_config()
+    ours = options.mnn_config()
+    mllm = own.get("mllm")
+    return {
+        **own,
+        **ours,
+        "mllm": {**(mllm if isinstance(mllm, dict) else {}), **ours["mllm"]},
+        "base_dir": f"{folder.path}{os.sep}",
+    }
+
+
+def write_launch_file(folder: ModelFolder, options: EngineOptions) -> Path:
+    """`launch_config` as a file, for `MNN.llm.create`: in the cache folder, else (none, or a full disk) the
+    system's temporary one; the caller removes it. A name of its own: two engines of one model (two app
+    processes) share the cache folder."""
+    try:
+        text = json.dumps(launch_config(folder, options))
+    except ModelFolderError as exc:  # config.json changed or went away since the folder was checked
+        raise EngineError(str(exc)) from exc
+    reasons = []
+    for where in dict.fromkeys([options.cache_dir, None]):  # None: the system's temporary folder
+        try:
+            fd, name = tempfile.mkstemp(dir=where, prefix="mnn-launch-", suffix=".json")
+            try:
+                with os.fdopen(fd, "w", encoding="utf-8") as f:
+                    f.write(text)
+            except OSError:
+                Path(name).unlink(missing_ok=True)
+                raise
+            return Path(name)
+        except OSError as exc:
+            reasons.append(f"{exc.filename or where or tempfile.gettempdir()}: {exc.strerror or exc}")
+    raise EngineError(f"cannot write the file MNN starts from ({'; '.join(reasons)})")
 
 
 def _import_mnn_llm() -> Any:
@@ -206,11 +263,14 @@ class MnnVlm:
                 self.options = replace(self.options, cache_dir=folder)
         mnn = _import_mnn_llm()
         start = time.perf_counter()
-        with native_stdout_to_stderr():
-            llm = mnn.llm.create(str(self.folder.config_path))
-            llm.set_config(self.options.mnn_config())
-            # Llm.load() drops the C++ success flag; the raw object returns it.
-            ok = llm._c_obj.load()
+        launch = write_launch_file(self.folder, self.options)
+        try:
+            with native_stdout_to_stderr():
+                llm = mnn.llm.create(str(launch))
+                # Llm.load() drops the C++ success flag; the raw object returns it.
+                ok = llm._c_obj.load()
+        finally:
+            launch.unlink(missing_ok=True)  # MNN reads it when created and loaded, not after
         self.load_ms = (time.perf_counter() - start) * 1000.0
         if ok is False:
             raise EngineError(f"{self.folder.path}: MNN could not load the model (damaged or incompatible files)")

@@ -89,6 +89,10 @@ class ModelFolder:
     def config_path(self) -> Path:
         return self.path / "config.json"
 
+    def own_config(self) -> dict[str, Any]:
+        """config.json alone, as the folder holds it (`config` adds llm_config.json, as MNN does)."""
+        return _read_json(self.config_path)
+
     @property
     def use_template(self) -> bool:
         """Whether MNN applies the model's chat template (config `use_template`, on unless false)."""

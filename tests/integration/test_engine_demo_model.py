@@ -2,6 +2,9 @@
 
 from __future__ import annotations
 
+import os
+import subprocess
+import sys
 import threading
 from pathlib import Path
 
@@ -11,6 +14,8 @@ from app.core.parser import ParseReason
 from app.engine.mnn_vlm import _Clock
 from app.engine.stdio import native_stdout_to_stderr
 from app.frames.intake import decode_image_bytes
+from tests.conditions import HANG_S
+from tests.conftest import ROOT
 from tests.integration.conftest import held_out_scenes
 
 
@@ -172,3 +177,36 @@ def test_a_webcams_wide_frame_of_a_scene_is_answered_like_the_square_scene(demo_
             if wide_answer != square_answer:
                 differ.append((round(ratio, 2), kind, expected, square_answer, wide_answer))
     assert differ == []
+
+
+# Loads the demo model with the threads asked for and prints how many OS threads the load started.
+_COUNT_LOAD_THREADS = """
+import os, sys
+from app.analyzer import Analyzer, AnalyzerSettings
+from app.models.catalog import DEFAULT_MODEL_ID, resolve_model
+from app.paths import PROFILES
+from app.profile_file import load_profile
+analyzer = Analyzer(resolve_model(DEFAULT_MODEL_ID), load_profile(PROFILES / "hand_position.json"),
+                    AnalyzerSettings(threads=int(sys.argv[1])))
+before = len(os.listdir("/proc/self/task"))
+analyzer.load()
+print(len(os.listdir("/proc/self/task")) - before)
+"""
+
+
+def _threads_started_by_load(threads: int, omp: str | None) -> int:
+    env = {k: v for k, v in os.environ.items() if k != "OMP_NUM_THREADS"}  # the suite caps it (conftest)
+    if omp is not None:
+        env["OMP_NUM_THREADS"] = omp
+    command = [sys.executable, "-c", _COUNT_LOAD_THREADS, str(threads)]
+    proc = subprocess.run(command, cwd=ROOT, env=env, capture_output=True, text=True, timeout=HANG_S)
+    assert proc.returncode == 0, proc.stderr[-2000:]
+    return int(proc.stdout.split()[-1])
+
+
+def test_the_thread_setting_reaches_the_vision_encoder_too() -> None:
+    # The demo model's config.json asks for two threads for its vision encoder: one thread asked for
+    # in the settings must start no thread pool at all (it started one when the encoder kept the file's number).
+    assert _threads_started_by_load(1, omp=None) == 0
+    assert _threads_started_by_load(2, omp=None) > 0  # MNN's pool: a second thread works beside this one
+    assert _threads_started_by_load(2, omp="1") == 0  # OMP_NUM_THREADS caps it
