@@ -148,6 +148,34 @@ def _periodicity(ac: np.ndarray, min_lag: int, max_lag: int) -> tuple[np.ndarray
     return lag_out, height_out
 
 
+@dataclass(frozen=True)
+class _Gap:
+    """The time between two counted compressions of a run."""
+
+    seconds: float
+    clean: bool  # about one period (up to 1.6 of the window's): it measures the pace
+    fallback: float  # the period to measure it in when no clean gap is near it (the window's)
+    fixed: float | None = None  # the periods it counts for whatever the pace (a late movement in a pause: 1)
+
+
+def _gap_periods(gaps: Sequence[_Gap], i: int) -> float:
+    """Periods gap `i` spans: in the pace of the clean gaps up to it (the last five, itself among them) or,
+    once they have come, of the three clean gaps after it, whichever makes it more nearly whole or half
+    periods (a stroke, a stroke not seen, a region followed whose strokes peak half a period later). A
+    gap unlike those before it comes where a change of pace moves the region followed: measured in the
+    pace before it, the strokes after 100/min turned to 130/min counted as 0.7-0.9 of one each, and two
+    compressions were lost."""
+    gap = gaps[i]
+    if gap.fixed is not None:
+        return gap.fixed
+    before = [g.seconds for g in gaps[max(0, i - 4) : i + 1] if g.clean]
+    after = [g.seconds for g in gaps[i + 1 :] if g.clean][:3]
+    paces = [float(np.median(before)) if before else gap.fallback]
+    if len(after) == 3:
+        paces.append(float(np.median(after)))
+    return min((gap.seconds / pace for pace in paces), key=lambda x: abs(x - max(1.0, round(2 * x) / 2)))
+
+
 def _peaks(x: np.ndarray, min_distance: int, height: float) -> list[int]:
     """Local maxima above `height`, the highest kept where two are closer than `min_distance`."""
     inner = x[1:-1]
@@ -241,12 +269,13 @@ class RhythmEstimator:
         self._closed_compressing_s = 0.0
         # Compressions are counted by the periods the run's peaks span, not by its peaks: when the region
         # followed changes, its strokes may peak half a period later, and one of a pair is dropped.
-        self._run_periods = 0.0  # periods between the open run's first and last peak
-        self._closed_count = 0  # compressions of the runs a pause closed
-        # The period the gaps are measured in: the last few gaps between counted compressions, which follow a
-        # change of pace at once (the window's period lags it by seconds: 130/min measured in 100/min periods
+        # The period the gaps are measured in: the gaps between counted compressions around each, which follow
+        # a change of pace at once (the window's period lags it by seconds: 130/min measured in 100/min periods
         # would lose a compression in four).
-        self._gaps: deque[float] = deque(maxlen=5)
+        self._run_gaps: list[_Gap] = []  # of the open run
+        self._settled_periods = 0.0  # periods of the run's gaps whose pace is known (three clean gaps after them)
+        self._settled = 0  # how many gaps those are
+        self._closed_count = 0  # compressions of the runs a pause closed
         self._closed_pauses: tuple[Pause, ...] = ()
         self._pause_shown = False  # a pause was shown since the last compression: kept unless never real
         self._stalls: deque[tuple[float, float]] = deque()  # (from, to): source stalls shorter than pause_s
@@ -492,22 +521,25 @@ class RhythmEstimator:
                 self._closed_pauses += (Pause(run_end, gap, ongoing=False),)
                 self._closed_count += self._run_count()
                 self._run_start = t - period / 2
-                self._run_periods = 0.0
-                self._gaps.clear()
+                self._run_gaps.clear()
+                self._settled_periods, self._settled = 0.0, 0
             else:
                 # Up to two and a half periods: peaks that hopped (the region followed changed to one whose
                 # strokes peak later) or a stroke not seen. Longer, under a pause: a movement that is not
                 # one of the series, one compression at most, unless the source stalled through the gap.
-                gap_s = t - self._last_peak_t
-                if gap_s <= 1.6 * period:
-                    self._gaps.append(gap_s)
-                periods = gap_s / (float(np.median(self._gaps)) if self._gaps else period)
-                self._run_periods += periods if periods <= 2.5 or seen_gap <= 1.6 * period else 1.0
+                between = t - self._last_peak_t
+                self._run_gaps.append(_Gap(between, between <= 1.6 * period, period))
+                if _gap_periods(self._run_gaps, len(self._run_gaps) - 1) > 2.5 and seen_gap > 1.6 * period:
+                    self._run_gaps[-1] = _Gap(between, between <= 1.6 * period, period, fixed=1.0)
+                while sum(g.clean for g in self._run_gaps[self._settled + 1 :]) >= 3:
+                    self._settled_periods += _gap_periods(self._run_gaps, self._settled)
+                    self._settled += 1
         self._rates.append(rate)
         self._last_peak_t, self._last_period = t, period
 
     def _run_count(self) -> int:
-        return 1 + round(self._run_periods)
+        unsettled = sum(_gap_periods(self._run_gaps, i) for i in range(self._settled, len(self._run_gaps)))
+        return 1 + round(self._settled_periods + unsettled)
 
     def snapshot(self) -> Rhythm:
         t = self._t_last

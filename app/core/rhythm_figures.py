@@ -76,7 +76,7 @@ VIEWS_RECEIPT = "bench/receipts/rhythm_views.json"
 VIEW_ACCURACY = (
     ViewAccuracy("side", 100, 0.20, 1.30, 5.1),
     ViewAccuracy("front", 100, 0.14, 0.42, 2.4),
-    ViewAccuracy("oblique", 100, 0.15, 1.21, 2.4),
+    ViewAccuracy("oblique", 100, 0.15, 1.21, 1.3),
     ViewAccuracy("top_down", 80, 0.22, 0.61, 10.9),
     ViewAccuracy("floor_up", 100, 0.21, 0.73, 1.3),
     ViewAccuracy("portrait_headless", 100, 0.21, 0.95, 1.6),
