@@ -177,7 +177,7 @@ def _receipt(
         "model": f"{ready.model_id}@{ready.model_revision}",
         "backend": ready.backend,
         "backend_note": ready.backend_note,
-        "threads": args.threads,
+        "threads": ready.threads,  # what MNN was given: OMP_NUM_THREADS may cap the asked number
         "decoding": "free" if args.free else "constrained",
         "image_max_side": args.image_max_side,
         "images": sorted({f"{name} ({img.width}x{img.height})" for name, img in images}),

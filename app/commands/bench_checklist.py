@@ -95,7 +95,7 @@ def _figures(
         "gate": checklist.gate,
         "alone": alone,
         "backend": ready.backend,
-        "threads": args.threads,
+        "threads": ready.threads,  # what MNN was given: OMP_NUM_THREADS may cap the asked number
         "worker": args.worker,
         "images": sorted({f"{name} ({img.width}x{img.height})" for name, img in images}),
         "rounds": len(walls["one"]),

@@ -238,6 +238,11 @@ class MnnVlm:
         self._temporary_cache: Path | None = None
 
     @property
+    def threads(self) -> int:
+        """The CPU threads MNN is given (`EngineOptions.threads`, capped by OMP_NUM_THREADS)."""
+        return int(self.options.mnn_config()["thread_num"])
+
+    @property
     def stop_ids(self) -> frozenset[int]:
         return self._stop_ids
 

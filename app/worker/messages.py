@@ -113,6 +113,7 @@ class Ready:
     # The model's own process at its largest so far (load and check), in bytes; None where the model runs in
     # the app's process (a thread: that figure would be the app's) or the platform cannot say.
     peak_memory_bytes: int | None = None
+    threads: int = 0  # the CPU threads MNN was given: the asked number, or fewer where OMP_NUM_THREADS caps it
 
 
 @dataclass(frozen=True)

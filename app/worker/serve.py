@@ -296,6 +296,7 @@ def serve(
             analyzer.profile,
             check_ms,
             peak_memory_bytes() if own_process else None,
+            analyzer.engine.threads,
         )
     )
     pace_ms = _test_pace_ms()

@@ -13,8 +13,11 @@ from tests.conditions import HANG_S
 ROOT = Path(__file__).resolve().parents[2]
 
 
-def _bench(tmp_path: Path, *args: str) -> subprocess.CompletedProcess[str]:
-    env = {**os.environ, "FLET_APP_STORAGE_DATA": str(tmp_path / "data")}
+def _bench(tmp_path: Path, *args: str, omp: str | None = "1") -> subprocess.CompletedProcess[str]:
+    env = {k: v for k, v in os.environ.items() if k != "OMP_NUM_THREADS"}  # the suite's cap (conftest)
+    env["FLET_APP_STORAGE_DATA"] = str(tmp_path / "data")
+    if omp is not None:
+        env["OMP_NUM_THREADS"] = omp
     command = [sys.executable, "-m", "app", "bench", *args]
     return subprocess.run(command, cwd=ROOT, capture_output=True, text=True, timeout=HANG_S, env=env)
 
@@ -35,6 +38,15 @@ def test_a_receipt_holds_every_figure_for_the_runs_asked(tmp_path: Path) -> None
     assert receipt["model"].startswith("keyframe-demo-cpr@") and receipt["decoding"] == "constrained"
     assert receipt["mnn"] not in ("", "not installed") and "logical CPUs" in receipt["machine"]
     assert "run 3/3" in proc.stderr  # progress, on stderr so stdout stays the receipt
+
+
+def test_the_receipt_names_the_threads_mnn_was_given_not_only_those_asked(tmp_path: Path) -> None:
+    given = []
+    for omp in (None, "1"):
+        proc = _bench(tmp_path, "--runs", "1", "--threads", "2", "--json", omp=omp)
+        assert proc.returncode == 0, proc.stderr
+        given.append(json.loads(proc.stdout)["threads"])
+    assert given == [2, 1]  # OMP_NUM_THREADS=1 caps the two asked for
 
 
 def test_the_table_puts_each_goal_beside_its_figure(tmp_path: Path) -> None:
