@@ -175,8 +175,10 @@ def test_sigkill_during_inference_fails_only_that_keyframe(monkeypatch: pytest.M
 
 def test_cancel_takes_effect_within_a_decode_step(monkeypatch: pytest.MonkeyPatch) -> None:
     events: list = []
-    # Free generation: a constrained answer is one step, too short to cancel midway.
-    monkeypatch.setenv(TEST_PACE_ENV, "100")
+    # Free generation: a constrained answer is one step, too short to cancel midway. Steps of a slow model
+    # (1 s each), so the cancel's trip through the pipe fits in one on a busy machine: at 100 ms a step, a
+    # fresh clone's run beside the browser tests saw five tokens before it stopped.
+    monkeypatch.setenv(TEST_PACE_ENV, "1000")
     host = ProcessWorkerHost(WorkerSpec(constrained=False), events.append)
     host.start()
     try:
