@@ -32,6 +32,8 @@ import socket
 import sys
 from dataclasses import dataclass
 
+from app.core.isolation import IsolationKind
+
 OS_ISOLATED = "os-isolated"
 GUARDED = "guarded"
 
@@ -45,9 +47,7 @@ MACOS_PROFILE = "(version 1)\n(allow default)\n(deny network*)\n"
 class Isolation:
     level: str  # OS_ISOLATED | GUARDED
     how: str  # one sentence for people: what enforces it, or why the OS cannot here (with the OS's errors)
-    # What, as a code screens translate: linux-userns | linux-netns | macos-sandbox | process when isolated;
-    # platform (none on this OS) | refused (the OS said no) | unverified (set up, did not hold) | thread.
-    kind: str = ""
+    kind: IsolationKind | None = None  # what, as a code the screens translate
 
     @property
     def isolated(self) -> bool:
@@ -57,7 +57,7 @@ class Isolation:
 HOOK_ONLY = "Python's audit hook blocks every non-loopback socket call made through Python; native code is not covered"
 
 
-def guarded(why: str, kind: str) -> Isolation:
+def guarded(why: str, kind: IsolationKind) -> Isolation:
     return Isolation(GUARDED, f"{why}; {HOOK_ONLY}", kind)
 
 
@@ -68,12 +68,12 @@ def isolate_this_process() -> Isolation:
     elif sys.platform == "darwin":
         kind, how = _macos_sandbox()
     else:
-        return guarded(f"no OS network isolation on {sys.platform}", "platform")
+        return guarded(f"no OS network isolation on {sys.platform}", IsolationKind.PLATFORM)
     if kind is None:
-        return guarded(how, "refused")
+        return guarded(how, IsolationKind.REFUSED)
     failure = _loopback_send_fails()
     if failure is None:
-        return guarded(f"{how} was set up, but a datagram to loopback still went out", "unverified")
+        return guarded(f"{how} was set up, but a datagram to loopback still went out", IsolationKind.UNVERIFIED)
     return Isolation(OS_ISOLATED, f"{how}; a send to 127.0.0.1 fails: {failure}", kind)
 
 
@@ -82,11 +82,12 @@ def current_isolation(otherwise: str) -> Isolation:
     is isolated too); `otherwise` says why it is only guarded."""
     failure = _loopback_send_fails()
     if failure is None:
-        return guarded(otherwise, "thread")
-    return Isolation(OS_ISOLATED, f"this whole process has no network; a send to 127.0.0.1 fails: {failure}", "process")
+        return guarded(otherwise, IsolationKind.THREAD)
+    how = f"this whole process has no network; a send to 127.0.0.1 fails: {failure}"
+    return Isolation(OS_ISOLATED, how, IsolationKind.PROCESS)
 
 
-def _linux_namespace() -> tuple[str | None, str]:
+def _linux_namespace() -> tuple[IsolationKind | None, str]:
     """(kind, how) when the process is in a new network namespace now; (None, why not) otherwise."""
     try:
         unshare = ctypes.CDLL(None, use_errno=True).unshare
@@ -108,11 +109,11 @@ def _linux_namespace() -> tuple[str | None, str]:
             if names != ["lo"]:
                 return None, f"the new network namespace has interfaces {names}"
             if flags & _CLONE_NEWUSER:
-                return "linux-userns", (
+                return IsolationKind.LINUX_USERNS, (
                     "Linux user + network namespace with no network interface up, "
                     "holding only the capabilities the process had outside it"
                 )
-            return "linux-netns", "Linux network namespace with no network interface up"
+            return IsolationKind.LINUX_NETNS, "Linux network namespace with no network interface up"
         code = ctypes.get_errno()
         why = os.strerror(code)
         refused.append(why + (" (this process already runs threads)" if code == errno.EINVAL else ""))
@@ -176,7 +177,7 @@ def _bounding_set(libc: ctypes.CDLL) -> set[int]:
     return {cap for cap in range(_CAP_SLOTS) if libc.prctl(_PR_CAPBSET_READ, cap, 0, 0, 0) == 1}
 
 
-def _macos_sandbox() -> tuple[str | None, str]:
+def _macos_sandbox() -> tuple[IsolationKind | None, str]:
     try:
         lib = ctypes.CDLL("/usr/lib/libsandbox.1.dylib")
     except OSError as exc:
@@ -184,7 +185,7 @@ def _macos_sandbox() -> tuple[str | None, str]:
     error = ctypes.c_char_p()
     if lib.sandbox_init(MACOS_PROFILE.encode(), 0, ctypes.byref(error)) != 0:
         return None, f"sandbox_init refused the profile: {(error.value or b'').decode(errors='replace')}"
-    return "macos-sandbox", "macOS sandbox profile denying all network use"
+    return IsolationKind.MACOS_SANDBOX, "macOS sandbox profile denying all network use"
 
 
 def _loopback_send_fails() -> str | None:

@@ -22,6 +22,7 @@ from pathlib import Path
 
 from app.core.checklist import Checklist
 from app.core.generation import RunPhase
+from app.core.isolation import IsolationKind
 from app.core.notice import Notice
 from app.core.observable import Observable
 from app.core.person_names import NameRefused
@@ -98,7 +99,7 @@ class PracticeState:
     blocked: int = 0  # outbound connections stopped by the guards (app + worker)
     isolation: str = ""  # the model worker's network isolation: os-isolated | guarded ("" before it is ready)
     isolation_how: str = ""  # what enforces it, in one sentence
-    isolation_kind: str = ""  # the same as a code the screens translate
+    isolation_kind: IsolationKind | None = None  # the same as a code the screens translate
     labels: tuple[tuple[str, ProfileLabels], ...] = ()  # the profile's title/question/answers per language
     checklist: Checklist | None = None  # a profile of several signals, asked together on each keyframe
     profile_models: tuple[str, ...] = ()  # the models its profile was written for (empty: it names none)

@@ -13,7 +13,8 @@ from app.ui.widgets import tagged
 def privacy_sheet(words: Mapping[str, str], state: PracticeState, close: Callable[[], object]) -> ft.AlertDialog:
     worker = words["privacy_worker_pending"]
     if state.isolation:
-        how = words.get(f"isolation_{state.isolation_kind}", state.isolation_how)  # the OS's own words in logs
+        kind = state.isolation_kind  # translated where the screens have words for it; else the OS's own (in logs)
+        how = words.get(f"isolation_{kind}", state.isolation_how) if kind else state.isolation_how
         worker = words[f"privacy_worker_{state.isolation}"].format(how=how)
     paragraphs = [words["privacy_sheet"], worker, words["privacy_app"], words["privacy_check"]]
     return ft.AlertDialog(

@@ -9,6 +9,7 @@ from typing import TYPE_CHECKING, Union
 
 from app.core.checklist import Checklist
 from app.core.generation import RunPhase
+from app.core.isolation import IsolationKind
 from app.core.profiles import ProfileLabels, TaskProfile
 from app.core.results import AnalysisResult, ChecklistResult
 
@@ -101,7 +102,7 @@ class Ready:
     demo: bool = False  # the bundled demo model: trained on synthetic drawings only
     isolation: str = "guarded"  # app.privacy.isolation level of the process running the model
     isolation_how: str = ""  # what enforces it there, in one sentence
-    isolation_kind: str = ""  # the same as a code screens translate (app.privacy.isolation.Isolation.kind)
+    isolation_kind: IsolationKind | None = None  # the same as a code the screens translate
     labels: tuple[tuple[str, ProfileLabels], ...] = ()  # the profile's words for people, per language
     # A checklist's signals with the answers each allows, in its order (empty: one signal, `answer_values`).
     signal_values: tuple[tuple[str, tuple[str, ...]], ...] = ()
