@@ -34,7 +34,7 @@ from app.ui.metronome import Metronome, RateTones
 from app.ui.models_controller import ModelsController
 from app.ui.models_state import ModelsState
 from app.ui.models_view import ModelsView
-from app.ui.page_loop import Ticker, on_page_loop
+from app.ui.page_loop import Ticker, connection_closed, on_page_loop
 from app.ui.practice_controller import PracticeController, PracticeState, SourceKind
 from app.ui.practice_view import PracticeActions, PracticeView
 from app.ui.printouts import Printouts
@@ -253,7 +253,9 @@ class Shell:
         )
         self._guard_watcher: GuardWatcher | None = None
         self.files = FileIntake(page, picker, upload_dir(), keep=lambda: controller.playing_upload)
-        self.camera_pump = CameraPump(camera, controller, self.tab, self.motion, page.session.id)
+        self.camera_pump = CameraPump(
+            camera, controller, self.tab, self.motion, page.session.id, page_closed=lambda: connection_closed(page)
+        )
         self._state = PracticeState()  # the newest state, for the privacy sheet
         # The page's one periodic work: once a second while a session runs, the card's answer shows its
         # age again (no new state comes while a scene stays unchanged). Stopped when the page goes away.

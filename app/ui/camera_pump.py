@@ -16,6 +16,7 @@ from __future__ import annotations
 import asyncio
 import logging
 import time
+from collections.abc import Callable
 
 import cv2
 import flet_camera as fc
@@ -32,9 +33,17 @@ CAMERA_PERIOD_S = 0.4  # one picture from the camera this often: enough for 2–
 
 class CameraPump:
     def __init__(
-        self, camera: fc.Camera, controller: PracticeController, tab: str, motion: MotionStreams, page_id: str
+        self,
+        camera: fc.Camera,
+        controller: PracticeController,
+        tab: str,
+        motion: MotionStreams,
+        page_id: str,
+        page_closed: Callable[[], bool],
     ) -> None:
+        """`page_closed`: whether this page's connection has closed, although Flet may not have said so yet."""
         self._camera = camera
+        self._page_closed = page_closed
         self._controller = controller
         self._tab = tab
         self._motion = motion
@@ -106,7 +115,11 @@ class CameraPump:
                 try:
                     picture = await self._camera.take_picture()
                 except Exception as exc:
-                    if self._pumping:  # not a page that just went away (its session ended with a notice)
+                    if self._pumping and self._page_closed():
+                        # The tab was reloaded or closed and Flet has not told the page yet (a reload while a
+                        # picture was asked for failed so): the session ends as for a tab gone, in those words.
+                        self.page_gone()
+                    elif self._pumping:  # not a page that just went away (its session ended with a notice)
                         log.warning("the camera stopped sending pictures: %s", exc)
                         controller.camera_failed(Notice("camera_lost", error=True))
                     return
