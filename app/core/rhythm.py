@@ -24,7 +24,9 @@ Method, and why: the movements are summed into a position, resampled onto a regu
 - **count**: peaks of the band-passed position (the bottom of each compression), at least 0.6
   periods apart, counted only while the window is periodic, only where the movement swings about
   as far as the window's compressions (a wiggle in a pause does not) and only with a neighbour one
-  period away (the hands going back to the chest after the breaths are not a compression). A run of
+  period away (the hands going back to the chest after the breaths are not a compression), and only
+  where the chest comes back up about as far as it went down (a stroke comes back up; the lean to the head
+  for the breaths goes down and stays, and the move back comes up from where it stayed). A run of
   compressions counts the periods its peaks span, so a peak that hops half a period (the region
   followed changed to one whose strokes peak later) loses no compression. A period far from the one counted is
   a new series that must prove itself again (the lean to the head for the breaths). A pause
@@ -41,8 +43,8 @@ of chest; published camera studies agreed with sensor manikins 39 % and 34 % of 
 position, or anything whose motion it is not given. Periodic movement that is not compressions
 (a rocking body, a periodic camera wobble the motion feature does not flag as global) reads as a
 rate. A rate shows about 3–4 s after compressions start (six of them and a steady second) and goes
-`pause_s` after they stop; the newest ~0.6 s of compressions are not counted yet (then they are,
-from the start of the series).
+`pause_s` after they stop; the newest ~0.6 s of compressions and half a period more (until the way
+back up is seen) are not counted yet (then they are, from the start of the series).
 """
 
 from __future__ import annotations
@@ -72,6 +74,12 @@ class RhythmConfig:
     # bridged by its periods rather than counted as one compression or shown as a pause.
     stall_s: float = 0.25
     local_swing: float = 0.4  # of the window's swing: what a counted compression swings around its peak
+    # A compression goes down and comes back: within half a period on each side of its bottom, the chest
+    # rises at least this share of the way it went down, and went down at least this share of the way
+    # it rises. The lean to the head for the breaths goes down and stays; the move back to the chest
+    # comes up from a bottom it stayed at (seen on phone views of 30:2: both counted, 3 too many a cycle).
+    # On the development phone views 0.4-0.5 counted best; 0.6 lost strokes of fast, faint ones.
+    rise_share: float = 0.45
     min_frame_rate: float = MIN_FRAME_RATE  # frames a second below which no window is judged (aliasing)
     steady_s: float = 1.0  # and the period agreed (within `steady_lag`) over this long of windows
     steady_lag: float = 0.1
@@ -99,6 +107,8 @@ class RhythmConfig:
             raise ValueError("min_frame_rate must be above twice the fastest rate searched (in Hz), or it aliases")
         if self.min_series < 1 or self.sideways_ratio <= 0 or self.new_series <= 1:
             raise ValueError("min_series must be >= 1, sideways_ratio > 0 and new_series > 1")
+        if not 0 <= self.rise_share < 1:
+            raise ValueError("need 0 <= rise_share < 1")
         if not 0 < self.stall_s < self.pause_s:
             raise ValueError("need 0 < stall_s < pause_s")
 
@@ -187,6 +197,20 @@ def _peaks(x: np.ndarray, min_distance: int, height: float) -> list[int]:
     return sorted(kept)
 
 
+def _comes_back_up(low: np.ndarray, i: int, half: int, share: float) -> bool | None:
+    """Whether the bottom at `i` of `low` (the position, + = down) is a stroke's: in the half period before it
+    the position went down, and in the half period after it came back up, each at least `share` of the other.
+    None while the half period after it is not seen yet; true where the window cut off the half period
+    before it (the windows before judged it)."""
+    if i + half >= len(low):
+        return None
+    if i - half < 0:
+        return True
+    rise = float(low[i] - low[i : i + half + 1].min())
+    drop = float(low[i] - low[i - half : i].min())
+    return min(drop, rise) >= share * max(drop, rise)
+
+
 def _one_period_apart(a: int, b: int, lag: float) -> bool:
     """Two compressions of one series: 0.6–1.5 periods apart (people are not metronomes)."""
     return 0.6 * lag <= abs(b - a) <= 1.5 * lag
@@ -264,6 +288,8 @@ class RhythmEstimator:
         # Session: the window's rate at each counted compression, and the runs and pauses they make.
         self._rates: list[float] = []
         self._last_peak_t: float | None = None
+        # (t, rate, period) of a compression whose way back up is not seen yet
+        self._pending: tuple[float, float, float] | None = None
         self._last_period = 0.0
         self._run_start = 0.0
         self._closed_compressing_s = 0.0
@@ -395,6 +421,7 @@ class RhythmEstimator:
         ch = self._channel
         if not (ch >= 0 and near[ch] and swings[ch] >= 0.7 * widest):
             ch = self._channel = int(np.argmax(np.where(near, swings, -1.0)))
+            self._count_pending()
         if self._goes_sideways(span, ac, energy, ch, int(round(lags[ch]))):
             self._no_rate()
             return
@@ -404,6 +431,8 @@ class RhythmEstimator:
         # A compression swings about as far as the others; a wiggle in a pause (noise, shake) while the
         # window is still periodic from the compressions before it does not.
         trace = band[:, ch]
+        # The position without the high-pass, aligned with `band`: a stroke's way back up is judged on it.
+        low = _moving_average(pos[self._hp // 2 : len(pos) - self._hp // 2, ch], self._lp)
         swinging = [
             i
             for i in _peaks(trace, max(1, int(0.6 * lag)), 0.125 * swing)
@@ -441,8 +470,16 @@ class RhythmEstimator:
         period = lag / self._cfg.grid_hz
         for i in _in_a_chain(swinging, lag):
             t = self._grid_t0 + (first + i) * self._dt
-            if self._last_peak_t is None or t > self._last_peak_t + 0.6 * period:
+            if self._last_peak_t is not None and t <= self._last_peak_t + 0.6 * period:
+                continue
+            back_up = _comes_back_up(low, i, half, self._cfg.rise_share)
+            if back_up is None:
+                self._pending = (t, rate, period)  # judged on the next hop, once its way back up is seen
+                break
+            # Across a stall of the source the position is a straight line, not a movement to judge.
+            if back_up or self._unseen(t - period / 2, t + period / 2):
                 self._count(t, rate, period)
+            self._pending = None
         self._see_pause(self._grid_t0 + (first + len(trace)) * self._dt)
 
     def _goes_sideways(self, span: int, ac: np.ndarray, energy: np.ndarray, channel: int, lag: int) -> bool:
@@ -474,12 +511,20 @@ class RhythmEstimator:
         a series confirmed stays so through a dip while compressions go on (a change of pace mixes two
         periods in the window for a moment): only once they stopped must the next series prove itself."""
         self._rate = None
+        self._count_pending()
         stopped = self._last_peak_t is None or self._t_last - self._last_peak_t > self._cfg.pause_s
         if not keep_lags and stopped:
             self._confirmed = False
             self._lags.clear()
         if self._t_first is not None:
             self._see_pause(self._t_last - (self._hp // 2 + self._lp // 2 + 1) * self._dt)
+
+    def _count_pending(self) -> None:
+        """A compression waiting for its way back up, counted without it: the region followed changed (its strokes
+        may peak elsewhere) or the window stopped giving a rate (as the count did before that was judged)."""
+        if self._pending is not None:
+            self._count(*self._pending)
+            self._pending = None
 
     def _unseen(self, start: float, end: float) -> float:
         """Seconds of (start, end) the source stalled in (stalls shorter than `pause_s`)."""

@@ -132,6 +132,29 @@ def test_a_slower_movement_after_a_series_is_a_pause_not_more_compressions(leans
     assert abs(r.pauses[0].length_s - lean) <= 1.0
 
 
+@pytest.mark.parametrize("rate", [90, 110, 130])
+def test_the_lean_to_the_breaths_and_back_are_not_compressions(rate: float) -> None:
+    """30 compressions, then the trainee leans down to the head for the breaths (as far as a stroke goes),
+    stays there 4 s and comes back up before 30 more. Neither move is a stroke: the lean goes down and
+    stays, the move back comes up from where it stayed. The count is 60 and the pause runs from the last
+    stroke to the first after the breaths (before: both counted, 62, and the pause 1.5 s short)."""
+    period, lean, breaths = 60 / rate, 0.35, 4.0
+    first = 30 * period
+    back = first + 2 * lean + breaths
+
+    def position(t: np.ndarray) -> np.ndarray:
+        shifted = np.where(t < first, t, t - (back - first))
+        strokes = np.where(shifted >= 60 * period, 0.0, 1.5 * (1 - np.cos(2 * np.pi * shifted / period)))
+        down = 3.0 * np.clip((t - first) / lean, 0, 1) * (1 - np.clip((t - first - lean - breaths) / lean, 0, 1))
+        return np.where((t >= first) & (t < back), down, strokes)
+
+    r = feed(position, regular(back + 30 * period + 1.0), noise=0.05).snapshot()
+    assert r.count == 60
+    assert len(r.pauses) == 1
+    pause = r.pauses[0]
+    assert abs(pause.start_s - first) <= 0.3 and abs(pause.start_s + pause.length_s - back) <= 0.3, pause
+
+
 @pytest.mark.parametrize("seed", [0, 1, 2])
 def test_following_a_region_whose_strokes_peak_half_a_period_later_loses_no_compression(seed: int) -> None:
     """Two regions compress at 100/min half a period apart (hands and shoulders seen at an angle) and take
