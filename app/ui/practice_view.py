@@ -641,7 +641,8 @@ class PracticeView:
         waiting = 0 if state.running else len(state.session.pending)
         self._ended_box.visible = bool(self.notice.value)
         self._ended_session = state.session_id or ""
-        self.ended_pending.value = self._t["ended_pending"].format(n=waiting) if waiting else ""
+        words = self._t["ended_pending_one"] if waiting == 1 else self._t["ended_pending"].format(n=waiting)
+        self.ended_pending.value = words if waiting else ""
         self._ended_pending_box.visible = bool(waiting)
         self._open_ended_box.visible = bool(self._ended_session) and self._ended_box.visible and not state.running
 

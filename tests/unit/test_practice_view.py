@@ -435,6 +435,15 @@ def test_questions_written_for_another_model_say_so_beside_what_is_asked() -> No
         assert view.written_for.value == "" and not view._written_for_box.visible
 
 
+def test_one_answer_left_waiting_is_said_in_the_singular() -> None:
+    """Seen on the screen after a reload: "1 answers of it wait for the examiner"."""
+    one = reduce([practice(1, "yes")])
+    ended = replace(clean_card(_state()), session=one, latest=None, notice=(Notice("camera_tab_gone"),))
+    view = _view()
+    view.render(ended)
+    assert view.ended_pending.value == "1 answer of it waits for the examiner."
+
+
 def test_a_session_that_ended_on_its_own_says_so_on_the_card_with_the_way_to_its_waiting_answers() -> None:
     """The camera's tab reloaded: the news was a small grey line under the controls, the card said only
     "No answer yet", and a tab opened since did not list the answers still waiting for the examiner."""
