@@ -77,7 +77,7 @@ VIEW_ACCURACY = (
     ViewAccuracy("side", 100, 0.20, 1.30, 2.4),
     ViewAccuracy("front", 100, 0.14, 0.42, 1.2),
     ViewAccuracy("oblique", 100, 0.15, 1.21, 1.3),
-    ViewAccuracy("top_down", 80, 0.22, 0.61, 10.9),
+    ViewAccuracy("top_down", 100, 0.22, 0.60, 1.8),
     ViewAccuracy("floor_up", 100, 0.21, 0.73, 1.1),
     ViewAccuracy("portrait_headless", 100, 0.21, 0.94, 1.5),
     ViewAccuracy("far", 100, 0.33, 2.28, 1.6),

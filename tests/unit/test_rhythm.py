@@ -155,6 +155,24 @@ def test_the_lean_to_the_breaths_and_back_are_not_compressions(rate: float) -> N
     assert abs(pause.start_s - first) <= 0.3 and abs(pause.start_s + pause.length_s - back) <= 0.3, pause
 
 
+def test_strokes_measured_as_steps_that_never_come_back_are_still_counted() -> None:
+    """A motion measure can read each stroke mostly one way (seen: a large bright block at 1080p, read as
+    a step down each stroke and little back up), so the position is a staircase. Every stroke then looks
+    like the lean to the breaths; the way back up is judged only where the window's own strokes show it,
+    so these are counted (before that rule: 28 of 55)."""
+    period = 60 / 110
+    times = regular(20)
+
+    def staircase(t: np.ndarray) -> np.ndarray:
+        phase = (t / period) % 1.0
+        return 3.0 * (np.floor(t / period) + np.clip(phase / 0.5, 0, 1))  # down in half a period, then still
+
+    r = feed(staircase, times, noise=0.05).snapshot()
+    assert r.rate_per_min is not None and abs(r.rate_per_min - 110) <= 3
+    expected = (20 - 1) / period
+    assert abs(r.count - expected) <= 0.1 * expected
+
+
 @pytest.mark.parametrize("seed", [0, 1, 2])
 def test_following_a_region_whose_strokes_peak_half_a_period_later_loses_no_compression(seed: int) -> None:
     """Two regions compress at 100/min half a period apart (hands and shoulders seen at an angle) and take
