@@ -472,18 +472,19 @@ class RhythmEstimator:
         # The way back up is judged only where the window's own strokes show it: a movement measured
         # mostly one way (a large bright block at 1080p read as steps down and little back) makes every
         # stroke a step, and the test would refuse them all.
-        seen = [b for i in chain if (b := _comes_back_up(low, i, half, self._cfg.rise_share)) is not None]
+        back_up = {i: _comes_back_up(low, i, half, self._cfg.rise_share) for i in chain}
+        seen = [b for b in back_up.values() if b is not None]
         judged = len(seen) >= 3 and sum(seen) >= len(seen) / 2
         for i in chain:
             t = self._grid_t0 + (first + i) * self._dt
             if self._last_peak_t is not None and t <= self._last_peak_t + 0.6 * period:
                 continue
-            back_up = _comes_back_up(low, i, half, self._cfg.rise_share) if judged else True
-            if back_up is None:
+            came_back = back_up[i] if judged else True
+            if came_back is None:
                 self._pending = (t, rate, period)  # judged on the next hop, once its way back up is seen
                 break
             # Across a stall of the source the position is a straight line, not a movement to judge.
-            if back_up or self._unseen(t - period / 2, t + period / 2):
+            if came_back or self._unseen(t - period / 2, t + period / 2):
                 self._count(t, rate, period)
             self._pending = None
         self._see_pause(self._grid_t0 + (first + len(trace)) * self._dt)
