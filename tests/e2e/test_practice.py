@@ -524,7 +524,8 @@ def test_the_first_answer_comes_at_once_and_a_new_session_starts_from_a_clean_ca
         # t = 3.0 s at 3 s, answered 4.6 s after Start). Judged by the session's own clock against its
         # first frame (the first rhythm sample is said at the first frame), not against Start: a busy
         # machine starts the camera late (t = 1.06 s for the first frame once), which is not the sampler
-        # waiting. The wall-clock figure (about 1 s here) is printed.
+        # waiting. The wall-clock figure (about 1 s here) is printed. The bound is under the 3 s interval
+        # the old sampler waited, not a speed: the first picture's round trip took 1.22 s on a busy machine.
         events = load_session(log).events
         first = next(e for e in events if e.kind == "practice")
         first_frame = min(e.t for e in events if e.kind == "rhythm")
@@ -533,7 +534,7 @@ def test_the_first_answer_comes_at_once_and_a_new_session_starts_from_a_clean_ca
             f"its keyframe at t = {first.t:.2f} s"
         )
         waited = first.t - first_frame
-        assert waited < 1.0, f"the first keyframe waited {waited:.2f} s after the first frame (t = {first_frame:.2f} s)"
+        assert waited < 2.0, f"the first keyframe waited {waited:.2f} s after the first frame (t = {first_frame:.2f} s)"
         node(page, "start-stop").click()
         wait_text(page, "start-stop", "Start")
         assert text_of(page, "observation") == "NO", "after Stop the session's last answer stays"
