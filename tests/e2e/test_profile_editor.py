@@ -40,6 +40,13 @@ def editor_fields(page) -> dict[str, str]:  # noqa: ANN001
     )
 
 
+def refusal_report(page) -> str:  # noqa: ANN001
+    """A refused Save's words and every field in full, one a line (as a tuple, pytest cut the report short of
+    the field in red)."""
+    fields = "\n".join(f"{name}: {said}" for name, said in editor_fields(page).items())
+    return f"{text_of(page, 'editor-error')}\n{fields}"
+
+
 def in_view(page, identifier: str, height: int) -> bool:  # noqa: ANN001
     box = node(page, identifier).first.bounding_box()
     return box is not None and 0 <= box["y"] and box["y"] + box["height"] <= height
@@ -94,7 +101,7 @@ def test_an_edited_profile_is_refused_when_invalid_then_saved_and_asked(browser,
             shot(page, "profile-editor")
             scroll_to(page, "editor-save")
             node(page, "editor-save").click()
-            assert wait_until(saved.exists, timeout=30), (text_of(page, "editor-error"), editor_fields(page))
+            assert wait_until(saved.exists, timeout=30), refusal_report(page)
             checklist = load_checklist(saved)
             assert [s.signal for s in checklist.signals] == ["hand_position_correct", "hands_stacked"]
             assert (checklist.title, checklist.gate, checklist.gate_open) == (
