@@ -11,7 +11,7 @@ if __name__ == "__main__":  # not in a worker child process (multiprocessing re-
 
     import flet as ft
 
-    from app.ui.app_main import build_app
+    from app.ui.shell.app_main import build_app
 
     app = build_app()
     try:

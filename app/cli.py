@@ -17,9 +17,9 @@ from app import logs
 from app.commands import analyze, bench, doctor, models, sessions, watch
 from app.commands import eval as evaluation
 from app.commands.common import EXIT_FAILED, EXIT_SETUP
-from app.core.profiles import ProfileError
-from app.locations import log_dir
-from app.profile_file import load_checklist
+from app.core.profile.task import ProfileError
+from app.storage.locations import log_dir
+from app.storage.profile_file import load_checklist
 
 log = logging.getLogger("keyframe.cli")
 
@@ -153,7 +153,7 @@ def _run(args: argparse.Namespace) -> int:
 
         # Claimed inside: a stdout that is closed or cannot be written ends in a sentence there.
         return run_interruptible(lambda: _HEADLESS[args.command](args, claim_stdout()))
-    from app.ui.launch import launch
+    from app.commands.ui import launch
 
     return launch(
         port=getattr(args, "port", None),

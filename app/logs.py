@@ -21,7 +21,7 @@ import sys
 from dataclasses import dataclass, replace
 from pathlib import Path
 
-from app.locations import log_dir
+from app.storage.locations import log_dir
 
 LOGGER = "keyframe"
 ANSWERS_ENV = "KEYFRAME_LOG_ANSWERS"

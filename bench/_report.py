@@ -13,7 +13,7 @@ from dataclasses import asdict, dataclass
 from pathlib import Path
 from typing import NoReturn, TextIO
 
-from app.commands.bench import cpu_name, package_version
+from app.commands.machine import cpu_name, package_version
 from app.core.figures import Spread, spread
 from app.engine.mnn_vlm import EngineError
 from app.models.catalog import ModelUnusable

@@ -24,14 +24,14 @@ import time
 
 import numpy as np
 
-from app.analyzer import Analyzer
 from app.core.figures import spread
 from app.engine.mnn_vlm import Choice
 from app.engine.stdio import claim_stdout
 from app.frames.intake import decode_image_bytes
 from app.models.catalog import resolve_model
-from app.paths import PROFILES
-from app.profile_file import load_checklist
+from app.storage.paths import PROFILES
+from app.storage.profile_file import load_checklist
+from app.worker.analyzer import Analyzer
 from bench._report import (
     Row,
     add_model_options,

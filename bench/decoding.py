@@ -10,12 +10,12 @@ from __future__ import annotations
 
 import argparse
 
-from app.analyzer import Analyzer, AnalyzerSettings, default_profile_path
 from app.core.figures import spread
 from app.engine.stdio import claim_stdout
 from app.frames.intake import decode_image_bytes
 from app.models.catalog import resolve_model
-from app.profile_file import load_profile
+from app.storage.profile_file import load_profile
+from app.worker.analyzer import Analyzer, AnalyzerSettings, default_profile_path
 from bench._report import Row, add_model_options, add_receipt_option, report, run_benchmark, spread_text
 from bench._scenes import scenes
 

@@ -16,13 +16,13 @@ import time
 from collections.abc import Sequence
 from dataclasses import dataclass
 
-from app.analyzer import Analyzer
 from app.core.figures import spread
 from app.core.parser import parse_answer
-from app.core.profiles import TaskProfile
+from app.core.profile.task import TaskProfile
 from app.engine.stdio import claim_stdout
 from app.frames.intake import DecodedImage, decode_image_bytes, resize_exact
 from app.models.catalog import resolve_model
+from app.worker.analyzer import Analyzer
 from app.worker.messages import WorkerSpec
 from app.worker.serve import build_analyzer
 from bench._bare_mnn import BareMnn

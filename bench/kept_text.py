@@ -20,15 +20,15 @@ from typing import Any
 
 import numpy as np
 
-from app.analyzer import Analyzer, AnalyzerSettings
 from app.core.figures import spread
-from app.core.profiles import QuestionPlace
+from app.core.profile.task import QuestionPlace
 from app.engine.mnn_vlm import Choice, MnnVlm, image_part
 from app.engine.stdio import claim_stdout, native_stdout_to_stderr
 from app.frames.intake import decode_image_bytes
 from app.models.catalog import resolve_model
-from app.paths import PROFILES
-from app.profile_file import load_profile
+from app.storage.paths import PROFILES
+from app.storage.profile_file import load_profile
+from app.worker.analyzer import Analyzer, AnalyzerSettings
 from bench._report import (
     Row,
     add_model_options,

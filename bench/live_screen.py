@@ -29,7 +29,7 @@ from app.engine.stdio import claim_stdout
 from app.frames.intake import DecodedImage
 from app.frames.sources import SourceEnded, VideoFileSource
 from app.pipeline.live import LivePipeline
-from app.ui.practice_controller import PipelineSink, jpeg
+from app.ui.practice.controller import PipelineSink, jpeg
 from app.worker.messages import WorkerSpec
 from app.worker.serve import TEST_PACE_ENV
 from bench._report import (

@@ -33,7 +33,7 @@ from pathlib import Path
 
 import numpy as np
 
-from app.commands.bench import memory_kib
+from app.commands.machine import memory_kib
 from app.core.sampler import SamplerConfig
 from app.engine.stdio import claim_stdout
 from app.frames.intake import DecodedImage

@@ -19,7 +19,6 @@ import time
 from collections.abc import Sequence
 from dataclasses import dataclass, replace
 
-from app.analyzer import Analyzer
 from app.commands.common import image_side
 from app.core.figures import spread
 from app.core.results import AnalysisResult
@@ -27,6 +26,7 @@ from app.engine.mnn_vlm import write_launch_file
 from app.engine.stdio import claim_stdout
 from app.frames.intake import DecodedImage, decode_image_bytes
 from app.models.catalog import resolve_model
+from app.worker.analyzer import Analyzer
 from app.worker.messages import Analyze, Event, Finished, JobFailed, LoadFailed, Ready, WorkerSpec
 from app.worker.process_host import ProcessWorkerHost
 from app.worker.serve import build_analyzer

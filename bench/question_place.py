@@ -18,15 +18,15 @@ from __future__ import annotations
 import argparse
 from dataclasses import replace
 
-from app.analyzer import Analyzer
 from app.core.figures import spread
 from app.core.parser import ParseReason
-from app.core.profiles import QuestionPlace
+from app.core.profile.task import QuestionPlace
 from app.engine.stdio import claim_stdout
 from app.frames.intake import decode_image_bytes
 from app.models.catalog import resolve_model
-from app.paths import PROFILES
-from app.profile_file import load_profile
+from app.storage.paths import PROFILES
+from app.storage.profile_file import load_profile
+from app.worker.analyzer import Analyzer
 from bench._report import Row, add_model_options, add_receipt_option, report, run_benchmark, spread_text
 from bench._scenes import scenes
 

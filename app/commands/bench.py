@@ -10,15 +10,14 @@ from __future__ import annotations
 
 import argparse
 import json
-import os
 import platform
 import sys
 import time
-from importlib import metadata
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, TextIO
 
 from app.commands.common import EXIT_FAILED, EXIT_OK, EXIT_SETUP, add_model_options, worker_spec
+from app.commands.machine import cpu_name, memory_kib, package_version
 
 if TYPE_CHECKING:
     from app.commands.common import Subparsers
@@ -41,29 +40,8 @@ def add_parser(sub: Subparsers) -> None:
     parser.add_argument("--json", action="store_true", help="print the receipt as JSON instead of a table")
 
 
-def memory_kib(pid: int | None) -> dict[str, int] | None:
-    """Resident and peak resident memory of `pid` (Linux /proc; None elsewhere)."""
-    try:
-        with open(f"/proc/{pid}/status") as fh:
-            fields = dict(line.split(":", 1) for line in fh if ":" in line)
-        return {"rss": int(fields["VmRSS"].split()[0]), "peak": int(fields["VmHWM"].split()[0])}
-    except (OSError, KeyError, ValueError):
-        return None
-
-
-def cpu_name() -> str:
-    try:
-        with open("/proc/cpuinfo") as fh:
-            names = [line.split(":", 1)[1].strip() for line in fh if line.startswith("model name")]
-        if names:
-            return f"{names[0]} ({len(names)} logical CPUs)"
-    except OSError:
-        pass
-    return f"{platform.processor() or platform.machine()} ({os.cpu_count()} logical CPUs)"
-
-
 def _images(args: argparse.Namespace) -> list[Path]:
-    from app.paths import EXAMPLES
+    from app.storage.paths import EXAMPLES
 
     return list(args.image) if args.image else sorted(EXAMPLES.glob("*.jpg"))
 
@@ -81,7 +59,7 @@ def _progress(done: int, total: int) -> None:
 
 def run(args: argparse.Namespace, out: TextIO) -> int:
     from app.frames.intake import ImageRejected, read_image_file
-    from app.profile_file import load_checklist
+    from app.storage.profile_file import load_checklist
     from app.worker.blocking import BlockingWorker, WorkerUnavailable
 
     if args.runs < 1:
@@ -201,13 +179,6 @@ def _receipt(
         "machine": f"{platform.system()} {platform.release()}, {cpu_name()}",
         "measured_at": time.strftime("%Y-%m-%dT%H:%M:%S%z"),
     }
-
-
-def package_version(package: str) -> str:
-    try:
-        return metadata.version(package)
-    except metadata.PackageNotFoundError:
-        return "not installed"
 
 
 def _table(r: dict[str, Any]) -> str:

@@ -15,9 +15,10 @@ from dataclasses import replace
 from typing import Any
 
 from app.commands.common import worker_spec
-from app.core.checklist import Checklist
+from app.commands.machine import cpu_name, package_version
 from app.core.figures import spread
 from app.core.generation import FinishReason
+from app.core.profile.checklist import Checklist
 from app.core.results import AnalysisResult, ChecklistResult
 from app.frames.intake import DecodedImage
 from app.worker.blocking import BlockingWorker
@@ -80,8 +81,6 @@ def _figures(
     failures: list[str],
     images: list[tuple[str, DecodedImage]],
 ) -> dict[str, Any]:
-    from app.commands.bench import cpu_name, package_version
-
     def ms(values: list[float]) -> dict[str, float | int] | None:
         return spread(values).to_dict() if values else None
 

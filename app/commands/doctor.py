@@ -109,7 +109,7 @@ def check_worker(timeout_s: float = 30.0) -> WorkerCheck:
 
 def check_web_server(port: int = 8550) -> WebServerCheck:
     from app.privacy.origin_guard import ask
-    from app.ui.web_shell import asgi_app
+    from app.ui.shell.web_shell import asgi_app
 
     app = asgi_app(lambda page: None, port)
     own = {"host": f"127.0.0.1:{port}"}

@@ -2,13 +2,13 @@
 
 Every image of DIR goes through the same worker path as `analyze` (the model in
 a child process, `BlockingWorker`); the answers are compared with labels.csv by
-`app.core.evaluation.evaluate`, the same function the testers' screen uses.
+the evaluation run (`app.evaluation.run`), the same one the testers' screen uses.
 stdout gets the report (a table, or one JSON object with `--json`); progress,
 notes and per-file errors go to stderr; `--csv OUT` writes one row per image.
 
 A checklist profile (`--profile`, several signals) has every signal of an image
 asked from one encode of it, as `analyze` does; its labels.csv has a column per
-signal under a header, and the report is one per signal (`evaluate_checklist`):
+signal under a header, and the report is one per signal:
 one table each, one JSON object holding them all, one CSV row per image and signal.
 
 Exit status: 0 when every image was answered and every label row was usable;
@@ -23,7 +23,7 @@ import argparse
 import json
 import os
 import sys
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, TextIO
@@ -32,16 +32,16 @@ from app.commands.common import EXIT_FAILED, EXIT_OK, EXIT_SETUP, add_model_opti
 
 if TYPE_CHECKING:
     from app.commands.common import Subparsers
-    from app.core.checklist import Checklist
-    from app.core.evaluation import ChecklistReport, Prediction
+    from app.core.profile.checklist import Checklist
     from app.core.results import AnalysisResult
-    from app.evaluation_labels import ChecklistLabels, Labels
+    from app.evaluation.labels import ChecklistLabels, Labels
+    from app.evaluation.report import ChecklistReport, Prediction
+    from app.evaluation.run import EvaluationRun, Questions
     from app.frames.intake import ImageRejected
     from app.worker.blocking import Outcome
     from app.worker.messages import Ready
 
 DEFAULT_LABELS = "labels.csv"
-SINGLE = ""  # the one signal of a one-signal profile: its output names no signal, as it always has
 
 
 def add_parser(sub: Subparsers) -> None:
@@ -70,8 +70,8 @@ def add_parser(sub: Subparsers) -> None:
 
 def run(args: argparse.Namespace, out: TextIO) -> int:
     from app.commands.analyze import analyse_each
-    from app.core.evaluation import match_labels
-    from app.evaluation_labels import LabelsFileError, read_labels_bytes
+    from app.evaluation.labels import LabelsFileError, read_labels_bytes
+    from app.evaluation.run import EvaluationRun, Questions
     from app.frames.intake import display_name
     from app.frames.listing import list_inputs
     from app.worker.blocking import BlockingWorker, WorkerUnavailable
@@ -96,7 +96,7 @@ def run(args: argparse.Namespace, out: TextIO) -> int:
     labels: Labels | ChecklistLabels | None = None
     if checklist is not None and labels_data is not None and labels_path is not None:
         # A checklist's columns are known before the model loads: a misnamed one costs no wait either.
-        labels = _decode(labels_data, labels_path, _signal_values(checklist))
+        labels = _decode(labels_data, labels_path, Questions.of(checklist))
         if labels is None:
             return EXIT_SETUP
 
@@ -111,12 +111,14 @@ def run(args: argparse.Namespace, out: TextIO) -> int:
             _note(ready.backend_note)
         if ready.model_note:
             _note(ready.model_note)
-        signals = {SINGLE: ready.answer_values} if checklist is None else _signal_values(checklist)
+        questions = (
+            Questions.one_signal(ready.answer_values, ready.min_score) if checklist is None else Questions.of(checklist)
+        )
         status = EXIT_OK
         label_errors: list[str] = []
         if labels_data is not None and labels_path is not None:
             if labels is None:  # a one-signal profile's answers are known once the model has loaded
-                labels = _decode(labels_data, labels_path, signals)
+                labels = _decode(labels_data, labels_path, questions)
                 if labels is None:
                     return EXIT_SETUP
             for line in labels.notes:
@@ -126,7 +128,6 @@ def run(args: argparse.Namespace, out: TextIO) -> int:
                 _error(f"{display_name(labels_path)} {row_error}")
             if labels.errors:
                 status = EXIT_FAILED
-        labelled = _by_signal(labels, signals)
 
         listing = list_inputs([folder])
         if labels_path is not None:  # the labels file in the folder is not an image: no note for it
@@ -136,36 +137,29 @@ def run(args: argparse.Namespace, out: TextIO) -> int:
             _note(line)
         items = [i for i in listing.items if i.path is not None and i.path != folder]
         names = [_name(i.path) for i in items if i.path is not None]
-        matched = {signal: match_labels(names, labelled[signal]) for signal in signals}
-        rows: dict[str, list[Prediction]] = {signal: [] for signal in signals}
-        for index, (name, outcome) in enumerate(analyse_each(worker, zip(names, items, strict=True)), start=1):
+        evaluation = EvaluationRun(names, questions, labels)
+        for index, (name, outcome) in enumerate(analyse_each(worker, zip(names, items, strict=True))):
             if isinstance(outcome, WorkerUnavailable):
                 _error(f"{name}: the worker stopped; no further image can be analysed")
                 return EXIT_SETUP
-            predictions = _predictions(name, {s: m.expected[name] for s, m in matched.items()}, outcome)
+            predictions = _predictions(evaluation, index, outcome)
+            evaluation.answer(index, predictions)
             failed = next((p for p in predictions.values() if p.observed is None), None)
             if failed is not None:
                 status = EXIT_FAILED
                 _error(f"{name}: {failed.detail}")
-            print(f"[{index}/{len(items)}] {name}: {_progress(predictions)}", file=sys.stderr)
-            for signal, prediction in predictions.items():
-                rows[signal].append(prediction)
+            print(f"[{index + 1}/{len(items)}] {name}: {_progress(predictions)}", file=sys.stderr)
         for item in listing.items:  # the folder itself could not be listed
             if item.error is not None and item.path == folder:
                 status = EXIT_FAILED
                 _error(str(item.error))
 
-    missing = tuple(dict.fromkeys(name for m in matched.values() for name in m.missing))  # labelled for any signal
-    unlabelled = tuple(name for name in names if not any(name in labelled[s] for s in signals))
+    missing, unlabelled = evaluation.missing, evaluation.unlabelled
     if missing:
         _note(f"{len(missing)} labelled file(s) not in the folder: {_few(missing)}")
-    if any(labelled.values()) and unlabelled:
+    if unlabelled:
         _note(f"{len(unlabelled)} image(s) without a label: {_few(unlabelled)}")
-    output = (
-        _single(rows[SINGLE], signals[SINGLE], ready.min_score)
-        if checklist is None
-        else _checklist_output(rows, checklist)
-    )
+    output = _output(evaluation)
     if args.json:
         record = {
             "folder": display_name(folder),
@@ -197,23 +191,22 @@ class _Output:
     plot: Callable[[str, Path], None]  # draws the PNG: (title, path)
 
 
-def _single(rows: Sequence[Prediction], values: Sequence[str], min_score: float | None) -> _Output:
-    from app.core.evaluation import csv_text, evaluate, format_table
-    from app.evaluation_plot import write_report_png
+def _output(evaluation: EvaluationRun) -> _Output:
+    from app.evaluation.plot import write_checklist_png, write_report_png
+    from app.evaluation.report import Report, checklist_csv_text, csv_text, format_checklist_table, format_table
 
-    report = evaluate(rows, values, min_score)
-    images = [{"file": p.name, **_answer(p)} for p in report.rows]
-    return _Output(
-        report.to_dict(), images, format_table(report), csv_text(report), lambda t, p: write_report_png(report, t, p)
-    )
-
-
-def _checklist_output(rows: Mapping[str, Sequence[Prediction]], checklist: Checklist) -> _Output:
-    from app.core.evaluation import checklist_csv_text, evaluate_checklist, format_checklist_table
-    from app.evaluation_plot import write_checklist_png
-
-    min_scores = {spec.signal: spec.min_score for spec in checklist.signals}
-    report = evaluate_checklist(rows, _signal_values(checklist), checklist.gate, checklist.gate_open, min_scores)
+    report = evaluation.report()
+    checklist = evaluation.questions.checklist
+    if isinstance(report, Report):
+        images = [{"file": p.name, **_answer(p)} for p in report.rows]
+        return _Output(
+            report.to_dict(),
+            images,
+            format_table(report),
+            csv_text(report),
+            lambda t, p: write_report_png(report, t, p),
+        )
+    assert checklist is not None
     return _Output(
         {"profile": checklist.id, **report.to_dict()},
         _checklist_images(report),
@@ -255,8 +248,8 @@ def _error(message: str) -> None:
 def _checklist(profile: Path | None) -> Checklist | None:
     """The checklist `--profile` names; None for a one-signal profile, or one that cannot be read (the
     worker says why, in the words it has for every command)."""
-    from app.core.profiles import ProfileError
-    from app.profile_file import load_checklist
+    from app.core.profile.task import ProfileError
+    from app.storage.profile_file import load_checklist
 
     if profile is None:
         return None  # the model's own profile: one signal
@@ -267,36 +260,20 @@ def _checklist(profile: Path | None) -> Checklist | None:
     return None if checklist.is_single else checklist
 
 
-def _signal_values(checklist: Checklist) -> dict[str, tuple[str, ...]]:
-    """Each signal's answers, in the checklist's order (its file's, as `analyze` prints them)."""
-    return {spec.signal: tuple(spec.values) for spec in checklist.signals}
-
-
-def _decode(data: bytes, path: Path, signals: Mapping[str, Sequence[str]]) -> Labels | ChecklistLabels | None:
-    """The labels in `data` for these signals; None (said on stderr) when the file cannot be used."""
-    from app.evaluation_labels import LabelsFileError, decode_checklist_labels, decode_labels
+def _decode(data: bytes, path: Path, questions: Questions) -> Labels | ChecklistLabels | None:
+    """The labels in `data` for these questions; None (said on stderr) when the file cannot be used."""
+    from app.evaluation.labels import LabelsFileError
     from app.frames.intake import display_name
 
     try:
-        if list(signals) == [SINGLE]:
-            return decode_labels(data, signals[SINGLE], display_name(path))
-        return decode_checklist_labels(data, signals, display_name(path))
+        return questions.read_labels(data, display_name(path))
     except LabelsFileError as exc:
         _error(str(exc))
         return None
 
 
-def _by_signal(labels: Labels | ChecklistLabels | None, signals: Mapping[str, object]) -> dict[str, dict[str, str]]:
-    """Signal -> file name -> label, every signal present (an empty dict: no label for it)."""
-    from app.evaluation_labels import ChecklistLabels
-
-    if labels is None:
-        return {signal: {} for signal in signals}
-    return labels.expected if isinstance(labels, ChecklistLabels) else {SINGLE: labels.expected}
-
-
 def _name(path: Path) -> str:
-    from app.evaluation_labels import normalise_name
+    from app.evaluation.labels import normalise_name
     from app.frames.intake import display_name
 
     return normalise_name(display_name(os.path.basename(path)))
@@ -317,41 +294,40 @@ def _progress(predictions: Mapping[str, Prediction]) -> str:
     return " · ".join(parts)
 
 
-def _predictions(
-    name: str, expected: Mapping[str, str | None], outcome: Outcome | ImageRejected
-) -> dict[str, Prediction]:
-    """One image's Prediction per signal of `expected`: error rows when it could not be read or analysed."""
-    from app.core.evaluation import Prediction
-    from app.core.generation import ParseStatus
+def _predictions(evaluation: EvaluationRun, index: int, outcome: Outcome | ImageRejected) -> dict[str, Prediction]:
+    """Image `index`'s Prediction per signal: error rows when it could not be read or analysed."""
     from app.core.results import AnalysisResult
+    from app.evaluation.run import SINGLE, failed
     from app.frames.intake import ImageRejected
 
+    name, signals = evaluation.names[index], evaluation.questions.signals
     if isinstance(outcome, ImageRejected):
         detail = f"{outcome.reason}: {outcome}"
     elif outcome.finished is None:
-        failed = outcome.failed
-        assert failed is not None
-        detail = f"{failed.error}: {failed.message}"
+        error = outcome.failed
+        assert error is not None
+        detail = f"{error.error}: {error.message}"
     else:
         result = outcome.finished.result
         answers = {SINGLE: result} if isinstance(result, AnalysisResult) else {r.signal: r for r in result.results}
-        return {signal: _answered(name, label, answers[signal]) for signal, label in expected.items()}
-    return {
-        signal: Prediction(name, label, None, ParseStatus.ERROR, None, detail) for signal, label in expected.items()
-    }
+        return {s: _answered(name, evaluation.expected(index, s), answers[s]) for s in signals}
+    return {s: failed(name, evaluation.expected(index, s), detail) for s in signals}
 
 
 def _answered(name: str, expected: str | None, result: AnalysisResult) -> Prediction:
-    from app.core.evaluation import Prediction
-    from app.core.generation import ParseStatus
+    from app.evaluation.run import answered
 
-    seconds = result.timings.total_ms / 1000
-    status = result.parse_status
-    if status is ParseStatus.NOT_ASKED:  # the gate left it unasked: unknown, and no model time
-        return Prediction(name, expected, result.observation, status, None, result.answer.reason.value)
     answer = result.answer
-    return Prediction(
-        name, expected, result.observation, status, seconds, answer.reason.value, result.model_score, answer.withheld
+    seconds = result.timings.total_ms / 1000
+    return answered(
+        name,
+        expected,
+        result.observation,
+        result.parse_status,
+        seconds,
+        answer.reason.value,
+        result.model_score,
+        answer.withheld,
     )
 
 

@@ -11,10 +11,8 @@ from typing import TYPE_CHECKING, TextIO
 from app.commands.common import EXIT_FAILED, EXIT_OK, emit
 from app.core.names import printable
 from app.core.person_names import MAX_NAME, NameRefused
-from app.core.profiles import ProfileError
+from app.core.profile.task import ProfileError
 from app.core.session import event_to_dict
-from app.locations import sessions_dir
-from app.profile_file import load_profile
 from app.session.naming import name_session
 from app.session.report import practice_report
 from app.session.review import ReviewError, record_review
@@ -30,6 +28,8 @@ from app.session.store import (
     session_files,
     summary_text,
 )
+from app.storage.locations import sessions_dir
+from app.storage.profile_file import load_profile
 
 if TYPE_CHECKING:
     from app.commands.common import Subparsers

@@ -38,9 +38,9 @@ def run(args: argparse.Namespace, out: TextIO) -> int:
     from app.core.session import PracticeEvent, event_to_dict
     from app.frames.intake import DecodedImage
     from app.frames.video import RealtimeClock, VideoError, VideoFrames
-    from app.locations import sessions_dir
     from app.pipeline.live import LivePipeline, PipelineUpdate
     from app.session.store import SessionLog, new_session_id
+    from app.storage.locations import sessions_dir
 
     try:
         sampler = SamplerConfig(interval_s=args.interval)

@@ -7,8 +7,8 @@ of the session later falls back exactly as the screen did then where the profile
 
 from __future__ import annotations
 
-from app.core.checklist import Checklist
-from app.core.profiles import TaskProfile
+from app.core.profile.checklist import Checklist
+from app.core.profile.task import TaskProfile
 from app.core.session import AskedSignal, SessionAsked
 
 

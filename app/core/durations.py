@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 
-# The templates by key, as each language's table of the Models screen has them (app/ui/strings_models.py).
+# The templates by key, as each language's table of the Models screen has them (app/ui/words/models.py).
 ENGLISH: Mapping[str, str] = {"duration_s": "{s} s", "duration_m": "{m} min {s} s", "duration_h": "{h} h {m} min"}
 
 

@@ -2,7 +2,7 @@
 
 Several tabs, in different languages, show one shared state, so a controller never keeps a
 sentence: it keeps a key of the screen's table and the values that fill it in. A `reason` value is
-a code the table words (app.ui.i18n.notice_text); a decoder's or the OS's own English sentence is
+a code the table words (app.ui.words.notice_text); a decoder's or the OS's own English sentence is
 for the log and the command line, never a value a screen shows.
 """
 

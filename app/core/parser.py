@@ -13,9 +13,7 @@ from dataclasses import dataclass
 from enum import StrEnum
 
 from app.core.generation import FinishReason
-from app.core.profiles import TaskProfile
-
-UNKNOWN = "unknown"
+from app.core.profile.task import UNKNOWN, TaskProfile
 
 
 class ParseReason(StrEnum):

@@ -1,7 +1,7 @@
 """The user's settings: what they are, their allowed values, and strict reading from JSON data. Pure logic.
 
-No Flet, no MNN, no I/O: `app.settings_file` reads and writes the file,
-`app.ui.settings_controller` owns the current settings and turns them into a
+No Flet, no MNN, no I/O: `app.storage.settings_file` reads and writes the file,
+`app.ui.settings.controller` owns the current settings and turns them into a
 worker spec. Reading is strict on purpose: a value that is out of range or of
 the wrong type is refused with a sentence naming the field and what it may be,
 never clamped or guessed (a settings file is a user's file; a silent repair

@@ -22,7 +22,7 @@ import struct
 from collections.abc import Iterator
 from pathlib import Path
 
-from app.small_file import open_regular
+from app.storage.small_file import open_regular
 
 # A FlatBuffer starts with a 4-byte root offset; the root table needs a vtable of at least 4 bytes.
 FLATBUFFER_MIN = 16

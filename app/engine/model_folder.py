@@ -24,7 +24,7 @@ from app.core.generation import RunPhase
 from app.core.vision_size import grid_for_model_type
 from app.engine.mnn_graph import GraphError, weight_bytes_needed
 from app.engine.tokenizer_header import TokenizerHeader, TokenizerHeaderError, read_tokenizer_header
-from app.small_file import BadJSON, open_regular, read_small_json
+from app.storage.small_file import BadJSON, open_regular, read_small_json
 
 
 class ModelFolderError(ValueError):

@@ -14,7 +14,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from pathlib import Path
 
-from app.small_file import open_regular
+from app.storage.small_file import open_regular
 
 MAGIC = 430
 

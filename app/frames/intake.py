@@ -20,7 +20,7 @@ from PIL import ExifTags, Image, UnidentifiedImageError
 from app.core.names import printable
 from app.core.sizes import over_limit
 from app.frames.limits import MAX_FILE_BYTES, MAX_PIXELS, MIN_SIDE
-from app.small_file import NotAFile, TooLarge, read_small_file
+from app.storage.small_file import NotAFile, TooLarge, read_small_file
 
 # Only the photo formats are offered to Pillow: each extra plugin is attack surface
 # (fuzzing found DDS, SPIDER and libavif raising outside the documented set).

@@ -20,7 +20,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from app.frames.intake import ImageRejected, display_name
-from app.small_file import open_regular
+from app.storage.small_file import open_regular
 
 IMAGE_SUFFIXES = frozenset(
     {".jpg", ".jpeg", ".jpe", ".jfif", ".png", ".bmp", ".webp", ".gif", ".tif", ".tiff", ".avif"}

@@ -7,7 +7,7 @@ to this server over a websocket: what the motion meter needs, at 15–30 a secon
 model still come from `take_picture` at full quality.
 
 Pure logic: the wire format, its checks, and the hub that routes a page's frames to the camera
-session that page runs. The websocket endpoint is `app.ui.web_shell`'s.
+session that page runs. The websocket endpoint is `app.ui.shell.web_shell`'s.
 """
 
 from __future__ import annotations

@@ -9,10 +9,10 @@ from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 from pathlib import Path
 
-from app.locations import downloaded_models_dir, manifests_dir
 from app.models.manifest import Manifest, ManifestError, load_manifest, model_folder
 from app.models.verify import FileState, VerifyReport, check_file, verify_folder
-from app.paths import MANIFESTS, MODEL_STORE
+from app.storage.locations import downloaded_models_dir, manifests_dir
+from app.storage.paths import MANIFESTS, MODEL_STORE
 
 DEFAULT_MODEL_ID = "keyframe-demo-cpr"
 

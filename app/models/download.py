@@ -43,12 +43,12 @@ from urllib.parse import urljoin, urlsplit
 import httpx
 
 from app.core.sizes import size_words
-from app.durable_files import fsync_dir
 from app.models.disk_usage import free_bytes
 from app.models.manifest import ManifestFile
 from app.models.mirrors import Mirror
 from app.models.request_watch import RequestWatch
-from app.models.safefs import open_no_follow
+from app.storage.durable_files import fsync_dir
+from app.storage.safefs import open_no_follow
 
 _HASH_CHUNK = 1 << 20
 _MAX_REDIRECTS = 5

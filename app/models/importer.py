@@ -12,9 +12,9 @@ from pathlib import Path
 from app.models.errors import StoreError
 from app.models.manifest import Manifest
 from app.models.marker import VerifiedFile, record_for, write_marker
-from app.models.safefs import open_no_follow
 from app.models.verify import sha256_stream
-from app.small_file import open_regular
+from app.storage.safefs import open_no_follow
+from app.storage.small_file import open_regular
 
 
 class ImportRejected(StoreError):

@@ -23,7 +23,7 @@ from collections.abc import Iterator
 from pathlib import Path
 from types import TracebackType
 
-from app.models.safefs import open_no_follow
+from app.storage.safefs import open_no_follow
 
 
 class ModelBusy(RuntimeError):

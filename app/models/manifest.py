@@ -12,7 +12,7 @@ from dataclasses import dataclass
 from pathlib import Path, PurePosixPath
 from typing import Any
 
-from app.small_file import BadJSON, read_small_json
+from app.storage.small_file import BadJSON, read_small_json
 
 MANIFEST_SCHEMA = 1
 MAX_MANIFEST_BYTES = 1024 * 1024  # a manifest lists a model's files and hashes: a few KB

@@ -12,8 +12,8 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from app.models.manifest import Manifest, ManifestFile
-from app.models.safefs import write_json_atomic
-from app.small_file import read_small_json
+from app.storage.safefs import write_json_atomic
+from app.storage.small_file import read_small_json
 
 MARKER_NAME = ".keyframe-verified.json"
 MARKER_SCHEMA = 1

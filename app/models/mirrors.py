@@ -21,10 +21,10 @@ from dataclasses import dataclass
 from pathlib import Path
 from urllib.parse import quote, urlsplit
 
-from app.locations import data_dir
 from app.models.manifest import Manifest, ManifestError, check_redirect_hosts
-from app.models.safefs import write_json_atomic
-from app.small_file import BadJSON, read_small_json
+from app.storage.locations import data_dir
+from app.storage.safefs import write_json_atomic
+from app.storage.small_file import BadJSON, read_small_json
 
 _COMMIT = re.compile(r"^[0-9a-f]{40}$")
 SETTINGS_FILE = "model-mirror.json"

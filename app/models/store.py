@@ -28,8 +28,6 @@ from urllib.parse import urlsplit
 
 import httpx
 
-from app.durable_files import fsync_dir
-from app.locations import downloaded_models_dir, exclude_from_backup, manifests_dir
 from app.models.catalog import load_manifests, read_manifests
 from app.models.download import (
     DEFAULT_POLICY,
@@ -48,9 +46,11 @@ from app.models.marker import VerifiedFile, quick_ok, read_marker, record_for, w
 from app.models.mirrors import Mirror
 from app.models.progress import DownloadProgress, Phase, ProgressTracker
 from app.models.request_watch import NO_KEEPALIVE
-from app.models.safefs import check_no_links, real_dir
 from app.models.verify import FileState, HashProgress, VerifyReport, sha256_file, verify_folder
-from app.paths import MODEL_STORE
+from app.storage.durable_files import fsync_dir
+from app.storage.locations import downloaded_models_dir, exclude_from_backup, manifests_dir
+from app.storage.paths import MODEL_STORE
+from app.storage.safefs import check_no_links, real_dir
 
 if TYPE_CHECKING:
     from app.privacy.guard import NetworkGuard

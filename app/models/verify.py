@@ -11,7 +11,7 @@ from typing import BinaryIO
 
 from app.models.disk_usage import files_bytes
 from app.models.manifest import Manifest, ManifestFile
-from app.small_file import open_regular
+from app.storage.small_file import open_regular
 
 _CHUNK = 1 << 20
 

@@ -296,7 +296,7 @@ ZH: dict[str, str] = {
 TABLES: dict[str, dict[str, str]] = {"en": EN, "zh": ZH}
 
 # The questions of the built-in profiles in Chinese, as the Sessions screen words them
-# (app/ui/strings_sessions.py ZH `signal_<id>`, which app.session cannot import; a test keeps them
+# (app/ui/words/sessions.py ZH `signal_<id>`, which app.session cannot import; a test keeps them
 # equal). English keeps the signal id made readable; an id not listed here does too.
 SIGNALS_ZH: dict[str, str] = {
     "hand_position_correct": "双手放在胸骨下半部",

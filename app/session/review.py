@@ -23,11 +23,11 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from app.core.notice import Notice
-from app.core.profiles import ProfileError, TaskProfile
+from app.core.profile.task import ProfileError, TaskProfile
 from app.core.session import ExaminerConfirmed, ExaminerCorrected, PracticeEvent, SessionState
-from app.paths import PROFILES
-from app.profile_file import load_checklist
 from app.session.store import SessionLog, load_session, session_locked
+from app.storage.paths import PROFILES
+from app.storage.profile_file import load_checklist
 
 _PROFILE_ID = re.compile(r"^[a-z][a-z0-9_]{0,63}$")  # a recorded id never becomes a path outside PROFILES
 
@@ -36,7 +36,7 @@ class ReviewError(ValueError):
     """A review that cannot be recorded, with a message an examiner can act on.
 
     The message is the command line's (it may name its options); `code` and `values` let a screen
-    say the same in its own language (app.ui.strings_sessions: `review_refused_<code>`).
+    say the same in its own language (app.ui.words.sessions: `review_refused_<code>`).
     """
 
     def __init__(self, message: str, code: str = "", **values: str) -> None:

@@ -40,10 +40,10 @@ from app.core.session import (
     reduce,
     verdict_counts,
 )
-from app.durable_files import fsync_dir
 from app.models.locks import held
 from app.session.report_words import rhythm_figures
-from app.small_file import NotAFile, open_regular
+from app.storage.durable_files import fsync_dir
+from app.storage.small_file import NotAFile, open_regular
 
 
 @dataclass(frozen=True)

@@ -7,10 +7,10 @@ from enum import StrEnum
 from pathlib import Path
 from typing import TYPE_CHECKING, Union
 
-from app.core.checklist import Checklist
 from app.core.generation import RunPhase
 from app.core.isolation import IsolationKind
-from app.core.profiles import ProfileLabels, TaskProfile
+from app.core.profile.checklist import Checklist
+from app.core.profile.task import ProfileLabels, TaskProfile
 from app.core.results import AnalysisResult, ChecklistResult
 
 if TYPE_CHECKING:

@@ -17,19 +17,19 @@ from dataclasses import replace
 from pathlib import Path
 
 from app import logs
-from app.analyzer import Analyzer, AnalyzerSettings, default_profile_path
 from app.core.backend_policy import BackendDecision, judge_backend
 from app.core.generation import RunPhase
-from app.core.profiles import ProfileError
+from app.core.profile.task import ProfileError
 from app.engine.mnn_vlm import EngineError
 from app.engine.model_folder import check_failed
 from app.engine.stdio import capture_native_output, native_output_to
 from app.frames.intake import read_image_file
 from app.models.catalog import DEFAULT_MODEL_ID, ModelRef, resolve_model
-from app.paths import REFERENCE_IMAGE
 from app.privacy.guard import ensure_installed
 from app.privacy.isolation import Isolation
-from app.profile_file import load_checklist, load_profile
+from app.storage.paths import REFERENCE_IMAGE
+from app.storage.profile_file import load_checklist, load_profile
+from app.worker.analyzer import Analyzer, AnalyzerSettings, default_profile_path
 from app.worker.messages import (
     Analyze,
     Cancel,

@@ -505,7 +505,7 @@ def _shoot(page, name: str) -> Path:  # noqa: ANN001
 
 
 def node(page, identifier: str):  # noqa: ANN001, ANN201 - playwright types
-    """The semantics node tagged `identifier` (app.ui.widgets.tagged)."""
+    """The semantics node tagged `identifier` (app.ui.parts.widgets.tagged)."""
     return page.locator(f"[flt-semantics-identifier='{identifier}']")
 
 

@@ -15,7 +15,7 @@ from pathlib import Path
 
 import pytest
 
-from app.ui.i18n import LANGUAGES
+from app.ui.words import LANGUAGES
 from tests.e2e.conftest import AppServer, close_page, go_to, node, open_app_page, shot, wait_on_page, wait_text
 from tests.e2e.language import english_words, screen_text
 from tests.e2e.test_practice import choose, start_with_files

@@ -105,7 +105,7 @@ def pick_rate(page, rate: int) -> None:  # noqa: ANN001
 
 
 def clip_seconds(rate: int) -> float:
-    """The metronome's loop: 8 clicks at `rate` per minute, 16 kHz (app.ui.metronome)."""
+    """The metronome's loop: 8 clicks at `rate` per minute, 16 kHz (app.ui.practice.metronome)."""
     return 8 * round(16000 * 60 / rate) / 16000
 
 

@@ -19,7 +19,7 @@ from pathlib import Path
 
 import pytest
 
-from app.paths import MANIFESTS
+from app.storage.paths import MANIFESTS
 from tests.conditions import wait_for
 from tests.e2e.conftest import AppServer, close_page, go_to, node, open_app_page, shot, text_of, type_into, wait_text
 from tests.models.conftest import Model, make_model

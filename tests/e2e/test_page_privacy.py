@@ -1,7 +1,7 @@
 """The page talks only to the app's own 127.0.0.1 server, and it is Keyframe's page, not Flet's.
 
 Flet's web client asks a public CDN for `rive_native.js` on every load (the URL is
-compiled into it). Keyframe's page (assets/index.html, app/ui/web_shell.py) points
+compiled into it). Keyframe's page (assets/index.html, app/ui/shell/web_shell.py) points
 that script at its own server (`assets/local-only.js`), and its Content-Security-
 Policy refuses anything else that would leave, inside the browser.
 """
@@ -17,7 +17,7 @@ from pathlib import Path
 
 import pytest
 
-from app.paths import ASSETS
+from app.storage.paths import ASSETS
 from tests.e2e.conftest import (
     RequestLog,
     close_page,
@@ -92,7 +92,7 @@ def test_every_request_of_a_page_load_goes_to_the_apps_own_server(fresh_browser,
     assert origin.replace("http://", "ws://") + "/ws" in urls
     assert not log.outside(), log.summary()
     # The CanvasKit build, never the WebAssembly one whose render thread crashes in Chromium
-    # (app/ui/web_shell.py says why): a frozen page mid-session is worse than a slower start.
+    # (app/ui/shell/web_shell.py says why): a frozen page mid-session is worse than a slower start.
     assert f"{origin}/main.dart.js" in urls and any(u.endswith("canvaskit.wasm") for u in urls), log.summary()
     assert not any(u.endswith(("main.dart.wasm", "skwasm.wasm", "skwasm_heavy.wasm")) for u in urls), log.summary()
     # Flet's client did ask for rive_native.js, and the page kept it on this server.
@@ -147,7 +147,7 @@ def test_the_policy_refuses_every_other_host_inside_the_browser(fresh_browser, a
 
 
 def test_the_served_page_names_keyframe_and_carries_the_policy(app_url: str) -> None:
-    from app.ui import web_shell
+    from app.ui.shell import web_shell
 
     index = _get(app_url).decode()
     assert "<title>Keyframe</title>" in index
@@ -171,7 +171,7 @@ def test_the_served_page_names_keyframe_and_carries_the_policy(app_url: str) -> 
 
 
 def test_screenshots_of_the_loading_screen_and_the_loaded_page(fresh_browser, app_url: str, shots: Path) -> None:  # noqa: ANN001
-    from app.ui import web_shell
+    from app.ui.shell import web_shell
 
     for name, (width, height) in SIZES.items():
         context = fresh_browser.new_context(viewport={"width": width, "height": height})
@@ -223,7 +223,7 @@ def test_the_privacy_sheet_says_what_isolates_the_worker_on_this_machine(browser
 
 
 def test_the_app_refuses_to_serve_a_page_without_the_policy(tmp_path: Path) -> None:
-    from app.ui import web_shell
+    from app.ui.shell import web_shell
 
     web_shell.check()  # the page in assets/ is fine
     page = (ASSETS / "index.html").read_text(encoding="utf-8")

@@ -17,7 +17,7 @@ from pathlib import Path
 import pytest
 
 from app.session.store import load_session
-from app.ui.app_main import SESSIONS, SETTINGS
+from app.ui.shell.app_main import SESSIONS, SETTINGS
 from tests.conditions import wait_for, wait_until
 from tests.e2e.conftest import (
     AppServer,
@@ -682,7 +682,7 @@ def test_a_compression_video_shows_its_rate_against_the_target(page, tmp_path: P
 def test_the_example_pictures_are_one_tap_away_for_a_demo(browser, tmp_path: Path) -> None:  # noqa: ANN001
     """No file at hand: "Try the example pictures" runs the pictures shipped with the app as a session.
     Its own server: the shared one may still be running another test's session, which disables it."""
-    from app.paths import EXAMPLES
+    from app.storage.paths import EXAMPLES
 
     shipped = sorted(p.name for p in EXAMPLES.glob("*.jpg"))
     with AppServer(tmp_path / "data") as app:

@@ -18,8 +18,8 @@ from pathlib import Path
 import pytest
 
 from app.core.session import PracticeEvent
-from app.paths import EXAMPLES, PROFILES
 from app.session.store import load_session
+from app.storage.paths import EXAMPLES, PROFILES
 from tests.conditions import wait_for, wait_until
 from tests.e2e.conftest import (
     AppServer,

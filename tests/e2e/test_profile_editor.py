@@ -8,8 +8,8 @@ from pathlib import Path
 
 import pytest
 
-from app.paths import EXAMPLES
-from app.profile_file import load_checklist
+from app.storage.paths import EXAMPLES
+from app.storage.profile_file import load_checklist
 from tests.conditions import wait_until
 from tests.e2e.conftest import (
     AppServer,

@@ -11,7 +11,7 @@ from pathlib import Path
 
 import pytest
 
-from app.ui.i18n import LANGUAGES
+from app.ui.words import LANGUAGES
 from tests.conditions import wait_for
 from tests.e2e.conftest import AppServer, close_page, go_to, node, open_app_page, shot, text_of, wait_on_page, wait_text
 
@@ -126,7 +126,7 @@ def test_a_profile_chosen_in_settings_is_asked_and_its_score_cut_applied(browser
     """A profile of the person's own (a score cut as Testers will save it) is offered beside the shipped
     ones, chosen from the menu, saved, asked by the reloaded worker: an answer scoring below its cut is
     shown as unknown, withheld for its low score."""
-    from app.paths import EXAMPLES, PROFILES
+    from app.storage.paths import EXAMPLES, PROFILES
     from tests.e2e.test_practice import choose, open_menu_and_pick, start_with_files
 
     data = tmp_path / "data"
@@ -159,7 +159,7 @@ def test_a_profile_chosen_in_settings_is_asked_and_its_score_cut_applied(browser
 
 def test_questions_written_for_another_model_are_said_on_practice_and_in_settings(browser, tmp_path: Path) -> None:  # noqa: ANN001
     """The instruct checklist asked of the demo model: both screens say whom it was written for."""
-    from app.paths import PROFILES
+    from app.storage.paths import PROFILES
 
     data = tmp_path / "data"
     data.mkdir()

@@ -13,7 +13,7 @@ from pathlib import Path
 
 import pytest
 
-from app.core.evaluation import shown
+from app.evaluation.report import shown
 from tests.e2e.conftest import ROOT, AppServer, close_page, go_to, node, open_app_page, shot, text_of, wait_text
 from tests.integration.conftest import held_out_scenes, write_scenes
 

@@ -17,8 +17,8 @@ from pathlib import Path
 
 import pytest
 
-from app.core.evaluation import shown
-from app.paths import EXAMPLES, PROFILES
+from app.evaluation.report import shown
+from app.storage.paths import EXAMPLES, PROFILES
 from tests.conditions import HANG_S
 from tests.e2e.conftest import ROOT, AppServer, close_page, go_to, node, open_app_page, shot, text_of, wait_text
 from tests.e2e.test_practice import choose, start_with_files

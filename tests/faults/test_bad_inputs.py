@@ -99,20 +99,20 @@ def _refusal(read: Callable[[], object], error: type[Exception]) -> str:
 
 
 def _settings(path: Path) -> str:
-    from app.settings_file import load_settings
+    from app.storage.settings_file import load_settings
 
     return run_bounded(lambda: load_settings(path), PER_CASE_S).problem or "accepted"
 
 
 def _profile(path: Path) -> str:
-    from app.core.profiles import ProfileError
-    from app.profile_file import load_profile
+    from app.core.profile.task import ProfileError
+    from app.storage.profile_file import load_profile
 
     return _refusal(lambda: load_profile(path), ProfileError)
 
 
 def _labels(path: Path) -> str:
-    from app.evaluation_labels import LabelsFileError, read_labels_bytes
+    from app.evaluation.labels import LabelsFileError, read_labels_bytes
 
     return _refusal(lambda: read_labels_bytes(path), LabelsFileError)
 

@@ -5,10 +5,10 @@ from pathlib import Path
 
 import pytest
 
-from app.analyzer import Analyzer
 from app.models.catalog import DEFAULT_MODEL_ID, resolve_model
-from app.paths import PROFILES
-from app.profile_file import load_profile
+from app.storage.paths import PROFILES
+from app.storage.profile_file import load_profile
+from app.worker.analyzer import Analyzer
 from tests.conditions import wait_for
 
 # Different from every seed the generator trains on: these scenes are held out.

@@ -43,8 +43,8 @@ def _attempt(log_path: str, port: int) -> None:
 
 def leaky_child_main(*args: Any) -> None:
     """Takes whatever the real entry point takes (spec, command queue, event pipe, ...)."""
-    from app.analyzer import Analyzer
     from app.worker import process_host
+    from app.worker.analyzer import Analyzer
 
     log_path = os.environ["KEYFRAME_TEST_LEAK_LOG"]
     port = int(os.environ["KEYFRAME_TEST_LEAK_PORT"])

@@ -1,4 +1,4 @@
-"""The app's shared state is closed when the app ends (app.ui.app_context): a running session is ended as
+"""The app's shared state is closed when the app ends (app.ui.shell.app_context): a running session is ended as
 by Stop (its uploaded video copy deleted, its log closed), and the worker process is stopped, instead of
 being left to the interpreter's exit."""
 
@@ -10,7 +10,7 @@ from pathlib import Path
 import pytest
 
 from app.session.store import load_session
-from app.ui.app_context import AppContext
+from app.ui.shell.app_context import AppContext
 from app.worker.messages import WorkerSpec
 from tests.integration.conftest import wait
 from tests.integration.video import write_hands_video

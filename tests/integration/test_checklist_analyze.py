@@ -11,12 +11,12 @@ import sys
 from pathlib import Path
 from typing import Any
 
-from app.analyzer import Analyzer
-from app.core.checklist import checklist_from_dict
 from app.core.generation import FinishReason
 from app.core.parser import ParseReason
+from app.core.profile.checklist import checklist_from_dict
 from app.frames.intake import decode_image_bytes
-from app.paths import PROFILES
+from app.storage.paths import PROFILES
+from app.worker.analyzer import Analyzer
 from tests.conditions import HANG_S
 from tests.integration.conftest import held_out_scenes, write_scenes
 from tests.integration.test_cli_analyze import ROOT, json_lines, run_cli

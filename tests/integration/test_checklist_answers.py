@@ -10,7 +10,7 @@ from pathlib import Path
 
 from demo_model.checklist_scenes import CHECKLIST_KINDS, HIDDEN_KINDS, SIGNALS, checklist_jpegs
 
-from app.paths import PROFILES
+from app.storage.paths import PROFILES
 from tests.integration.test_cli_analyze import json_lines, run_cli
 
 CHECKLIST = PROFILES / "cpr_checklist.json"

@@ -12,7 +12,7 @@ from pathlib import Path
 
 import pytest
 
-from app.paths import PROFILES
+from app.storage.paths import PROFILES
 from tests.integration.conftest import held_out_scenes, write_scenes
 from tests.integration.test_cli_eval import run_app
 
@@ -119,8 +119,8 @@ def test_the_json_holds_a_report_per_signal_counted_as_analyze_answers(scenes: S
 def test_the_table_has_a_section_per_signal_and_the_plot_a_panel_each(scenes: Scenes, tmp_path: Path) -> None:
     from PIL import Image
 
-    from app.core.evaluation import evaluate
-    from app.evaluation_plot import render_report
+    from app.evaluation.plot import render_report
+    from app.evaluation.report import evaluate
 
     plot = tmp_path / "report.png"
     proc = run_app("eval", str(scenes.where), "--profile", str(CHECKLIST), "--plot", str(plot))

@@ -17,7 +17,7 @@ import cv2
 import numpy as np
 import pytest
 
-from app.core.profiles import ProfileError
+from app.core.profile.task import ProfileError
 from app.core.sampler import SamplerConfig
 from app.core.session import PracticeEvent
 from app.frames.intake import DecodedImage

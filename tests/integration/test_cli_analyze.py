@@ -10,10 +10,10 @@ from pathlib import Path
 
 import pytest
 
-from app.analyzer import Analyzer
 from app.models.catalog import DEFAULT_MODEL_ID, ModelNotVerified, ModelRef, resolve_model
-from app.paths import PROFILES
-from app.profile_file import load_profile
+from app.storage.paths import PROFILES
+from app.storage.profile_file import load_profile
+from app.worker.analyzer import Analyzer
 from tests.integration.conftest import held_out_scenes, write_scenes
 
 ROOT = Path(__file__).resolve().parents[2]

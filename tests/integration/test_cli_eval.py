@@ -12,7 +12,7 @@ from pathlib import Path
 
 import pytest
 
-from app.paths import EXAMPLES, PROFILES
+from app.storage.paths import EXAMPLES, PROFILES
 from tests.integration.conftest import held_out_scenes, write_scenes
 
 ROOT = Path(__file__).resolve().parents[2]

@@ -11,11 +11,11 @@ from __future__ import annotations
 import math
 from pathlib import Path
 
-from app.analyzer import Analyzer
-from app.core.profiles import profile_from_dict
+from app.core.profile.task import profile_from_dict
 from app.engine.mnn_vlm import Choice
 from app.frames.intake import decode_image_bytes
 from app.models.catalog import resolve_model
+from app.worker.analyzer import Analyzer
 from tests.integration.conftest import held_out_scenes
 
 FOREIGN = Path(__file__).resolve().parents[2] / "tests" / "fixtures" / "foreign_qwen3vl"

@@ -8,12 +8,12 @@ import sys
 import threading
 from pathlib import Path
 
-from app.analyzer import Analyzer
 from app.core.generation import FinishReason
 from app.core.parser import ParseReason
 from app.engine.mnn_vlm import _Clock
 from app.engine.stdio import native_stdout_to_stderr
 from app.frames.intake import decode_image_bytes
+from app.worker.analyzer import Analyzer
 from tests.conditions import HANG_S
 from tests.conftest import ROOT
 from tests.integration.conftest import held_out_scenes
@@ -131,10 +131,10 @@ def test_constrained_decoding_reads_the_profiles_short_question() -> None:
     model reads the short question, and the prefill is that much shorter."""
     from dataclasses import replace
 
-    from app.analyzer import AnalyzerSettings
     from app.models.catalog import DEFAULT_MODEL_ID, resolve_model
-    from app.paths import PROFILES
-    from app.profile_file import load_profile
+    from app.storage.paths import PROFILES
+    from app.storage.profile_file import load_profile
+    from app.worker.analyzer import AnalyzerSettings
 
     profile = load_profile(PROFILES / "hand_position_instruct.json")
     assert profile.constrained_prompt and profile.constrained_prompt in profile.prompt
@@ -182,10 +182,10 @@ def test_a_webcams_wide_frame_of_a_scene_is_answered_like_the_square_scene(demo_
 # Loads the demo model with the threads asked for and prints how many OS threads the load started.
 _COUNT_LOAD_THREADS = """
 import os, sys
-from app.analyzer import Analyzer, AnalyzerSettings
+from app.worker.analyzer import Analyzer, AnalyzerSettings
 from app.models.catalog import DEFAULT_MODEL_ID, resolve_model
-from app.paths import PROFILES
-from app.profile_file import load_profile
+from app.storage.paths import PROFILES
+from app.storage.profile_file import load_profile
 analyzer = Analyzer(resolve_model(DEFAULT_MODEL_ID), load_profile(PROFILES / "hand_position.json"),
                     AnalyzerSettings(threads=int(sys.argv[1])))
 before = len(os.listdir("/proc/self/task"))

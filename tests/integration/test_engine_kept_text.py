@@ -17,14 +17,14 @@ from typing import Any
 import numpy as np
 import pytest
 
-from app.analyzer import Analyzer
-from app.core.checklist import checklist_from_dict
-from app.core.profiles import QuestionPlace, TaskProfile, profile_from_dict
+from app.core.profile.checklist import checklist_from_dict
+from app.core.profile.task import QuestionPlace, TaskProfile, profile_from_dict
 from app.engine.mnn_vlm import Choice, EngineError, MnnVlm
 from app.frames.intake import decode_image_bytes, resize_exact
 from app.models.catalog import DEFAULT_MODEL_ID, resolve_model
-from app.paths import PROFILES
-from app.profile_file import load_checklist
+from app.storage.paths import PROFILES
+from app.storage.profile_file import load_checklist
+from app.worker.analyzer import Analyzer
 from tests.integration.conftest import held_out_scenes
 
 FOREIGN = Path(__file__).resolve().parents[2] / "tests" / "fixtures" / "foreign_qwen3vl"

@@ -11,11 +11,12 @@ from pathlib import Path
 
 import pytest
 
-from app import locations, logs
+from app import logs
 from app.core.generation import Timings
 from app.core.session import PracticeEvent
 from app.pipeline.live import LivePipeline
 from app.session.store import SessionLog
+from app.storage import locations
 from app.worker.messages import Event, LoadFailed, WorkerSpec
 from app.worker.process_host import ProcessWorkerHost
 from tests.conditions import HANG_S

@@ -6,12 +6,12 @@ import time
 from pathlib import Path
 
 from app.core.notice import Notice
-from app.paths import EXAMPLES, PROFILES
 from app.session.review import Verdict, record_review
 from app.session.store import load_session
-from app.ui.i18n import notices_text
-from app.ui.practice_controller import PracticeController, PracticeState
-from app.ui.strings import EN, ZH
+from app.storage.paths import EXAMPLES, PROFILES
+from app.ui.practice.controller import PracticeController, PracticeState
+from app.ui.words import notices_text
+from app.ui.words.main import EN, ZH
 from app.worker.messages import WorkerSpec
 from tests.integration.conftest import wait
 from tests.integration.video import write_hands_video

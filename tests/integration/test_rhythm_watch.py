@@ -14,8 +14,8 @@ from pathlib import Path
 from demo_model.compressions import VideoSpec
 
 from app.core.rhythm_figures import MEASURED_RATE_ERROR
-from app.locations import sessions_dir
-from app.paths import PROFILES
+from app.storage.locations import sessions_dir
+from app.storage.paths import PROFILES
 from tests.conditions import HANG_S
 from tests.integration.video import write_compression_video
 

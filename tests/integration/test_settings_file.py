@@ -10,10 +10,10 @@ from pathlib import Path
 import pytest
 
 from app.core.settings import Settings, settings_to_dict
-from app.locations import settings_path
-from app.settings_file import load_settings, save_settings
-from app.ui.practice_controller import PracticeController
-from app.ui.settings_controller import SettingsController, worker_spec
+from app.storage.locations import settings_path
+from app.storage.settings_file import load_settings, save_settings
+from app.ui.practice.controller import PracticeController
+from app.ui.settings.controller import SettingsController, worker_spec
 from app.worker.messages import WorkerSpec
 from tests.integration.conftest import wait
 

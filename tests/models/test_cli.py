@@ -14,8 +14,8 @@ from pathlib import Path
 import pytest
 
 from app.commands.models import add_models_parser, run_models
-from app.locations import downloaded_models_dir
 from app.models.download import part_path
+from app.storage.locations import downloaded_models_dir
 from tests.conditions import wait_until
 from tests.models.conftest import CLI, ROOT, Model, cli_env, make_model, run_cli
 from tests.servers.faulty import Faults, FaultyServer

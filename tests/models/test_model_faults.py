@@ -31,13 +31,13 @@ from typing import NoReturn
 
 import pytest
 
-from app import analyzer, cli
+from app import cli
 from app.commands import analyze
 from app.commands.interrupts import run_interruptible
 from app.engine.model_folder import ModelFolderError, open_model_folder
 from app.models.catalog import DEFAULT_MODEL_ID, ModelNotVerified, resolve_model
 from app.stop_signals import STOP_SIGNALS
-from app.worker import blocking
+from app.worker import analyzer, blocking
 from app.worker.hosts import WorkerHost, make_host
 from app.worker.messages import Event, WorkerSpec
 from tests.conditions import HANG_S

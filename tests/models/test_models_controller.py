@@ -14,9 +14,9 @@ from app.models.download import part_path
 from app.models.manifest import load_manifest
 from app.models.mirrors import SETTINGS_FILE, load_download_settings
 from app.models.store import ModelStore
-from app.paths import MANIFESTS
-from app.ui.models_controller import ModelsController
-from app.ui.models_state import CardState, ModelKind, ModelsState
+from app.storage.paths import MANIFESTS
+from app.ui.models.controller import ModelsController
+from app.ui.models.state import CardState, ModelKind, ModelsState
 from tests.conditions import wait_until
 from tests.models.conftest import FAST, RecordingGuard, make_model
 from tests.servers.forward_proxy import ForwardProxy

@@ -26,8 +26,8 @@ import pytest
 from app.models.download import DownloadError, FileFetcher
 from app.models.manifest import ManifestError, ManifestFile, manifest_from_dict
 from app.models.mirrors import Mirror, MirrorError, base_mirror, choose_mirrors, manifest_mirrors
-from app.paths import MANIFESTS
 from app.privacy.guard import NetworkGuard, active_guard, install
+from app.storage.paths import MANIFESTS
 from tests.models.conftest import FAST, Model, RecordingGuard, make_model, make_store
 from tests.servers.faulty import Faults, FaultyServer
 

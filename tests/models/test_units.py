@@ -13,7 +13,6 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from app.locations import exclude_from_backup
 from app.models.download import (
     ContentRange,
     FileFetcher,
@@ -33,7 +32,8 @@ from app.models.mirrors import (
     save_mirror_setting,
 )
 from app.models.progress import DownloadProgress, Phase, ProgressTracker, RateMeter, TerminalProgress, render_line
-from app.paths import MANIFESTS
+from app.storage.locations import exclude_from_backup
+from app.storage.paths import MANIFESTS
 
 
 @given(st.integers(0, 2**40), st.integers(0, 2**40), st.integers(1, 2**41))

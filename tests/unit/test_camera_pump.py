@@ -8,7 +8,7 @@ from typing import Any
 import pytest
 
 from app.frames.motion_stream import MotionStreams
-from app.ui.camera_pump import CameraPump
+from app.ui.practice.camera_pump import CameraPump
 from tests.unit.asyncrun import run_async
 
 

@@ -11,11 +11,11 @@ from typing import Any
 
 import pytest
 
-from app.core.checklist import MAX_SIGNALS, checklist_from_dict
-from app.core.profiles import ProfileError, QuestionPlace, profile_from_dict
-from app.paths import PROFILES
-from app.profile_file import load_checklist, load_profile
+from app.core.profile.checklist import MAX_SIGNALS, checklist_from_dict
+from app.core.profile.task import ProfileError, QuestionPlace, profile_from_dict
 from app.session.review import ReviewError, allowed_answers
+from app.storage.paths import PROFILES
+from app.storage.profile_file import load_checklist, load_profile
 from tests.unit.test_session import practice
 
 YES_NO_UNKNOWN = ["yes", "no", "unknown"]

@@ -12,15 +12,16 @@ import pytest
 
 from app.core.generation import Timings
 from app.core.session import ExaminerConfirmed, ExaminerCorrected, reduce
-from app.paths import PROFILES
-from app.profile_file import load_checklist
 from app.session.review import ReviewError, Verdict, make_reviews, record_reviews
 from app.session.store import SessionLog, load_session
-from app.ui import strings, strings_sessions
-from app.ui.checklist_lines import checklist_lines, reviewed_count
-from app.ui.practice_controller import PracticeState
-from app.ui.practice_view import PracticeActions, PracticeView
-from app.ui.review_list import KeyframeReviewRow, ReviewList, ReviewRow
+from app.storage.paths import PROFILES
+from app.storage.profile_file import load_checklist
+from app.ui.parts.checklist_lines import checklist_lines, reviewed_count
+from app.ui.parts.review_list import KeyframeReviewRow, ReviewList, ReviewRow
+from app.ui.practice.controller import PracticeState
+from app.ui.practice.view import PracticeActions, PracticeView
+from app.ui.words import main as strings
+from app.ui.words import sessions as strings_sessions
 from tests.unit.test_session import checklist_keyframe, practice
 
 CHECKLIST = load_checklist(PROFILES / "cpr_checklist.json")

@@ -8,7 +8,7 @@ import wave
 import numpy as np
 import pytest
 
-from app.ui.metronome import RATES, click_track
+from app.ui.practice.metronome import RATES, click_track
 
 
 @pytest.mark.parametrize("rate", [*RATES, 60, 160])

@@ -7,11 +7,11 @@ import flet as ft
 import flet.canvas as cv
 import pytest
 
-from app.core.evaluation import Prediction, evaluate
 from app.core.generation import ParseStatus
-from app.ui import strings_testers
-from app.ui.cut_chart import HEIGHT, accuracy_floor, cut_chart
-from app.ui.testers_view import ReportPanel
+from app.evaluation.report import Prediction, evaluate
+from app.ui.testers.cut_chart import HEIGHT, accuracy_floor, cut_chart
+from app.ui.testers.view import ReportPanel
+from app.ui.words import testers as strings_testers
 
 VALUES = ("yes", "no", "unknown")
 

@@ -9,8 +9,8 @@ from pathlib import Path
 
 import pytest
 
-from app.durable_files import fsync_dir
-from app.models.safefs import write_json_atomic
+from app.storage.durable_files import fsync_dir
+from app.storage.safefs import write_json_atomic
 
 pytestmark = pytest.mark.skipif(sys.platform == "win32", reason="folders are fsynced on POSIX only")
 

@@ -1,4 +1,4 @@
-"""Testers' mode: the evaluation report (app.core.evaluation) and labels.csv (app.evaluation_labels)."""
+"""Testers' mode: the evaluation report (app.evaluation.report) and labels.csv (app.evaluation.labels)."""
 
 from __future__ import annotations
 
@@ -11,7 +11,9 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from app.core.evaluation import (
+from app.core.generation import ParseStatus
+from app.evaluation.labels import LabelsFileError, decode_labels, parse_labels, read_labels
+from app.evaluation.report import (
     CSV_COLUMNS,
     NONE_SHOWN,
     Prediction,
@@ -22,8 +24,6 @@ from app.core.evaluation import (
     match_labels,
     positive_value,
 )
-from app.core.generation import ParseStatus
-from app.evaluation_labels import LabelsFileError, decode_labels, parse_labels, read_labels
 
 VALUES = ("yes", "no", "unknown")
 
@@ -283,7 +283,7 @@ class FakePractice:
     """Answers every image at once with `answers[name]`, as PracticeController.start_evaluation reports them."""
 
     def __init__(self, answers: dict[str, str], ready: bool = True) -> None:
-        from app.ui.practice_controller import PracticeState
+        from app.ui.practice.controller import PracticeState
 
         self.answers = answers
         self.listeners: list = []
@@ -357,7 +357,7 @@ def _scene_files() -> list[tuple[str, bytes, str]]:
 
 
 def test_the_controller_matches_answers_to_images_and_reports_like_the_cli() -> None:
-    from app.ui.testers_controller import TestersController
+    from app.ui.testers.controller import TestersController
 
     files = _scene_files()
     answers = {name: expected for name, _, expected in files}
@@ -396,7 +396,7 @@ def test_the_controller_matches_answers_to_images_and_reports_like_the_cli() -> 
 
 
 def test_another_session_stops_the_run() -> None:
-    from app.ui.testers_controller import TestersController
+    from app.ui.testers.controller import TestersController
 
     files = _scene_files()
     practice = FakePractice({name: e for name, _, e in files})
@@ -415,9 +415,9 @@ def test_another_session_stops_the_run() -> None:
 def test_the_view_renders_the_report_in_both_languages() -> None:
     import flet as ft
 
-    from app.ui.strings_testers import TABLES
-    from app.ui.testers_controller import TestersController
-    from app.ui.testers_view import TestersView
+    from app.ui.testers.controller import TestersController
+    from app.ui.testers.view import TestersView
+    from app.ui.words.testers import TABLES
 
     files = _scene_files()
     practice = FakePractice({name: e for name, _, e in files})
@@ -445,7 +445,7 @@ def test_the_view_renders_the_report_in_both_languages() -> None:
 def test_a_new_view_takes_over_the_run_at_once() -> None:
     """The page rebuilt in another language hands its testers' run to the new view: it sees the
     state at once, then every change; the old view hears nothing more."""
-    from app.ui.testers_controller import TestersController
+    from app.ui.testers.controller import TestersController
 
     files = _scene_files()
     practice = FakePractice({name: e for name, _, e in files})

@@ -1,5 +1,5 @@
-"""Testers' mode for checklists: labels.csv with a column per signal (app.evaluation_labels), a report per
-signal built by the one-signal `evaluate` (app.core.evaluation), and the plot of one panel per signal."""
+"""Testers' mode for checklists: labels.csv with a column per signal (app.evaluation.labels), a report per
+signal built by the one-signal `evaluate` (app.evaluation.report), and the plot of one panel per signal."""
 
 from __future__ import annotations
 
@@ -11,7 +11,10 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from app.core.evaluation import (
+from app.core.generation import ParseStatus
+from app.evaluation.labels import LabelsFileError, decode_checklist_labels, parse_checklist_labels
+from app.evaluation.plot import render_checklist, render_report
+from app.evaluation.report import (
     CHECKLIST_CSV_COLUMNS,
     CSV_COLUMNS,
     UNKNOWN,
@@ -23,9 +26,6 @@ from app.core.evaluation import (
     format_checklist_table,
     format_table,
 )
-from app.core.generation import ParseStatus
-from app.evaluation_labels import LabelsFileError, decode_checklist_labels, parse_checklist_labels
-from app.evaluation_plot import render_checklist, render_report
 
 VALUES = ("yes", "no", "unknown")
 SIGNALS = {"hands_visible": VALUES, "hand_position_correct": VALUES, "hands_stacked": ("yes", "no")}

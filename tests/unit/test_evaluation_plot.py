@@ -2,8 +2,8 @@
 
 from __future__ import annotations
 
-from app.core.evaluation import Prediction, evaluate
-from app.evaluation_plot import _CELL, _CURVE_W, _HEAD, _PAD, _PLOT_H, layout, render_report
+from app.evaluation.plot import _CELL, _CURVE_W, _HEAD, _PAD, _PLOT_H, layout, render_report
+from app.evaluation.report import Prediction, evaluate
 
 VALUES = ("yes", "no", "unknown")
 

@@ -1,4 +1,4 @@
-"""A page's file picks (app.ui.file_intake): a chooser that never opens, a file over the limit, an upload
+"""A page's file picks (app.ui.practice.file_intake): a chooser that never opens, a file over the limit, an upload
 that fails or a picked file gone before it is read is a sentence on the screen that asked, not a
 traceback in the log; what fits arrives as local paths (the desktop's own, or this app's upload
 folder from a browser); reading happens off the page's loop."""
@@ -13,9 +13,9 @@ import flet as ft
 
 from app.core.notice import Notice
 from app.core.sizes import size_words
-from app.ui import strings
-from app.ui.file_intake import FileIntake, Picked
-from app.ui.i18n import notice_text
+from app.ui.practice.file_intake import FileIntake, Picked
+from app.ui.words import main as strings
+from app.ui.words import notice_text
 from tests.unit.asyncrun import run_async
 
 

@@ -12,17 +12,17 @@ from pathlib import Path
 
 from fontTools.ttLib import TTFont
 
-from app.paths import ASSETS, PROFILES
-from app.ui.i18n import CJK_FONT_FILE as FONT_FILE
+from app.storage.paths import ASSETS, PROFILES
+from app.ui.words import CJK_FONT_FILE as FONT_FILE
 
-UI = Path(__file__).resolve().parents[2] / "app" / "ui"
+WORDS = Path(__file__).resolve().parents[2] / "app" / "ui" / "words"
 
 
 def _shown_characters() -> dict[str, str]:
     """character -> where it is first used."""
     found: dict[str, str] = {}
-    for module in sorted(UI.glob("strings*.py")):
-        for code, table in importlib.import_module(f"app.ui.{module.stem}").TABLES.items():
+    for module in sorted(WORDS.glob("[!_]*.py")):
+        for code, table in importlib.import_module(f"app.ui.words.{module.stem}").TABLES.items():
             for key, text in table.items():
                 for ch in text:
                     found.setdefault(ch, f"{module.stem}.{code}[{key!r}]")
@@ -44,7 +44,7 @@ def test_every_character_the_app_shows_has_a_glyph() -> None:
 
 
 def test_the_names_face_has_every_language_name_for_screens_in_other_languages() -> None:
-    from app.ui.i18n import LANGUAGES, NAMES_FONT_FILE
+    from app.ui.words import LANGUAGES, NAMES_FONT_FILE
 
     cmap = TTFont(ASSETS / NAMES_FONT_FILE)["cmap"].getBestCmap()
     assert [name for name in LANGUAGES.values() if not all(ord(ch) in cmap for ch in name)] == []
@@ -60,10 +60,11 @@ def test_every_zh_text_on_the_practice_screen_is_drawn_in_a_face_that_has_its_gl
     import flet as ft
 
     from app.core.session import reduce
-    from app.ui import strings, strings_sessions
-    from app.ui.i18n import CJK_FONT, fonts_for
-    from app.ui.practice_controller import PracticeState
-    from app.ui.practice_view import PracticeActions, PracticeView
+    from app.ui.practice.controller import PracticeState
+    from app.ui.practice.view import PracticeActions, PracticeView
+    from app.ui.words import CJK_FONT, fonts_for
+    from app.ui.words import main as strings
+    from app.ui.words import sessions as strings_sessions
     from tests.unit.test_session import practice
     from tests.unit.test_sessions_view import walk
 

@@ -10,8 +10,8 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from app.core.generation import FinishReason
-from app.core.parser import UNKNOWN, ParseReason, parse_answer
-from app.core.profiles import TaskProfile
+from app.core.parser import ParseReason, parse_answer
+from app.core.profile.task import UNKNOWN, TaskProfile
 
 EXAMPLES = int(os.environ.get("KEYFRAME_FUZZ_EXAMPLES", "4000"))
 PROFILE = TaskProfile(

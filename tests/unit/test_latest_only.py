@@ -7,7 +7,7 @@ import time
 
 import pytest
 
-from app.ui.latest_only import LatestOnly
+from app.ui.practice.latest_only import LatestOnly
 
 
 def test_a_burst_runs_once_on_the_newest_value_and_the_caller_never_waits() -> None:

@@ -1,6 +1,6 @@
 """Every module logs under the app's logger, whose handlers write keyframe.log.
 
-A logger named `__name__` ("app.ui.latest_only") is outside the `keyframe` hierarchy: its lines,
+A logger named `__name__` ("app.ui.practice.latest_only") is outside the `keyframe` hierarchy: its lines,
 a worker-restart failure among them, never reached the file, while caplog (on the root) still saw them.
 """
 
@@ -96,7 +96,8 @@ def test_the_check_sees_loggers_outside_the_hierarchy(source: str, found: int) -
 
 def test_a_line_of_each_formerly_stray_module_reaches_keyframe_log(tmp_path: Path) -> None:
     from app.privacy import guard
-    from app.ui import latest_only, models_controller
+    from app.ui.models import controller as models_controller
+    from app.ui.practice import latest_only
 
     modules = (guard, latest_only, models_controller)
     logs.setup(folder=tmp_path)

@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import flet_audio as fa
 
-from app.ui.metronome import Metronome, RateTones
+from app.ui.practice.metronome import Metronome, RateTones
 from tests.unit.asyncrun import run_async
 from tests.unit.test_rate_cue import FakePage
 

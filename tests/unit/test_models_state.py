@@ -7,7 +7,7 @@ from pathlib import Path
 from app.models.manifest import Manifest, manifest_from_dict
 from app.models.progress import DownloadProgress, Phase
 from app.models.store import ModelState, ModelStatus
-from app.ui.models_state import (
+from app.ui.models.state import (
     Activity,
     CardState,
     ModelFacts,

@@ -19,12 +19,12 @@ from app.core.session import PracticeEvent, reduce
 from app.models.catalog import DEFAULT_MODEL_ID
 from app.models.manifest import load_manifest, manifest_from_dict
 from app.models.store import ModelStore
-from app.paths import MANIFESTS
-from app.ui import strings_models
-from app.ui.models_controller import ModelsController
-from app.ui.models_state import Activity, CardState, ModelsState
-from app.ui.models_view import ModelsView
-from app.ui.practice_controller import PracticeState
+from app.storage.paths import MANIFESTS
+from app.ui.models.controller import ModelsController
+from app.ui.models.state import Activity, CardState, ModelsState
+from app.ui.models.view import ModelsView
+from app.ui.practice.controller import PracticeState
+from app.ui.words import models as strings_models
 from app.worker.messages import WorkerStatus
 from tests.conditions import wait_until
 from tests.unit.test_session import practice

@@ -79,7 +79,7 @@ def test_frames_go_only_to_the_page_that_has_a_camera_session_attached() -> None
 def _client(streams: MotionStreams):  # noqa: ANN202 - starlette's TestClient
     from starlette.testclient import TestClient
 
-    from app.ui.web_shell import asgi_app
+    from app.ui.shell.web_shell import asgi_app
 
     return TestClient(asgi_app(lambda page: None, PORT, motion=streams), base_url=f"http://127.0.0.1:{PORT}")
 

@@ -9,7 +9,7 @@ import pytest
 
 from app.commands.doctor import WebServerCheck, check_web_server
 from app.privacy.origin_guard import OriginGuard, ask, judge
-from app.ui import web_shell
+from app.ui.shell import web_shell
 from tests.unit.asyncrun import run_async
 
 PORT = 8550

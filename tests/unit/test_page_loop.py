@@ -10,7 +10,7 @@ from types import SimpleNamespace
 
 import pytest
 
-from app.ui.page_loop import on_page_loop
+from app.ui.shell.page_loop import on_page_loop
 from tests.unit.asyncrun import run_async
 
 
@@ -68,7 +68,7 @@ def test_practice_states_reach_a_listener_in_the_order_they_were_made(tmp_path) 
     import threading
     from dataclasses import replace
 
-    from app.ui.practice_controller import PracticeController
+    from app.ui.practice.controller import PracticeController
     from app.worker.messages import WorkerSpec
 
     controller = PracticeController(WorkerSpec(), tmp_path)  # never started: no worker
@@ -105,7 +105,7 @@ def test_practice_states_reach_a_listener_in_the_order_they_were_made(tmp_path) 
 def test_the_ticker_ticks_while_wanted_runs_once_and_stops() -> None:
     """The page's one periodic task: a second start while it runs starts nothing; it ends by itself once
     it is no longer wanted (the session ended), and at stop (the page went away)."""
-    from app.ui.page_loop import Ticker
+    from app.ui.shell.page_loop import Ticker
 
     async def scenario() -> tuple[int, int, bool, int]:
         loop = asyncio.get_running_loop()

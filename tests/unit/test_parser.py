@@ -9,8 +9,8 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from app.core.generation import FinishReason
-from app.core.parser import UNKNOWN, ParseReason, parse_answer
-from app.core.profiles import TaskProfile
+from app.core.parser import ParseReason, parse_answer
+from app.core.profile.task import UNKNOWN, TaskProfile
 
 PROFILE = TaskProfile(
     id="hand_position", signal="hand_position_correct", values=("yes", "no", "unknown"), prompt="Is it right?"

@@ -9,10 +9,10 @@ import flet as ft
 
 from app.core.generation import RunPhase
 from app.core.notice import Notice
-from app.core.profiles import ProfileLabels
+from app.core.profile.task import ProfileLabels
 from app.core.session import AskedSignal, KeyframeSkipped, SessionAsked, SkipReason, reduce
-from app.ui.practice_controller import PracticeState, SourceKind, clean_card
-from app.ui.practice_view import PracticeActions, PracticeView
+from app.ui.practice.controller import PracticeState, SourceKind, clean_card
+from app.ui.practice.view import PracticeActions, PracticeView
 from tests.unit.test_session import practice
 from tests.unit.test_sessions_controller import recorded, write_session
 from tests.unit.test_sessions_view import build, open_session, walk
@@ -198,7 +198,8 @@ class Clock:
 
 
 def _clocked(now: float, language: str = "en") -> PracticeView:
-    from app.ui import strings, strings_sessions
+    from app.ui.words import main as strings
+    from app.ui.words import sessions as strings_sessions
 
     actions = PracticeActions(lambda *a: None, lambda: None, lambda _: None, lambda *a: None)
     return PracticeView(
@@ -269,8 +270,8 @@ def test_a_new_answer_is_shown_in_full_colour() -> None:
 
 
 def test_the_checklist_lines_are_dimmed_like_the_one_answer() -> None:
-    from app.paths import PROFILES
-    from app.profile_file import load_checklist
+    from app.storage.paths import PROFILES
+    from app.storage.profile_file import load_checklist
     from tests.unit.test_session import checklist_keyframe
 
     checklist = load_checklist(PROFILES / "cpr_checklist.json")
@@ -301,7 +302,8 @@ def test_stills_and_an_ended_session_show_no_age() -> None:
 
 
 def _rate_view(language: str = "en", tones: list[bool] | None = None) -> PracticeView:
-    from app.ui import strings, strings_sessions
+    from app.ui.words import main as strings
+    from app.ui.words import sessions as strings_sessions
 
     said = tones if tones is not None else []
     actions = PracticeActions(

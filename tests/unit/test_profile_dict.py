@@ -1,4 +1,4 @@
-"""A checklist written back as its file's JSON (app.core.profile_dict) reads back to the same checklist."""
+"""A checklist written back as its file's JSON (app.core.profile.dicts) reads back to the same checklist."""
 
 from __future__ import annotations
 
@@ -8,9 +8,9 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from app.core.checklist import checklist_from_dict
-from app.core.profile_dict import checklist_dict, with_min_score
-from app.paths import PROFILES
+from app.core.profile.checklist import checklist_from_dict
+from app.core.profile.dicts import checklist_dict, with_min_score
+from app.storage.paths import PROFILES
 
 NAMES = st.from_regex(r"[a-z][a-z0-9_]{0,8}", fullmatch=True)
 TEXT = st.text(st.characters(codec="utf-8", exclude_categories=("Cs",)), min_size=1, max_size=12).filter(str.strip)

@@ -9,7 +9,7 @@ from types import SimpleNamespace
 
 import pytest
 
-from app.core.profile_draft import (
+from app.core.profile.draft import (
     MAX_QUESTION_CHARS,
     DraftRefused,
     ProfileDraft,
@@ -18,13 +18,13 @@ from app.core.profile_draft import (
     draft_from_checklist,
     draft_problems,
 )
-from app.core.profiles import ProfileError
-from app.paths import PROFILES
-from app.profile_file import load_checklist
-from app.profile_store import save_profile
-from app.ui import strings_settings
-from app.ui.profile_editor import ProfileEditor
-from app.ui.settings_controller import EditedProfile
+from app.core.profile.task import ProfileError
+from app.storage.paths import PROFILES
+from app.storage.profile_file import load_checklist
+from app.storage.profile_store import save_profile
+from app.ui.settings.controller import EditedProfile
+from app.ui.settings.profile_editor import ProfileEditor
+from app.ui.words import settings as strings_settings
 
 SHIPPED = sorted(PROFILES.glob("*.json"))
 

@@ -1,4 +1,4 @@
-"""A person's profiles in the config folder beside the shipped templates (app.profile_store)."""
+"""A person's profiles in the config folder beside the shipped templates (app.storage.profile_store)."""
 
 from __future__ import annotations
 
@@ -7,12 +7,12 @@ from pathlib import Path
 
 import pytest
 
-from app.core.profile_dict import renamed, with_min_score
-from app.core.profiles import ProfileError
-from app.locations import settings_path, user_profiles_dir
-from app.paths import PROFILES
-from app.profile_file import load_checklist
-from app.profile_store import list_profiles, save_profile
+from app.core.profile.dicts import renamed, with_min_score
+from app.core.profile.task import ProfileError
+from app.storage.locations import settings_path, user_profiles_dir
+from app.storage.paths import PROFILES
+from app.storage.profile_file import load_checklist
+from app.storage.profile_store import list_profiles, save_profile
 
 SHIPPED = sorted(p.name for p in PROFILES.glob("*.json"))
 
@@ -85,7 +85,7 @@ def test_an_id_that_is_not_a_name_is_refused_on_save(tmp_path: Path) -> None:
 
 
 def test_a_cut_kept_on_a_shipped_profile_is_saved_as_a_copy_and_then_changed_in_place(tmp_path: Path) -> None:
-    from app.profile_store import save_cut
+    from app.storage.profile_store import save_cut
 
     own = _own(tmp_path)
     first = save_cut(PROFILES / "hand_position.json", 0.75, own)
@@ -100,7 +100,7 @@ def test_a_cut_kept_on_a_shipped_profile_is_saved_as_a_copy_and_then_changed_in_
 
 
 def test_a_cut_kept_on_a_checklist_s_signal_goes_into_that_signal_only(tmp_path: Path) -> None:
-    from app.profile_store import save_cut
+    from app.storage.profile_store import save_cut
 
     own = _own(tmp_path)
     shipped = load_checklist(PROFILES / "cpr_checklist.json")

@@ -6,11 +6,11 @@ from pathlib import Path
 
 import pytest
 
-from app.core.checklist import checklist_from_dict
-from app.core.profiles import ProfileError, ProfileLabels, QuestionPlace, TaskProfile, profile_from_dict
+from app.core.profile.checklist import checklist_from_dict
+from app.core.profile.task import ProfileError, ProfileLabels, QuestionPlace, TaskProfile, profile_from_dict
 from app.models.manifest import load_manifest
-from app.paths import MANIFESTS, PROFILES
-from app.profile_file import load_checklist, load_profile
+from app.storage.paths import MANIFESTS, PROFILES
+from app.storage.profile_file import load_checklist, load_profile
 
 BASE = {"schema": 1, "id": "p", "signal": "hand_position_correct", "values": ["yes", "no"], "prompt": "Q?"}
 

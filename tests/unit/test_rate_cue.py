@@ -12,7 +12,7 @@ import flet_audio as fa
 import numpy as np
 
 from app.core.rate_cue import CUE_GAP_S, RateCue
-from app.ui.metronome import TONES, RateTones, cue_tone
+from app.ui.practice.metronome import TONES, RateTones, cue_tone
 
 
 class Clock:

@@ -327,7 +327,7 @@ def fields(template: str) -> list[str]:
 
 def test_the_chinese_questions_are_the_sessions_screens_and_the_report_imports_no_ui() -> None:
     """app.session cannot import the screen's words (app.ui), so the report holds a copy: kept equal here."""
-    from app.ui.strings_sessions import ZH
+    from app.ui.words.sessions import ZH
 
     screen = {key.removeprefix("signal_"): words for key, words in ZH.items() if key.startswith("signal_")}
     del screen["counts"], screen["separator"]  # the screen's words around questions, not a question

@@ -1,4 +1,4 @@
-"""The score cut (app.core.score_cut): withholding low-score answers, and the coverage–accuracy curve."""
+"""The score cut (app.evaluation.score_cut): withholding low-score answers, and the coverage–accuracy curve."""
 
 from __future__ import annotations
 
@@ -8,12 +8,12 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from app.core.checklist import checklist_from_dict
-from app.core.evaluation import Prediction, csv_text, evaluate, format_table
 from app.core.generation import ParseStatus
 from app.core.parser import ParsedAnswer, ParseReason
-from app.core.profiles import ProfileError, profile_from_dict
-from app.core.score_cut import cut, cut_curve, threshold_words, withheld
+from app.core.profile.checklist import checklist_from_dict
+from app.core.profile.task import ProfileError, profile_from_dict
+from app.evaluation.report import Prediction, csv_text, evaluate, format_table
+from app.evaluation.score_cut import cut, cut_curve, threshold_words, withheld
 
 VALUES = ("yes", "no", "unknown")
 PROFILE = {"signal": "hand_position_correct", "values": list(VALUES), "prompt": "Correct?"}

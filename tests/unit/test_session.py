@@ -175,8 +175,8 @@ def test_a_csv_export_keeps_a_carriage_return_inside_its_field(tmp_path: Path) -
 
 
 def test_a_correction_is_the_verdict_everywhere_and_the_models_answer_stays_the_models(tmp_path: Path) -> None:
-    from app.ui.review_list import ReviewList
-    from app.ui.timeline import timeline_points
+    from app.ui.parts.review_list import ReviewList
+    from app.ui.parts.timeline import timeline_points
 
     events = [
         practice(1, "yes"),

@@ -15,15 +15,15 @@ from pathlib import Path
 import pytest
 
 from app.core.asked import session_asked
-from app.core.checklist import Checklist
-from app.core.profiles import ProfileLabels, TaskProfile
+from app.core.profile.checklist import Checklist
+from app.core.profile.task import ProfileLabels, TaskProfile
 from app.core.session import ExaminerConfirmed, ExaminerCorrected, SessionAsked, event_from_dict, event_to_dict, reduce
-from app.paths import PROFILES
-from app.profile_file import load_checklist, load_profile
 from app.session.report import practice_report
 from app.session.store import export_csv, load_session, summary_text
-from app.ui.sessions_view import SessionsView
-from app.ui.strings_sessions import ZH
+from app.storage.paths import PROFILES
+from app.storage.profile_file import load_checklist, load_profile
+from app.ui.sessions.view import SessionsView
+from app.ui.words.sessions import ZH
 from tests.unit.test_session import checklist_keyframe, practice
 from tests.unit.test_sessions_controller import write_session
 from tests.unit.test_sessions_view import build, open_session, shown, texts

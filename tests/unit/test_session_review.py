@@ -11,10 +11,10 @@ from pathlib import Path
 import pytest
 
 from app.core.session import ExaminerConfirmed, ExaminerCorrected, reduce
-from app.paths import PROFILES
-from app.profile_file import load_profile
 from app.session.review import ReviewError, allowed_answers, make_review
 from app.session.store import LoadedSession, export_csv, export_jsonl, summary_text
+from app.storage.paths import PROFILES
+from app.storage.profile_file import load_profile
 from tests.unit.test_session import practice
 
 

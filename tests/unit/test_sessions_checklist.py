@@ -21,11 +21,11 @@ from app.core.session import (
     reduce,
 )
 from app.core.session_summary import NOT_CHECKED, summarise
-from app.ui import strings_sessions
-from app.ui.sessions_controller import SessionsController
-from app.ui.sessions_view import SessionsView
-from app.ui.strings_sessions import EN, ZH, signal_words
-from app.ui.timeline import FAILED, SKIPPED, TimelineChart, lanes_for, mark_style, ordered_counts, timeline_points
+from app.ui.parts.timeline import FAILED, SKIPPED, TimelineChart, lanes_for, mark_style, ordered_counts, timeline_points
+from app.ui.sessions.controller import SessionsController
+from app.ui.sessions.view import SessionsView
+from app.ui.words import sessions as strings_sessions
+from app.ui.words.sessions import EN, ZH, signal_words
 from tests.unit.test_session import checklist_keyframe, practice
 from tests.unit.test_sessions_controller import demo_events, write_session
 from tests.unit.test_sessions_view import build, open_session, shown, texts

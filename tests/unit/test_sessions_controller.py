@@ -25,8 +25,8 @@ from app.core.session_summary import summarise
 from app.session.report import practice_report
 from app.session.review import Verdict, record_review
 from app.session.store import SessionLog, export_csv, export_rhythm_csv, load_session
-from app.ui.sessions_controller import SessionsController, SessionsState
-from app.ui.strings_sessions import EN, ZH, sessions_notice_text
+from app.ui.sessions.controller import SessionsController, SessionsState
+from app.ui.words.sessions import EN, ZH, sessions_notice_text
 from tests.unit.test_session import practice
 
 VALUES = ("yes", "no", "unknown")
@@ -152,7 +152,7 @@ def test_an_unreadable_file_is_a_row_that_says_why(folder: Path) -> None:
 
 
 def test_a_refresh_reads_only_new_or_changed_files(folder: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    import app.ui.sessions_controller as module
+    import app.ui.sessions.controller as module
 
     read: list[str] = []
 

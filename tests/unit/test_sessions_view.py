@@ -20,11 +20,11 @@ from app.core.session_summary import SignalSummary, summarise
 from app.session.report import practice_report
 from app.session.review import Verdict
 from app.session.store import export_csv, export_jsonl, export_rhythm_csv, load_session
-from app.ui.review_list import ReviewList
-from app.ui.sessions_controller import SessionsController, SessionsState
-from app.ui.sessions_view import SessionsView
-from app.ui.strings_sessions import ZH
-from app.ui.timeline import FAILED, SKIPPED, TimelineChart, lanes_for, mark_style, timeline_points
+from app.ui.parts.review_list import ReviewList
+from app.ui.parts.timeline import FAILED, SKIPPED, TimelineChart, lanes_for, mark_style, timeline_points
+from app.ui.sessions.controller import SessionsController, SessionsState
+from app.ui.sessions.view import SessionsView
+from app.ui.words.sessions import ZH
 from tests.unit.asyncrun import run_async
 from tests.unit.test_sessions_controller import demo_events, recorded, rhythm_events, write_session
 

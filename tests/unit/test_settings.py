@@ -22,10 +22,10 @@ from app.core.settings import (
     worker_changed,
 )
 from app.core.vision_size import MAX_USER_SIDE, MIN_USER_SIDE
-from app.settings_file import LoadedSettings
-from app.ui.settings_controller import SettingsController, WorkerReport, worker_spec
-from app.ui.settings_view import SettingsView, backend_line
-from app.ui.strings_settings import EN, ZH
+from app.storage.settings_file import LoadedSettings
+from app.ui.settings.controller import SettingsController, WorkerReport, worker_spec
+from app.ui.settings.view import SettingsView, backend_line
+from app.ui.words.settings import EN, ZH
 from app.worker.messages import WorkerSpec
 
 # --- the dataclass and its JSON ---------------------------------------------------------------
@@ -309,7 +309,7 @@ def test_the_chinese_table_has_no_english_words_left() -> None:
 
 def test_the_settings_offer_the_languages_the_ui_has() -> None:
     from app.core.settings import LANGUAGES as SETTINGS_LANGUAGES
-    from app.ui.i18n import LANGUAGES as UI_LANGUAGES
+    from app.ui.words import LANGUAGES as UI_LANGUAGES
 
     assert set(SETTINGS_LANGUAGES) == set(UI_LANGUAGES)
 
@@ -327,7 +327,7 @@ def test_the_profiles_offered_are_the_shipped_ones_then_the_persons(tmp_path: Pa
     """One-signal profiles and checklists can be chosen; a damaged file is listed but not offered."""
     import json
 
-    from app.paths import PROFILES
+    from app.storage.paths import PROFILES
 
     own = tmp_path / "profiles"
     rec = Recorder()
@@ -368,8 +368,8 @@ def test_profiles_past_the_listed_ones_are_counted_and_said_and_never_written_ov
     and a new profile's id is free of the unlisted files too."""
     import json
 
-    from app.paths import PROFILES
-    from app.profile_store import MAX_USER_PROFILES
+    from app.storage.paths import PROFILES
+    from app.storage.profile_store import MAX_USER_PROFILES
 
     own = tmp_path / "profiles"
     own.mkdir()
@@ -396,7 +396,7 @@ def test_profiles_past_the_listed_ones_are_counted_and_said_and_never_written_ov
 def test_a_profile_written_for_another_model_is_said_under_the_choice(tmp_path: Path) -> None:
     """An instruct checklist asked of the demo model answers, but maybe wrongly: Settings says so, in both
     languages, and says nothing for a profile written for the loaded model or one that names no model."""
-    from app.paths import PROFILES
+    from app.storage.paths import PROFILES
 
     c = SettingsController(LoadedSettings(Settings()), path=tmp_path / "s.json", save=Recorder().save)
     view = SettingsView(c, EN)

@@ -5,7 +5,7 @@ from pathlib import Path
 import pytest
 
 from app.engine.tokenizer_header import TokenizerHeaderError, read_tokenizer_header
-from app.locations import data_dir, engine_cache_dir, models_dir
+from app.storage.locations import data_dir, engine_cache_dir, models_dir
 
 
 def test_flet_storage_wins_over_platformdirs(tmp_path: Path) -> None:

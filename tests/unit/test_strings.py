@@ -10,10 +10,10 @@ from pathlib import Path
 
 import pytest
 
-from app.ui.i18n import LANGUAGES
+from app.ui.words import LANGUAGES
 
-UI = Path(__file__).resolve().parents[2] / "app" / "ui"
-MODULES = sorted(p.stem for p in UI.glob("strings*.py"))
+WORDS = Path(__file__).resolve().parents[2] / "app" / "ui" / "words"
+MODULES = sorted(p.stem for p in WORDS.glob("[!_]*.py"))
 # Names and technical words a Chinese reader sees as they are.
 ALLOWED_LATIN = {
     "Keyframe",
@@ -63,7 +63,7 @@ ALLOWED_LATIN = {
 
 
 def _tables(module: str) -> dict[str, dict[str, str]]:
-    return importlib.import_module(f"app.ui.{module}").TABLES
+    return importlib.import_module(f"app.ui.words.{module}").TABLES
 
 
 def _fields(template: str) -> list[tuple[str, str]]:
@@ -71,7 +71,7 @@ def _fields(template: str) -> list[tuple[str, str]]:
 
 
 def test_there_are_string_modules_to_check() -> None:
-    assert {"strings", "strings_sessions"} <= set(MODULES)
+    assert {"main", "sessions"} <= set(MODULES)
 
 
 @pytest.mark.parametrize("module", MODULES)
@@ -100,7 +100,7 @@ def test_chinese_strings_hold_no_english_words(module: str) -> None:
     assert not found, f"{module}: English left in the Chinese table: {found}"
 
 
-FRAMES = UI.parent / "frames"
+FRAMES = WORDS.parents[1] / "frames"
 
 
 def _codes(pattern: str, source: str) -> set[str]:
@@ -111,7 +111,7 @@ def test_every_reason_a_file_is_refused_for_is_worded_in_every_language() -> Non
     """A refused image or video reaches the practice screen as its reason code (app.frames.sources.refusal);
     a code without words would show as the bare code."""
     from app.frames.intake import _ERRNO_REASONS
-    from app.ui.strings import TABLES
+    from app.ui.words.main import TABLES
 
     intake, video = (FRAMES / "intake.py").read_text(), (FRAMES / "video.py").read_text()
     image = _codes(r'ImageRejected\(\s*"([a-z_]+)"', intake) | set(_ERRNO_REASONS.values()) | {"unreadable"}
@@ -124,8 +124,8 @@ def test_every_reason_a_file_is_refused_for_is_worded_in_every_language() -> Non
 
 def test_a_notice_is_worded_in_the_tables_language_and_an_unknown_reason_still_reads() -> None:
     from app.core.notice import Notice
-    from app.ui.i18n import notices_text
-    from app.ui.strings import EN, ZH
+    from app.ui.words import notices_text
+    from app.ui.words.main import EN, ZH
 
     two = (Notice.of("image_refused", name="a.jpg", reason="corrupt"), Notice.of("tables_left_out", names="t.csv"))
     assert (
@@ -138,7 +138,7 @@ def test_a_notice_is_worded_in_the_tables_language_and_an_unknown_reason_still_r
 
 def test_every_reason_an_answer_can_be_unknown_for_has_words_in_every_language() -> None:
     from app.core.parser import ParseReason
-    from app.ui.strings_sessions import TABLES
+    from app.ui.words.sessions import TABLES
 
     for language, table in TABLES.items():
         missing = [r.value for r in ParseReason if r is not ParseReason.OK and f"reason_{r.value}" not in table]

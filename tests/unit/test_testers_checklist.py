@@ -1,4 +1,4 @@
-"""The Testers' screen with a checklist running (app.ui.testers_controller, app.ui.testers_view): a row per
+"""The Testers' screen with a checklist running (app.ui.testers.controller, app.ui.testers.view): a row per
 image and signal, the labels file `eval` reads for a checklist, a report per signal from the same
 `evaluate_checklist`, and Keep this cut saved into that signal only. The worker is a fake that records a
 checklist keyframe's answers as the live pipeline does: one event per signal, on the same keyframe."""
@@ -11,17 +11,17 @@ from pathlib import Path
 
 import flet as ft
 
-from app.core.evaluation import Prediction, checklist_csv_text, evaluate_checklist
 from app.core.generation import ParseStatus, Timings
 from app.core.session import PracticeEvent, SessionState, apply
-from app.paths import EXAMPLES, PROFILES
-from app.profile_file import load_checklist
-from app.profile_store import save_cut
-from app.ui.i18n import text
-from app.ui.strings_sessions import TABLES as SESSION_WORDS
-from app.ui.strings_testers import TABLES
-from app.ui.testers_controller import TestersController as Controller  # not a test class to collect
-from app.ui.testers_view import TestersView as View
+from app.evaluation.report import Prediction, checklist_csv_text, evaluate_checklist
+from app.storage.paths import EXAMPLES, PROFILES
+from app.storage.profile_file import load_checklist
+from app.storage.profile_store import save_cut
+from app.ui.testers.controller import TestersController as Controller  # not a test class to collect
+from app.ui.testers.view import TestersView as View
+from app.ui.words import text
+from app.ui.words.sessions import TABLES as SESSION_WORDS
+from app.ui.words.testers import TABLES
 from tests.unit.test_evaluation import FakePractice, _wait
 
 SHIPPED = PROFILES / "cpr_checklist.json"

@@ -8,8 +8,8 @@ import flet_charts as fch
 
 from app.core.rhythm_figures import Pause
 from app.core.session import reduce
-from app.ui.strings_sessions import ZH
-from app.ui.timeline import TimelineChart, rate_runs, rhythm_pauses, rhythm_points, rhythm_words
+from app.ui.parts.timeline import TimelineChart, rate_runs, rhythm_pauses, rhythm_points, rhythm_words
+from app.ui.words.sessions import ZH
 from tests.unit.test_sessions_controller import PAUSES, RATES, demo_events, recorded, rhythm_events, rhythm_samples
 
 

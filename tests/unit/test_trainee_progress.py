@@ -171,7 +171,7 @@ def test_the_report_warns_of_the_demo_model_and_says_the_frame_rate_it_measured_
 
 
 def test_a_sessions_source_is_said_in_the_screens_language_and_a_file_name_as_it_is() -> None:
-    from app.ui.strings_sessions import EN, ZH, source_words
+    from app.ui.words.sessions import EN, ZH, source_words
 
     assert (source_words(EN, "camera"), source_words(ZH, "camera")) == ("camera", "摄像头")
     assert (source_words(EN, "3 images", 3), source_words(ZH, "3 images", 3)) == ("3 images", "3 张图像")
@@ -180,7 +180,7 @@ def test_a_sessions_source_is_said_in_the_screens_language_and_a_file_name_as_it
 
 def test_a_model_time_reads_in_milliseconds_under_a_second_never_as_zero() -> None:
     from app.core.durations import model_time_words
-    from app.ui.strings_testers import EN, ZH
+    from app.ui.words.testers import EN, ZH
 
     assert model_time_words(0.003021, EN) == "3.0 ms"  # the demo model's answer: "0.00 s" before
     assert model_time_words(0.0421, EN) == "42 ms"
@@ -190,7 +190,7 @@ def test_a_model_time_reads_in_milliseconds_under_a_second_never_as_zero() -> No
 
 
 def test_a_printout_is_served_once_and_forgotten_after_a_few_minutes() -> None:
-    from app.ui.printouts import TTL_S, Printouts
+    from app.ui.shell.printouts import TTL_S, Printouts
 
     now = [0.0]
     desk = Printouts(clock=lambda: now[0])

@@ -80,7 +80,7 @@ def test_the_grid_comes_from_the_model_type() -> None:
 
 def test_a_model_folder_reads_its_grid() -> None:
     from app.engine.model_folder import open_model_folder
-    from app.paths import MODEL_STORE
+    from app.storage.paths import MODEL_STORE
 
     assert open_model_folder(MODEL_STORE / "keyframe-demo").vision_grid == 32  # model_type qwen3_vl
 

@@ -6,7 +6,7 @@ import importlib.util
 
 import pytest
 
-from app.ui import web_shell
+from app.ui.shell import web_shell
 
 
 def test_the_shipped_page_passes_the_check() -> None:

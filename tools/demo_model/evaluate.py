@@ -69,8 +69,8 @@ def parse_answer(text: str) -> str | None:
 
 @functools.cache
 def _bundled_profile():
-    from app.paths import PROFILES
-    from app.profile_file import load_profile
+    from app.storage.paths import PROFILES
+    from app.storage.profile_file import load_profile
 
     return load_profile(PROFILES / "hand_position.json")
 

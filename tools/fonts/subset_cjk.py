@@ -23,7 +23,7 @@ from fontTools.ttLib import TTCollection
 
 ROOT = Path(__file__).resolve().parents[2]
 sys.path.insert(0, str(ROOT))
-from app.ui.i18n import LANGUAGES  # noqa: E402 - after the project root is importable
+from app.ui.words import LANGUAGES  # noqa: E402 - after the project root is importable
 
 # One weight: Flutter draws bold by emboldening it, and a second file would double the download.
 SOURCES = {"Regular": Path("/usr/share/fonts/opentype/noto/NotoSansCJK-Regular.ttc")}
@@ -44,8 +44,8 @@ def gb2312() -> set[str]:
 
 def app_text() -> set[str]:
     chars: set[str] = set()
-    for module in sorted((ROOT / "app" / "ui").glob("strings*.py")):
-        tables = importlib.import_module(f"app.ui.{module.stem}").TABLES
+    for module in sorted((ROOT / "app" / "ui" / "words").glob("[!_]*.py")):
+        tables = importlib.import_module(f"app.ui.words.{module.stem}").TABLES
         for table in tables.values():
             for text in table.values():
                 chars.update(text)

@@ -1,0 +1,1 @@
+"""Task profiles and checklists: what the model is asked and which answers are allowed (pure)."""

@@ -1,0 +1,1 @@
+"""The Models screen: the catalog, downloads, imports and removal."""

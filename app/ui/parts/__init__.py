@@ -1,0 +1,1 @@
+"""Components more than one screen shows: widgets, the timeline, the review list, the language switch."""

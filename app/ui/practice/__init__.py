@@ -1,0 +1,1 @@
+"""The Practice screen: sources, the live card, rhythm cues, the metronome."""

@@ -1,0 +1,1 @@
+"""The Sessions screen: the record of past sessions, their review and progress."""

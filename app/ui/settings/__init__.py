@@ -1,0 +1,1 @@
+"""The Settings screen: preferences and the profile editor."""

@@ -1,0 +1,1 @@
+"""The Testers screen: scoring a labelled folder of images."""
