@@ -36,7 +36,7 @@ from app.session.store import load_session
 from bench._report import Row, add_receipt_option, report, run_benchmark, spread_text
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "tools"))  # the scene generator is not part of the app
-from demo_model.compressions import VideoSpec, make_video, write_y4m  # noqa: E402
+from demo_model.compressions import VideoSpec, make_video, write_y4m
 
 SEED = 2027
 FPS = 30

@@ -33,7 +33,7 @@ from app.frames.motion import MotionMeter
 from bench._report import Row, add_receipt_option, report, run_benchmark, spread_text
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "tools"))  # the scene generator is not part of the app
-from demo_model.compressions import NEGATIVES, CompressionVideo, VideoSpec, make_video, negative_spec  # noqa: E402
+from demo_model.compressions import NEGATIVES, CompressionVideo, VideoSpec, make_video, negative_spec
 
 SEED = 20261201  # the held-out set; fixed before scoring
 DEV_SEED = 7  # the development set: tune on this one, never on SEED

@@ -35,7 +35,7 @@ from bench._report import Row, add_receipt_option, report, run_benchmark, spread
 from bench.rhythm import COUNT_LAG_S, SETTLE_S, Scored, invented, score_video
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "tools"))  # the scene generator is not part of the app
-from demo_model.phone_views import VIEWS, PhoneSpec, make_phone_video, phone_set  # noqa: E402
+from demo_model.phone_views import VIEWS, PhoneSpec, make_phone_video, phone_set
 
 SEED = 20261204  # held out; fixed before scoring
 DEV_SEED = 11  # tune on this one

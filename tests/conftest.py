@@ -76,7 +76,7 @@ def pytest_sessionfinish(session: pytest.Session, exitstatus: int) -> None:
 
 
 @pytest.hookimpl(optionalhook=True)
-def pytest_testnodedown(node, error) -> None:  # noqa: ANN001 - pytest-xdist's worker node
+def pytest_testnodedown(node, error) -> None:
     """A worker ended: keep what its privacy guard counted (a worker that crashed has no counts, and
     its crash fails the run by itself)."""
     counts = getattr(node, "workeroutput", {}).get("privacy_guard")
@@ -276,7 +276,7 @@ def pytest_xdist_make_scheduler(config: pytest.Config, log: object) -> object:
             running = any(alone(s) and not all(done.values()) for s, done in units)
             return waiting or running
 
-        def _assign_work_unit(self, node) -> None:  # noqa: ANN001 - xdist's WorkerController
+        def _assign_work_unit(self, node) -> None:
             worker = node.gateway.id
             if is_spare_worker(worker):
                 unit = next((s for s in self.workqueue if not browser(s)), None)
@@ -355,7 +355,7 @@ def kind_counts(
     return lines
 
 
-def pytest_terminal_summary(terminalreporter, exitstatus: int, config: pytest.Config) -> None:  # noqa: ANN001
+def pytest_terminal_summary(terminalreporter, exitstatus: int, config: pytest.Config) -> None:
     if not _KINDS or config.option.collectonly:
         return
     terminalreporter.section("tests by kind")

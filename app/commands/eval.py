@@ -38,6 +38,7 @@ if TYPE_CHECKING:
     from app.evaluation.report import ChecklistReport, Prediction
     from app.evaluation.run import EvaluationRun, Questions
     from app.frames.intake import ImageRejected
+    from app.frames.listing import ListingReport
     from app.worker.blocking import Outcome
     from app.worker.messages import Ready
 
@@ -70,28 +71,18 @@ def add_parser(sub: Subparsers) -> None:
 
 def run(args: argparse.Namespace, out: TextIO) -> int:
     from app.commands.analyze import analyse_each
-    from app.evaluation.labels import LabelsFileError, read_labels_bytes
     from app.evaluation.run import EvaluationRun, Questions
     from app.frames.intake import display_name
-    from app.frames.listing import list_inputs
     from app.worker.blocking import BlockingWorker, WorkerUnavailable
 
     folder = Path(args.folder)
     if not folder.is_dir():
         _error(f"{display_name(args.folder)}: not a folder of images")
         return EXIT_SETUP
-    labels_path: Path | None = args.labels
-    if labels_path is None and (folder / DEFAULT_LABELS).is_file():
-        labels_path = folder / DEFAULT_LABELS
-    labels_data: bytes | None = None
-    if labels_path is not None:
-        try:
-            labels_data = read_labels_bytes(labels_path)  # before the model loads: a typo costs no wait
-        except LabelsFileError as exc:
-            _error(str(exc))
-            return EXIT_SETUP
-    else:
-        _note(f"no labels file (--labels, or {DEFAULT_LABELS} in the folder): answers only, no confusion matrix")
+    labels_file = _labels_file(args.labels, folder)
+    if labels_file is None:
+        return EXIT_SETUP
+    labels_path, labels_data = labels_file
     checklist = _checklist(args.profile)
     labels: Labels | ChecklistLabels | None = None
     if checklist is not None and labels_data is not None and labels_path is not None:
@@ -121,20 +112,11 @@ def run(args: argparse.Namespace, out: TextIO) -> int:
                 labels = _decode(labels_data, labels_path, questions)
                 if labels is None:
                     return EXIT_SETUP
-            for line in labels.notes:
-                _note(f"{display_name(labels_path)} {line}")
-            for row_error in labels.errors:
-                label_errors.append(str(row_error))
-                _error(f"{display_name(labels_path)} {row_error}")
-            if labels.errors:
+            label_errors = _say_labels(labels, labels_path)
+            if label_errors:
                 status = EXIT_FAILED
 
-        listing = list_inputs([folder])
-        if labels_path is not None:  # the labels file in the folder is not an image: no note for it
-            own = display_name(folder / labels_path.name) if labels_path.parent.resolve() == folder.resolve() else ""
-            listing.skipped = [s for s in listing.skipped if s.display != own]
-        for line in listing.notes():
-            _note(line)
+        listing = _listing(folder, labels_path)
         items = [i for i in listing.items if i.path is not None and i.path != folder]
         names = [_name(i.path) for i in items if i.path is not None]
         evaluation = EvaluationRun(names, questions, labels)
@@ -178,6 +160,49 @@ def run(args: argparse.Namespace, out: TextIO) -> int:
         out.write(output.table)
     out.flush()
     return _write_files(args, output, ready, folder, status)
+
+
+def _labels_file(given: Path | None, folder: Path) -> tuple[Path | None, bytes | None] | None:
+    """The labels file (`--labels`, or the folder's own) and its bytes, read before the model loads: a typo
+    costs no wait. (None, None): answers only; None: it cannot be read (said on stderr)."""
+    from app.evaluation.labels import LabelsFileError, read_labels_bytes
+
+    path = given
+    if path is None and (folder / DEFAULT_LABELS).is_file():
+        path = folder / DEFAULT_LABELS
+    if path is None:
+        _note(f"no labels file (--labels, or {DEFAULT_LABELS} in the folder): answers only, no confusion matrix")
+        return None, None
+    try:
+        return path, read_labels_bytes(path)
+    except LabelsFileError as exc:
+        _error(str(exc))
+        return None
+
+
+def _say_labels(labels: Labels | ChecklistLabels, path: Path) -> list[str]:
+    """The labels file's notes and row errors on stderr; the errors, for the JSON object."""
+    from app.frames.intake import display_name
+
+    for line in labels.notes:
+        _note(f"{display_name(path)} {line}")
+    for row_error in labels.errors:
+        _error(f"{display_name(path)} {row_error}")
+    return [str(e) for e in labels.errors]
+
+
+def _listing(folder: Path, labels_path: Path | None) -> ListingReport:
+    """The folder's inputs, its notes said; the labels file in the folder is not an image: no note for it."""
+    from app.frames.intake import display_name
+    from app.frames.listing import list_inputs
+
+    listing = list_inputs([folder])
+    if labels_path is not None:
+        own = display_name(folder / labels_path.name) if labels_path.parent.resolve() == folder.resolve() else ""
+        listing.skipped = [s for s in listing.skipped if s.display != own]
+    for line in listing.notes():
+        _note(line)
+    return listing
 
 
 @dataclass(frozen=True)

@@ -13,6 +13,7 @@ from app.commands.common import EXIT_FAILED, EXIT_OK, EXIT_SETUP, add_model_opti
 
 if TYPE_CHECKING:
     from app.commands.common import Subparsers
+    from app.pipeline.live import PipelineUpdate
 
 
 def add_parser(sub: Subparsers) -> None:
@@ -35,10 +36,9 @@ def add_parser(sub: Subparsers) -> None:
 
 def run(args: argparse.Namespace, out: TextIO) -> int:
     from app.core.sampler import SamplerConfig
-    from app.core.session import PracticeEvent, event_to_dict
     from app.frames.intake import DecodedImage
     from app.frames.video import RealtimeClock, VideoError, VideoFrames
-    from app.pipeline.live import LivePipeline, PipelineUpdate
+    from app.pipeline.live import LivePipeline
     from app.session.store import SessionLog, new_session_id
     from app.storage.locations import sessions_dir
 
@@ -49,33 +49,7 @@ def run(args: argparse.Namespace, out: TextIO) -> int:
         return EXIT_SETUP
     log_path = sessions_dir() / f"{new_session_id()}.jsonl"
 
-    said = {"stretched": False, "log_error": "", "log_failed": False}
-
-    def on_update(update: PipelineUpdate) -> None:
-        answers = [e for e in update.events if isinstance(e, PracticeEvent)]
-        if len(answers) > 1:  # a checklist's keyframe: one line with every signal, the gate's effect in each
-            line = {"kind": "checklist", "keyframe_id": answers[0].keyframe_id, "t": answers[0].t}
-            emit(out, {**line, "signals": [event_to_dict(e) for e in answers]}, jsonl=True)
-        else:
-            for event in update.events:
-                emit(out, event_to_dict(event), jsonl=True)
-        if update.worker_message:
-            print(f"worker: {update.worker_message}", file=sys.stderr)
-        if update.log_error != said["log_error"]:
-            said["log_error"] = update.log_error
-            if update.log_error:
-                said["log_failed"] = True
-                print(f"warning: {update.log_error}; events are still printed here", file=sys.stderr)
-        # Offline every keyframe is analysed however slow the model is; only at playback
-        # speed does a slow model stretch the interval (once said, said again only on change).
-        if args.realtime and update.interval_stretched != said["stretched"]:
-            said["stretched"] = update.interval_stretched
-            if update.interval_stretched and update.model_seconds is not None:
-                print(
-                    f"note: the model needs {update.model_seconds:.1f} s per keyframe; one keyframe every "
-                    f"{update.effective_interval_s:.1f} s instead of every {args.interval:g} s",
-                    file=sys.stderr,
-                )
+    printer = _Printer(out, args)
 
     try:
         video = VideoFrames(args.video)  # a bad file is refused before the model loads
@@ -84,7 +58,7 @@ def run(args: argparse.Namespace, out: TextIO) -> int:
         return EXIT_FAILED
     spec = replace(worker_spec(args), checklists=True)  # a checklist profile: every signal per keyframe
     with video, SessionLog(log_path) as log:
-        pipeline = LivePipeline(spec, on_update, sampler=sampler, log=log, host_kind=args.worker)
+        pipeline = LivePipeline(spec, printer, sampler=sampler, log=log, host_kind=args.worker)
         try:
             pipeline.start()  # inside: a Ctrl-C while the worker is spawned still stops it
             # The worker's own watchdog bounds the load by the model's size (a fixed 300 s cut a big model off).
@@ -114,10 +88,50 @@ def run(args: argparse.Namespace, out: TextIO) -> int:
     if pipeline.failure is not None:
         print(f"error: {pipeline.failure}", file=sys.stderr)
         return EXIT_SETUP
-    if said["log_failed"]:  # the exit status says the session is not all on disk
+    if printer.log_failed:  # the exit status says the session is not all on disk
         print(
             f"error: the session was not saved completely ({log_path}); the events above are its record",
             file=sys.stderr,
         )
         return EXIT_FAILED
     return EXIT_OK if pipeline.state.failed == 0 else EXIT_FAILED
+
+
+class _Printer:
+    """The pipeline's updates as `watch` prints them: events as JSON lines on stdout, the worker's messages,
+    a log that cannot be written and a stretched interval on stderr (each said once, again on change)."""
+
+    def __init__(self, out: TextIO, args: argparse.Namespace) -> None:
+        self._out, self._args = out, args
+        self._stretched = False
+        self._log_error = ""
+        self.log_failed = False  # the session log could not be written at some point
+
+    def __call__(self, update: PipelineUpdate) -> None:
+        from app.core.session import PracticeEvent, event_to_dict
+
+        out, args = self._out, self._args
+        answers = [e for e in update.events if isinstance(e, PracticeEvent)]
+        if len(answers) > 1:  # a checklist's keyframe: one line with every signal, the gate's effect in each
+            line = {"kind": "checklist", "keyframe_id": answers[0].keyframe_id, "t": answers[0].t}
+            emit(out, {**line, "signals": [event_to_dict(e) for e in answers]}, jsonl=True)
+        else:
+            for event in update.events:
+                emit(out, event_to_dict(event), jsonl=True)
+        if update.worker_message:
+            print(f"worker: {update.worker_message}", file=sys.stderr)
+        if update.log_error != self._log_error:
+            self._log_error = update.log_error
+            if update.log_error:
+                self.log_failed = True
+                print(f"warning: {update.log_error}; events are still printed here", file=sys.stderr)
+        # Offline every keyframe is analysed however slow the model is; only at playback
+        # speed does a slow model stretch the interval (once said, said again only on change).
+        if args.realtime and update.interval_stretched != self._stretched:
+            self._stretched = update.interval_stretched
+            if update.interval_stretched and update.model_seconds is not None:
+                print(
+                    f"note: the model needs {update.model_seconds:.1f} s per keyframe; one keyframe every "
+                    f"{update.effective_interval_s:.1f} s instead of every {args.interval:g} s",
+                    file=sys.stderr,
+                )

@@ -14,7 +14,7 @@ from __future__ import annotations
 
 from dataclasses import asdict, dataclass, field, fields, replace
 from enum import StrEnum
-from typing import Any, TypeVar, Union
+from typing import Any, TypeVar
 
 from app.core.generation import ParseStatus, Timings
 from app.core.person_names import NameRefused, person_name
@@ -223,16 +223,16 @@ class SessionNamed:
     kind: str = field(default="named", init=False)
 
 
-SessionEvent = Union[
-    SessionAsked,
-    PracticeEvent,
-    KeyframeSkipped,
-    KeyframeFailed,
-    ExaminerConfirmed,
-    ExaminerCorrected,
-    RhythmSample,
-    SessionNamed,
-]
+SessionEvent = (
+    SessionAsked
+    | PracticeEvent
+    | KeyframeSkipped
+    | KeyframeFailed
+    | ExaminerConfirmed
+    | ExaminerCorrected
+    | RhythmSample
+    | SessionNamed
+)
 
 
 class Review(StrEnum):

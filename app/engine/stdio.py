@@ -127,13 +127,13 @@ def claim_stdout() -> TextIO:
     if sys.stdout is None:  # fd 1 was closed at start; by now it may be some other file this process opened
         raise OutputFailed(OSError(errno.EBADF, "standard output is closed"))
     sys.stdout.flush()
-    out = _Output(io.open(os.dup(1), "wb"), encoding="utf-8", line_buffering=True)
+    out = _Output(open(os.dup(1), "wb"), encoding="utf-8", line_buffering=True)
     os.dup2(2, 1)
     if sys.stderr is not None:
         # The same fd 2, unowned: capture_native_output and setup_child redirect fd 2 underneath it.
         sys.stderr.flush()
         sys.stderr = _Messages(
-            io.open(2, "wb", closefd=False),
+            open(2, "wb", closefd=False),
             encoding=sys.stderr.encoding,
             errors="backslashreplace",
             line_buffering=True,

@@ -127,7 +127,7 @@ def decode_image_bytes(data: bytes, name: str = "image") -> DecodedImage:
         raise ImageRejected("too_large", f"{name}: image dimensions are too large") from exc
     except NotImplementedError as exc:
         raise ImageRejected("unsupported_format", f"{name}: this kind of {fmt} image is not supported") from exc
-    except Exception as exc:  # noqa: BLE001 - any decoder failure is this file's error, never a traceback
+    except Exception as exc:
         raise ImageRejected("corrupt", f"{name}: the image data is damaged ({type(exc).__name__}: {exc})") from exc
     if rgb.ndim != 3 or rgb.shape[2] != 3 or min(rgb.shape[:2]) < MIN_SIDE:
         raise ImageRejected("too_small", f"{name}: {rgb.shape[1]}x{rgb.shape[0]} is smaller than {MIN_SIDE} px")
@@ -144,7 +144,7 @@ def _other_format(data: bytes) -> str | None:
             warnings.simplefilter("ignore")
             with Image.open(io.BytesIO(data)) as img:  # header only: no pixel is decoded
                 return img.format or None
-    except Exception:  # noqa: BLE001 - only used to name the format
+    except Exception:
         return None
 
 
@@ -152,7 +152,7 @@ def _orientation(img: Image.Image) -> int:
     # Damaged EXIF must not cost the picture: without a readable tag it is shown as stored.
     try:
         value = int(img.getexif().get(ExifTags.Base.Orientation, 1))
-    except Exception:  # noqa: BLE001
+    except Exception:
         return 1
     return value if 1 <= value <= 8 else 1
 

@@ -217,7 +217,7 @@ class VideoFrames:
     def _read(self) -> np.ndarray | None:
         try:
             ok, bgr = self._capture.read()
-        except Exception:  # noqa: BLE001 - a decoder error is one damaged frame
+        except Exception:
             return None
         if not ok or bgr is None or bgr.ndim != 3 or bgr.shape[2] != 3 or bgr.dtype != np.uint8:
             return None
@@ -276,7 +276,7 @@ def open_local_video(path: str | os.PathLike[str], name: str) -> cv2.VideoCaptur
         return _open_capture(local)
     except VideoError:
         raise
-    except Exception as exc:  # noqa: BLE001 - whatever OpenCV raises for this file
+    except Exception as exc:
         raise VideoError("not_a_video", f"{name}: not a video OpenCV can read ({exc})") from exc
 
 
@@ -363,7 +363,7 @@ def _ffmpeg_capture(local: str) -> cv2.VideoCapture:
 def _prop(capture: cv2.VideoCapture, prop: int) -> float:
     try:
         value = float(capture.get(prop))
-    except Exception:  # noqa: BLE001
+    except Exception:
         return 0.0
     return value if math.isfinite(value) else 0.0
 

@@ -78,7 +78,7 @@ def installed_mnn_version() -> str | None:
     if module is not None and callable(getattr(module, "version", None)):
         try:
             return str(module.version())
-        except Exception:  # noqa: BLE001 - a native oddity must not hide the metadata answer
+        except Exception:
             pass
     try:
         return importlib.metadata.version("MNN")

@@ -5,7 +5,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from enum import StrEnum
 from pathlib import Path
-from typing import TYPE_CHECKING, Union
+from typing import TYPE_CHECKING
 
 from app.core.generation import RunPhase
 from app.core.isolation import IsolationKind
@@ -82,7 +82,7 @@ class Shutdown:
     pass
 
 
-Command = Union[Analyze, Cancel, Shutdown]
+Command = Analyze | Cancel | Shutdown
 
 
 # --- worker -> host ---------------------------------------------------------------------
@@ -196,6 +196,16 @@ class ListenerFailed:
     message: str
 
 
-Event = Union[
-    Loading, Checking, Ready, LoadFailed, Started, JobPhase, Token, Finished, JobFailed, WorkerRestarted, ListenerFailed
-]
+Event = (
+    Loading
+    | Checking
+    | Ready
+    | LoadFailed
+    | Started
+    | JobPhase
+    | Token
+    | Finished
+    | JobFailed
+    | WorkerRestarted
+    | ListenerFailed
+)

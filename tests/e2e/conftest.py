@@ -169,7 +169,7 @@ _PAGES: list = []  # every page a test opened, for a failure's report
 
 
 @pytest.hookimpl(hookwrapper=True)
-def pytest_runtest_makereport(item, call):  # noqa: ANN001, ANN201
+def pytest_runtest_makereport(item, call):
     """A failed browser test prints what its pages logged (errors, warnings, crashes)."""
     outcome = yield
     report = outcome.get_result()
@@ -182,7 +182,7 @@ def pytest_runtest_makereport(item, call):  # noqa: ANN001, ANN201
         _PAGES.clear()
 
 
-def record_requests(context, page, log: RequestLog) -> Callable[[], None]:  # noqa: ANN001 - playwright types
+def record_requests(context, page, log: RequestLog) -> Callable[[], None]:
     """Attaches every recorder; call before the page navigates. Returns what takes the context's recorders
     off again (the page's go with it)."""
     on_context = {
@@ -217,17 +217,17 @@ def record_requests(context, page, log: RequestLog) -> Callable[[], None]:  # no
     return detach
 
 
-def evaluate(page, function: str, timeout: float = 30):  # noqa: ANN001, ANN201
+def evaluate(page, function: str, timeout: float = 30):
     """`page.evaluate(function)` that gives up after `timeout` s (Playwright's evaluate waits for ever:
     a page whose script is stuck hung a whole CI run in a fixture's teardown). `function` must return
     something truthy (or a promise of it)."""
     return page.wait_for_function(function, timeout=timeout * 1000).json_value()
 
 
-def collect_csp_violations(page, log: RequestLog) -> None:  # noqa: ANN001
+def collect_csp_violations(page, log: RequestLog) -> None:
     try:
         log.csp_blocked = evaluate(page, "() => window.__cspViolations || []", timeout=10)
-    except Exception:  # noqa: BLE001 - a closed page has nothing more to say
+    except Exception:
         pass
 
 
@@ -327,7 +327,7 @@ def playwright_driver() -> Iterator[object]:
 VIEWPORT = {"width": 1280, "height": 800}
 
 
-def _kept_profile(playwright_driver, profile: Path, args: Sequence[str]):  # noqa: ANN001, ANN202 - playwright types
+def _kept_profile(playwright_driver, profile: Path, args: Sequence[str]):
     """Chromium on a profile kept on disk (Playwright's persistent context): its HTTP and code caches
     outlive a page, so the next page of the same URL starts Flet's client from them."""
     return playwright_driver.chromium.launch_persistent_context(
@@ -335,7 +335,7 @@ def _kept_profile(playwright_driver, profile: Path, args: Sequence[str]):  # noq
     )
 
 
-def fake_camera_browser(playwright_driver, clip: Path):  # noqa: ANN001, ANN201 - playwright types
+def fake_camera_browser(playwright_driver, clip: Path):
     """Chromium whose fake camera plays `clip` (a .y4m, looped) and grants it without asking; pages open in
     it as in `browser`, on a profile of its own beside the clip (two may run at once)."""
     args = [
@@ -348,7 +348,7 @@ def fake_camera_browser(playwright_driver, clip: Path):  # noqa: ANN001, ANN201 
 
 
 @pytest.fixture(scope="session")
-def browser(playwright_driver, tmp_path_factory: pytest.TempPathFactory) -> Iterator[object]:  # noqa: ANN001
+def browser(playwright_driver, tmp_path_factory: pytest.TempPathFactory) -> Iterator[object]:
     """The worker's Chromium for the app's pages, one profile kept on disk for the whole run: with the
     app servers on the worker's home port (`_HomePort`) a page open costs 1.6 instead of 2.8 CPU-s in
     the renderer. Each `open_app_page` is a new tab, so a new Flet session (Flet keeps its session in
@@ -360,7 +360,7 @@ def browser(playwright_driver, tmp_path_factory: pytest.TempPathFactory) -> Iter
 
 
 @pytest.fixture(scope="session")
-def fresh_browser(playwright_driver) -> Iterator[object]:  # noqa: ANN001
+def fresh_browser(playwright_driver) -> Iterator[object]:
     """Chromium that keeps nothing: each `new_context()` is a first visit (the loading screen, no cache)."""
     b = playwright_driver.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS)
     yield b
@@ -387,7 +387,7 @@ def _no_page_outlives_its_test(request: pytest.FixtureRequest) -> Iterator[None]
             context.close()
 
 
-def wait_until_loaded(pg, reloaded: bool = False) -> None:  # noqa: ANN001
+def wait_until_loaded(pg, reloaded: bool = False) -> None:
     """The loading screen is gone (Flutter's first frame), the semantics tree is on, and the app's page
     is there (its always-shown privacy notice).
 
@@ -413,7 +413,7 @@ def wait_until_loaded(pg, reloaded: bool = False) -> None:  # noqa: ANN001
 
 
 @pytest.fixture()
-def page(browser, app_url: str):  # noqa: ANN001 - playwright types
+def page(browser, app_url: str):
     pg = open_app_page(browser, app_url)
     yield pg
     collect_csp_violations(pg, pg.request_log)
@@ -422,7 +422,7 @@ def page(browser, app_url: str):  # noqa: ANN001 - playwright types
     pg.request_log.assert_local()
 
 
-def open_app_page(browser, url: str, viewport: dict | None = None, permissions: list[str] | None = None):  # noqa: ANN001
+def open_app_page(browser, url: str, viewport: dict | None = None, permissions: list[str] | None = None):
     """A page on the app, loaded, recording its requests in `page.request_log`: a new tab of a kept
     profile (`browser`, `fake_camera_browser`), or the page of a new context of a `fresh_browser`.
 
@@ -449,7 +449,7 @@ def open_app_page(browser, url: str, viewport: dict | None = None, permissions: 
     return pg
 
 
-def close_page(pg) -> None:  # noqa: ANN001
+def close_page(pg) -> None:
     """Ends a page of `open_app_page`, with what it opened (the tabs it opened itself) and what it added to
     a kept profile (its recorders, its permissions)."""
     context = pg.context
@@ -464,7 +464,7 @@ def close_page(pg) -> None:  # noqa: ANN001
         context.clear_permissions()
 
 
-def shot(page, name: str, other_size: bool = True) -> Path:  # noqa: ANN001
+def shot(page, name: str, other_size: bool = True) -> Path:
     """Saves the page as SHOTS/<name>-<width>.png and returns the path. When refreshing the README's
     pictures (KEYFRAME_SCREENSHOTS set), the same state is also taken at the other size, unless
     `other_size` is False: a state that moves on by itself (a download running) would be gone by then."""
@@ -483,7 +483,7 @@ def shot(page, name: str, other_size: bool = True) -> Path:  # noqa: ANN001
 SHOT_SIZES = ({"width": 1280, "height": 800}, {"width": 390, "height": 844})
 
 
-def _shoot(page, name: str) -> Path:  # noqa: ANN001
+def _shoot(page, name: str) -> Path:
     """Semantics (what tests wait on) can lead the painted canvas by seconds on a busy machine. For
     the README's pictures (KEYFRAME_SCREENSHOTS set) the picture is taken once two in a row are the
     same, for at most 3 s (a playing camera never settles); a test run takes one and goes on, so
@@ -504,12 +504,12 @@ def _shoot(page, name: str) -> Path:  # noqa: ANN001
     return path
 
 
-def node(page, identifier: str):  # noqa: ANN001, ANN201 - playwright types
+def node(page, identifier: str):
     """The semantics node tagged `identifier` (app.ui.parts.widgets.tagged)."""
     return page.locator(f"[flt-semantics-identifier='{identifier}']")
 
 
-def text_of(page, identifier: str) -> str:  # noqa: ANN001
+def text_of(page, identifier: str) -> str:
     """The node's text, or "" while it is absent (Flutter rebuilds semantics nodes as the screen updates)."""
     from playwright.sync_api import Error as PlaywrightError
 
@@ -520,7 +520,7 @@ def text_of(page, identifier: str) -> str:  # noqa: ANN001
         return ""
 
 
-def wait_text(page, identifier: str, expected: str, timeout: float = PAGE_WAIT_S) -> str:  # noqa: ANN001
+def wait_text(page, identifier: str, expected: str, timeout: float = PAGE_WAIT_S) -> str:
     try:
         return wait_for(
             lambda: text_of(page, identifier),
@@ -535,7 +535,7 @@ def wait_text(page, identifier: str, expected: str, timeout: float = PAGE_WAIT_S
         raise AssertionError(f"{exc}; the notice: {notice!r}; the page's console: {said}") from None
 
 
-def wait_on_page(page, said: str, timeout: float = PAGE_WAIT_S) -> None:  # noqa: ANN001
+def wait_on_page(page, said: str, timeout: float = PAGE_WAIT_S) -> None:
     """Until some node of the page's semantics tree says `said` (its text or its label)."""
     page.wait_for_function(
         """(said) => [...document.querySelectorAll('flt-semantics')].some(
@@ -548,7 +548,7 @@ def wait_on_page(page, said: str, timeout: float = PAGE_WAIT_S) -> None:  # noqa
 FOCUSED = "(el) => document.activeElement === el"
 
 
-def type_into(page, identifier: str, value: str, timeout: float = 30) -> None:  # noqa: ANN001
+def type_into(page, identifier: str, value: str, timeout: float = 30) -> None:
     """Replace the words of the text field tagged `identifier` as a person does: focus it, select all,
     delete, enter the words (in one input, as a keyboard's suggestion or a paste gives them: a key at a
     time cost a round trip to the page each, 17 s of one test). Waits on the page, not the clock: until
@@ -582,7 +582,7 @@ def type_into(page, identifier: str, value: str, timeout: float = 30) -> None:  
                 raise
 
 
-def scroll_to(page, identifier: str, timeout: float = 30) -> None:  # noqa: ANN001
+def scroll_to(page, identifier: str, timeout: float = 30) -> None:
     """Scroll the page's Flutter list, as a person does with the wheel, until the node `identifier` is
     on screen. Playwright's own scrolling moves the semantics node, not the painted list under it, so a
     tap then lands elsewhere (a menu below the fold never opened on a phone)."""
@@ -598,7 +598,7 @@ def scroll_to(page, identifier: str, timeout: float = 30) -> None:  # noqa: ANN0
     raise AssertionError(f"{identifier!r} never came on screen")
 
 
-def go_to(page, label: str, target: str, timeout: float = PAGE_WAIT_S) -> None:  # noqa: ANN001
+def go_to(page, label: str, target: str, timeout: float = PAGE_WAIT_S) -> None:
     """Through the navigation, to the screen showing the node `target`: the rail's buttons on a wide
     window, the bottom bar's tabs on a phone (whose names go on after the label: "设置 第 5 个标签，共 5 个").
     A tap that lands while the page still lays itself out, or on a rail just hidden, misses: a person

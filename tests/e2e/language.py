@@ -11,7 +11,7 @@ from tests.unit.test_strings import ALLOWED_LATIN
 _DATA = re.compile(r"[0-9\-_./@:\\]")
 
 
-def screen_text(page) -> str:  # noqa: ANN001 - playwright page
+def screen_text(page) -> str:
     """Every label and text the semantics tree exposes (what a screen reader would say)."""
     return page.evaluate(
         """() => {

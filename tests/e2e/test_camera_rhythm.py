@@ -48,7 +48,7 @@ def _still(path: Path) -> None:
 @pytest.fixture(scope="module")
 def compressions_browser(
     playwright_driver, tmp_path_factory: pytest.TempPathFactory
-) -> Iterator[tuple[object, list[float]]]:  # noqa: ANN001
+) -> Iterator[tuple[object, list[float]]]:
     clip = tmp_path_factory.mktemp("camera-rhythm") / "compressions.y4m"
     truth = _compressions(clip)
     browser = fake_camera_browser(playwright_driver, clip)
@@ -69,7 +69,7 @@ def _true_rate(t: float) -> float | None:
     return rate
 
 
-def test_the_live_camera_shows_each_rate_the_count_and_the_pause(compressions_browser, app_server: AppServer) -> None:  # noqa: ANN001
+def test_the_live_camera_shows_each_rate_the_count_and_the_pause(compressions_browser, app_server: AppServer) -> None:
     browser, truth = compressions_browser
     page = open_app_page(browser, app_server.url, permissions=["camera"])
     try:
@@ -133,7 +133,7 @@ def test_the_live_camera_shows_each_rate_the_count_and_the_pause(compressions_br
 
 def test_a_still_camera_shows_no_rate_and_says_how_many_frames_it_gives(
     playwright_driver, app_server: AppServer, tmp_path: Path
-) -> None:  # noqa: ANN001
+) -> None:
     clip = tmp_path / "still.y4m"
     _still(clip)
     browser = fake_camera_browser(playwright_driver, clip)

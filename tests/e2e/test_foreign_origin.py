@@ -76,7 +76,7 @@ def test_a_websocket_from_another_origin_is_refused(app_server: AppServer, path:
 class _Page(http.server.BaseHTTPRequestHandler):
     body = b""
 
-    def do_GET(self) -> None:  # noqa: N802 - http.server's name
+    def do_GET(self) -> None:
         self.send_response(200)
         self.send_header("Content-Type", "text/html")
         self.send_header("Content-Length", str(len(self.body)))
@@ -108,7 +108,7 @@ def foreign_page(app_server: AppServer) -> Iterator[str]:
 
 
 def test_a_page_on_another_loopback_address_cannot_open_the_apps_websocket(
-    fresh_browser,  # noqa: ANN001 - playwright types
+    fresh_browser,
     foreign_page: str,
     app_server: AppServer,
 ) -> None:

@@ -33,7 +33,7 @@ MAX_UNCHANGED = 2  # app.core.sampler.SamplerConfig.max_unchanged: then a keyfra
 
 
 @pytest.fixture(scope="module")
-def still_camera_browser(playwright_driver, tmp_path_factory: pytest.TempPathFactory) -> Iterator[object]:  # noqa: ANN001
+def still_camera_browser(playwright_driver, tmp_path_factory: pytest.TempPathFactory) -> Iterator[object]:
     """Chromium whose fake camera shows one scene (hands centred) for its whole length, looped."""
     clip = tmp_path_factory.mktemp("camera") / "still.y4m"
     scene, _ = hands_phases()[1]
@@ -67,7 +67,7 @@ def answered_after_unchanged(kinds: list[str]) -> bool:
     return "unchanged,unchanged,answered" in ",".join(kinds)
 
 
-def shot_while(page, name: str, identifier: str, said: str, tries: int = 3) -> Path:  # noqa: ANN001
+def shot_while(page, name: str, identifier: str, said: str, tries: int = 3) -> Path:
     """Waits until `identifier` says `said` (failing if it never does), and takes the page's picture then:
     for a state that lasts a second or two (conftest's `shot` settles the page first, and the state is
     gone by then). The picture is kept from the first try whose text still said it after the shot; on a
@@ -90,7 +90,7 @@ def skipped_in_log(log: Path) -> int:
 
 
 def test_an_unchanged_scene_is_answered_again_and_the_card_says_how_old_its_answer_is(
-    still_camera_browser,  # noqa: ANN001
+    still_camera_browser,
     tmp_path: Path,
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:
@@ -105,7 +105,7 @@ def test_an_unchanged_scene_is_answered_again_and_the_card_says_how_old_its_answ
             close_page(page)
 
 
-def check_a_session(page, log: Path) -> None:  # noqa: ANN001
+def check_a_session(page, log: Path) -> None:
     """A paced camera session showing one scene: what its log, the card and the live timeline say."""
     # Within the first ~30 s of frame time: answered, two keyframes skipped as unchanged, answered again.
     kinds = wait_for(lambda: keyframes(log), answered_after_unchanged, 90, "an answer after two unchanged")

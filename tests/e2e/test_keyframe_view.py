@@ -18,7 +18,7 @@ from tests.integration.video import write_hands_video
 pytestmark = pytest.mark.browser
 
 
-def enlarge(page, event_id: str) -> dict:  # noqa: ANN001
+def enlarge(page, event_id: str) -> dict:
     """Tap the thumbnail of the row `event_id`; the dialog's picture box once it shows."""
     node(page, f"thumb-{event_id}").first.click()
     node(page, "keyframe-image").first.wait_for(timeout=30_000)
@@ -27,13 +27,13 @@ def enlarge(page, event_id: str) -> dict:  # noqa: ANN001
     return box
 
 
-def close(page) -> None:  # noqa: ANN001
+def close(page) -> None:
     node(page, "keyframe-close").first.click()
     node(page, "keyframe-large").first.wait_for(state="detached", timeout=30_000)
 
 
 def test_a_tapped_thumbnail_shows_the_judged_keyframe_large_in_practice_and_in_sessions(
-    browser,  # noqa: ANN001
+    browser,
     app_server: AppServer,
     tmp_path: Path,
 ) -> None:

@@ -32,12 +32,12 @@ SCREENS = {
 }
 
 
-def english_on_screen(page) -> list[str]:  # noqa: ANN001
+def english_on_screen(page) -> list[str]:
     time.sleep(0.8)  # the screen's last update
     return english_words(screen_text(page), allowed=set(LANGUAGES.values()))  # "English" in the chooser
 
 
-def test_switching_to_chinese_leaves_no_english_word_on_any_screen(browser, tmp_path: Path) -> None:  # noqa: ANN001
+def test_switching_to_chinese_leaves_no_english_word_on_any_screen(browser, tmp_path: Path) -> None:
     scenes = held_out_scenes(count_per_kind=1, seed=61)
     image = tmp_path / "yes.jpg"
     image.write_bytes(next(data for _, data, expected in scenes if expected == "yes"))
@@ -100,7 +100,7 @@ def test_switching_to_chinese_leaves_no_english_word_on_any_screen(browser, tmp_
             close_page(page)
 
 
-def test_the_checker_sees_english_when_there_is_some(browser, app_url: str) -> None:  # noqa: ANN001
+def test_the_checker_sees_english_when_there_is_some(browser, app_url: str) -> None:
     """The same reading of the English app finds the English words, so an empty list above means something."""
     page = open_app_page(browser, app_url)
     try:

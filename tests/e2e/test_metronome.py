@@ -68,14 +68,14 @@ window.AudioContext = class extends Allowed {
 """
 
 
-def playing(page) -> list[dict]:  # noqa: ANN001
+def playing(page) -> list[dict]:
     return page.evaluate(
         """() => window.__audio.map(a => ({src: String(a.currentSrc || a.src).slice(0, 15), loop: a.loop,
             paused: a.paused, duration: a.duration}))"""
     )
 
 
-def wait_audio(page, condition: str, every: bool = False) -> None:  # noqa: ANN001
+def wait_audio(page, condition: str, every: bool = False) -> None:
     """Waits until `condition` (a JS expression on `a`, each audio element played) holds for some element,
     or for every element; a failure says what the page's media did."""
     quantifier = "every" if every else "some"
@@ -94,12 +94,12 @@ def wait_audio(page, condition: str, every: bool = False) -> None:  # noqa: ANN0
         ) from error
 
 
-def switch_on(page, name: str) -> str | None:  # noqa: ANN001
+def switch_on(page, name: str) -> str | None:
     """A switch's state as the page says it ("true" or "false"), found by its label's start."""
     return page.get_by_role("switch", name=name).first.get_attribute("aria-checked")
 
 
-def pick_rate(page, rate: int) -> None:  # noqa: ANN001
+def pick_rate(page, rate: int) -> None:
     node(page, "metronome-rate").first.click()
     page.get_by_role("menuitem", name=f"{rate} per minute").or_(page.get_by_text(f"{rate} per minute")).last.click()
 
@@ -109,7 +109,7 @@ def clip_seconds(rate: int) -> float:
     return 8 * round(16000 * 60 / rate) / 16000
 
 
-def test_the_metronome_is_silent_until_turned_on_then_loops_clicks_at_the_chosen_rate(browser, app_url: str) -> None:  # noqa: ANN001
+def test_the_metronome_is_silent_until_turned_on_then_loops_clicks_at_the_chosen_rate(browser, app_url: str) -> None:
     page = open_app_page(browser, app_url)
     try:
         page.add_init_script(_AUDIO_PROBE)

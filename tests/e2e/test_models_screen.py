@@ -32,11 +32,11 @@ MODEL_ID = "e2e-vlm"
 FLIPPED = "visual/visual.mnn"
 
 
-def click(page, identifier: str) -> None:  # noqa: ANN001
+def click(page, identifier: str) -> None:
     node(page, identifier).first.click()
 
 
-def models_shot(page, name: str, other_size: bool = True) -> None:  # noqa: ANN001
+def models_shot(page, name: str, other_size: bool = True) -> None:
     phone = page.viewport_size["width"] < 720
     if phone:  # on a phone the test model's card is below the demo's: scroll to it, and back after
         page.mouse.move(195, 400)
@@ -48,7 +48,7 @@ def models_shot(page, name: str, other_size: bool = True) -> None:  # noqa: ANN0
         time.sleep(0.5)
 
 
-def open_phone(browser, url: str):  # noqa: ANN001, ANN201
+def open_phone(browser, url: str):
     page = open_app_page(browser, url, viewport=WIDE)
     go_to(page, "Models", f"model-card-{MODEL_ID}")
     page.set_viewport_size(PHONE)
@@ -57,7 +57,7 @@ def open_phone(browser, url: str):  # noqa: ANN001, ANN201
     return page
 
 
-def percents_while_downloading(page, until: int, timeout: float = 60) -> list[int]:  # noqa: ANN001
+def percents_while_downloading(page, until: int, timeout: float = 60) -> list[int]:
     """The percent the card showed, each new value once, until it reaches `until` (or the download ends)."""
     seen: list[int] = []
     deadline = time.monotonic() + timeout
@@ -112,7 +112,7 @@ def start_app(tmp_path: Path, served_model: tuple[Model, Nginx]) -> Iterator[Cal
 
 
 def test_download_cancel_pause_resume_verify_and_a_flipped_byte_named(
-    browser,  # noqa: ANN001
+    browser,
     start_app: Callable[[], AppServer],
     served_model: tuple[Model, Nginx],
 ) -> None:

@@ -43,7 +43,7 @@ BUNDLED_FACE_LOADED = """() => new Promise(done => {
 
 
 def _get(url: str) -> bytes:
-    with urllib.request.urlopen(url, timeout=30) as resp:  # noqa: S310 - the app's own 127.0.0.1 server
+    with urllib.request.urlopen(url, timeout=30) as resp:
         return resp.read()
 
 
@@ -52,7 +52,7 @@ def _png_size(data: bytes) -> tuple[int, int]:
     return struct.unpack(">II", data[16:24])
 
 
-def _wait_model_status(pg) -> None:  # noqa: ANN001
+def _wait_model_status(pg) -> None:
     pg.wait_for_function(
         """() => {
             const el = document.querySelector("[flt-semantics-identifier='model-status']");
@@ -71,7 +71,7 @@ def shots(tmp_path_factory: pytest.TempPathFactory) -> Path:
     return folder
 
 
-def test_every_request_of_a_page_load_goes_to_the_apps_own_server(fresh_browser, app_url: str) -> None:  # noqa: ANN001
+def test_every_request_of_a_page_load_goes_to_the_apps_own_server(fresh_browser, app_url: str) -> None:
     origin = app_url.rstrip("/")
     log = RequestLog(origin=origin)
     context = fresh_browser.new_context(viewport={"width": 1280, "height": 800})
@@ -101,7 +101,7 @@ def test_every_request_of_a_page_load_goes_to_the_apps_own_server(fresh_browser,
     assert log.csp_blocked == [], log.summary()
 
 
-def test_the_policy_refuses_every_other_host_inside_the_browser(fresh_browser, app_url: str) -> None:  # noqa: ANN001
+def test_the_policy_refuses_every_other_host_inside_the_browser(fresh_browser, app_url: str) -> None:
     """The backstop: were the page to ask another host for anything, the browser refuses before connecting."""
     log = RequestLog(origin=app_url.rstrip("/"))
     context = fresh_browser.new_context(viewport={"width": 1280, "height": 800})
@@ -170,7 +170,7 @@ def test_the_served_page_names_keyframe_and_carries_the_policy(app_url: str) -> 
         assert _get(app_url + script) == (ASSETS / script).read_bytes()
 
 
-def test_screenshots_of_the_loading_screen_and_the_loaded_page(fresh_browser, app_url: str, shots: Path) -> None:  # noqa: ANN001
+def test_screenshots_of_the_loading_screen_and_the_loaded_page(fresh_browser, app_url: str, shots: Path) -> None:
     from app.ui.shell import web_shell
 
     for name, (width, height) in SIZES.items():
@@ -202,7 +202,7 @@ def test_screenshots_of_the_loading_screen_and_the_loaded_page(fresh_browser, ap
     print(f"\nscreenshots in {shots}")
 
 
-def test_the_privacy_sheet_says_what_isolates_the_worker_on_this_machine(browser, app_url: str, shots: Path) -> None:  # noqa: ANN001
+def test_the_privacy_sheet_says_what_isolates_the_worker_on_this_machine(browser, app_url: str, shots: Path) -> None:
     for name, (width, height) in SIZES.items():
         pg = open_app_page(browser, app_url, viewport={"width": width, "height": height})
         try:

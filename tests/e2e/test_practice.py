@@ -41,7 +41,7 @@ PHONE = {"width": 390, "height": 844}
 DESTINATIONS = SETTINGS + 1  # Settings is the last of the navigation's destinations
 
 
-def choose(page, label: str) -> None:  # noqa: ANN001
+def choose(page, label: str) -> None:
     """Tap a choice; a tap that lands while the screen re-lays itself out is tapped again, as a person would."""
     from playwright.sync_api import Error as PlaywrightError
 
@@ -55,13 +55,13 @@ def choose(page, label: str) -> None:  # noqa: ANN001
                 raise
 
 
-def start_with_files(page, paths: list[Path]) -> None:  # noqa: ANN001
+def start_with_files(page, paths: list[Path]) -> None:
     with page.expect_file_chooser() as chooser:
         page.locator("[flt-semantics-identifier='start-stop']").click()
     chooser.value.set_files([str(p) for p in paths])
 
 
-def open_menu_and_pick(page, identifier: str, option: str) -> None:  # noqa: ANN001
+def open_menu_and_pick(page, identifier: str, option: str) -> None:
     """Open a menu and pick an option, as a person retries a tap that landed while the list scrolled."""
     choice = page.get_by_role("button", name=option, exact=True)
     for _ in range(3):
@@ -75,7 +75,7 @@ def open_menu_and_pick(page, identifier: str, option: str) -> None:  # noqa: ANN
     raise AssertionError(f"the {identifier} menu never offered {option}")
 
 
-def observations_over_time(page, seconds: float, until: list[str]) -> list[str]:  # noqa: ANN001
+def observations_over_time(page, seconds: float, until: list[str]) -> list[str]:
     """The answers the card showed, collapsed (NO, YES, NO…), until `until` is seen or time runs out."""
     seen: list[str] = []
     deadline = time.monotonic() + seconds
@@ -92,7 +92,7 @@ def sessions(data: Path) -> list[Path]:
 
 
 @pytest.fixture(scope="module")
-def camera_browser(playwright_driver, tmp_path_factory: pytest.TempPathFactory) -> Iterator[object]:  # noqa: ANN001
+def camera_browser(playwright_driver, tmp_path_factory: pytest.TempPathFactory) -> Iterator[object]:
     """Chromium whose fake camera plays hands off-centre (6 s), centred (6 s), off-centre (6 s)."""
     clip = tmp_path_factory.mktemp("camera") / "hands.y4m"
     assert write_hands_y4m(clip) == ["no", "yes", "no"]
@@ -101,7 +101,7 @@ def camera_browser(playwright_driver, tmp_path_factory: pytest.TempPathFactory) 
     browser.close()
 
 
-def test_a_still_image_gets_an_answer_in_words(page, tmp_path: Path) -> None:  # noqa: ANN001
+def test_a_still_image_gets_an_answer_in_words(page, tmp_path: Path) -> None:
     wait_text(page, "model-status", "Model ready")
     assert "trained on synthetic drawings only" in text_of(page, "demo-model-note")
     assert "Images stay on this device" in text_of(page, "privacy-notice")
@@ -121,7 +121,7 @@ def test_a_still_image_gets_an_answer_in_words(page, tmp_path: Path) -> None:  #
     shot(page, "practice-answer")
 
 
-def test_a_video_session_then_the_examiner_confirms_and_corrects(page, app_server: AppServer, tmp_path: Path) -> None:  # noqa: ANN001
+def test_a_video_session_then_the_examiner_confirms_and_corrects(page, app_server: AppServer, tmp_path: Path) -> None:
     video = tmp_path / "hands.avi"
     write_hands_video(video, seconds_per_phase=4)  # 12 s at real speed
     wait_text(page, "model-status", "Model ready")
@@ -174,7 +174,7 @@ def test_a_video_session_then_the_examiner_confirms_and_corrects(page, app_serve
     node(page, f"session-row-{log.stem}").wait_for(state="detached", timeout=30_000)
 
 
-def test_a_playing_videos_preview_is_never_blank_after_its_first_frame(page, tmp_path: Path) -> None:  # noqa: ANN001
+def test_a_playing_videos_preview_is_never_blank_after_its_first_frame(page, tmp_path: Path) -> None:
     import io
 
     from PIL import Image
@@ -211,7 +211,7 @@ def test_a_playing_videos_preview_is_never_blank_after_its_first_frame(page, tmp
     assert sum(samples) == 0, f"{sum(samples)} of {len(samples)} samples were an empty panel"
 
 
-def test_a_live_camera_session_follows_the_scene(camera_browser, app_server: AppServer) -> None:  # noqa: ANN001
+def test_a_live_camera_session_follows_the_scene(camera_browser, app_server: AppServer) -> None:
     page = open_app_page(camera_browser, app_server.url, permissions=["camera"])
     try:
         wait_text(page, "model-status", "Model ready")
@@ -233,7 +233,7 @@ def test_a_live_camera_session_follows_the_scene(camera_browser, app_server: App
 
 
 @pytest.mark.parametrize("width", [340, 456], ids=["4:3", "16:9"])
-def test_a_webcams_wider_frame_is_answered_like_the_square_scene(playwright_driver, tmp_path: Path, width: int) -> None:  # noqa: ANN001
+def test_a_webcams_wider_frame_is_answered_like_the_square_scene(playwright_driver, tmp_path: Path, width: int) -> None:
     """A webcam gives 4:3 or 16:9, the demo model sees squares: the scene between side bars must get
     the square scene's answers (hands off-centre NO, centred YES, off-centre NO)."""
     clip = tmp_path / "wide.y4m"
@@ -258,7 +258,7 @@ def assert_answers_keep_coming(log: Path, why: str) -> None:
     assert wait_until(lambda: practice_answers(log) > n, timeout=30), why
 
 
-def start_camera(page, data: Path, interval: str = "2 s") -> Path:  # noqa: ANN001
+def start_camera(page, data: Path, interval: str = "2 s") -> Path:
     """A camera session at `interval`, started; its log once the first event is written."""
     wait_text(page, "model-status", "Model ready")
     choose(page, "Camera")
@@ -270,7 +270,7 @@ def start_camera(page, data: Path, interval: str = "2 s") -> Path:  # noqa: ANN0
     return next(iter(set(sessions(data)) - before))
 
 
-def test_a_camera_session_keeps_going_on_other_screens_and_back(camera_browser, app_server: AppServer) -> None:  # noqa: ANN001
+def test_a_camera_session_keeps_going_on_other_screens_and_back(camera_browser, app_server: AppServer) -> None:
     page = open_app_page(camera_browser, app_server.url, permissions=["camera"])
     try:
         log = start_camera(page, app_server.data)
@@ -297,7 +297,7 @@ def test_a_camera_session_keeps_going_on_other_screens_and_back(camera_browser, 
     assert "not registered" not in (app_server.data / "app.log").read_text(errors="replace")
 
 
-def test_what_is_judged_is_the_camera_picture_as_the_trainee_sees_it(playwright_driver, tmp_path: Path) -> None:  # noqa: ANN001
+def test_what_is_judged_is_the_camera_picture_as_the_trainee_sees_it(playwright_driver, tmp_path: Path) -> None:
     """The browser's camera preview is mirrored, as a mirror is; the analysed keyframe must be the
     same way round, or left and right swap between what the trainee sees and what is judged."""
     import io
@@ -339,7 +339,7 @@ def test_what_is_judged_is_the_camera_picture_as_the_trainee_sees_it(playwright_
 
 
 @pytest.mark.parametrize("viewport", [None, PHONE], ids=["wide", "phone"])
-def test_a_denied_camera_says_so_and_offers_the_other_sources(browser, app_server: AppServer, viewport) -> None:  # noqa: ANN001
+def test_a_denied_camera_says_so_and_offers_the_other_sources(browser, app_server: AppServer, viewport) -> None:
     page = open_app_page(browser, app_server.url, viewport=viewport, permissions=[])  # no fake device, no permission
     try:
         wait_text(page, "model-status", "Model ready")
@@ -352,7 +352,7 @@ def test_a_denied_camera_says_so_and_offers_the_other_sources(browser, app_serve
 
 
 def test_a_folder_sessions_review_list_shows_each_keyframe_and_its_file(
-    page,  # noqa: ANN001
+    page,
     app_server: AppServer,
     tmp_path: Path,
 ) -> None:
@@ -383,7 +383,7 @@ def test_a_folder_sessions_review_list_shows_each_keyframe_and_its_file(
     shot(page, "practice-folder-review")
 
 
-def test_a_file_over_the_limit_is_refused_before_decoding(page, tmp_path: Path) -> None:  # noqa: ANN001
+def test_a_file_over_the_limit_is_refused_before_decoding(page, tmp_path: Path) -> None:
     wait_text(page, "model-status", "Model ready")
     image = tmp_path / "yes.jpg"
     image.write_bytes(next(data for _, data, expected in held_out_scenes(1, seed=8) if expected == "yes"))
@@ -400,7 +400,7 @@ def test_a_file_over_the_limit_is_refused_before_decoding(page, tmp_path: Path) 
     shot(page, "practice-too-large")
 
 
-def test_a_missing_model_is_a_sentence_and_a_way_out(browser, tmp_path: Path) -> None:  # noqa: ANN001
+def test_a_missing_model_is_a_sentence_and_a_way_out(browser, tmp_path: Path) -> None:
     from app.models.catalog import DEFAULT_MODEL_ID
 
     empty = tmp_path / "no-model"
@@ -440,7 +440,7 @@ def test_a_missing_model_is_a_sentence_and_a_way_out(browser, tmp_path: Path) ->
                 close_page(page)
 
 
-def test_phone_layout_puts_the_answer_under_the_preview(browser, app_server: AppServer, tmp_path: Path) -> None:  # noqa: ANN001
+def test_phone_layout_puts_the_answer_under_the_preview(browser, app_server: AppServer, tmp_path: Path) -> None:
     page = open_app_page(browser, app_server.url, viewport=PHONE)
     try:
         wait_text(page, "model-status", "Model ready")
@@ -481,7 +481,7 @@ def _no_real_storage(monkeypatch: pytest.MonkeyPatch) -> None:
 
 def test_a_second_tab_shares_the_worker_and_sees_the_same_session(
     browser, app_server: AppServer, tmp_path: Path
-) -> None:  # noqa: ANN001
+) -> None:
     first = open_app_page(browser, app_server.url)
     second = open_app_page(browser, app_server.url)
     try:
@@ -510,7 +510,7 @@ def worker_pids(app: AppServer) -> set[int]:
 
 
 def test_the_first_answer_comes_at_once_and_a_new_session_starts_from_a_clean_card(
-    camera_browser,  # noqa: ANN001
+    camera_browser,
     app_server: AppServer,
 ) -> None:
     page = open_app_page(camera_browser, app_server.url, permissions=["camera"])
@@ -561,7 +561,7 @@ def test_the_first_answer_comes_at_once_and_a_new_session_starts_from_a_clean_ca
 
 
 def test_a_second_tab_sees_the_camera_session_and_a_reload_ends_it_in_words(
-    camera_browser,  # noqa: ANN001
+    camera_browser,
     app_server: AppServer,
 ) -> None:
     owner = open_app_page(camera_browser, app_server.url, permissions=["camera"])
@@ -592,7 +592,7 @@ def test_a_second_tab_sees_the_camera_session_and_a_reload_ends_it_in_words(
     assert practice_answers(log) >= 1, "the session was saved"
 
 
-def set_tab_hidden(page, hidden: bool) -> None:  # noqa: ANN001
+def set_tab_hidden(page, hidden: bool) -> None:
     """The tab goes behind another one (or comes back): the browser's visibility change, which Flutter
     turns into a lifecycle event for the app (headless Chromium never hides a tab by itself)."""
     page.evaluate(
@@ -613,7 +613,7 @@ def terminal_lines(data: Path) -> list[str]:
 
 
 def test_a_camera_session_goes_on_behind_another_tab_and_the_terminal_stays_quiet(
-    camera_browser,  # noqa: ANN001
+    camera_browser,
     tmp_path: Path,
 ) -> None:
     """In a browser the model runs on the computer, not in the tab: a tab sent behind another one
@@ -634,7 +634,7 @@ def test_a_camera_session_goes_on_behind_another_tab_and_the_terminal_stays_quie
     assert said in ([], ["terminated"]), "\n".join(said)
 
 
-def test_normal_use_gets_no_error_response_and_leaves_the_terminal_quiet(fresh_browser, tmp_path: Path) -> None:  # noqa: ANN001
+def test_normal_use_gets_no_error_response_and_leaves_the_terminal_quiet(fresh_browser, tmp_path: Path) -> None:
     """A page load and an answered image: no 4xx/5xx for any request of the page, no console error,
     and nothing in the terminal but the app's own line (no traceback, no MNN banner)."""
     image = tmp_path / "yes.jpg"
@@ -660,7 +660,7 @@ def test_normal_use_gets_no_error_response_and_leaves_the_terminal_quiet(fresh_b
     assert said in ([], ["terminated"]), "\n".join(said)  # the whole traceback, when there is one
 
 
-def test_a_compression_video_shows_its_rate_against_the_target(page, tmp_path: Path) -> None:  # noqa: ANN001
+def test_a_compression_video_shows_its_rate_against_the_target(page, tmp_path: Path) -> None:
     """A generated video of compressions at 110 a minute played as a practice session: the rate panel
     reads it, in words against the target, and says depth and recoil are not measured."""
     from demo_model.compressions import VideoSpec
@@ -679,7 +679,7 @@ def test_a_compression_video_shows_its_rate_against_the_target(page, tmp_path: P
     shot(page, "practice-rate")
 
 
-def test_the_example_pictures_are_one_tap_away_for_a_demo(browser, tmp_path: Path) -> None:  # noqa: ANN001
+def test_the_example_pictures_are_one_tap_away_for_a_demo(browser, tmp_path: Path) -> None:
     """No file at hand: "Try the example pictures" runs the pictures shipped with the app as a session.
     Its own server: the shared one may still be running another test's session, which disables it."""
     from app.storage.paths import EXAMPLES

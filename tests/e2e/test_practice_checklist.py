@@ -55,7 +55,7 @@ def gated_checklist() -> dict:
 
 
 @pytest.fixture(scope="module")
-def camera(playwright_driver, tmp_path_factory: pytest.TempPathFactory) -> Iterator[object]:  # noqa: ANN001
+def camera(playwright_driver, tmp_path_factory: pytest.TempPathFactory) -> Iterator[object]:
     """Chromium whose fake camera plays hands off-centre (6 s), centred (6 s), off-centre (6 s)."""
     clip = tmp_path_factory.mktemp("camera") / "hands.y4m"
     assert write_hands_y4m(clip) == ["no", "yes", "no"]
@@ -75,7 +75,7 @@ def keyframes(log: Path) -> dict[str, dict[str, PracticeEvent]]:
 
 @pytest.mark.parametrize("viewport", [None, PHONE], ids=["desktop", "phone"])
 def test_a_checklist_camera_session_the_gate_confirm_all_and_a_correction_in_the_export(
-    camera,  # noqa: ANN001
+    camera,
     tmp_path: Path,
     viewport: dict | None,
 ) -> None:
@@ -147,7 +147,7 @@ def test_a_checklist_camera_session_the_gate_confirm_all_and_a_correction_in_the
             assert wait_until(
                 lambda: any(
                     e.kind == "corrected" and e.target_id == stacked.event_id for e in load_session(log).events
-                ),  # noqa: E501
+                ),
                 timeout=30,
             ), "the correction reached the log"
             wait_on_page(page, f"{wrong} (examiner; the model said {stacked.observation.upper()})")
@@ -175,7 +175,7 @@ def test_a_checklist_camera_session_the_gate_confirm_all_and_a_correction_in_the
             close_page(page)
 
 
-def test_the_shipped_checklist_on_a_phone_keeps_every_line_in_view(browser, tmp_path: Path) -> None:  # noqa: ANN001
+def test_the_shipped_checklist_on_a_phone_keeps_every_line_in_view(browser, tmp_path: Path) -> None:
     """At 390×844, while a session runs, every line of the card is on screen; the last image's gate
     said NO, so its other lines say they were not checked. "Confirm all" works at this size too."""
     data = tmp_path / "data"
@@ -217,7 +217,7 @@ def test_the_shipped_checklist_on_a_phone_keeps_every_line_in_view(browser, tmp_
 
 
 def test_a_checklist_video_session_on_a_phone_keeps_the_rate_and_every_line_in_view(
-    browser,  # noqa: ANN001
+    browser,
     tmp_path: Path,
 ) -> None:
     """At 390×844 a video of compressions asked the checklist: the rate panel and every line of the card

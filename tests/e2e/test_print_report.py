@@ -25,7 +25,7 @@ def status_of(url: str, host: str | None = None) -> int:
         return int(refused.code)
 
 
-def test_print_opens_the_report_once_in_a_tab_that_prints_as_pdf(fresh_browser, tmp_path: Path) -> None:  # noqa: ANN001
+def test_print_opens_the_report_once_in_a_tab_that_prints_as_pdf(fresh_browser, tmp_path: Path) -> None:
     # A context of its own: it changes `window.print` for every page of it, the printout's tab too.
     import pypdfium2
 

@@ -30,7 +30,7 @@ from tests.e2e.test_settings_screen import wait_file
 pytestmark = pytest.mark.browser
 
 
-def editor_fields(page) -> dict[str, str]:  # noqa: ANN001
+def editor_fields(page) -> dict[str, str]:
     """What each of the editor's fields says (a refusal's words in red are its text) and, for the focused one
     (Flutter's page has an input for that field only), what it holds: for a refused Save's report."""
     return page.evaluate(
@@ -40,20 +40,20 @@ def editor_fields(page) -> dict[str, str]:  # noqa: ANN001
     )
 
 
-def refusal_report(page) -> str:  # noqa: ANN001
+def refusal_report(page) -> str:
     """A refused Save's words and every field in full, one a line (as a tuple, pytest cut the report short of
     the field in red)."""
     fields = "\n".join(f"{name}: {said}" for name, said in editor_fields(page).items())
     return f"{text_of(page, 'editor-error')}\n{fields}"
 
 
-def in_view(page, identifier: str, height: int) -> bool:  # noqa: ANN001
+def in_view(page, identifier: str, height: int) -> bool:
     box = node(page, identifier).first.bounding_box()
     return box is not None and 0 <= box["y"] and box["y"] + box["height"] <= height
 
 
 @pytest.mark.parametrize("viewport", [None, PHONE], ids=["desktop", "phone"])
-def test_an_edited_profile_is_refused_when_invalid_then_saved_and_asked(browser, tmp_path: Path, viewport) -> None:  # noqa: ANN001
+def test_an_edited_profile_is_refused_when_invalid_then_saved_and_asked(browser, tmp_path: Path, viewport) -> None:
     data = tmp_path / "data"
     saved = data / "profiles" / "hand_position_copy.json"
     with AppServer(data) as server:

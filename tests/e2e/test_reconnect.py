@@ -18,7 +18,7 @@ pytestmark = pytest.mark.browser
 WIDE = {"width": 1280, "height": 800}
 
 
-def threads(page) -> int:  # noqa: ANN001
+def threads(page) -> int:
     """The threads count on the settings screen, once it is on screen (read once: the page may be
     rebuilt between two reads)."""
     seen: list[str] = []
@@ -27,7 +27,7 @@ def threads(page) -> int:  # noqa: ANN001
     return int(seen[-1])
 
 
-def test_a_page_works_again_after_its_connection_drops(browser, tmp_path: Path) -> None:  # noqa: ANN001
+def test_a_page_works_again_after_its_connection_drops(browser, tmp_path: Path) -> None:
     from playwright.sync_api import Error as PlaywrightError
 
     image = tmp_path / "no.jpg"

@@ -33,7 +33,7 @@ def write_video(path: Path) -> None:
     write_compression_video(path, VideoSpec(seconds=SECONDS, fps=FPS, rate_per_min=RATE, pauses=((8.0, 3.0),)), 12)
 
 
-def test_a_practised_rhythm_is_summarised_exported_and_reported(browser, tmp_path: Path) -> None:  # noqa: ANN001
+def test_a_practised_rhythm_is_summarised_exported_and_reported(browser, tmp_path: Path) -> None:
     video = tmp_path / "compressions.avi"
     write_video(video)
     data = tmp_path / "data"

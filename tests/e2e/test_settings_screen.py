@@ -19,7 +19,7 @@ pytestmark = pytest.mark.browser
 PHONE = {"width": 390, "height": 844}
 
 
-def wait_file(path: Path, done, timeout: float = 20) -> dict:  # noqa: ANN001
+def wait_file(path: Path, done, timeout: float = 20) -> dict:
     def read() -> dict:
         try:
             return json.loads(path.read_text())
@@ -29,11 +29,11 @@ def wait_file(path: Path, done, timeout: float = 20) -> dict:  # noqa: ANN001
     return wait_for(read, done, timeout, f"{path} with the expected settings")
 
 
-def pick(page, identifier: str, option: str) -> None:  # noqa: ANN001
+def pick(page, identifier: str, option: str) -> None:
     node(page, identifier).get_by_role("button", name=option, exact=True).click()
 
 
-def test_settings_survive_a_restart_and_switch_the_language(browser, tmp_path: Path) -> None:  # noqa: ANN001
+def test_settings_survive_a_restart_and_switch_the_language(browser, tmp_path: Path) -> None:
     data = tmp_path / "data"
     settings_file = data / "settings.json"
     with AppServer(data) as server:
@@ -74,7 +74,7 @@ def test_settings_survive_a_restart_and_switch_the_language(browser, tmp_path: P
     assert (saved["threads"], saved["interval_s"], saved["language"]) == (1, 5, "zh")
 
 
-def scroll_to(page, identifier: str) -> None:  # noqa: ANN001
+def scroll_to(page, identifier: str) -> None:
     """Scroll the settings with the mouse wheel until `identifier` is on screen (Flutter scrolls its canvas)."""
     viewport = page.viewport_size
     page.mouse.move(viewport["width"] / 2, viewport["height"] / 2)
@@ -91,7 +91,7 @@ def scroll_to(page, identifier: str) -> None:  # noqa: ANN001
 
 
 @pytest.mark.parametrize("viewport", [None, PHONE], ids=["wide", "phone"])
-def test_a_damaged_settings_file_is_said_on_screen_and_kept(browser, tmp_path: Path, viewport) -> None:  # noqa: ANN001
+def test_a_damaged_settings_file_is_said_on_screen_and_kept(browser, tmp_path: Path, viewport) -> None:
     data = tmp_path / "data"
     data.mkdir()
     damaged = '{"threads": 4, "interval_s": 9}'
@@ -122,7 +122,7 @@ def test_a_damaged_settings_file_is_said_on_screen_and_kept(browser, tmp_path: P
     assert (data / "settings.json.bad").read_text() == damaged
 
 
-def test_a_profile_chosen_in_settings_is_asked_and_its_score_cut_applied(browser, tmp_path: Path) -> None:  # noqa: ANN001
+def test_a_profile_chosen_in_settings_is_asked_and_its_score_cut_applied(browser, tmp_path: Path) -> None:
     """A profile of the person's own (a score cut as Testers will save it) is offered beside the shipped
     ones, chosen from the menu, saved, asked by the reloaded worker: an answer scoring below its cut is
     shown as unknown, withheld for its low score."""
@@ -157,7 +157,7 @@ def test_a_profile_chosen_in_settings_is_asked_and_its_score_cut_applied(browser
             close_page(page)
 
 
-def test_questions_written_for_another_model_are_said_on_practice_and_in_settings(browser, tmp_path: Path) -> None:  # noqa: ANN001
+def test_questions_written_for_another_model_are_said_on_practice_and_in_settings(browser, tmp_path: Path) -> None:
     """The instruct checklist asked of the demo model: both screens say whom it was written for."""
     from app.storage.paths import PROFILES
 

@@ -21,7 +21,7 @@ pytestmark = pytest.mark.browser
 PHONE = {"width": 390, "height": 844}
 
 
-def upload(page, identifier: str, paths: list[Path]) -> None:  # noqa: ANN001
+def upload(page, identifier: str, paths: list[Path]) -> None:
     with page.expect_file_chooser() as chooser:
         node(page, identifier).click()
     chooser.value.set_files([str(p) for p in paths])
@@ -52,7 +52,7 @@ def cli_report(folder: Path) -> dict:
     return json.loads(proc.stdout)
 
 
-def run_folder(page, images: list[Path], labels: Path, total: int) -> None:  # noqa: ANN001
+def run_folder(page, images: list[Path], labels: Path, total: int) -> None:
     go_to(page, "Testers", "testers-pick-images")
     upload(page, "testers-pick-images", images)
     wait_text(page, "testers-chosen", f"{total} images chosen")
@@ -67,7 +67,7 @@ def run_folder(page, images: list[Path], labels: Path, total: int) -> None:  # n
     time.sleep(0.6)  # the buttons' enable animation, for the screenshots
 
 
-def test_the_screen_shows_the_same_matrix_as_the_cli(browser, app_server: AppServer, labelled) -> None:  # noqa: ANN001
+def test_the_screen_shows_the_same_matrix_as_the_cli(browser, app_server: AppServer, labelled) -> None:
     folder, images, labels = labelled
     expected = cli_report(folder)
     assert expected["counts"]["errors"] == 1 and expected["counts"]["labelled_answered"] == len(images) - 1
@@ -116,7 +116,7 @@ def test_the_screen_shows_the_same_matrix_as_the_cli(browser, app_server: AppSer
     page.request_log.assert_local()
 
 
-def test_phone_layout(browser, app_server: AppServer, labelled) -> None:  # noqa: ANN001
+def test_phone_layout(browser, app_server: AppServer, labelled) -> None:
     folder, images, labels = labelled
     page = open_app_page(browser, app_server.url, viewport=PHONE)
     try:
@@ -133,7 +133,7 @@ def test_phone_layout(browser, app_server: AppServer, labelled) -> None:  # noqa
         close_page(page)
 
 
-def test_a_cut_kept_on_the_curve_withholds_the_next_answers_below_it(browser, tmp_path: Path, labelled) -> None:  # noqa: ANN001
+def test_a_cut_kept_on_the_curve_withholds_the_next_answers_below_it(browser, tmp_path: Path, labelled) -> None:
     """The tester keeps the highest cut the curve offers: it is saved as a copy of the shipped profile
     among theirs, the worker asks from it, and a practice answer scoring below it is withheld."""
     from tests.e2e.test_practice import choose, start_with_files

@@ -68,7 +68,7 @@ def _rate(x: float | None) -> str:
     return "—" if x is None else shown(x)
 
 
-def check_signal(page, signal: str, expected: dict) -> None:  # noqa: ANN001
+def check_signal(page, signal: str, expected: dict) -> None:
     """One signal's figures on screen against `eval`'s report for it."""
     tag = f"testers-{signal}"
     for value, row in expected["confusion_matrix"].items():
@@ -99,9 +99,9 @@ def check_signal(page, signal: str, expected: dict) -> None:  # noqa: ANN001
 
 
 def test_each_signal_shows_the_figures_of_eval_and_a_kept_cut_goes_into_that_signal(
-    browser,  # noqa: ANN001
+    browser,
     tmp_path: Path,
-    labelled,  # noqa: ANN001
+    labelled,
 ) -> None:
     folder, images, labels, expected = labelled
     data = tmp_path / "data"
@@ -167,7 +167,7 @@ def test_each_signal_shows_the_figures_of_eval_and_a_kept_cut_goes_into_that_sig
             close_page(page)
 
 
-def test_phone_layout(browser, tmp_path: Path, labelled) -> None:  # noqa: ANN001
+def test_phone_layout(browser, tmp_path: Path, labelled) -> None:
     folder, images, labels, _ = labelled
     with AppServer(tmp_path / "data", "--profile", str(CHECKLIST)) as server:
         page = open_app_page(browser, server.url, viewport=PHONE)

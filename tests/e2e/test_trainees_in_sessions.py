@@ -29,7 +29,7 @@ from tests.integration.video import write_compression_video
 pytestmark = pytest.mark.browser
 
 
-def give_names(page, trainee: str, examiner: str) -> None:  # noqa: ANN001
+def give_names(page, trainee: str, examiner: str) -> None:
     node(page, "practice-names-edit").click()
     node(page, "trainee-name").first.wait_for(timeout=30_000)
     type_into(page, "trainee-name", trainee)
@@ -39,7 +39,7 @@ def give_names(page, trainee: str, examiner: str) -> None:  # noqa: ANN001
     wait_text(page, "practice-names", f"Trainee: {trainee}")
 
 
-def practise(page, app: AppServer, video: Path) -> Path:  # noqa: ANN001
+def practise(page, app: AppServer, video: Path) -> Path:
     """One video session to its end; its log."""
     before = set(sessions(app.data))
     start_with_files(page, [video])
@@ -50,7 +50,7 @@ def practise(page, app: AppServer, video: Path) -> Path:  # noqa: ANN001
 
 
 def test_names_at_start_tell_trainees_apart_and_sessions_shows_one_trainees_progress(
-    browser,  # noqa: ANN001
+    browser,
     tmp_path: Path,
 ) -> None:
     from demo_model.compressions import VideoSpec

@@ -20,7 +20,7 @@ from tests.integration.network_trace import addressed_calls, isolation_probes, s
 pytestmark = [pytest.mark.browser, pytest.mark.strace, pytest.mark.netns]
 
 
-def test_a_traced_ui_session_connects_nowhere(browser, strace: str, netns: None, tmp_path: Path) -> None:  # noqa: ANN001
+def test_a_traced_ui_session_connects_nowhere(browser, strace: str, netns: None, tmp_path: Path) -> None:
     trace = tmp_path / "trace"
     trace.mkdir()
     scenes = held_out_scenes(count_per_kind=1, seed=59)

@@ -46,7 +46,7 @@ def run_bounded(fn: Callable[[], Any], seconds: float) -> Any:
     def target() -> None:
         try:
             box["value"] = fn()
-        except BaseException as exc:  # noqa: BLE001 - handed back to the caller
+        except BaseException as exc:
             box["error"] = exc
 
     thread = threading.Thread(target=target, daemon=True)

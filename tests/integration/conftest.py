@@ -39,6 +39,6 @@ def write_scenes(folder: Path, scenes: list[tuple[str, bytes, str]]) -> list[tup
     return out
 
 
-def wait(controller, done, timeout: float = 90):  # noqa: ANN001, ANN201 - a PracticeController and its state
+def wait(controller, done, timeout: float = 90):
     """The controller's state once `done(state)` holds; fails after `timeout` seconds."""
     return wait_for(lambda: controller.state, done, timeout, "the controller's state")

@@ -61,7 +61,7 @@ def test_stills_never_feed_the_rhythm() -> None:
         pipeline.stop()
 
 
-def test_the_rhythm_goes_into_the_session_log_and_its_last_sample_holds_the_totals(tmp_path) -> None:  # noqa: ANN001
+def test_the_rhythm_goes_into_the_session_log_and_its_last_sample_holds_the_totals(tmp_path) -> None:
     """About one sample a second of frames in the append-only log; stopping records the frames fed since
     the last sample, so the session's totals are those the screen showed last. Nothing after the stop."""
     from app.core.session import RhythmSample

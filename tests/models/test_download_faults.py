@@ -389,7 +389,7 @@ class Background:
         def run() -> None:
             try:
                 self.outcome = download()
-            except BaseException as exc:  # noqa: BLE001 - the test looks at what ended it
+            except BaseException as exc:
                 self.outcome = exc
             self.ended_at = time.monotonic()
 

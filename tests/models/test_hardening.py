@@ -29,7 +29,7 @@ from app.models.progress import DownloadProgress
 from app.models.store import ModelState, ModelStore
 from tests.conditions import HANG_S
 from tests.models.conftest import FAST, ROOT, Model, make_store
-from tests.models.test_cli import env as env  # noqa: F401 - the CLI tests' fixture, reused
+from tests.models.test_cli import env as env
 from tests.models.test_cli import models, write_source
 from tests.servers.faulty import Faults, FaultyServer
 
@@ -235,7 +235,7 @@ def test_a_linked_staging_folder_is_not_emptied_by_import(tmp_path: Path, model:
 
 
 def test_removing_a_model_that_is_not_installed_fails_despite_a_leftover_folder(
-    env: dict[str, str],  # noqa: F811
+    env: dict[str, str],
     model: Model,
     capsys: pytest.CaptureFixture[str],
 ) -> None:
@@ -249,7 +249,7 @@ def test_removing_a_model_that_is_not_installed_fails_despite_a_leftover_folder(
 
 
 def test_models_download_json_prints_an_error_object_on_failure(
-    env: dict[str, str],  # noqa: F811
+    env: dict[str, str],
     model: Model,
 ) -> None:
     with FaultyServer({}) as empty:  # answers 404 to everything
@@ -263,7 +263,7 @@ def test_models_download_json_prints_an_error_object_on_failure(
 
 @pytest.mark.parametrize("content", [b"{broken", b'{"mirror_base_url": 7}', b'{"mirror_base_url": "ftp://x"}', b"\xff"])
 def test_an_unreadable_mirror_setting_is_an_error_not_the_public_mirrors(
-    env: dict[str, str],  # noqa: F811
+    env: dict[str, str],
     model: Model,
     content: bytes,
     capsys: pytest.CaptureFixture[str],

@@ -53,7 +53,7 @@ class Screen:
         )
         self.controller.refresh()
 
-    def card(self, model_id: str = MODEL.id):  # noqa: ANN201
+    def card(self, model_id: str = MODEL.id):
         card = self.controller.state.card(model_id)
         assert card is not None
         return card

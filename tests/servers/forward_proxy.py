@@ -15,7 +15,7 @@ class ForwardProxy:
         seen = self.seen
 
         class Handler(http.server.BaseHTTPRequestHandler):
-            def do_GET(self) -> None:  # noqa: N802 - the http.server name
+            def do_GET(self) -> None:
                 seen.append(self.path)
                 target = urlsplit(self.path)
                 conn = http.client.HTTPConnection(target.hostname or "", target.port or 80, timeout=10)

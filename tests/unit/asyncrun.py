@@ -6,7 +6,7 @@ import asyncio
 import threading
 
 
-def run_async(coro, timeout: float = 30):  # noqa: ANN001, ANN201
+def run_async(coro, timeout: float = 30):
     """Runs a coroutine on a loop of its own thread and returns its result: the browser tests'
     Playwright may already run a loop in this one when the whole suite runs in one process."""
     errors: list[BaseException] = []

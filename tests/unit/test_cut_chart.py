@@ -16,7 +16,7 @@ from app.ui.words import testers as strings_testers
 VALUES = ("yes", "no", "unknown")
 
 
-def report(rows: list[tuple[str, str, float]], min_score: float | None = None):  # noqa: ANN201
+def report(rows: list[tuple[str, str, float]], min_score: float | None = None):
     return evaluate(
         [Prediction(f"{i}.jpg", e, o, ParseStatus.VALID, 0.1, "ok", s) for i, (e, o, s) in enumerate(rows)],
         VALUES,

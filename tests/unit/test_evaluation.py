@@ -291,11 +291,11 @@ class FakePractice:
         self.state = PracticeState(worker_status="ready" if ready else "starting", answer_values=values)
         self.started: list[str] = []
 
-    def subscribe(self, listener) -> None:  # noqa: ANN001
+    def subscribe(self, listener) -> None:
         self.listeners.append(listener)
         listener(self.state)
 
-    def unsubscribe(self, listener) -> None:  # noqa: ANN001
+    def unsubscribe(self, listener) -> None:
         self.listeners.remove(listener)
 
     def publish(self, **changes: object) -> None:
@@ -308,7 +308,7 @@ class FakePractice:
     def stop_session(self) -> None:
         self.publish(running=False)
 
-    def start_evaluation(self, images, label: str) -> float | None:  # noqa: ANN001
+    def start_evaluation(self, images, label: str) -> float | None:
         from app.core.generation import Timings
         from app.core.session import PracticeEvent, SessionState, apply
 
@@ -336,7 +336,7 @@ class FakePractice:
             session = apply(session, event)
         return 3.0 if self._finish(session) else None
 
-    def _finish(self, session) -> bool:  # noqa: ANN001
+    def _finish(self, session) -> bool:
         # Answers arrive on the worker's thread after the method returned (here: at once, then the end).
         import threading
 
@@ -344,7 +344,7 @@ class FakePractice:
         return True
 
 
-def _wait(controller, phases=("done", "stopped"), timeout: float = 10.0) -> None:  # noqa: ANN001
+def _wait(controller, phases=("done", "stopped"), timeout: float = 10.0) -> None:
     from tests.conditions import wait_for
 
     wait_for(lambda: controller.state.phase, lambda phase: phase in phases, timeout, "the end of the run")

@@ -56,7 +56,7 @@ class _Page:
     def get_upload_url(self, path: str, expires: int) -> str:
         return f"http://127.0.0.1:8550/upload/{path}?expires={expires}"
 
-    def run_thread(self, work) -> None:  # noqa: ANN001
+    def run_thread(self, work) -> None:
         self.off_loop.append(work)
         work()
 

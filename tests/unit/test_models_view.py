@@ -33,7 +33,7 @@ from tests.unit.test_sessions_view import is_visible, tagged
 FILES = {"config.json": b"{}" * 100, "llm.mnn.weight": bytes(range(256)) * 400}
 
 
-def manifest(model_id: str = "tiny-vlm"):  # noqa: ANN201
+def manifest(model_id: str = "tiny-vlm"):
     files = [{"path": p, "sha256": hashlib.sha256(c).hexdigest(), "size": len(c)} for p, c in FILES.items()]
     return manifest_from_dict(
         {"schema": 1, "id": model_id, "display_name": "Tiny test VLM", "revision": "t1", "files": files}

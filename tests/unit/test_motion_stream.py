@@ -76,7 +76,7 @@ def test_frames_go_only_to_the_page_that_has_a_camera_session_attached() -> None
     assert streams.sink("page-a") is None
 
 
-def _client(streams: MotionStreams):  # noqa: ANN202 - starlette's TestClient
+def _client(streams: MotionStreams):
     from starlette.testclient import TestClient
 
     from app.ui.shell.web_shell import asgi_app

@@ -53,7 +53,7 @@ class _App:
     def __init__(self) -> None:
         self.calls = 0
 
-    async def __call__(self, scope: dict, receive, send) -> None:  # noqa: ANN001
+    async def __call__(self, scope: dict, receive, send) -> None:
         self.calls += 1
         if scope["type"] == "websocket":
             await receive()
@@ -112,7 +112,7 @@ def test_lifespan_passes_through() -> None:
     app = _App()
     calls: list[str] = []
 
-    async def inner(scope: dict, receive, send) -> None:  # noqa: ANN001
+    async def inner(scope: dict, receive, send) -> None:
         calls.append(scope["type"])
 
     run_async(OriginGuard(inner, PORT)({"type": "lifespan"}, None, None))  # type: ignore[arg-type]

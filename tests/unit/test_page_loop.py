@@ -63,7 +63,7 @@ def test_a_page_without_a_loop_raises_so_the_controller_drops_it() -> None:
         on_page_loop(page, lambda v: None)(1)
 
 
-def test_practice_states_reach_a_listener_in_the_order_they_were_made(tmp_path) -> None:  # noqa: ANN001
+def test_practice_states_reach_a_listener_in_the_order_they_were_made(tmp_path) -> None:
     """Two threads updating the practice state: a listener never sees an older state after a newer one."""
     import threading
     from dataclasses import replace
@@ -74,7 +74,7 @@ def test_practice_states_reach_a_listener_in_the_order_they_were_made(tmp_path) 
     controller = PracticeController(WorkerSpec(), tmp_path)  # never started: no worker
     seen: list[int] = []
 
-    def slow_listener(state) -> None:  # noqa: ANN001
+    def slow_listener(state) -> None:
         seen.append(state.blocked)
         time.sleep(0.001)  # a page that takes a moment: the other thread's newer state waits its turn
 
@@ -112,7 +112,7 @@ def test_the_ticker_ticks_while_wanted_runs_once_and_stops() -> None:
         ticks: list[int] = []
         started: list[object] = []
 
-        def run_task(handler):  # noqa: ANN001, ANN202 - a page's run_task
+        def run_task(handler):
             started.append(handler)
             return asyncio.run_coroutine_threadsafe(handler(), loop)
 

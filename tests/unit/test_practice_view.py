@@ -316,7 +316,7 @@ def _rate_view(language: str = "en", tones: list[bool] | None = None) -> Practic
     return PracticeView(actions, ft.Container(), strings.TABLES[language], strings_sessions.TABLES[language], language)
 
 
-def _rhythm(rate: float | None, pauses: tuple = ()):  # noqa: ANN202
+def _rhythm(rate: float | None, pauses: tuple = ()):
     from app.core.rhythm_figures import Rhythm
 
     return Rhythm(30.0, rate, 0.9, 41, 110.0, pauses, 0.8, frame_rate=30.0)

@@ -140,7 +140,7 @@ def test_time_in_the_band_agrees_with_the_rates_shown(tmp_path: Path) -> None:
     assert "The last rate measured was 100 per minute (in the target band)." in practice_report(load_session(path), "s")
 
 
-def write(path: Path, events) -> Path:  # noqa: ANN001
+def write(path: Path, events) -> Path:
     with SessionLog(path) as log:
         for event in events:
             log.append(event)

@@ -156,7 +156,7 @@ def test_a_refresh_reads_only_new_or_changed_files(folder: Path, monkeypatch: py
 
     read: list[str] = []
 
-    def counting(path: Path):  # noqa: ANN202
+    def counting(path: Path):
         read.append(path.stem)
         return load_session(path)
 

@@ -54,4 +54,4 @@ def test_codes_pickle_as_themselves_and_reach_a_session_log_as_their_strings() -
         return json.dumps(event_to_dict(event))
 
     assert line(JobError.WORKER_HUNG) == line("worker_hung")
-    assert f"{JobError.CANCELLED}" == "cancelled" and "%s" % WorkerStatus.READY == "ready"
+    assert f"{JobError.CANCELLED}" == "cancelled" and "%s" % WorkerStatus.READY == "ready"  # noqa: UP031 (the old spelling must work too)

@@ -70,7 +70,7 @@ def write_examples(model_dir: Path, out_dir: Path, work: Path, size: int = 384) 
     out_dir.mkdir(parents=True, exist_ok=True)
     written: list[dict] = []
 
-    def keep(kind: str, n: int, cands: list[tuple[int, bytes]], replies: list[str], right) -> None:  # noqa: ANN001
+    def keep(kind: str, n: int, cands: list[tuple[int, bytes]], replies: list[str], right) -> None:
         for (seed, data), reply in zip(cands, replies, strict=True):
             if right(reply):
                 name = f"{kind}-{n}.jpg"

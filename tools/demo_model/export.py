@@ -47,7 +47,7 @@ def _child_main(
     here = str(Path(__file__).resolve().parent)
     sys.path[:] = [p for p in sys.path if Path(p or ".").resolve() != Path(here)]
     sys.path.insert(0, list(spec.submodule_search_locations)[0])
-    import llmexport as le  # noqa: E402
+    import llmexport as le
 
     kwargs = dict(export="mnn", dst_path=dst, quant_bit=quant_bit, quant_block=quant_block)
     if visual_quant_bit is not None:

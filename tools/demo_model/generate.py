@@ -317,7 +317,7 @@ def write_receipt(
     receipt = {
         "model": "keyframe-demo",
         "revision": revision,
-        "generated_at": dt.datetime.now(dt.timezone.utc).isoformat(),
+        "generated_at": dt.datetime.now(dt.UTC).isoformat(),
         "command": "python tools/demo_model/generate.py " + " ".join(sys.argv[1:]),
         "architecture": "Qwen3VLForConditionalGeneration (random init from config, trained here)",
         "shape": DEMO_SHAPE.as_dict(),

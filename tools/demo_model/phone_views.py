@@ -1812,7 +1812,7 @@ def _shake(rng: np.random.Generator, times: np.ndarray, amount: float, scale: fl
     return out
 
 
-def make_phone_video(spec: PhoneSpec, seed: int) -> PhoneVideo:
+def make_phone_video(spec: PhoneSpec, seed: int) -> PhoneVideo:  # noqa: C901 (one scene, built in order; to split)
     rng = np.random.default_rng(seed)
     w, h = spec.width, spec.height
     scale = min(w, h) / 240

@@ -22,4 +22,4 @@ def checklist_questions() -> dict[str, str]:
 
 def answer_json_for(signal: str, observation: str) -> str:
     """The exact JSON line the model answers for ``signal``."""
-    return '{"signal":"%s","observation":"%s"}' % (signal, observation)
+    return f'{{"signal":"{signal}","observation":"{observation}"}}'

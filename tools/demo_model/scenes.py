@@ -101,7 +101,7 @@ def expected_answer(kind: str) -> str:
 
 def answer_json(observation: str) -> str:
     """The exact JSON line the model is trained to answer."""
-    return '{"signal":"%s","observation":"%s"}' % (SIGNAL, observation)
+    return f'{{"signal":"{SIGNAL}","observation":"{observation}"}}'
 
 
 def classify_hands(u: float, v: float) -> str | None:

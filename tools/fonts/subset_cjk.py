@@ -70,7 +70,7 @@ def wanted() -> set[str]:
     return chars | gb2312() | app_text()
 
 
-def sc_face(path: Path):  # noqa: ANN201 - a fontTools TTFont
+def sc_face(path: Path):
     for font in TTCollection(str(path)).fonts:
         if "SC" in font["name"].getDebugName(1):  # "Noto Sans CJK SC"
             return font

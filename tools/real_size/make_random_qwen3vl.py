@@ -250,7 +250,7 @@ def main() -> None:
     llm_cfg = json.loads((out / "llm_config.json").read_text())
     record = {
         "generator": "tools/real_size/make_random_qwen3vl.py",
-        "made_at": dt.datetime.now(dt.timezone.utc).isoformat(timespec="seconds"),
+        "made_at": dt.datetime.now(dt.UTC).isoformat(timespec="seconds"),
         "command": "python tools/real_size/make_random_qwen3vl.py " + " ".join(sys.argv[1:]),
         "weights": "random (untrained, torch.manual_seed); answers are meaningless, costs are real-size",
         "shape": REAL_SHAPE.as_dict()

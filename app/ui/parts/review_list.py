@@ -43,7 +43,7 @@ class Thumbnails(Protocol):
         """The keyframe's JPEG kept beside the session log: its thumbnail, or with `large` its review copy."""
 
 
-def no_pictures(event_id: str, large: bool = False) -> bytes | None:  # noqa: ARG001 - a Thumbnails
+def no_pictures(event_id: str, large: bool = False) -> bytes | None:
     return None
 
 
