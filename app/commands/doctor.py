@@ -16,6 +16,7 @@ from dataclasses import asdict, dataclass
 from typing import TYPE_CHECKING, TextIO
 
 from app.commands.common import EXIT_FAILED, EXIT_OK, emit
+from app.core.isolation import IsolationLevel
 from app.privacy.isolation import HOOK_ONLY, Isolation
 from app.worker.child_guard import spawned_with_signals_blocked
 from app.worker.messages import WorkerSpec
@@ -42,14 +43,14 @@ DOWNLOADS = (
 
 @dataclass(frozen=True)
 class WorkerCheck:
-    level: str
+    level: IsolationLevel
     how: str
     native_connect: str  # the error the probe's connect() got, or "connected"
     listener_accepted: int  # connections that reached the loopback listener
 
     @property
     def holds(self) -> bool:
-        return self.level == "os-isolated" and self.listener_accepted == 0
+        return self.level is IsolationLevel.OS_ISOLATED and self.listener_accepted == 0
 
 
 @dataclass(frozen=True)

@@ -7,6 +7,11 @@ from __future__ import annotations
 from enum import StrEnum
 
 
+class IsolationLevel(StrEnum):
+    OS_ISOLATED = "os-isolated"  # the OS keeps the process off the network
+    GUARDED = "guarded"  # only Python's audit hook does
+
+
 class IsolationKind(StrEnum):
     # Isolated by the OS:
     LINUX_USERNS = "linux-userns"  # a new user + network namespace with no interface up

@@ -42,6 +42,7 @@ class Observable(Generic[S]):
         """`name` says whose state it is in the log ("the Models screen")."""
         self._name = name
         self._state = initial
+        self._told = initial  # the state listeners were last given (the newest one may be staged)
         self._version = 0
         self._lock = threading.Lock()  # the state and the listener list, held only briefly
         self._delivering = threading.RLock()  # one delivery at a time; re-entrant for listeners that change it
@@ -68,14 +69,25 @@ class Observable(Generic[S]):
     def set(self, state: S) -> S:
         return self.update(lambda _: state)
 
+    def stage(self, state: S) -> None:
+        """The newest state, given to listeners at the next `publish` or `update`: an owner that changes its
+        state step by step under its own lock stages each step and publishes once outside the lock, so no
+        listener ever runs under the owner's lock."""
+        with self._lock:
+            self._state = state
+
+    def publish(self) -> None:
+        """Listeners get the newest state if it differs from the one they were last given."""
+        self.update(lambda state: state)
+
     def update(self, change: Callable[[S], S]) -> S:
-        """Applies `change` to the state; listeners get the result when it differs from before."""
+        """Applies `change` to the state; listeners get the result when it differs from the last they got."""
         with self._delivering:
             with self._lock:
-                before = self._state
-                state = self._state = change(before)
-                if state == before:
+                state = self._state = change(self._state)
+                if state == self._told:
                     return state
+                self._told = state
                 self._version += 1
                 version, entries = self._version, list(self._entries)
             for entry in entries:

@@ -32,10 +32,7 @@ import socket
 import sys
 from dataclasses import dataclass
 
-from app.core.isolation import IsolationKind
-
-OS_ISOLATED = "os-isolated"
-GUARDED = "guarded"
+from app.core.isolation import IsolationKind, IsolationLevel
 
 _CLONE_NEWUSER = 0x10000000
 _CLONE_NEWNET = 0x40000000
@@ -45,20 +42,20 @@ MACOS_PROFILE = "(version 1)\n(allow default)\n(deny network*)\n"
 
 @dataclass(frozen=True)
 class Isolation:
-    level: str  # OS_ISOLATED | GUARDED
+    level: IsolationLevel
     how: str  # one sentence for people: what enforces it, or why the OS cannot here (with the OS's errors)
     kind: IsolationKind | None = None  # what, as a code the screens translate
 
     @property
     def isolated(self) -> bool:
-        return self.level == OS_ISOLATED
+        return self.level is IsolationLevel.OS_ISOLATED
 
 
 HOOK_ONLY = "Python's audit hook blocks every non-loopback socket call made through Python; native code is not covered"
 
 
 def guarded(why: str, kind: IsolationKind) -> Isolation:
-    return Isolation(GUARDED, f"{why}; {HOOK_ONLY}", kind)
+    return Isolation(IsolationLevel.GUARDED, f"{why}; {HOOK_ONLY}", kind)
 
 
 def isolate_this_process() -> Isolation:
@@ -74,7 +71,7 @@ def isolate_this_process() -> Isolation:
     failure = _loopback_send_fails()
     if failure is None:
         return guarded(f"{how} was set up, but a datagram to loopback still went out", IsolationKind.UNVERIFIED)
-    return Isolation(OS_ISOLATED, f"{how}; a send to 127.0.0.1 fails: {failure}", kind)
+    return Isolation(IsolationLevel.OS_ISOLATED, f"{how}; a send to 127.0.0.1 fails: {failure}", kind)
 
 
 def current_isolation(otherwise: str) -> Isolation:
@@ -84,7 +81,7 @@ def current_isolation(otherwise: str) -> Isolation:
     if failure is None:
         return guarded(otherwise, IsolationKind.THREAD)
     how = f"this whole process has no network; a send to 127.0.0.1 fails: {failure}"
-    return Isolation(OS_ISOLATED, how, IsolationKind.PROCESS)
+    return Isolation(IsolationLevel.OS_ISOLATED, how, IsolationKind.PROCESS)
 
 
 def _linux_namespace() -> tuple[IsolationKind | None, str]:

@@ -8,7 +8,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from app.core.generation import RunPhase
-from app.core.isolation import IsolationKind
+from app.core.isolation import IsolationKind, IsolationLevel
 from app.core.profile.checklist import Checklist
 from app.core.profile.task import ProfileLabels, TaskProfile
 from app.core.results import AnalysisResult, ChecklistResult
@@ -100,7 +100,7 @@ class Ready:
     model_note: str = ""  # e.g. the model declares no image_size: how images are fed instead; a temporary cache
     title: str = ""  # the profile's title, for people
     demo: bool = False  # the bundled demo model: trained on synthetic drawings only
-    isolation: str = "guarded"  # app.privacy.isolation level of the process running the model
+    isolation: IsolationLevel = IsolationLevel.GUARDED  # of the process running the model
     isolation_how: str = ""  # what enforces it there, in one sentence
     isolation_kind: IsolationKind | None = None  # the same as a code the screens translate
     labels: tuple[tuple[str, ProfileLabels], ...] = ()  # the profile's words for people, per language

@@ -393,7 +393,7 @@ def wait_until_loaded(pg, reloaded: bool = False) -> None:
 
     Known weakness, not solved: about one page in a hundred stays on Flet's startup screen
     ("Working...") although the server sent it its page. A person reloads; so does this, once, and
-    says so in the test's output (the closing note of the session that found it has the details)."""
+    says so in the test's output, so how often it happens stays on record in every run's log."""
     from playwright.sync_api import Error as PlaywrightError
 
     # A function, not an expression: Playwright evaluates a bare expression with eval(), which the page's CSP refuses.

@@ -9,6 +9,7 @@ from app.models.progress import DownloadProgress, Phase
 from app.models.store import ModelState, ModelStatus
 from app.ui.models.state import (
     Activity,
+    ActivityKind,
     CardState,
     ModelFacts,
     ModelKind,
@@ -56,7 +57,9 @@ def test_a_partial_download_counts_its_verified_files_and_its_part_files() -> No
 
 
 def test_a_running_download_shows_its_own_progress_until_the_status_is_read_again() -> None:
-    facts = ModelFacts(on_disk=100, activity=Activity("download", phase="downloading", done=250, total=1000))
+    facts = ModelFacts(
+        on_disk=100, activity=Activity(ActivityKind.DOWNLOAD, phase=Phase.DOWNLOADING, done=250, total=1000)
+    )
     card = pinned_card(manifest(), status(ModelState.PARTIAL, partial=100), facts, active=False)
     assert card.state is CardState.DOWNLOADING and card.fraction == 0.25
     assert card.size_on_disk == 250 and card.size_to_download == 750

@@ -18,10 +18,11 @@ from app.core.generation import Timings
 from app.core.session import PracticeEvent, reduce
 from app.models.catalog import DEFAULT_MODEL_ID
 from app.models.manifest import load_manifest, manifest_from_dict
+from app.models.progress import Phase
 from app.models.store import ModelStore
 from app.storage.paths import MANIFESTS
 from app.ui.models.controller import ModelsController
-from app.ui.models.state import Activity, CardState, ModelsState
+from app.ui.models.state import Activity, ActivityKind, CardState, ModelsState
 from app.ui.models.view import ModelsView
 from app.ui.practice.controller import PracticeState
 from app.ui.words import models as strings_models
@@ -268,10 +269,10 @@ def test_a_download_that_is_not_moving_says_whether_it_waits_for_the_server_or_r
         card_view.render(replace(downloading, activity=activity))
         return card_view.state_text.value or "", card_view.detail.value or ""
 
-    start = Activity("download", phase="downloading", done=0, total=6_100_000)
+    start = Activity(ActivityKind.DOWNLOAD, phase=Phase.DOWNLOADING, done=0, total=6_100_000)
     state, detail = shown(start)
     assert state == "Downloading: 0 %" and detail.startswith("Waiting for the server's first bytes · 0 B of 5.8 MB")
-    state, detail = shown(replace(start, phase="waiting", message="mirror: HTTP 503; retrying in 2 s"))
+    state, detail = shown(replace(start, phase=Phase.WAITING, message="mirror: HTTP 503; retrying in 2 s"))
     assert state == "Interrupted, trying again: 0 %"
     assert detail == "Waiting to try again: mirror: HTTP 503; retrying in 2 s"
     state, detail = shown(replace(start, message="mirror: HTTP 503; retrying in 2 s"))  # the next try, no byte yet

@@ -78,3 +78,19 @@ def test_a_listener_that_changes_the_state_never_leaves_another_with_the_older_o
     state.subscribe(later.append)
     state.set(1)
     assert later == [0, 2] and state.value == 2
+
+
+def test_staged_states_reach_listeners_only_when_published_and_only_the_newest() -> None:
+    states = Observable(0, "a test")
+    seen: list[int] = []
+    states.subscribe(seen.append)
+    states.stage(1)
+    states.stage(2)
+    assert states.value == 2 and seen == [0]  # the owner reads its newest state; no listener ran
+    states.publish()
+    states.publish()  # nothing new: nothing sent again
+    assert seen == [0, 2]
+    states.stage(0)
+    states.stage(2)  # back to what the listeners have: publishing sends nothing
+    states.publish()
+    assert seen == [0, 2]

@@ -49,6 +49,7 @@ from app.models.store import ModelState, ModelStatus, ModelStore
 from app.models.verify import HashProgress
 from app.ui.models.state import (
     Activity,
+    ActivityKind,
     MeasuredHere,
     ModelCard,
     ModelFacts,
@@ -128,8 +129,7 @@ class ModelsController:
         self._last_answer = ""  # the event id of the last answer counted into `_here`
         broken = "; ".join(store.problems)
         notice = Notice("notice_manifests_skipped", (("detail", broken),), error=True) if broken else None
-        self._state = ModelsState(store.root, notice=notice)  # the working copy; pages get it at _emit
-        self._states = Observable(self._state, "the Models screen")
+        self._states = Observable(ModelsState(store.root, notice=notice), "the Models screen")
         if on_change is not None:
             self._states.subscribe(on_change, now=False)
         self._closed = False
@@ -137,6 +137,16 @@ class ModelsController:
     @property
     def state(self) -> ModelsState:
         return self._state
+
+    @property
+    def _state(self) -> ModelsState:
+        """The newest state, held only by the Observable: staged under the lock as it changes, given to
+        the pages by `_emit` outside it."""
+        return self._states.value
+
+    @_state.setter
+    def _state(self, state: ModelsState) -> None:
+        self._states.stage(state)
 
     # --- reading ----------------------------------------------------------------------
 
@@ -258,7 +268,7 @@ class ModelsController:
             record.error = ""
             record.verified_now = False
             record.confirm = ""
-            record.activity = Activity("download")
+            record.activity = Activity(ActivityKind.DOWNLOAD)
             thread = threading.Thread(
                 target=self._follow_download, args=(model_id, job), name=f"models-{model_id}", daemon=True
             )
@@ -319,7 +329,7 @@ class ModelsController:
             if record is None or not action:
                 return
             record.confirm = ""
-            running = record.activity is not None and record.activity.kind == "download"
+            running = record.activity is not None and record.activity.kind is ActivityKind.DOWNLOAD
         if action == "cancel" and running:
             self._stop_download(model_id, "cancel")  # the download's thread drops the files when it has stopped
         elif action in ("cancel", "delete"):
@@ -435,7 +445,7 @@ class ModelsController:
             record = self._records.setdefault(model_id, _Record())
             stop = record.stop = threading.Event()
             file_count = len(self._store.manifest(model_id).files)
-            record.activity = Activity("verify", phase="hashing", file_count=file_count)
+            record.activity = Activity(ActivityKind.VERIFY, phase=None, file_count=file_count)
             record.confirm = ""
             self._rebuild()
         self._emit()
@@ -621,6 +631,6 @@ class ModelsController:
         self._states.unsubscribe(listener)
 
     def _emit(self) -> None:
-        # The newest state, read now: the download thread and a tab's click both emit, and a tab
-        # never sees an older state after a newer one (app.core.observable).
-        self._states.update(lambda _: self._state)
+        # The newest state: the download thread and a tab's click both emit, and a tab never sees an
+        # older state after a newer one (app.core.observable).
+        self._states.publish()

@@ -19,6 +19,11 @@ from app.models.progress import DownloadProgress, Phase
 from app.models.store import ModelState, ModelStatus
 
 
+class ActivityKind(StrEnum):
+    DOWNLOAD = "download"
+    VERIFY = "verify"
+
+
 class CardState(StrEnum):
     NOT_INSTALLED = "not_installed"
     PARTIAL = "partial"  # some files or parts on disk: a download resumes from them
@@ -39,8 +44,8 @@ class ModelKind(StrEnum):
 class Activity:
     """Long work running on a model: a download (from the store's progress records) or a verify."""
 
-    kind: str  # "download" | "verify"
-    phase: str = "checking"  # Phase values for a download; "hashing" for a verify
+    kind: ActivityKind
+    phase: Phase | None = Phase.CHECKING  # a download's (a verify has one: hashing)
     file: str | None = None
     file_index: int = 0
     file_count: int = 0
@@ -63,8 +68,8 @@ def download_activity(p: DownloadProgress, stopping: str = "") -> Activity:
     """A download's progress record as the card shows it: a rate and time left only while bytes flow."""
     flowing = p.phase is Phase.DOWNLOADING
     return Activity(
-        "download",
-        phase=p.phase.value,
+        ActivityKind.DOWNLOAD,
+        phase=p.phase,
         file=p.file,
         file_index=p.file_index,
         file_count=p.file_count,
@@ -193,14 +198,14 @@ def pinned_card(
         left = max(0, total - facts.verified_bytes - status.partial_bytes) if status.pending else 0
     activity = facts.activity
     on_disk = facts.on_disk
-    if activity is not None and activity.kind == "download":  # the status is read again when it ends
+    if activity is not None and activity.kind is ActivityKind.DOWNLOAD:  # the status is read again when it ends
         on_disk = max(on_disk, activity.done)
         if activity.total is not None:
             left = max(0, activity.total - activity.done)
     fraction: float | None = None
     failed = facts.failed_files
     if activity is not None:
-        state = CardState.DOWNLOADING if activity.kind == "download" else CardState.VERIFYING
+        state = CardState.DOWNLOADING if activity.kind is ActivityKind.DOWNLOAD else CardState.VERIFYING
         fraction = activity.fraction
     elif status.state is ModelState.DAMAGED:
         state, failed = CardState.FAILED, status.pending

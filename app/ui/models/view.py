@@ -19,8 +19,9 @@ import flet as ft
 
 from app.core.durations import duration_words, model_time_words
 from app.core.sizes import size_words
+from app.models.progress import Phase
 from app.ui.models.controller import ModelsController
-from app.ui.models.state import CardState, ModelCard, ModelKind, ModelsState
+from app.ui.models.state import ActivityKind, CardState, ModelCard, ModelKind, ModelsState
 from app.ui.parts.widgets import NoticeBar, tagged
 from app.ui.settings.controller import backend_name
 from app.ui.words import text
@@ -312,7 +313,7 @@ class _CardView:
             key = "state_partial" if card.fraction is not None else "state_partial_unknown"
             return text(s, key, percent=percent(card.fraction))
         if state is CardState.DOWNLOADING:
-            if card.activity is not None and card.activity.phase == "waiting":
+            if card.activity is not None and card.activity.phase is Phase.WAITING:
                 return text(s, "state_retrying", percent=percent(card.fraction or 0.0))
             key = "state_downloading" if card.fraction is not None else "state_downloading_unknown"
             return text(s, key, percent=percent(card.fraction))
@@ -327,11 +328,11 @@ class _CardView:
             return ""
         if a.stopping:
             return text(s, f"stopping_{a.stopping}")
-        if a.kind == "verify":
+        if a.kind is ActivityKind.VERIFY:
             return text(s, "progress_hashing", file=a.file) if a.file else ""
-        if a.phase == "checking":
+        if a.phase is Phase.CHECKING:
             return text(s, "progress_checking")
-        if a.phase == "waiting":
+        if a.phase is Phase.WAITING:
             return text(s, "progress_waiting", detail=a.message)
         parts: list[str] = []
         if a.message:  # a try failed: this one is the next, until bytes flow

@@ -187,8 +187,7 @@ class TestersController:
         self._practice = practice
         self._use_cut = use_cut
         self._lock = threading.RLock()
-        self._state = TestersState()  # the working copy, brought up to date under the lock
-        self._states = Observable(self._state, "the Testers screen")
+        self._states = Observable(TestersState(), "the Testers screen")
         self._on_change = on_change
         if on_change is not None:
             self._states.subscribe(on_change, now=False)
@@ -204,6 +203,16 @@ class TestersController:
     @property
     def state(self) -> TestersState:
         return self._state
+
+    @property
+    def _state(self) -> TestersState:
+        """The newest state, held only by the Observable: staged under the lock as it changes, given to
+        the pages by `_notify` outside it."""
+        return self._states.value
+
+    @_state.setter
+    def _state(self, state: TestersState) -> None:
+        self._states.stage(state)
 
     def listen(self, on_change: Callable[[TestersState], None]) -> None:
         """The view to render this run, replacing the one before (the page rebuilt in another
@@ -514,9 +523,9 @@ class TestersController:
     # --- state ---------------------------------------------------------------------------------
 
     def _notify(self) -> None:
-        """Outside the lock: the listener gets the newest state (read now, so a late caller never
-        hands over an older one); an unchanged state is not sent again."""
-        self._states.update(lambda _: self._state)
+        """Outside the lock: the listener gets the newest state (so a late caller never hands over an
+        older one); an unchanged state is not sent again."""
+        self._states.publish()
 
     def _set(self, state: TestersState) -> None:
         """Under the lock: labels, rows and the report brought up to date; `_notify` follows outside it."""
