@@ -148,15 +148,17 @@ def test_a_hang_in_native_code_is_caught_by_the_watchdog(
     one_in_flight_one_waiting(pipeline, scenes)
     recorder.wait_phase("kf-00001", "prefill")
     os.kill(hung_pid, signal.SIGSTOP)  # a stopped process is a perfect hang: no progress, no exit
-    started = time.monotonic()
+    stopped_at = time.time()
     assert pipeline.wait_idle(SETTLE_S), "a hung worker kept its keyframe in flight forever"
-    took = time.monotonic() - started
     failed = [u.event for u in recorder.updates if isinstance(u.event, KeyframeFailed)]
     assert [(f.keyframe_id, f.error) for f in failed] == [("kf-00001", "worker_hung")]
     assert "no progress" in failed[0].message
     answered = {e.event.keyframe_id: e.event.observation for e in pipeline.state.timeline}
     assert answered.get("kf-00002") == "no"
-    assert 1.0 < took < 3 * floor_s, took
+    # Declared hung about the floor after its last progress: the failure's own time, not the restart and
+    # the next answer after it, which a busy machine slows (54 s once, beside a parallel test run).
+    declared = failed[0].wall_time - stopped_at
+    assert 1.0 < declared < 2 * floor_s, declared
     assert wait_gone({hung_pid}, 5) == set()
 
 
