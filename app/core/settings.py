@@ -13,6 +13,7 @@ from __future__ import annotations
 from dataclasses import dataclass, fields, replace
 from typing import Any
 
+from app.core.record import FLAG, Rule, check_fields, one_of, optional, text, unknown_keys, whole
 from app.core.vision_size import MAX_USER_SIDE, MIN_USER_SIDE
 
 # MNN backends the app can ask for (the one definition; the CLI's --backend uses it too).
@@ -63,50 +64,25 @@ class Settings:
             _check(f.name, getattr(self, f.name))
 
 
-def _int_in(value: object, low: int, high: int) -> bool:
-    # bool is an int in Python, but `true` is not 1 thread.
-    return isinstance(value, int) and not isinstance(value, bool) and low <= value <= high
+# Each setting's rule (app.core.record); a value that breaks it is refused naming the setting.
+_RULES: dict[str, Rule] = {
+    "backend": one_of(BACKENDS),
+    "threads": whole(MIN_THREADS, MAX_THREADS),
+    "image_max_side": optional(whole(MIN_USER_SIDE, MAX_USER_SIDE, "pixels"), "the model's own size"),
+    "constrained": FLAG,
+    "interval_s": whole(MIN_INTERVAL_S, MAX_INTERVAL_S, "seconds"),
+    "language": one_of(LANGUAGES),
+    "model": optional(text("a model id or folder"), "the bundled demo model"),
+    "profile": optional(text("a profile file's path"), "the model's own question"),
+}
+
+
+def _refuse(name: str, rule: Rule, value: object) -> SettingsError:
+    return SettingsError(name, f"{name} must be {rule.words} (got {value!r})")
 
 
 def _check(name: str, value: object) -> None:
-    if name == "backend":
-        if not isinstance(value, str) or value not in BACKENDS:
-            raise SettingsError(name, f"backend must be one of {', '.join(BACKENDS)} (got {value!r})")
-    elif name == "threads":
-        if not _int_in(value, MIN_THREADS, MAX_THREADS):
-            raise SettingsError(
-                name, f"threads must be a whole number from {MIN_THREADS} to {MAX_THREADS} (got {value!r})"
-            )
-    elif name == "image_max_side":
-        if value is not None and not _int_in(value, MIN_USER_SIDE, MAX_USER_SIDE):
-            raise SettingsError(
-                name,
-                f"image_max_side must be null (the model's own size) or a whole number of pixels "
-                f"from {MIN_USER_SIDE} to {MAX_USER_SIDE} (got {value!r})",
-            )
-    elif name == "constrained":
-        if not isinstance(value, bool):
-            raise SettingsError(name, f"constrained must be true or false (got {value!r})")
-    elif name == "interval_s":
-        if not _int_in(value, MIN_INTERVAL_S, MAX_INTERVAL_S):
-            raise SettingsError(
-                name,
-                f"interval_s must be a whole number of seconds from {MIN_INTERVAL_S} to {MAX_INTERVAL_S} "
-                f"(got {value!r})",
-            )
-    elif name == "language":
-        if not isinstance(value, str) or value not in LANGUAGES:
-            raise SettingsError(name, f"language must be one of {', '.join(LANGUAGES)} (got {value!r})")
-    elif name == "model":
-        if value is not None and (not isinstance(value, str) or not value.strip()):
-            raise SettingsError(
-                name, f"model must be null (the bundled demo model) or a model id or folder (got {value!r})"
-            )
-    elif name == "profile":
-        if value is not None and (not isinstance(value, str) or not value.strip()):
-            raise SettingsError(
-                name, f"profile must be null (the model's own question) or a profile file's path (got {value!r})"
-            )
+    check_fields({name: value}, _RULES, _refuse)
 
 
 FIELDS = tuple(f.name for f in fields(Settings))
@@ -118,7 +94,7 @@ def settings_from_dict(data: object) -> Settings:
     """Settings from parsed JSON; a missing field takes its default, anything else wrong raises SettingsError."""
     if not isinstance(data, dict):
         raise SettingsError("", f"the settings must be a JSON object (got {type(data).__name__})")
-    unknown = sorted(str(k) for k in data if k not in FIELDS)
+    unknown = unknown_keys(data, FIELDS)
     if unknown:
         raise SettingsError(unknown[0], f"unknown setting {', '.join(unknown)}; the settings are {', '.join(FIELDS)}")
     return Settings(**data)

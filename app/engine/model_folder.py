@@ -14,13 +14,13 @@ from __future__ import annotations
 
 import contextlib
 import json
-import math
 import os
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
 from app.core.generation import RunPhase
+from app.core.record import FLAG, OBJECT, Rule, check_fields, is_whole, list_of, number, whole
 from app.core.vision_size import grid_for_model_type
 from app.engine.mnn_graph import GraphError, weight_bytes_needed
 from app.engine.tokenizer_header import TokenizerHeader, TokenizerHeaderError, read_tokenizer_header
@@ -146,39 +146,30 @@ def _reject_constant(name: str) -> Any:
     raise ValueError(f"{name} is not JSON")
 
 
-def _is_int(value: Any) -> bool:
-    return isinstance(value, int) and not isinstance(value, bool)
-
-
-def _is_number(value: Any) -> bool:
-    return (_is_int(value) or isinstance(value, float)) and math.isfinite(value)
+# What each key MNN reads may be (app.core.record): a wrong type is refused here, where MNN would read
+# a default or crash.
+_NONEMPTY_TEXT = Rule("a non-empty string", lambda v: isinstance(v, str) and bool(v))
+_RULES: dict[str, Rule] = {
+    **{key: whole() for key in _INT_KEYS},
+    **{key: whole(1) for key in _POSITIVE_KEYS},
+    **{key: number() for key in _NUMBER_KEYS},
+    **{key: FLAG for key in _BOOL_KEYS},
+    **{key: _NONEMPTY_TEXT for key in _STRING_KEYS},
+    **{key: OBJECT for key in _OBJECT_KEYS},
+    "image_mean": list_of(number(), "a list of 3 numbers", length=3),
+    "image_norm": list_of(number(), "a list of 3 numbers", length=3),
+    "tie_embeddings": Rule(
+        "a list of 5 non-negative whole numbers",
+        lambda v: isinstance(v, list) and len(v) in (0, 5) and all(whole(0)(x) for x in v),
+    ),
+}
 
 
 def _check_types(data: dict[str, Any], where: str) -> None:
-    for key, value in data.items():
-        problem = None
-        if key in _POSITIVE_KEYS and (not _is_int(value) or value <= 0):
-            problem = "a positive whole number"
-        elif key in _INT_KEYS and not _is_int(value):
-            problem = "a whole number"
-        elif key in _NUMBER_KEYS and not _is_number(value):
-            problem = "a number"
-        elif key in _BOOL_KEYS and not isinstance(value, bool):
-            problem = "true or false"
-        elif key in _STRING_KEYS and (not isinstance(value, str) or not value):
-            problem = "a non-empty string"
-        elif key in _OBJECT_KEYS and not isinstance(value, dict):
-            problem = "a JSON object"
-        elif key in ("image_mean", "image_norm") and not (
-            isinstance(value, list) and len(value) == 3 and all(_is_number(v) for v in value)
-        ):
-            problem = "a list of 3 numbers"
-        elif key == "tie_embeddings" and not (
-            isinstance(value, list) and len(value) in (0, 5) and all(_is_int(v) and v >= 0 for v in value)
-        ):
-            problem = "a list of 5 non-negative whole numbers"
-        if problem:
-            raise ModelFolderError(f"{where}: '{key}' must be {problem}, got {json.dumps(value)[:60]}")
+    def refuse(key: str, rule: Rule, value: object) -> ModelFolderError:
+        return ModelFolderError(f"{where}: '{key}' must be {rule.words}, got {json.dumps(value)[:60]}")
+
+    check_fields(data, _RULES, refuse)
     if isinstance(data.get("mllm"), dict):
         _check_types(data["mllm"], f"{where} (mllm)")
 
@@ -190,7 +181,7 @@ def _image_size(config: dict[str, Any], llm_config: dict[str, Any]) -> tuple[int
         return None, None
     value = (llm_config if source == "llm_config.json" else config)["image_size"]
     # MNN reads image_size as a JSON integer; anything else would be replaced by its default size.
-    if not _is_int(value) or not IMAGE_SIZE_MIN <= value <= IMAGE_SIZE_MAX:
+    if not is_whole(value) or not IMAGE_SIZE_MIN <= value <= IMAGE_SIZE_MAX:
         raise ModelFolderError(
             f"{source}: invalid image_size {json.dumps(value)[:40]}: it must be a whole number of pixels "
             f"from {IMAGE_SIZE_MIN} to {IMAGE_SIZE_MAX} (or absent)"
@@ -257,7 +248,7 @@ def _check_tie_embeddings(folder: Path, config: dict[str, Any], weight: Path, wh
             f"{source.name}: {size} bytes, but {where} places the embedding table up to byte {end}: "
             "the file is truncated or belongs to another model"
         )
-    if bits == 16 or not _is_int(hidden):
+    if bits == 16 or not is_whole(hidden):
         return None
     if bits not in (4, 8) or a_offset <= w_offset:
         raise ModelFolderError(f"{where}: tie_embeddings {tie} do not describe a 4- or 8-bit embedding table")

@@ -134,7 +134,7 @@ def _changed(change: Any) -> dict[str, Any]:
     ("change", "message"),
     [
         (lambda d: d.update(colour="red"), "unknown keys ['colour']"),
-        (lambda d: d.pop("id"), "needs an 'id'"),
+        (lambda d: d.pop("id"), "'id' must be a lower_snake_case name, got None"),
         (lambda d: d.update(signals=[]), "'signals' must be a non-empty list"),
         (lambda d: d.update(signals="visible"), "'signals' must be a non-empty list"),
         (
@@ -151,7 +151,7 @@ def _changed(change: Any) -> dict[str, Any]:
         (lambda d: d["signals"][2].update(values=[]), "signal 'visible': 'values' must be a non-empty list"),
         (lambda d: d["signals"][0].pop("signal"), "signals[0]: 'signal' must be a lower_snake_case name"),
         (lambda d: d["signals"].append("visible"), "signals[3] must be an object"),
-        (lambda d: d.update(max_new_tokens=0), "'max_new_tokens' must be an integer"),
+        (lambda d: d.update(max_new_tokens=0), "'max_new_tokens' must be a whole number from 1 to 4096"),
         (lambda d: d.update(system=3), "'system' must be a string or null"),
         (lambda d: d.update(schema=2), "unsupported profile schema 2"),
         (lambda d: d["labels"]["zh"].update(question="?"), "holds its 'title' only"),

@@ -25,6 +25,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from app.core.profile.task import (
+    NAME,
     UNKNOWN,
     ProfileError,
     ProfileLabels,
@@ -32,7 +33,9 @@ from app.core.profile.task import (
     TaskProfile,
     profile_from_dict,
     question_place_from,
+    refusal,
 )
+from app.core.record import Rule, field, unknown_keys
 
 # Every signal costs its question's prefill and decoding on each keyframe: a checklist stays short.
 MAX_SIGNALS = 8
@@ -40,6 +43,7 @@ _KEYS = {
     "schema", "id", "title", "system", "max_new_tokens", "question_place", "image_max_side", "labels", "gate",
     "signals", "models",
 }  # fmt: skip
+_SIGNALS = Rule("a non-empty list of signals", lambda v: isinstance(v, list) and bool(v))
 _SIGNAL_KEYS = {"signal", "values", "prompt", "constrained", "max_new_tokens", "labels", "min_score"}
 # Handed to every signal; the image is encoded once for all of them, so its side is the checklist's.
 _SHARED = ("schema", "id", "title", "system", "max_new_tokens", "question_place", "image_max_side", "models")
@@ -86,14 +90,12 @@ def checklist_from_dict(data: Any, source: str = "profile") -> Checklist:
     """The checklist in `data`; a dict without `signals` is a one-signal profile. ProfileError naming `source`."""
     if not isinstance(data, dict) or "signals" not in data:
         return _checklist((profile_from_dict(data, source),), None, "yes")
-    unknown = sorted(set(data) - _KEYS)
+    unknown = unknown_keys(data, _KEYS)
     if unknown:
         raise ProfileError(f"{source}: unknown keys {unknown}")
-    if not isinstance(data.get("id"), str):
-        raise ProfileError(f"{source}: a checklist needs an 'id' (a lower_snake_case name)")
-    entries = data["signals"]
-    if not isinstance(entries, list) or not entries:
-        raise ProfileError(f"{source}: 'signals' must be a non-empty list of signals")
+    refuse = refusal(source)
+    field(data, "id", NAME, refuse)
+    entries = field(data, "signals", _SIGNALS, refuse)
     if len(entries) > MAX_SIGNALS:
         raise ProfileError(f"{source}: {len(entries)} signals, more than the {MAX_SIGNALS} a checklist may ask")
     place = question_place_from(data.get("question_place", QuestionPlace.AFTER_IMAGE.value), source)
@@ -125,7 +127,7 @@ def _signal(entry: Any, index: int, shared: dict[str, Any], titles: Any, source:
     where = f"{source}: signal {name!r}" if isinstance(name, str) else f"{source}: signals[{index}]"
     if not isinstance(entry, dict):
         raise ProfileError(f"{where} must be an object")
-    unknown = sorted(set(entry) - _SIGNAL_KEYS)
+    unknown = unknown_keys(entry, _SIGNAL_KEYS)
     if unknown:
         raise ProfileError(
             f"{where}: unknown keys {unknown} (a checklist's system, id, title and question_place are shared)"

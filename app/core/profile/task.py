@@ -38,12 +38,24 @@ checklist), so the app warns when the loaded model is not one of them. Empty: no
 from __future__ import annotations
 
 import json
-import math
 import re
 from dataclasses import dataclass
 from enum import Enum
 from typing import Any
 
+from app.core.record import (
+    TEXT,
+    Refuse,
+    Rule,
+    field,
+    is_number,
+    list_of,
+    matching,
+    optional,
+    text,
+    unknown_keys,
+    whole,
+)
 from app.core.vision_size import MAX_USER_SIDE, MIN_USER_SIDE
 
 PROFILE_SCHEMA = 1
@@ -51,6 +63,13 @@ PROFILE_SCHEMA = 1
 UNKNOWN = "unknown"
 # Signal and value names end up as JSON strings and in CSV exports: keep them plain.
 _NAME = re.compile(r"^[a-z][a-z0-9_]{0,63}$")
+NAME = matching(_NAME, "a lower_snake_case name")
+_VALUES = list_of(NAME, "a non-empty list of lower_snake_case names", nonempty=True)
+_MAX_NEW_TOKENS = whole(1, 4096)
+# Whole pixels within what --image-max-side takes; null (as absent): the model's own size.
+_IMAGE_SIDE = optional(whole(MIN_USER_SIDE, MAX_USER_SIDE, "pixels"), said=False)
+# The score is a probability: a cut at 0 withholds nothing, one above 1 everything; null (as absent): no cut.
+_MIN_SCORE = optional(Rule("a number above 0 and at most 1", lambda v: is_number(v) and 0 < v <= 1), said=False)
 _DEFAULT_MAX_NEW_TOKENS = 48
 
 
@@ -66,6 +85,7 @@ class ProfileError(ValueError):
 _LANGUAGE = re.compile(r"^[a-z]{2,3}(-[A-Za-z0-9]{2,8})?$")
 # A model id as manifests and model folders spell it.
 _MODEL_ID = re.compile(r"^[A-Za-z0-9][A-Za-z0-9._-]{0,127}$")
+_MODELS = list_of(matching(_MODEL_ID, "a model id"), 'a list of model ids such as "keyframe-demo-cpr"')
 
 
 class QuestionPlace(Enum):
@@ -146,15 +166,12 @@ def profile_from_dict(data: Any, source: str = "profile") -> TaskProfile:
         "schema", "id", "signal", "values", "prompt", "system", "max_new_tokens", "title", "labels", "constrained",
         "question_place", "image_max_side", "min_score", "models",
     }  # fmt: skip
-    unknown = sorted(set(data) - known)
+    unknown = unknown_keys(data, known)
     if unknown:
         raise ProfileError(f"{source}: unknown keys {unknown}")
-    signal = data.get("signal")
-    if not isinstance(signal, str) or not _NAME.match(signal):
-        raise ProfileError(f"{source}: 'signal' must be a lower_snake_case name, got {signal!r}")
-    values = data.get("values")
-    if not isinstance(values, list) or not values or not all(isinstance(v, str) and _NAME.match(v) for v in values):
-        raise ProfileError(f"{source}: 'values' must be a non-empty list of lower_snake_case names")
+    refuse = refusal(source)
+    signal = field(data, "signal", NAME, refuse)
+    values = field(data, "values", _VALUES, refuse)
     if len(set(values)) != len(values):
         raise ProfileError(f"{source}: 'values' has duplicates")
     if len(values) < 2:
@@ -169,15 +186,9 @@ def profile_from_dict(data: Any, source: str = "profile") -> TaskProfile:
         if not isinstance(constrained, dict) or set(constrained) - {"prompt", "system"}:
             raise ProfileError(f"{source}: 'constrained' must be an object with 'prompt' and optionally 'system'")
         constrained_prompt, constrained_system = _prompt_and_system(constrained, source, "constrained.")
-    max_new = data.get("max_new_tokens", _DEFAULT_MAX_NEW_TOKENS)
-    if not isinstance(max_new, int) or isinstance(max_new, bool) or not 1 <= max_new <= 4096:
-        raise ProfileError(f"{source}: 'max_new_tokens' must be an integer from 1 to 4096")
-    pid = data.get("id", signal)
-    if not isinstance(pid, str) or not _NAME.match(pid):
-        raise ProfileError(f"{source}: 'id' must be a lower_snake_case name")
-    title = data.get("title", "")
-    if not isinstance(title, str):
-        raise ProfileError(f"{source}: 'title' must be a string")
+    max_new = field(data, "max_new_tokens", _MAX_NEW_TOKENS, refuse, _DEFAULT_MAX_NEW_TOKENS)
+    pid = field(data, "id", NAME, refuse, signal)
+    title = field(data, "title", TEXT, refuse, "")
     return TaskProfile(
         id=pid,
         signal=signal,
@@ -190,8 +201,8 @@ def profile_from_dict(data: Any, source: str = "profile") -> TaskProfile:
         constrained_prompt=constrained_prompt,
         constrained_system=constrained_system,
         question_place=question_place_from(data.get("question_place", QuestionPlace.AFTER_IMAGE.value), source),
-        image_max_side=image_side_from(data.get("image_max_side"), source),
-        min_score=_min_score(data.get("min_score"), source),
+        image_max_side=field(data, "image_max_side", _IMAGE_SIDE, refuse, None),
+        min_score=_min_score(field(data, "min_score", _MIN_SCORE, refuse, None)),
         models=models_from(data.get("models", []), source),
     )
 
@@ -203,40 +214,30 @@ def written_for(models: tuple[str, ...], model_id: str) -> bool:
 
 def models_from(value: Any, source: str) -> tuple[str, ...]:
     """A profile's `models`: model ids, each once."""
-    if not isinstance(value, list) or not all(isinstance(m, str) and _MODEL_ID.match(m) for m in value):
-        raise ProfileError(f"{source}: 'models' must be a list of model ids such as \"keyframe-demo-cpr\"")
+    value = field({"models": value}, "models", _MODELS, refusal(source))
     if len(set(value)) != len(value):
         raise ProfileError(f"{source}: 'models' names a model twice")
     return tuple(value)
 
 
-def _min_score(value: Any, source: str) -> float | None:
+def _min_score(value: float | None) -> float | None:
     """A profile's `min_score`: None, or a number above 0 and at most 1 (the score is a probability)."""
-    if value is None:
-        return None
-    if isinstance(value, bool) or not isinstance(value, int | float) or not math.isfinite(value) or not 0 < value <= 1:
-        raise ProfileError(f"{source}: 'min_score' must be a number above 0 and at most 1, got {value!r}")
-    return float(value)
+    return None if value is None else float(value)
 
 
-def image_side_from(value: Any, source: str) -> int | None:
-    """A profile's `image_max_side`: None, or whole pixels within what --image-max-side takes."""
-    if value is None:
-        return None
-    if not isinstance(value, int) or isinstance(value, bool) or not MIN_USER_SIDE <= value <= MAX_USER_SIDE:
-        raise ProfileError(
-            f"{source}: 'image_max_side' must be a whole number of pixels from {MIN_USER_SIDE} to {MAX_USER_SIDE}"
-        )
-    return value
+def refusal(source: str) -> Refuse:
+    """How a profile or checklist file refuses a field: naming the file, the field and the value."""
+
+    def refuse(key: str, rule: Rule, value: object) -> ProfileError:
+        return ProfileError(f"{source}: '{key}' must be {rule.words}, got {value!r}")
+
+    return refuse
 
 
 def _prompt_and_system(data: dict[str, Any], source: str, where: str) -> tuple[str, str | None]:
-    prompt = data.get("prompt")
-    if not isinstance(prompt, str) or not prompt.strip():
-        raise ProfileError(f"{source}: '{where}prompt' must be a non-empty string")
-    system = data.get("system")
-    if system is not None and not isinstance(system, str):
-        raise ProfileError(f"{source}: '{where}system' must be a string or null")
+    refuse = refusal(source)
+    prompt = field({f"{where}prompt": data.get("prompt")}, f"{where}prompt", text(), refuse)
+    system = field({f"{where}system": data.get("system")}, f"{where}system", optional(TEXT), refuse)
     return prompt, system or None
 
 
