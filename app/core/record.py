@@ -36,7 +36,9 @@ def is_whole(value: object) -> bool:
 
 def is_number(value: object) -> bool:
     """A JSON number: finite (Python's json reads NaN and Infinity, which JSON has not)."""
-    return isinstance(value, int | float) and not isinstance(value, bool) and math.isfinite(value)
+    if isinstance(value, bool):
+        return False
+    return isinstance(value, int) or (isinstance(value, float) and math.isfinite(value))  # a 400-digit int is finite
 
 
 def _range_words(low: float | None, high: float | None) -> str:
@@ -110,7 +112,7 @@ def list_of(rule: Rule, words: str, length: int | None = None, nonempty: bool = 
 _MISSING: Any = object()
 
 
-def field(data: Mapping[str, Any], key: str, rule: Rule, refuse: Refuse, default: Any = _MISSING) -> Any:
+def read_field(data: Mapping[str, Any], key: str, rule: Rule, refuse: Refuse, default: Any = _MISSING) -> Any:
     """`data[key]` when it keeps `rule`; `default` when it is absent (absent without a default is refused
     as the rule's words say)."""
     if key not in data and default is not _MISSING:

@@ -18,6 +18,7 @@ from typing import Any, TypeVar
 
 from app.core.generation import ParseStatus, Timings
 from app.core.person_names import NameRefused, person_name
+from app.core.record import FLAG, OBJECT, TEXT, Rule, is_number, is_whole, list_of, optional, read_field
 from app.core.rhythm_figures import Pause, Rhythm
 from app.core.routing import GENERATIVE, Routing
 
@@ -420,20 +421,19 @@ _MAX_MAGNITUDE = 1e15
 
 
 def _is_number(value: Any) -> bool:
-    return (
-        isinstance(value, (int, float)) and not isinstance(value, bool) and -_MAX_MAGNITUDE <= value <= _MAX_MAGNITUDE
-    )
+    return is_number(value) and -_MAX_MAGNITUDE <= value <= _MAX_MAGNITUDE
 
 
-# Field types as annotated (string annotations, `from __future__ import annotations`).
-_CHECKS: dict[str, Any] = {
-    "str": lambda v: isinstance(v, str),
-    "float": _is_number,
-    "int": lambda v: isinstance(v, int) and _is_number(v),
-    "bool": lambda v: isinstance(v, bool),
-    "float | None": lambda v: v is None or _is_number(v),
-    "tuple[str, ...]": lambda v: isinstance(v, list) and all(isinstance(x, str) for x in v),
-    "tuple[Pause, ...]": lambda v: isinstance(v, list) and all(isinstance(x, dict) for x in v),
+_NUMBER = Rule("a number", _is_number)
+# Each field type as annotated (string annotations, `from __future__ import annotations`): its rule.
+_RULES_BY_TYPE: dict[str, Rule] = {
+    "str": TEXT,
+    "float": _NUMBER,
+    "int": Rule("a whole number", lambda v: is_whole(v) and _is_number(v)),
+    "bool": FLAG,
+    "float | None": optional(_NUMBER),
+    "tuple[str, ...]": list_of(TEXT, "a list of strings"),
+    "tuple[Pause, ...]": list_of(OBJECT, "a list of objects"),
 }
 
 
@@ -468,14 +468,18 @@ def _checked_fields(cls: type[Any], data: dict[str, Any]) -> dict[str, Any]:
     hand-edited log) must be rejected here, not crash the reducer or be printed as real later.
     Keys this version does not know (written by a newer one) are ignored.
     """
+
+    def refuse(key: str, rule: Rule, value: object) -> ValueError:
+        return ValueError(f"{cls.__name__}.{key}: unexpected {type(value).__name__}")
+
     out: dict[str, Any] = {}
     for f in fields(cls):
         if not f.init or f.name not in data:
             continue  # a missing field without a default fails in cls(**out)
         value = data[f.name]
-        check = _CHECKS.get(str(f.type))
-        if check is not None and not check(value):
-            raise ValueError(f"{cls.__name__}.{f.name}: unexpected {type(value).__name__}")
+        rule = _RULES_BY_TYPE.get(str(f.type))
+        if rule is not None:
+            read_field(data, f.name, rule, refuse)
         if not _in_range(f.name, value):
             raise ValueError(f"{cls.__name__}.{f.name}: {value!r} is outside its range")
         out[f.name] = tuple(value) if f.type == "tuple[str, ...]" else value

@@ -6,12 +6,12 @@ paths come from a file that may have been edited or downloaded.
 
 from __future__ import annotations
 
-import math
 import re
 from dataclasses import dataclass
 from pathlib import Path, PurePosixPath
 from typing import Any
 
+from app.core.record import OBJECT, TEXT, Refuse, Rule, is_number, list_of, matching, optional, read_field, whole
 from app.storage.small_file import BadJSON, read_small_json
 
 MANIFEST_SCHEMA = 1
@@ -111,31 +111,55 @@ def check_redirect_hosts(entry: dict[str, Any]) -> tuple[str, ...]:
     return tuple(hosts)
 
 
+def _refuse(key: str, rule: Rule, value: object) -> ManifestError:
+    return ManifestError(f"'{key}' must be {rule.words}")  # load_manifest names the file
+
+
+def _refuse_in(path: str) -> Refuse:
+    """Refuses a field of one file entry, naming the file."""
+    return lambda key, rule, value: ManifestError(f"{path}: '{key}' must be {rule.words}")
+
+
+_NONEMPTY = Rule("a non-empty string", lambda v: isinstance(v, str) and bool(v))
+_FILES = Rule("a non-empty list", lambda v: isinstance(v, list) and bool(v))
+_SHA = matching(_SHA256, "64 lowercase hex digits")
+_SIZE = optional(whole(0), said=False)
+_PROFILES = list_of(TEXT, "a list of profile ids")
+_MIRRORS = list_of(OBJECT, "a list of objects")
+_POSITIVE = Rule("a positive number", lambda v: is_number(v) and v > 0)
+
+
+def _words_by_language(words: str) -> Rule:
+    """{"en": "…", "zh": "…"}: a language code to non-empty words."""
+    return Rule(
+        f"map language codes to non-empty {words}",
+        lambda v: (
+            isinstance(v, dict)
+            and all(isinstance(c, str) and c.isalpha() and isinstance(w, str) and w.strip() for c, w in v.items())
+        ),
+    )
+
+
 def _text(data: dict[str, Any], key: str, default: str | None = None) -> str:
-    value = data.get(key, default)
-    if not isinstance(value, str) or not value:
-        raise ManifestError(f"'{key}' must be a non-empty string")
+    """`data[key]`, or `default` when it is left out (None: it may not be)."""
+    value: str = read_field({key: data.get(key, default)}, key, _NONEMPTY, _refuse)
     return value
+
+
+def _refuse_words(key: str, rule: Rule, value: object) -> ManifestError:
+    return ManifestError(f"'{key}' must {rule.words}")
 
 
 def _display_names(data: Any) -> tuple[tuple[str, str], ...]:
     """The model's name in other UI languages: {"zh": "…"}."""
-    if not isinstance(data, dict) or not all(
-        isinstance(code, str) and code.isalpha() and isinstance(name, str) and name.strip()
-        for code, name in data.items()
-    ):
-        raise ManifestError("'display_names' must map language codes to non-empty names")
-    return tuple(sorted(data.items()))
+    names = read_field({"display_names": data}, "display_names", _words_by_language("names"), _refuse_words)
+    return tuple(sorted(names.items()))
 
 
 def _per_language(data: Any, what: str) -> tuple[tuple[str, str], ...]:
     """Words per UI language: {"en": "…", "zh": "…"}."""
-    if not isinstance(data, dict) or not all(
-        isinstance(code, str) and code.isalpha() and isinstance(words, str) and words.strip()
-        for code, words in data.items()
-    ):
-        raise ManifestError(f"'{what}' must map language codes to non-empty words")
-    return tuple(sorted((code, words.strip()) for code, words in data.items()))
+    by_code = read_field({what: data}, what, _words_by_language("words"), _refuse_words)
+    return tuple(sorted((code, words.strip()) for code, words in by_code.items()))
 
 
 def _reference(data: Any) -> Reference | None:
@@ -147,10 +171,11 @@ def _reference(data: Any) -> Reference | None:
     devices, command = _per_language(data["device"], "reference.device"), data["command"]
     if not devices or not isinstance(command, str) or not command.strip():
         raise ManifestError("'reference': 'device' (per language) and 'command' must be given")
-    seconds, mib = data["keyframe_s"], data["peak_memory_mib"]
-    for name, value in (("keyframe_s", seconds), ("peak_memory_mib", mib)):
-        if isinstance(value, bool) or not isinstance(value, int | float) or not math.isfinite(value) or value <= 0:
-            raise ManifestError(f"'reference': '{name}' must be a positive number")
+    refuse = _refuse_in("'reference'")
+    seconds, mib = (
+        read_field(data, "keyframe_s", _POSITIVE, refuse),
+        read_field(data, "peak_memory_mib", _POSITIVE, refuse),
+    )
     return Reference(devices, float(seconds), round(mib * 1024 * 1024), command.strip())
 
 
@@ -162,30 +187,20 @@ def manifest_from_dict(data: Any) -> Manifest:
     model_id = _text(data, "id")
     if not _ID.match(model_id):
         raise ManifestError(f"invalid model id {model_id!r}")
-    raw_files = data.get("files")
-    if not isinstance(raw_files, list) or not raw_files:
-        raise ManifestError("'files' must be a non-empty list")
+    raw_files = read_field(data, "files", _FILES, _refuse)
     files: list[ManifestFile] = []
     for entry in raw_files:
         if not isinstance(entry, dict):
             raise ManifestError("each file entry must be an object")
         path = check_relative_path(entry.get("path"))
-        sha = entry.get("sha256")
-        if not isinstance(sha, str) or not _SHA256.match(sha):
-            raise ManifestError(f"{path}: 'sha256' must be 64 lowercase hex digits")
-        size = entry.get("size")
-        if size is not None and (not isinstance(size, int) or isinstance(size, bool) or size < 0):
-            raise ManifestError(f"{path}: 'size' must be a non-negative integer")
+        sha = read_field(entry, "sha256", _SHA, _refuse_in(path))
+        size = read_field(entry, "size", _SIZE, _refuse_in(path), None)
         files.append(ManifestFile(path=path, sha256=sha, size=size))
     paths = [f.path for f in files]
     if len(set(p.lower() for p in paths)) != len(paths):
         raise ManifestError("duplicate file paths (case-insensitive file systems would merge them)")
-    profiles = data.get("profiles", [])
-    if not isinstance(profiles, list) or not all(isinstance(p, str) for p in profiles):
-        raise ManifestError("'profiles' must be a list of profile ids")
-    mirrors = data.get("mirrors", [])
-    if not isinstance(mirrors, list) or not all(isinstance(m, dict) for m in mirrors):
-        raise ManifestError("'mirrors' must be a list of objects")
+    profiles = read_field(data, "profiles", _PROFILES, _refuse, [])
+    mirrors = read_field(data, "mirrors", _MIRRORS, _refuse, [])
     for mirror in mirrors:
         check_redirect_hosts(mirror)
     bundled = data.get("bundled")
@@ -211,11 +226,7 @@ def manifest_from_dict(data: Any) -> Manifest:
 
 
 def _approx_total_size(data: dict[str, Any]) -> int | None:
-    value = data.get("approx_total_size")
-    if value is None:
-        return None
-    if not isinstance(value, int) or isinstance(value, bool) or value < 0:
-        raise ManifestError("'approx_total_size' must be a non-negative integer")
+    value: int | None = read_field(data, "approx_total_size", _SIZE, _refuse, None)
     return value
 
 

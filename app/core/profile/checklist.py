@@ -35,7 +35,7 @@ from app.core.profile.task import (
     question_place_from,
     refusal,
 )
-from app.core.record import Rule, field, unknown_keys
+from app.core.record import Rule, read_field, unknown_keys
 
 # Every signal costs its question's prefill and decoding on each keyframe: a checklist stays short.
 MAX_SIGNALS = 8
@@ -94,8 +94,8 @@ def checklist_from_dict(data: Any, source: str = "profile") -> Checklist:
     if unknown:
         raise ProfileError(f"{source}: unknown keys {unknown}")
     refuse = refusal(source)
-    field(data, "id", NAME, refuse)
-    entries = field(data, "signals", _SIGNALS, refuse)
+    read_field(data, "id", NAME, refuse)
+    entries = read_field(data, "signals", _SIGNALS, refuse)
     if len(entries) > MAX_SIGNALS:
         raise ProfileError(f"{source}: {len(entries)} signals, more than the {MAX_SIGNALS} a checklist may ask")
     place = question_place_from(data.get("question_place", QuestionPlace.AFTER_IMAGE.value), source)

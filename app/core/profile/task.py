@@ -47,11 +47,11 @@ from app.core.record import (
     TEXT,
     Refuse,
     Rule,
-    field,
     is_number,
     list_of,
     matching,
     optional,
+    read_field,
     text,
     unknown_keys,
     whole,
@@ -170,8 +170,8 @@ def profile_from_dict(data: Any, source: str = "profile") -> TaskProfile:
     if unknown:
         raise ProfileError(f"{source}: unknown keys {unknown}")
     refuse = refusal(source)
-    signal = field(data, "signal", NAME, refuse)
-    values = field(data, "values", _VALUES, refuse)
+    signal = read_field(data, "signal", NAME, refuse)
+    values = read_field(data, "values", _VALUES, refuse)
     if len(set(values)) != len(values):
         raise ProfileError(f"{source}: 'values' has duplicates")
     if len(values) < 2:
@@ -186,9 +186,9 @@ def profile_from_dict(data: Any, source: str = "profile") -> TaskProfile:
         if not isinstance(constrained, dict) or set(constrained) - {"prompt", "system"}:
             raise ProfileError(f"{source}: 'constrained' must be an object with 'prompt' and optionally 'system'")
         constrained_prompt, constrained_system = _prompt_and_system(constrained, source, "constrained.")
-    max_new = field(data, "max_new_tokens", _MAX_NEW_TOKENS, refuse, _DEFAULT_MAX_NEW_TOKENS)
-    pid = field(data, "id", NAME, refuse, signal)
-    title = field(data, "title", TEXT, refuse, "")
+    max_new = read_field(data, "max_new_tokens", _MAX_NEW_TOKENS, refuse, _DEFAULT_MAX_NEW_TOKENS)
+    pid = read_field(data, "id", NAME, refuse, signal)
+    title = read_field(data, "title", TEXT, refuse, "")
     return TaskProfile(
         id=pid,
         signal=signal,
@@ -201,8 +201,8 @@ def profile_from_dict(data: Any, source: str = "profile") -> TaskProfile:
         constrained_prompt=constrained_prompt,
         constrained_system=constrained_system,
         question_place=question_place_from(data.get("question_place", QuestionPlace.AFTER_IMAGE.value), source),
-        image_max_side=field(data, "image_max_side", _IMAGE_SIDE, refuse, None),
-        min_score=_min_score(field(data, "min_score", _MIN_SCORE, refuse, None)),
+        image_max_side=read_field(data, "image_max_side", _IMAGE_SIDE, refuse, None),
+        min_score=_min_score(read_field(data, "min_score", _MIN_SCORE, refuse, None)),
         models=models_from(data.get("models", []), source),
     )
 
@@ -214,7 +214,7 @@ def written_for(models: tuple[str, ...], model_id: str) -> bool:
 
 def models_from(value: Any, source: str) -> tuple[str, ...]:
     """A profile's `models`: model ids, each once."""
-    value = field({"models": value}, "models", _MODELS, refusal(source))
+    value = read_field({"models": value}, "models", _MODELS, refusal(source))
     if len(set(value)) != len(value):
         raise ProfileError(f"{source}: 'models' names a model twice")
     return tuple(value)
@@ -236,8 +236,8 @@ def refusal(source: str) -> Refuse:
 
 def _prompt_and_system(data: dict[str, Any], source: str, where: str) -> tuple[str, str | None]:
     refuse = refusal(source)
-    prompt = field({f"{where}prompt": data.get("prompt")}, f"{where}prompt", text(), refuse)
-    system = field({f"{where}system": data.get("system")}, f"{where}system", optional(TEXT), refuse)
+    prompt = read_field({f"{where}prompt": data.get("prompt")}, f"{where}prompt", text(), refuse)
+    system = read_field({f"{where}system": data.get("system")}, f"{where}system", optional(TEXT), refuse)
     return prompt, system or None
 
 
