@@ -105,3 +105,19 @@ class Observable(Generic[S]):
             logger.warning("a listener of %s failed; it gets no further states", self._name, exc_info=True)
             with self._lock:
                 self._entries = [e for e in self._entries if e is not entry]
+
+
+class StagedState(Generic[S]):
+    """For a controller whose state is its Observable's alone (no copy beside it): `_state` reads the
+    newest state, and assigning it stages the change under the controller's lock; the controller
+    publishes outside the lock (`self._states.publish()`), so no listener runs under it."""
+
+    _states: Observable[S]
+
+    @property
+    def _state(self) -> S:
+        return self._states.value
+
+    @_state.setter
+    def _state(self, state: S) -> None:
+        self._states.stage(state)

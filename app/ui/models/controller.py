@@ -29,7 +29,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from app.core.notice import Notice
-from app.core.observable import Observable
+from app.core.observable import Observable, StagedState
 from app.models.catalog import DEFAULT_MODEL_ID
 from app.models.disk_usage import files_bytes, folder_bytes, free_bytes
 from app.models.download import Cancelled
@@ -102,7 +102,7 @@ class _Record(ModelFacts):
 _DEFAULT_GUARD: object = object()
 
 
-class ModelsController:
+class ModelsController(StagedState[ModelsState]):
     def __init__(
         self,
         store: ModelStore,
@@ -137,16 +137,6 @@ class ModelsController:
     @property
     def state(self) -> ModelsState:
         return self._state
-
-    @property
-    def _state(self) -> ModelsState:
-        """The newest state, held only by the Observable: staged under the lock as it changes, given to
-        the pages by `_emit` outside it."""
-        return self._states.value
-
-    @_state.setter
-    def _state(self, state: ModelsState) -> None:
-        self._states.stage(state)
 
     # --- reading ----------------------------------------------------------------------
 

@@ -34,7 +34,7 @@ from typing import Any, Protocol, TypeVar, cast
 
 from app.core.generation import ParseStatus
 from app.core.notice import Notice
-from app.core.observable import Observable
+from app.core.observable import Observable, StagedState
 from app.core.profile.checklist import Checklist
 from app.core.profile.task import ProfileError
 from app.evaluation.labels import ChecklistLabels, Labels, LabelsFileError, decode_labels, normalise_name
@@ -174,7 +174,7 @@ class _Run:
     session_id: str | None = None
 
 
-class TestersController:
+class TestersController(StagedState[TestersState]):
     def __init__(
         self,
         practice: Practice,
@@ -203,16 +203,6 @@ class TestersController:
     @property
     def state(self) -> TestersState:
         return self._state
-
-    @property
-    def _state(self) -> TestersState:
-        """The newest state, held only by the Observable: staged under the lock as it changes, given to
-        the pages by `_notify` outside it."""
-        return self._states.value
-
-    @_state.setter
-    def _state(self, state: TestersState) -> None:
-        self._states.stage(state)
 
     def listen(self, on_change: Callable[[TestersState], None]) -> None:
         """The view to render this run, replacing the one before (the page rebuilt in another
