@@ -18,6 +18,7 @@ import re
 import urllib.request
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
+from enum import StrEnum
 from pathlib import Path
 from urllib.parse import quote, urlsplit
 
@@ -35,19 +36,25 @@ class MirrorError(ValueError):
     pass
 
 
+class MirrorKind(StrEnum):
+    HUGGINGFACE = "huggingface"
+    MODELSCOPE = "modelscope"
+    BASE = "base"  # a company or local copy laid out as <URL>/<file path>
+
+
 @dataclass(frozen=True)
 class Mirror:
     name: str
-    kind: str  # "huggingface" | "modelscope" | "base"
+    kind: MirrorKind
     base: str  # site or base URL
     repo: str = ""
     revision: str = ""
     redirect_hosts: tuple[str, ...] = ()  # pinned by the manifest; a user's mirror has none
 
     def url_for(self, path: str) -> str:
-        if self.kind == "huggingface":
+        if self.kind is MirrorKind.HUGGINGFACE:
             return f"{self.base}/{self.repo}/resolve/{self.revision}/{quote(path, safe='/')}"
-        if self.kind == "modelscope":
+        if self.kind is MirrorKind.MODELSCOPE:
             return (
                 f"{self.base}/api/v1/models/{self.repo}/repo"
                 f"?Revision={quote(self.revision, safe='')}&FilePath={quote(path, safe='')}"
@@ -82,7 +89,7 @@ def base_mirror(url: str, name: str = "user mirror") -> Mirror:
         raise MirrorError(f"mirror URL must be http:// or https:// with a host, got {shown!r}")
     if parts.query or parts.fragment:
         raise MirrorError(f"mirror URL must be a plain base URL (files are fetched as <base>/<path>), got {shown!r}")
-    return Mirror(name=name, kind="base", base=url.strip().rstrip("/"))
+    return Mirror(name=name, kind=MirrorKind.BASE, base=url.strip().rstrip("/"))
 
 
 def _without_credentials(url: str) -> str:
@@ -111,11 +118,15 @@ def manifest_mirrors(manifest: Manifest) -> list[Mirror]:
             # Only a full commit pins the bytes; a branch name could move under us.
             if not isinstance(revision, str) or not _COMMIT.match(revision):
                 raise MirrorError(f"{manifest.id}: Hugging Face mirror needs a 40-hex commit, got {revision!r}")
-            mirrors.append(Mirror(name, "huggingface", "https://huggingface.co", repo, revision, redirect_hosts))
+            mirrors.append(
+                Mirror(name, MirrorKind.HUGGINGFACE, "https://huggingface.co", repo, revision, redirect_hosts)
+            )
         elif kind == "modelscope" and isinstance(repo, str):
             # ModelScope revisions differ from Hugging Face commits; the hashes cross-check them.
             revision = entry.get("revision") or "master"
-            mirrors.append(Mirror(name, "modelscope", "https://modelscope.cn", repo, str(revision), redirect_hosts))
+            mirrors.append(
+                Mirror(name, MirrorKind.MODELSCOPE, "https://modelscope.cn", repo, str(revision), redirect_hosts)
+            )
         elif kind == "base" and isinstance(entry.get("url"), str):
             mirrors.append(dataclasses.replace(base_mirror(entry["url"], name), redirect_hosts=redirect_hosts))
     return mirrors

@@ -16,7 +16,7 @@ from app.models.mirrors import SETTINGS_FILE, load_download_settings
 from app.models.store import ModelStore
 from app.storage.paths import MANIFESTS
 from app.ui.models.controller import ModelsController
-from app.ui.models.state import CardState, ModelKind, ModelsState
+from app.ui.models.state import CardState, Confirm, ModelKind, ModelsState
 from tests.conditions import wait_until
 from tests.models.conftest import FAST, RecordingGuard, make_model
 from tests.servers.forward_proxy import ForwardProxy
@@ -142,10 +142,10 @@ def test_cancel_asks_first_and_then_drops_the_partial_files(screen: Screen, ngin
     screen.controller.set_mirror(nginx.url + "/slow/m")
     screen.controller.download(MODEL.id)
     screen.wait(lambda: (a := screen.card().activity) is not None and a.done > 100_000)
-    screen.controller.request_cancel(MODEL.id)
-    assert screen.card().confirm == "cancel" and screen.card().state is CardState.DOWNLOADING  # nothing happens yet
+    screen.controller.request_cancel(MODEL.id)  # nothing happens yet
+    assert screen.card().confirm is Confirm.CANCEL and screen.card().state is CardState.DOWNLOADING
     screen.controller.dismiss_confirm(MODEL.id)
-    assert screen.card().confirm == ""
+    assert screen.card().confirm is None
     screen.controller.request_cancel(MODEL.id)
     screen.controller.confirm(MODEL.id)
     screen.wait(lambda: screen.card().state is CardState.NOT_INSTALLED)
@@ -182,7 +182,7 @@ def test_verify_names_a_flipped_byte_and_delete_needs_a_yes(screen: Screen, ngin
     assert [e.path for e in nginx.log()[before:]] == ["/m/visual/visual.mnn"]
 
     screen.controller.request_delete(MODEL.id)
-    assert screen.card().confirm == "delete" and screen.store.folder(MODEL.id).exists()
+    assert screen.card().confirm is Confirm.DELETE and screen.store.folder(MODEL.id).exists()
     screen.controller.confirm(MODEL.id)
     screen.wait(lambda: screen.card().state is CardState.NOT_INSTALLED)
     assert not screen.store.folder(MODEL.id).exists()

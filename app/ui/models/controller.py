@@ -50,10 +50,12 @@ from app.models.verify import HashProgress
 from app.ui.models.state import (
     Activity,
     ActivityKind,
+    Confirm,
     MeasuredHere,
     ModelCard,
     ModelFacts,
     ModelsState,
+    Stopping,
     card_order,
     download_activity,
     folder_card,
@@ -257,7 +259,7 @@ class ModelsController(StagedState[ModelsState]):
             record.failed_files = ()
             record.error = ""
             record.verified_now = False
-            record.confirm = ""
+            record.confirm = None
             record.activity = Activity(ActivityKind.DOWNLOAD)
             thread = threading.Thread(
                 target=self._follow_download, args=(model_id, job), name=f"models-{model_id}", daemon=True
@@ -293,21 +295,21 @@ class ModelsController(StagedState[ModelsState]):
 
     def pause(self, model_id: str) -> None:
         """Stops the download and keeps the .part files: `resume` (even after a restart) goes on from there."""
-        self._stop_download(model_id, "pause")
+        self._stop_download(model_id, Stopping.PAUSE)
 
     def request_cancel(self, model_id: str) -> None:
         """Asks for confirmation before a cancel drops the partial files."""
-        self._ask(model_id, "cancel")
+        self._ask(model_id, Confirm.CANCEL)
 
     def request_delete(self, model_id: str) -> None:
-        self._ask(model_id, "delete")
+        self._ask(model_id, Confirm.DELETE)
 
     def dismiss_confirm(self, model_id: str) -> None:
         with self._lock:
             record = self._records.get(model_id)
             if record is None:
                 return
-            record.confirm = ""
+            record.confirm = None
             self._rebuild()
         self._emit()
 
@@ -315,35 +317,35 @@ class ModelsController(StagedState[ModelsState]):
         """The user said yes to the pending cancel or delete."""
         with self._lock:
             record = self._records.get(model_id)
-            action = record.confirm if record else ""
+            action = record.confirm if record else None
             if record is None or not action:
                 return
-            record.confirm = ""
+            record.confirm = None
             running = record.activity is not None and record.activity.kind is ActivityKind.DOWNLOAD
-        if action == "cancel" and running:
-            self._stop_download(model_id, "cancel")  # the download's thread drops the files when it has stopped
-        elif action in ("cancel", "delete"):
+        if action is Confirm.CANCEL and running:
+            self._stop_download(model_id, Stopping.CANCEL)  # the download's thread drops the files when it has stopped
+        else:
             self._start_thread(model_id, self._discard, model_id, action)
 
-    def _ask(self, model_id: str, action: str) -> None:
+    def _ask(self, model_id: str, action: Confirm) -> None:
         with self._lock:
             record = self._records.get(model_id)
             status = record.status if record else None
             if record is None or status is None or self._store.manifest(model_id).bundled:
                 return
-            if action == "delete" and record.activity is not None:
+            if action is Confirm.DELETE and record.activity is not None:
                 return  # pause or cancel first
             record.confirm = action
             self._rebuild()
         self._emit()
 
-    def _stop_download(self, model_id: str, how: str) -> None:
+    def _stop_download(self, model_id: str, how: Stopping) -> None:
         with self._lock:
             record = self._records.get(model_id)
             if record is None or record.job is None or record.activity is None:
                 return
             record.activity = replace(record.activity, stopping=how)
-            record.job.stop(discard=how == "cancel")
+            record.job.stop(discard=how is Stopping.CANCEL)
             self._rebuild()
         self._emit()
 
@@ -355,7 +357,7 @@ class ModelsController(StagedState[ModelsState]):
             record = self._records[model_id]
             record.job = None
         if outcome.ending is Ending.CANCELLED:
-            self._discard(model_id, "cancel")
+            self._discard(model_id, Confirm.CANCEL)
             return
         if outcome.ending is Ending.STOPPED:
             self._finish(model_id, Notice("notice_paused", self._about(model_id)))
@@ -384,10 +386,10 @@ class ModelsController(StagedState[ModelsState]):
             self._rebuild()
         self._emit()
 
-    def _discard(self, model_id: str, action: str) -> None:
+    def _discard(self, model_id: str, action: Confirm) -> None:
         about = self._about(model_id)
         try:
-            if action == "delete":
+            if action is Confirm.DELETE:
                 removed = self._store.remove(model_id)
                 notice = Notice("notice_deleted" if removed else "notice_nothing_deleted", about)
             else:
@@ -423,10 +425,10 @@ class ModelsController(StagedState[ModelsState]):
         """Stops a running verify (a download is stopped by `pause` or `cancel`)."""
         with self._lock:
             record = self._records.get(model_id)
-            if record is None or record.activity is None or record.activity.kind != "verify":
+            if record is None or record.activity is None or record.activity.kind is not ActivityKind.VERIFY:
                 return
             record.stop.set()
-            record.activity = replace(record.activity, stopping="stop")
+            record.activity = replace(record.activity, stopping=Stopping.STOP)
             self._rebuild()
         self._emit()
 
@@ -436,7 +438,7 @@ class ModelsController(StagedState[ModelsState]):
             stop = record.stop = threading.Event()
             file_count = len(self._store.manifest(model_id).files)
             record.activity = Activity(ActivityKind.VERIFY, phase=None, file_count=file_count)
-            record.confirm = ""
+            record.confirm = None
             self._rebuild()
         self._emit()
         last = [0.0]

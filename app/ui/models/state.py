@@ -24,6 +24,21 @@ class ActivityKind(StrEnum):
     VERIFY = "verify"
 
 
+class Stopping(StrEnum):
+    """How a running download or verify was asked to stop (until it has)."""
+
+    PAUSE = "pause"
+    CANCEL = "cancel"
+    STOP = "stop"
+
+
+class Confirm(StrEnum):
+    """The action a card waits for the user's yes to."""
+
+    CANCEL = "cancel"
+    DELETE = "delete"
+
+
 class CardState(StrEnum):
     NOT_INSTALLED = "not_installed"
     PARTIAL = "partial"  # some files or parts on disk: a download resumes from them
@@ -55,7 +70,7 @@ class Activity:
     rate_bps: float | None = None
     eta_s: float | None = None
     message: str = ""
-    stopping: str = ""  # "" | "pause" | "cancel" | "stop": asked, not yet stopped
+    stopping: Stopping | None = None  # asked, not yet stopped
 
     @property
     def fraction(self) -> float | None:
@@ -64,7 +79,7 @@ class Activity:
         return min(1.0, self.done / self.total)
 
 
-def download_activity(p: DownloadProgress, stopping: str = "") -> Activity:
+def download_activity(p: DownloadProgress, stopping: Stopping | None = None) -> Activity:
     """A download's progress record as the card shows it: a rate and time left only while bytes flow."""
     flowing = p.phase is Phase.DOWNLOADING
     return Activity(
@@ -132,7 +147,7 @@ class ModelCard:
     failed_files: tuple[str, ...] = ()
     error: str = ""  # the failure as a sentence (download error, unreadable file…)
     activity: Activity | None = None
-    confirm: str = ""  # "" | "delete" | "cancel": the action waiting for the user's yes
+    confirm: Confirm | None = None  # the action waiting for the user's yes
     active: bool = False
     purposes: tuple[tuple[str, str], ...] = ()  # what it is for, per UI language (the manifest's)
     reference: Reference | None = None  # its cost as measured on a named machine (the manifest's)
@@ -174,7 +189,7 @@ class ModelFacts:
     failed_files: tuple[str, ...] = ()
     error: str = ""
     activity: Activity | None = None
-    confirm: str = ""
+    confirm: Confirm | None = None
 
 
 def card_order(manifest: Manifest) -> tuple[bool, str]:

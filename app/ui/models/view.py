@@ -21,7 +21,7 @@ from app.core.durations import duration_words, model_time_words
 from app.core.sizes import size_words
 from app.models.progress import Phase
 from app.ui.models.controller import ModelsController
-from app.ui.models.state import ActivityKind, CardState, ModelCard, ModelKind, ModelsState
+from app.ui.models.state import ActivityKind, CardState, Confirm, ModelCard, ModelKind, ModelsState
 from app.ui.parts.widgets import NoticeBar, tagged
 from app.ui.settings.controller import backend_name
 from app.ui.words import text
@@ -247,12 +247,12 @@ class _CardView:
         self.failed.value = "\n".join(failed)
         self.failed_box.visible = bool(failed)
         self.confirm_box.visible = bool(card.confirm)
-        if card.confirm == "delete":
+        if card.confirm is Confirm.DELETE:
             self.confirm_text.value = text(
                 s, "confirm_delete", name=self.name.value, size=size_words(card.size_on_disk)
             )
             self.confirm_yes.content = text(s, "confirm_yes_delete")
-        elif card.confirm == "cancel":
+        elif card.confirm is Confirm.CANCEL:
             self.confirm_text.value = text(s, "confirm_cancel", name=self.name.value)
             self.confirm_yes.content = text(s, "confirm_yes_cancel")
         self.confirm_yes_box.label = self.confirm_yes.content if isinstance(self.confirm_yes.content, str) else None
