@@ -84,6 +84,8 @@ class KeyframeFailed:
     keyframe_id: str
     error: str
     message: str
+    # What the keyframe came from, as a PracticeEvent's `source` ("" in older logs; written only when set).
+    source: str = ""
     kind: str = field(default="failed", init=False)
 
 
@@ -412,6 +414,8 @@ def event_to_dict(event: SessionEvent) -> dict[str, Any]:
         for optional in ("gated_by", "withheld"):
             if not data[optional]:
                 del data[optional]
+    if isinstance(event, KeyframeFailed) and not event.source:
+        del data["source"]
     return data
 
 

@@ -470,6 +470,7 @@ class LivePipeline:
                 keyframe_id=kid,
                 error=event.error,
                 message=event.message,
+                source=keyframe.image.name,
             )
             self._finish(keyframe, failed)
 

@@ -5,6 +5,7 @@ from __future__ import annotations
 import csv
 import io
 import json
+from dataclasses import replace
 from pathlib import Path
 
 import pytest
@@ -332,6 +333,8 @@ class FakePractice:
                 model_id="m",
                 model_revision="r",
                 backend="cpu",
+                source=name,
+                still=True,
             )
             session = apply(session, event)
         return 3.0 if self._finish(session) else None
@@ -393,6 +396,38 @@ def test_the_controller_matches_answers_to_images_and_reports_like_the_cli() -> 
     name, data = controller.export() or ("", b"")
     assert name.endswith(".csv") and data.decode().count("\n") == len(state.rows) + 1
     assert seen and seen[-1] is state
+
+
+def test_answers_find_their_image_by_name_and_a_second_image_of_one_name_is_left_out_and_said() -> None:
+    """An answer names the image it came from: found whatever its time and order (here all at t 0,
+    the last image first); a name twice in one choice could not be told apart, by labels or answers."""
+    from app.core.session import SessionState, apply
+    from app.ui.testers.controller import TestersController
+
+    class Reordered(FakePractice):
+        def publish(self, **changes: object) -> None:
+            session = changes.get("session")
+            if isinstance(session, SessionState) and session.timeline:
+                events = [replace(e.event, t=0.0) for e in reversed(session.timeline)]
+                rebuilt = SessionState()
+                for event in events:
+                    rebuilt = apply(rebuilt, event)
+                changes["session"] = rebuilt
+            super().publish(**changes)
+
+    files = _scene_files()[:4]
+    answers = {name: ("no" if i % 2 else "yes") for i, (name, _, _) in enumerate(files)}
+    practice = Reordered(answers)
+    controller = TestersController(practice)
+    controller.attach()
+    chosen = [(name, data) for name, data, _ in files]
+    controller.choose_images([*chosen, (f"elsewhere/{files[1][0]}", files[2][1])])
+    state = controller.state
+    assert state.images == len(files) and state.notice is not None and state.notice.key == "notice_same_name"
+    assert dict(state.notice.values)["names"] == files[1][0]
+    controller.run()
+    _wait(controller)
+    assert {r.name: r.observed for r in controller.state.rows} == answers
 
 
 def test_another_session_stops_the_run() -> None:

@@ -113,6 +113,7 @@ def test_events_round_trip_through_json() -> None:
         practice(1, "yes"),
         KeyframeSkipped(event_id="s", t=1.0, wall_time=2.0, keyframe_id="k", reason=SkipReason.SUPERSEDED),
         KeyframeFailed(event_id="f", t=1.0, wall_time=2.0, keyframe_id="k", error="e", message="m"),
+        KeyframeFailed(event_id="f2", t=1.0, wall_time=2.0, keyframe_id="k2", error="e", message="m", source="a.jpg"),
         ExaminerConfirmed(event_id="c", target_id="e1", wall_time=3.0),
         ExaminerCorrected(event_id="d", target_id="e1", wall_time=4.0, observation="no"),
         # Fields added later: the profile's answers, a confirmation's note, the review a revision replaces.
@@ -264,3 +265,10 @@ def test_a_one_signal_record_has_no_checklist_field() -> None:
     assert "gated_by" not in record
     gated = checklist_keyframe(1, {"hands_visible": "no", "hands_stacked": "unknown"}, "hands_visible")
     assert [event_to_dict(e).get("gated_by") for e in gated] == [None, "hands_visible"]
+
+
+def test_a_failures_source_is_written_only_when_known() -> None:
+    """Logs written before failures named their image read as before; a failure that knows it says so."""
+    old = KeyframeFailed(event_id="f", t=1.0, wall_time=2.0, keyframe_id="k", error="e", message="m")
+    assert "source" not in event_to_dict(old)
+    assert event_to_dict(replace(old, source="a.jpg"))["source"] == "a.jpg"

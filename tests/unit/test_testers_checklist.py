@@ -57,12 +57,13 @@ class ChecklistPractice(FakePractice):
         session = SessionState()
         for i, (name, _) in enumerate(images):
             for signal, (observation, score) in zip(SIGNALS, ANSWERS[name], strict=True):
-                session = apply(session, _event(i, signal, observation, score))
+                session = apply(session, _event(i, name, signal, observation, score))
         return 3.0 if self._finish(session) else None
 
 
-def _event(image: int, signal: str, observation: str, score: float | None) -> PracticeEvent:
-    """Image `image`'s answer to `signal`, as the live pipeline records it (no score: the gate left it unasked)."""
+def _event(image: int, name: str, signal: str, observation: str, score: float | None) -> PracticeEvent:
+    """Image `image` (`name`)'s answer to `signal`, as the live pipeline records it (no score: the gate left it
+    unasked)."""
     unasked = score is None
     return PracticeEvent(
         event_id=f"e{image}-{signal}",
@@ -80,6 +81,8 @@ def _event(image: int, signal: str, observation: str, score: float | None) -> Pr
         backend="cpu",
         model_score=score,
         gated_by="hands_visible" if unasked else "",
+        source=name,
+        still=True,
     )
 
 

@@ -343,8 +343,8 @@ class PracticeController:
 
     def start_evaluation(self, images: Sequence[tuple[str, bytes]], label: str) -> float | None:
         """Testers' mode: like `start_stills`, but no image is skipped as "unchanged" (two similar
-        test images must both be scored). Returns the interval used: the image at index i of those
-        that decode is the keyframe at t = i × interval; None when nothing started."""
+        test images must both be scored). Each answer and failure names the image it came from
+        (`source`). Returns the interval used; None when nothing started."""
         if not images:
             self._update(lambda s: replace(s, error=(NO_IMAGE,)))
             return None

@@ -15,9 +15,10 @@ How a run goes: the images are decoded here first, on a thread of their own
 (never the UI's), so a file that is not an image is that row's error and gets
 no keyframe; the rest go to `PracticeController.start_evaluation`, which runs
 them as one practice session (recorded in the session log like any other) with
-no image skipped as "unchanged". Image i of those is the still in place i: its
-keyframe's `t` is i × the interval it returns (a still's `t` is its place in the
-list, not a time), which is how answers find their row. A run is
+no image skipped as "unchanged". Each answer and each failure names the image
+it came from (`source`), which is how it finds its row: names are unique in a
+run (a second image of the same name is left out and said, as the labels file
+could not tell the two apart either). A run is
 a session on the shared worker: starting practice elsewhere (another tab)
 stops it, and the rows not reached say so.
 """
@@ -33,6 +34,7 @@ from pathlib import Path
 from typing import Any, Protocol, TypeVar, cast
 
 from app.core.generation import ParseStatus
+from app.core.names import printable
 from app.core.notice import Notice
 from app.core.observable import Observable, StagedState
 from app.core.profile.checklist import Checklist
@@ -169,8 +171,7 @@ def labels_header(checklist: Checklist) -> str:
 @dataclass
 class _Run:
     names: list[str]  # every image, in order
-    keyframe_rows: list[int] = field(default_factory=list)  # keyframe index -> row index
-    interval: float | None = None
+    index: dict[str, int] = field(default_factory=dict)  # image name as answers name it -> its place in `names`
     session_id: str | None = None
 
 
@@ -236,16 +237,20 @@ class TestersController(StagedState[TestersState]):
             ordered = sorted(((normalise_name(name), data) for name, data in images), key=lambda item: item[0])
             kept: list[tuple[str, bytes]] = []
             left_out: list[str] = []
+            twice: list[str] = []  # a name already kept: labels (and answers) could not tell the two apart
             for name, data in ordered:
-                if is_image(name, data):
-                    kept.append((name, data))
-                else:
+                if not is_image(name, data):
                     left_out.append(name)
+                elif any(printable(name) == printable(k) for k, _ in kept):  # as answers name it
+                    twice.append(name)
+                else:
+                    kept.append((name, data))
             self._images, skipped = kept, tuple(left_out)
             self._rows = self._blank_rows()
             self._run = None
             phase = TestersPhase.READY if self._images else TestersPhase.EMPTY
-            self._set(replace(self._state, phase=phase, images=len(self._images), skipped=skipped, notice=None))
+            notice = Notice("notice_same_name", (("names", ", ".join(dict.fromkeys(twice))),), True) if twice else None
+            self._set(replace(self._state, phase=phase, images=len(self._images), skipped=skipped, notice=notice))
 
     @_notifies
     def choose_labels(self, name: str, data: bytes) -> None:
@@ -316,7 +321,8 @@ class TestersController(StagedState[TestersState]):
                 self._set(replace(self._state, notice=Notice("notice_no_images", error=True)))
                 return
             self._rows = self._blank_rows()
-            run = self._run = _Run([name for name, _ in self._images])
+            names = [name for name, _ in self._images]
+            run = self._run = _Run(names, {printable(name): i for i, name in enumerate(names)})
             images = list(self._images)
             self._set(replace(self._state, phase=TestersPhase.PREPARING, notice=None))
         worker = threading.Thread(
@@ -345,7 +351,6 @@ class TestersController(StagedState[TestersState]):
                 self._image_rows(run, index, parse_status=ParseStatus.ERROR, detail=f"{exc.reason}: {exc}")
                 continue
             self._image_rows(run, index, thumb=jpeg(image.rgb, side=ROW_THUMB_SIDE))
-            run.keyframe_rows.append(index)
             good.append((name, data))
         with self._lock:
             if self._run is not run or self._state.phase is not TestersPhase.PREPARING:
@@ -360,7 +365,6 @@ class TestersController(StagedState[TestersState]):
             if interval is None:
                 self._finish_run(run, TestersPhase.STOPPED)
                 return
-            run.interval = interval
             run.session_id = self._practice.state.session_id
             self._set(replace(self._state, phase=TestersPhase.RUNNING))
         self._on_practice(self._practice.state)  # answers that came before the session id was known
@@ -444,10 +448,9 @@ class TestersController(StagedState[TestersState]):
         self._set(replace(self._state, phase=phase))
 
     def _apply_answers(self, run: _Run, practice: PracticeState) -> None:
-        assert run.interval is not None
         for entry in practice.session.timeline:
             event = entry.event
-            image = self._keyframe_row(run, event.t)
+            image = self._image_of(run, event.source)
             row = None if image is None else self._answer_row(image, event.signal)
             if row is None:
                 continue
@@ -472,17 +475,16 @@ class TestersController(StagedState[TestersState]):
                 withheld=p.picked,
             )
         for failure in practice.session.failures:
-            image = self._keyframe_row(run, failure.t)
+            image = self._image_of(run, failure.source)
             if image is not None:
                 detail = f"{failure.error}: {failure.message}"
                 for row in self._rows_of(image):
                     self._rows[row] = replace(self._rows[row], parse_status=ParseStatus.ERROR, detail=detail)
 
     @staticmethod
-    def _keyframe_row(run: _Run, t: float) -> int | None:
-        assert run.interval is not None
-        k = round(t / run.interval)
-        return run.keyframe_rows[k] if 0 <= k < len(run.keyframe_rows) else None
+    def _image_of(run: _Run, source: str) -> int | None:
+        """The image an answer or a failure came from, by its file name (names are unique in a run)."""
+        return run.index.get(source)
 
     # --- export --------------------------------------------------------------------------------
 

@@ -111,6 +111,10 @@ EN: dict[str, str] = {
     "export_cancelled": "Export cancelled",
     "export_failed": "Could not export {name}: {detail}",
     "notice_no_images": "Choose the images first.",
+    "notice_same_name": (
+        "Left out, a second image of the same name: {names}. The labels file names images by their file "
+        "name, so two of one name cannot be told apart; rename one to test both."
+    ),
     "notice_labels_one_question": "{name} has one label per image, but the profile running is a checklist of "
     "{n} questions: its labels file needs a header row and a column per question, such as {header}",
     "notice_labels_not_one_question": "No row of {name} is a label of the profile running, which asks one "
@@ -223,6 +227,8 @@ ZH: dict[str, str] = {
     "export_cancelled": "已取消导出",
     "export_failed": "无法导出 {name}：{detail}",
     "notice_no_images": "请先选择图片。",
+    "notice_same_name": "同名的第二张图片未纳入：{names}。标签文件按文件名对应图片，同名的两张无法区分；"
+    "请改名后再分别测试。",
     "notice_labels_one_question": "{name} 每张图片只有一个标注，但正在使用的配置是含 {n} 个问题的检查表："
     "它的标注文件需要标题行，每个问题一列，例如 {header}",
     "notice_labels_not_one_question": "{name} 中没有一行是正在使用的配置的标注；"
