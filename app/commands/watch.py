@@ -43,7 +43,9 @@ def run(args: argparse.Namespace, out: TextIO) -> int:
     from app.storage.locations import sessions_dir
 
     try:
-        sampler = SamplerConfig(interval_s=args.interval)
+        # As the Practice screen runs a session: the first usable frame is answered at once, then one
+        # keyframe per interval (the first answer does not wait for the first window to close).
+        sampler = SamplerConfig(interval_s=args.interval, first_at_once=True)
     except ValueError as exc:
         print(f"error: {exc}", file=sys.stderr)
         return EXIT_SETUP
