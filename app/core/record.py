@@ -74,6 +74,8 @@ def number(low: float | None = None, high: float | None = None) -> Rule:
 FLAG = Rule("true or false", lambda v: isinstance(v, bool))
 OBJECT = Rule("a JSON object", lambda v: isinstance(v, dict))
 TEXT = Rule("a string", lambda v: isinstance(v, str))
+# Any character counts (a manifest or MNN config value is used as written); `text()` wants more than spaces.
+NONEMPTY = Rule("a non-empty string", lambda v: isinstance(v, str) and bool(v))
 
 
 def text(words: str = "a non-empty string") -> Rule:

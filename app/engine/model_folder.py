@@ -20,7 +20,7 @@ from pathlib import Path
 from typing import Any
 
 from app.core.generation import RunPhase
-from app.core.record import FLAG, OBJECT, Rule, check_fields, is_whole, list_of, number, whole
+from app.core.record import FLAG, NONEMPTY, OBJECT, Rule, check_fields, is_whole, list_of, number, whole
 from app.core.vision_size import grid_for_model_type
 from app.engine.mnn_graph import GraphError, weight_bytes_needed
 from app.engine.tokenizer_header import TokenizerHeader, TokenizerHeaderError, read_tokenizer_header
@@ -148,13 +148,12 @@ def _reject_constant(name: str) -> Any:
 
 # What each key MNN reads may be (app.core.record): a wrong type is refused here, where MNN would read
 # a default or crash.
-_NONEMPTY_TEXT = Rule("a non-empty string", lambda v: isinstance(v, str) and bool(v))
 _RULES: dict[str, Rule] = {
     **{key: whole() for key in _INT_KEYS},
     **{key: whole(1) for key in _POSITIVE_KEYS},
     **{key: number() for key in _NUMBER_KEYS},
     **{key: FLAG for key in _BOOL_KEYS},
-    **{key: _NONEMPTY_TEXT for key in _STRING_KEYS},
+    **{key: NONEMPTY for key in _STRING_KEYS},
     **{key: OBJECT for key in _OBJECT_KEYS},
     "image_mean": list_of(number(), "a list of 3 numbers", length=3),
     "image_norm": list_of(number(), "a list of 3 numbers", length=3),

@@ -11,7 +11,19 @@ from dataclasses import dataclass
 from pathlib import Path, PurePosixPath
 from typing import Any
 
-from app.core.record import OBJECT, TEXT, Refuse, Rule, is_number, list_of, matching, optional, read_field, whole
+from app.core.record import (
+    NONEMPTY,
+    OBJECT,
+    TEXT,
+    Refuse,
+    Rule,
+    is_number,
+    list_of,
+    matching,
+    optional,
+    read_field,
+    whole,
+)
 from app.storage.small_file import BadJSON, read_small_json
 
 MANIFEST_SCHEMA = 1
@@ -120,7 +132,6 @@ def _refuse_in(path: str) -> Refuse:
     return lambda key, rule, value: ManifestError(f"{path}: '{key}' must be {rule.words}")
 
 
-_NONEMPTY = Rule("a non-empty string", lambda v: isinstance(v, str) and bool(v))
 _FILES = Rule("a non-empty list", lambda v: isinstance(v, list) and bool(v))
 _SHA = matching(_SHA256, "64 lowercase hex digits")
 _SIZE = optional(whole(0), said=False)
@@ -142,7 +153,7 @@ def _words_by_language(words: str) -> Rule:
 
 def _text(data: dict[str, Any], key: str, default: str | None = None) -> str:
     """`data[key]`, or `default` when it is left out (None: it may not be)."""
-    value: str = read_field({key: data.get(key, default)}, key, _NONEMPTY, _refuse)
+    value: str = read_field({key: data.get(key, default)}, key, NONEMPTY, _refuse)
     return value
 
 
