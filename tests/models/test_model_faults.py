@@ -306,6 +306,14 @@ def test_a_model_that_loads_but_cannot_answer_is_refused_as_a_model_naming_the_f
     folder = damaged_copy(tmp_path / name, name, pinned=False)
     ran = _analyze_as_a_user_does(folder)
     line = _assert_refused_in_one_line(ran, name)
-    assert "failed its check on a built-in image" in line and line.endswith("most likely damaged or from another model")
-    # Only the app's sentence: MNN's words on the graph and its CPU banner go to the log.
-    assert [text for text in ran.stderr.splitlines() if text.strip()] == [line], ran.stderr[-2000:]
+    crashed = "were being loaded: one of them is damaged or belongs to another model"
+    # MNN reading damaged bytes may also die while loading (a truncated tokenizer does, now and then):
+    # the worker is started again, and the user is told so in a note naming the files.
+    notes = [text for text in ran.stderr.splitlines() if text.strip() and text != line]
+    assert all(n.startswith("note: the inference worker was restarted (") and crashed in n for n in notes), notes
+    if "failed its check on a built-in image" not in line:
+        assert notes and crashed in line, ran.stderr[-2000:]  # every start died while loading
+    else:
+        assert line.endswith("most likely damaged or from another model"), line
+    # Only the app's sentences: MNN's words on the graph and its CPU banner go to the log.
+    assert all(DAMAGES[name][1] in n for n in notes), notes
