@@ -21,7 +21,7 @@ import time
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, replace
 from pathlib import Path
-from typing import Any, Protocol
+from typing import Any, NamedTuple, Protocol
 
 import numpy as np
 
@@ -29,6 +29,7 @@ from app.core.choices import ChoiceTree, build_choice_tree, pick
 from app.core.generation import FinishReason, Generation, RunPhase, Timings
 from app.engine.cache_folder import remove_temporary, usable_cache
 from app.engine.model_folder import ModelFolder, ModelFolderError
+from app.engine.positions import image_position_shift
 from app.engine.stdio import native_stdout_to_stderr
 from app.engine.tokenizer_header import TokenizerHeaderError, read_tokenizer_header
 
@@ -175,6 +176,12 @@ class _KeptText:
 
     text: str
     tokens: int
+
+
+class _Prefilled(NamedTuple):
+    tokens: int  # the prompt's tokens, with those kept in the cache from the last keyframe
+    ids: list[int]  # the tokens this prefill forwarded (without forced ones)
+    logits: Any  # after its last token
 
 
 @dataclass(frozen=True)
@@ -333,15 +340,15 @@ class MnnVlm:
         clock: _Clock,
         on_phase: PhaseCallback | None,
         forced: Sequence[int] = (),
-    ) -> tuple[int, int, Any]:
+    ) -> _Prefilled:
         """The step every way of answering starts with: the vision encoder, then one prefill of `text`
         (chat text holding the image placeholder) and `forced` tokens after it (MNN 3.6.1 rejects a
         multi-token forward after a prefill, so they go in the same one).
 
         The text before the image, when the cache holds it from the last keyframe, is not prefilled
         again: the cache is rolled back to its end, and MNN numbers the new tokens from the cache's
-        length on, so they get the positions they have on a fresh history. Returns (prompt tokens,
-        the prompt's last token, the last logits); the caller holds the fd guard."""
+        length on, so they get the positions they have on a fresh history. The caller holds the fd
+        guard."""
         if self._llm is None:
             raise EngineError("the model is not loaded")
         llm = self._llm
@@ -379,7 +386,7 @@ class MnnVlm:
         if kept is None and head_ids and ids[: len(head_ids)] == head_ids:
             kept = _KeptText(head, len(head_ids))
         self._kept = kept
-        return held + len(ids), ids[-1], logits
+        return _Prefilled(held + len(ids), ids, logits)
 
     def _drop_queued_images(self) -> None:
         """After a keyframe failed between its image encode and its forward: MNN keeps an encoded
@@ -495,14 +502,31 @@ class MnnVlm:
                 (self._encode_text(tail.replace(_QUESTION, prompt)), tuple(answers), self._choice_tree(tuple(answers)))
                 for prompt, answers in questions
             ]
-            prompt_tokens, last, _ = self._prefill(rgb, head, clock, on_phase)
+            prompt_tokens, ids, _ = self._prefill(rgb, head, clock, on_phase)
             image_end = self._history
+            question_start = self._question_start(ids, rgb, image_end)
             # MNN 3.6.1: a multi-token forward straight after an image prefill fails its shape
             # check (a broadcast error); one single-token forward first avoids it (the first
             # question's rollback erases it).
-            self._forward([last])
+            self._forward([ids[-1]])
             clock.prefill_done()
-        return SeenImage(self, clock, prompt_tokens, image_end, asked, self._keyframe)
+        return SeenImage(self, clock, prompt_tokens, image_end, question_start, asked, self._keyframe)
+
+    def _question_start(self, ids: list[int], rgb: np.ndarray, image_end: int) -> int | None:
+        """The position a whole prompt gives the first token after the image prefilled as `ids`, which
+        ends the cache at `image_end` (None: MNN numbers it by its place in the cache, as it numbers any
+        later forward)."""
+        if not self.folder.positions_follow_cache_length:
+            return None
+        grid = self.folder.vision_grid  # the app sends sides on it; MNN rounds any other to it
+        rows, cols = round(rgb.shape[0] / grid), round(rgb.shape[1] / grid)
+        shift = image_position_shift(ids, *self.folder.vision_token_ids, rows, cols)
+        return image_end - shift if shift else None
+
+    def _number_from(self, position: int) -> None:
+        """MNN numbers the next forward's tokens from `position` (its multimodal-RoPE models in decode
+        take their positions from the context's sequence length alone; `folder.positions_follow_cache_length`)."""
+        self._llm._c_obj.set_context({"all_seq_len": position})
 
     def _split_at_image(self, system: str | None) -> tuple[str, str]:
         """The chat text up to the image's end, and the rest with _QUESTION where the question goes."""
@@ -595,6 +619,7 @@ class SeenImage:
         clock: _Clock,
         image_tokens: int,
         image_end: int,
+        question_start: int | None,
         questions: list[tuple[tuple[int, ...], tuple[str, ...], ChoiceTree]],
         keyframe: int,
     ) -> None:
@@ -602,6 +627,7 @@ class SeenImage:
         self._first_clock: _Clock | None = clock
         self._image_tokens = image_tokens
         self._image_end = image_end
+        self._question_start = question_start
         self._questions = questions
         self._keyframe = keyframe
 
@@ -621,6 +647,15 @@ class SeenImage:
         self._first_clock = None
         with native_stdout_to_stderr():
             engine._rewind(self._image_end)
-            logits = engine._forward(list(ids) + list(tree.prefix))
+            if self._question_start is None:
+                logits = engine._forward(list(ids) + list(tree.prefix))
+            else:
+                # The question where the whole prompt puts it; the answer's forced start where asking
+                # alone puts it (MNN numbers tokens past the prompt by their place in the cache).
+                engine._number_from(self._question_start)
+                logits = engine._forward(list(ids))
+                engine._number_from(self._image_end + len(ids))
+                if tree.prefix:
+                    logits = engine._forward(list(tree.prefix))
             clock.prefill_done()
             return engine._pick_answer(tree, answers, logits, clock, self._image_tokens + len(ids), on_token, cancel)

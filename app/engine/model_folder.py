@@ -109,6 +109,24 @@ class ModelFolder:
         return grid_for_model_type(self.config.get("model_type"))
 
     @property
+    def vision_token_ids(self) -> tuple[int, int]:
+        """The token ids MNN puts before and after an image's tokens (its defaults when not declared)."""
+        start, end = (int(self.config.get(k, _MNN_VISION_TOKENS[k])) for k in ("vision_start", "vision_end"))
+        return start, end
+
+    @property
+    def positions_follow_cache_length(self) -> bool:
+        """Whether MNN numbers a multimodal-RoPE model's next tokens from its context's sequence length
+        alone: true for a float causal mask of full attention, which the length does not otherwise size
+        (an int mask, or sliding-window attention's, is built from it)."""
+        config = self.config
+        return (
+            config.get("is_mrope") is True
+            and config.get("attention_mask", "int") == "float"
+            and config.get("attention_type", "full") != "mix"
+        )
+
+    @property
     def is_visual(self) -> bool:
         return bool(self.config.get("is_visual", True)) and self.visual_path.is_file()
 

@@ -2,9 +2,11 @@
 not make (its own chat template and system prompt):
 - each answer is exactly the one that question gets when it is the only one asked after the image, so
   rolling the KV cache back to the image leaves nothing of the questions before it;
-- against asking with the whole prompt at once (`choose`, what a one-signal profile does), the trained
-  question gets the same answer on every scene. Its score moves a little: after the image the question's
-  tokens are numbered as MNN numbers generated tokens, not as prompt text after an image."""
+- each answer is the one asking with the whole prompt at once gives (`choose`, what a one-signal profile
+  does): the same pick, and the same log score within the model's own noise. The question after the image
+  gets the positions a whole prompt gives it (Qwen-VL's multimodal rotary positions go on from the image's
+  grid, not from its token count); numbered by its place in the cache instead, as MNN numbers any later
+  forward, its score moved by up to 0.03 nats on the demo model and 0.64 on the foreign one."""
 
 from __future__ import annotations
 
@@ -36,30 +38,44 @@ def _same(a: Choice, b: Choice) -> bool:
     return (a.index, a.generation.text) == (b.index, b.generation.text) and close
 
 
-def _check_one_encode(analyzer: Analyzer, data: bytes, system: str | None) -> tuple[Choice, Choice]:
-    """Asserts the rollback equalities; returns the trained question asked (alone with the whole prompt,
-    after the one encode)."""
+# How far the log score of one answer may move between two ways of batching the same tokens through the
+# model, whose quantized weights are run with activations quantized per forward: asking alone with the
+# whole prompt prefilled at once, or after its first part kept from the last keyframe, already differs
+# by up to 0.0015 nats on the demo model (these scenes) and 0.044 on the foreign one (50 scenes x 3
+# questions). Numbered by cache place, one encode differed by 0.03 and 0.64.
+SAME_SCORE_NATS = {"demo": 0.005, "foreign": 0.05}
+
+
+def _log_gap(a: Choice, b: Choice) -> float:
+    assert a.score is not None and b.score is not None
+    return abs(math.log(a.score) - math.log(b.score))
+
+
+def _check_one_encode(analyzer: Analyzer, data: bytes, system: str | None, tolerance: float) -> float:
+    """Asserts the rollback equalities and that each answer is the whole prompt's; returns the largest
+    log score difference from the whole prompt."""
     answers = [analyzer.profile.answer_text(v) for v in analyzer.profile.values]
     rgb = analyzer.prepare(decode_image_bytes(data))
     seen = analyzer.engine.see(rgb, [(q, answers) for q in QUESTIONS], system=system)
     together = [seen.choose(i) for i in range(len(QUESTIONS))]
     again = seen.choose(0)
     assert _same(again, together[0]), "asked again after the others: the same answer and score"
+    gaps = []
     for i, question in enumerate(QUESTIONS):
         single = analyzer.engine.see(rgb, [(question, answers)], system=system).choose(0)
         assert _same(single, together[i]), question
-    return analyzer.engine.choose(rgb, QUESTIONS[0], answers, system=system), together[0]
+        whole = analyzer.engine.choose(rgb, question, answers, system=system)
+        assert (together[i].index, together[i].generation.text) == (whole.index, whole.generation.text), question
+        gaps.append(_log_gap(together[i], whole))
+        assert gaps[-1] <= tolerance, (question, gaps[-1])
+    return max(gaps)
 
 
-def test_one_encode_answers_each_question_as_if_it_were_asked_alone_on_the_demo_model(
+def test_one_encode_answers_each_question_as_the_whole_prompt_does_on_the_demo_model(
     demo_analyzer: Analyzer,
 ) -> None:
-    differences = []
-    for kind, data, _ in held_out_scenes(count_per_kind=3, seed=31):
-        whole, after = _check_one_encode(demo_analyzer, data, None)
-        assert (after.index, after.generation.text) == (whole.index, whole.generation.text), kind
-        differences.append(abs((after.score or 0) - (whole.score or 0)))
-    assert max(differences) < 0.02, max(differences)  # 0.014 at most with the model of 2026-12-02
+    for _, data, _ in held_out_scenes(count_per_kind=3, seed=31):
+        _check_one_encode(demo_analyzer, data, None, SAME_SCORE_NATS["demo"])
 
 
 def test_only_the_first_answer_carries_the_image_encode(demo_analyzer: Analyzer) -> None:
@@ -71,7 +87,7 @@ def test_only_the_first_answer_carries_the_image_encode(demo_analyzer: Analyzer)
     assert all(t.vision_ms == 0 and t.prefill_ms > 0 for t in later)
 
 
-def test_one_encode_answers_each_question_as_if_asked_alone_on_a_foreign_model_with_a_system_prompt() -> None:
+def test_one_encode_answers_each_question_as_the_whole_prompt_does_on_a_foreign_model_with_a_system_prompt() -> None:
     profile = profile_from_dict(
         {"schema": 1, "id": "scene", "signal": "scene_ok", "values": ["yes", "no", "unknown"], "prompt": QUESTIONS[0]}
     )
@@ -79,6 +95,6 @@ def test_one_encode_answers_each_question_as_if_asked_alone_on_a_foreign_model_w
     analyzer.load()
     try:
         for _, data, _ in held_out_scenes(count_per_kind=1, seed=5):
-            _check_one_encode(analyzer, data, "You are terse.")
+            _check_one_encode(analyzer, data, "You are terse.", SAME_SCORE_NATS["foreign"])
     finally:
         analyzer.close()
