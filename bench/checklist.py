@@ -9,6 +9,8 @@ The picks of one encode are compared with separate asking, and so are the scores
 probabilities (the chosen tokens' under the full softmax; on random weights a probability is about
 1/vocabulary, so only its log shows a difference): how far one encode moves it where the picks
 agree, and how sure each way was where they differ (near-ties flip on small differences).
+Last, from the medians: how old the card's oldest answer gets asking every signal on every keyframe,
+against the best share of the others asked in turn (`bench._rotation`), at 2, 3 and 5 s intervals.
 
     .venv/bin/python -m bench.checklist [--model DIR_OR_ID] [--profile CHECKLIST] [--signals N]
         [--images 10] [--rounds 3]
@@ -21,10 +23,12 @@ from __future__ import annotations
 import argparse
 import math
 import time
+from collections.abc import Sequence
 
 import numpy as np
 
 from app.core.figures import spread
+from app.core.profile.task import TaskProfile
 from app.engine.mnn_vlm import Choice
 from app.engine.stdio import claim_stdout
 from app.frames.intake import decode_image_bytes
@@ -42,6 +46,7 @@ from bench._report import (
     run_benchmark,
     spread_text,
 )
+from bench._rotation import KeyframeCost, best_share, oldest_answer_s
 from bench._scenes import scenes
 
 GOAL_RATIO = 1.6  # N signals (the goal is set for 4) at most this times one signal
@@ -68,6 +73,35 @@ def _tokens_text(tokens: list[int]) -> str:
 
 def _split_text(scores: list[float]) -> str:
     return spread_text(spread(scores), "nats", 3) if scores else "none"
+
+
+def _turn_rows(cost: KeyframeCost, asked: Sequence[TaskProfile], gate: str | None) -> list[Row]:
+    """The card's oldest answer asking every signal on every keyframe, against the best share of the
+    others asked in turn (the gate every keyframe), from the medians measured above (`bench._rotation`)."""
+    gated = any(spec.signal == gate for spec in asked)
+    others = len(asked) - int(gated)
+    if others < 2:
+        return []
+    rows = [Row("oldest answer on the card (from the medians above)", "")]
+    for interval in (2.0, 3.0, 5.0):
+        every = oldest_answer_s(cost, gated, others, others, interval)
+        share = best_share(cost, gated, others, interval)
+        turns = min(range(1, others), key=lambda k: oldest_answer_s(cost, gated, others, k, interval))
+        in_turns = oldest_answer_s(cost, gated, others, turns, interval)
+        figure = (
+            f"all {_seconds(every)}, best in turns ({turns} of {others}) {_seconds(in_turns)}: "
+            f"{_share_words(share, others)}"
+        )
+        rows.append(Row(f"  at a {interval:g} s interval", figure))
+    return rows
+
+
+def _seconds(value: float) -> str:
+    return f"{value:.2f} s" if value >= 1 else f"{value * 1000:.1f} ms"
+
+
+def _share_words(share: int, others: int) -> str:
+    return "all, every keyframe" if share == others else f"{share} of {others} in turn"
 
 
 def main() -> int:
@@ -148,6 +182,7 @@ def main() -> int:
         *(Row(f"  {signal}", f"{k}/{total // n}") for signal, k in agreed.items()),
         Row("  |log score difference| where the picks agree", _gap_text(agree_gaps)),
         Row("  log scores where the picks differ", _split_text(split_scores)),
+        *_turn_rows(KeyframeCost(one.median / 1000.0, spread(times["extra"]).median / 1000.0), asked, checklist.gate),
     ]
     title = f"Checklist of {n} signals: {model.id}, {checklist.id}, {len(images)} images x {args.rounds} rounds"
     return report(out, title, rows, args.receipt)
