@@ -25,6 +25,7 @@ BENCHES = (  # the fast ones first
     "rhythm_views",
     "decoding",
     "checklist",
+    "card_age",
     "kept_text",
     "question_place",
     "pipeline_overhead",
