@@ -9,7 +9,8 @@ one replaced it: the age a trainee sees on the card just before it changes.
 ``--open-gate`` asks a copy of the profile without its gate, so that a model whose gate stays shut (the
 random-weight real-size stand-in answers "unknown") still pays for every signal on every keyframe. The
 age includes the sampler's wait for the sharpest frame of each interval (up to one interval), the
-model's time, and keyframes skipped as unchanged (re-asked by the third interval at the latest).
+model's time, and keyframes skipped: superseded while the model was busy, or unchanged (a still scene,
+re-asked by the third interval at the latest; someone compressing is never unchanged).
 """
 
 from __future__ import annotations
@@ -19,14 +20,17 @@ import json
 import subprocess
 import sys
 import tempfile
+from collections import Counter
 from pathlib import Path
 
 import cv2
-from demo_model.compressions import VideoSpec, make_video
 
 from app.core.figures import spread
 from app.storage.paths import PROFILES
 from bench._report import Row, add_model_options, add_receipt_option, report, run_benchmark, spread_text
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "tools"))  # the scene generator is not part of the app
+from demo_model.compressions import VideoSpec, make_video
 
 FPS = 15
 GOAL_INTERVALS = 2.0  # issue 40: the card's oldest answer at most two intervals old
@@ -91,15 +95,17 @@ def main() -> int:
     # The session's clock starts with its first line on the video's first frame (the rhythm's t = 0).
     started = min(float(line["wall_time"]) for line in lines if line.get("kind") == "rhythm")
     replaced, latency, asked = ages(lines, started)
-    skipped = sum(1 for line in lines if line.get("kind") == "skipped")
+    reasons = Counter(str(line.get("reason")) for line in lines if line.get("kind") == "skipped")
+    why = ", ".join(f"{reason} {n}" for reason, n in sorted(reasons.items())) or "none"
     oldest = max(replaced) if replaced else float("nan")
     goal = GOAL_INTERVALS * args.interval
     rows = [
-        Row("keyframes answered / skipped", f"{len(latency)} / {skipped} in {args.seconds:g} s"),
+        Row("keyframes answered / skipped", f"{len(latency)} / {sum(reasons.values())} in {args.seconds:g} s"),
+        Row("  skipped as", why),
         Row("signals asked per keyframe", str(asked)),
         Row("picture to answer", spread_text(spread(latency), "s")),
         Row("answer's age when replaced", spread_text(spread(replaced), "s") if replaced else "none"),
-        Row("  oldest", f"{oldest:.1f} s", f"<= {goal:g} s (two intervals)", oldest <= goal),
+        Row("  oldest", f"{oldest:.2f} s", f"<= {goal:g} s (two intervals)", oldest <= goal),
     ]
     title = f"Card age: {args.model or 'demo'}, {args.profile.name}, watch --realtime --interval {args.interval:g}"
     notes = ["ran: " + " ".join(command[1:]) + " VIDEO (110 compressions a minute, generated)"]

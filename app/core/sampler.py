@@ -92,6 +92,11 @@ class KeyframeSampler(Generic[P]):
     fate with `settle`: a failed or dropped keyframe stops being the reference, so
     a trainee who holds still after a failure gets an answer at the next interval.
     After `max_unchanged` UNCHANGED windows in a row the next one is a KEYFRAME.
+    A window in which anything moved (a frame differs from the window's first by
+    the change threshold) is never unchanged: while someone compresses, the
+    sharpest frame is the same turning point of every stroke and looks like the
+    last keyframe, but the scene is anything but still, and the model must keep
+    looking.
     """
 
     def __init__(self, config: SamplerConfig | None = None) -> None:
@@ -103,6 +108,8 @@ class KeyframeSampler(Generic[P]):
         self._pending: dict[float, np.ndarray] = {}  # keyframe time -> thumb, not yet settled
         self._first_due = self.config.first_at_once
         self._unchanged_run = 0  # UNCHANGED decisions since the last KEYFRAME
+        self._window_first: np.ndarray | None = None  # the open window's first thumb
+        self._window_moved = False  # a frame of the open window differed from its first
 
     def offer(self, t: float, stats: FrameStats, payload: P) -> Selection[P] | None:
         if self._first_due:
@@ -122,7 +129,15 @@ class KeyframeSampler(Generic[P]):
             self._window_start += (elapsed // self.config.interval_s) * self.config.interval_s
         if self._best is None or stats.sharpness > self._best[1].sharpness:
             self._best = (t, stats, payload)
+        self._watch_movement(stats.thumb)
         return selection
+
+    def _watch_movement(self, thumb: np.ndarray) -> None:
+        """Notes whether this window has moved yet (compared once per frame until it has)."""
+        if self._window_first is None:
+            self._window_first = thumb
+        elif not self._window_moved and self.config.change_threshold > 0:
+            self._window_moved = tile_change(thumb, self._window_first) >= self.config.change_threshold
 
     def flush(self) -> Selection[P] | None:
         """Judge the open window now (end of a video, or the source stopped)."""
@@ -132,10 +147,12 @@ class KeyframeSampler(Generic[P]):
         if self._best is None or self._window_start is None:
             return None
         t, stats, payload = self._best
-        self._best = None
+        moved = self._window_moved
+        self._best, self._window_first, self._window_moved = None, None, False
         reference = self._reference()
         change = 255.0 if reference is None else tile_change(stats.thumb, reference)
-        if change < self.config.change_threshold and self._unchanged_run < self.config.max_unchanged:
+        still = change < self.config.change_threshold and not moved
+        if still and self._unchanged_run < self.config.max_unchanged:
             decision = Decision.UNCHANGED
             self._unchanged_run += 1
         else:

@@ -279,3 +279,28 @@ def test_hands_moved_5_cm_on_the_chest_are_a_keyframe(seed: int, move: str) -> N
 def test_the_same_scene_with_fresh_sensor_noise_stays_unchanged(seed: int) -> None:
     first = camera_frame(seed, CORRECT_POINT, noise_seed=1)
     assert scene_decisions(first, camera_frame(seed, CORRECT_POINT, noise_seed=2)) == [K, U]
+
+
+def _decisions_over(frames: list[np.ndarray], fps: float) -> list[Decision]:
+    sampler: KeyframeSampler[int] = KeyframeSampler()  # the app's defaults: 3 s, threshold 12, two unchanged
+    out = [sampler.offer(i / fps, frame_stats(frame), i) for i, frame in enumerate(frames)]
+    out.append(sampler.flush())
+    return [sel.decision for sel in out if sel is not None]
+
+
+def test_a_window_in_which_someone_compresses_is_never_unchanged() -> None:
+    # 24 s at 108/min: the sharpest frame of each window is the same turning point of a stroke, so each
+    # keyframe looked like the last (6 of 8 windows were skipped as unchanged before the window's own
+    # movement counted), and the model stopped looking while the trainee compressed.
+    from demo_model.compressions import VideoSpec, make_video
+
+    video = make_video(VideoSpec(seconds=24, fps=15, rate_per_min=108), 11)
+    assert _decisions_over(list(video.frames), 15) == [K] * 8
+
+
+def test_the_same_scene_without_compressions_is_still_skipped_as_unchanged() -> None:
+    from demo_model.compressions import VideoSpec, make_video
+
+    video = make_video(VideoSpec(seconds=24, fps=15, rate_per_min=None), 11)
+    decisions = _decisions_over(list(video.frames), 15)
+    assert decisions[:3] == [K, U, U] and decisions.count(U) >= 4
