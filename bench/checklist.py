@@ -35,7 +35,7 @@ from app.frames.intake import decode_image_bytes
 from app.models.catalog import resolve_model
 from app.storage.paths import PROFILES
 from app.storage.profile_file import load_checklist
-from app.worker.analyzer import Analyzer
+from app.worker.analyzer import Analyzer, AnalyzerSettings
 from bench._report import (
     Row,
     add_model_options,
@@ -109,6 +109,7 @@ def main() -> int:
     add_model_options(parser, profile_default=PROFILES / "cpr_checklist.json")
     add_rounds_options(parser, images=10, rounds=3)
     parser.add_argument("--signals", type=int, default=None, help="ask only the first N signals (asking order)")
+    parser.add_argument("--image-max-side", type=int, default=None, help="as the app's --image-max-side")
     add_receipt_option(parser)
     args = parser.parse_args()
     check_rounds(parser, args)
@@ -119,7 +120,7 @@ def main() -> int:
     if args.signals is not None and not 1 <= args.signals <= len(asked):
         parser.error(f"--signals must be 1 to {len(asked)}: {checklist.id} has {len(asked)} signals")
     asked = asked[: args.signals]
-    analyzer = Analyzer(model, checklist.signals[0])
+    analyzer = Analyzer(model, checklist.signals[0], AnalyzerSettings(image_max_side=args.image_max_side))
     analyzer.load()
     engine = analyzer.engine
     questions = [(spec.ask(True)[0], [spec.answer_text(v) for v in spec.values]) for spec in asked]
@@ -184,7 +185,11 @@ def main() -> int:
         Row("  log scores where the picks differ", _split_text(split_scores)),
         *_turn_rows(KeyframeCost(one.median / 1000.0, spread(times["extra"]).median / 1000.0), asked, checklist.gate),
     ]
-    title = f"Checklist of {n} signals: {model.id}, {checklist.id}, {len(images)} images x {args.rounds} rounds"
+    side = images[0].shape[0]
+    title = (
+        f"Checklist of {n} signals: {model.id}, {checklist.id}, {len(images)} images x {args.rounds} rounds, "
+        f"{side}² images"
+    )
     return report(out, title, rows, args.receipt)
 
 

@@ -26,7 +26,7 @@ from app.frames.intake import decode_image_bytes
 from app.models.catalog import resolve_model
 from app.storage.paths import PROFILES
 from app.storage.profile_file import load_profile
-from app.worker.analyzer import Analyzer
+from app.worker.analyzer import Analyzer, AnalyzerSettings
 from bench._report import Row, add_model_options, add_receipt_option, report, run_benchmark, spread_text
 from bench._scenes import scenes
 
@@ -39,6 +39,7 @@ def main() -> int:
     add_model_options(parser, profile_default=PROFILES / "hand_position.json")
     parser.add_argument("--per-kind", type=int, default=50, help="scenes per kind (default 50: 250 in all)")
     parser.add_argument("--seed", type=int, default=SEED, help=f"scene seed (default {SEED})")
+    parser.add_argument("--image-max-side", type=int, default=None, help="as the app's --image-max-side")
     add_receipt_option(parser)
     args = parser.parse_args()
     if args.per_kind < 1:
@@ -46,8 +47,11 @@ def main() -> int:
     out = claim_stdout()
     model = resolve_model(args.model)
     profile = load_profile(args.profile)
-    analyzers = {place.value: Analyzer(model, replace(profile, question_place=place)) for place in QuestionPlace}
-    analyzers["control"] = Analyzer(model, replace(profile, prompt=CONTROL, constrained_prompt=None))
+    settings = AnalyzerSettings(image_max_side=args.image_max_side)
+    analyzers = {
+        place.value: Analyzer(model, replace(profile, question_place=place), settings) for place in QuestionPlace
+    }
+    analyzers["control"] = Analyzer(model, replace(profile, prompt=CONTROL, constrained_prompt=None), settings)
     images = [(kind, decode_image_bytes(data), expected) for kind, data, expected in scenes(args.per_kind, args.seed)]
     for analyzer in analyzers.values():
         analyzer.load()
@@ -87,7 +91,10 @@ def main() -> int:
             Row("  prompt tokens kept across keyframes", str(analyzers[place].engine.kept_tokens)),
         ]
     rows.append(Row("same pick, after vs before", f"{same}/{n}"))
-    title = f"Question place: {model.id}, {profile.id}, {n} held-out scenes (seed {args.seed}), constrained"
+    side = analyzers["control"].prepare(images[0][1]).shape[0]
+    title = (
+        f"Question place: {model.id}, {profile.id}, {n} held-out scenes (seed {args.seed}), constrained, {side}² images"
+    )
     notes = ("a model trained with the question after the image may simply not have learned the other layout",)
     return report(out, title, rows, args.receipt, notes)
 
