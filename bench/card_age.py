@@ -63,7 +63,7 @@ def ages(lines: list[dict[str, object]], started: float) -> tuple[list[float], l
         signals = line["signals"]
         assert isinstance(signals, list)
         arrived = max(float(s["wall_time"]) for s in signals) - started
-        answered.append((float(line["t"]), arrived))  # type: ignore[arg-type]
+        answered.append((float(str(line["t"])), arrived))
         asked = max(asked, sum(1 for s in signals if s["parse_status"] != "not_asked"))
     replaced = [next_arrived - t for (t, _), (_, next_arrived) in zip(answered, answered[1:], strict=False)]
     return replaced, [arrived - t for t, arrived in answered], asked
@@ -95,6 +95,9 @@ def main() -> int:
     # The session's clock starts with its first line on the video's first frame (the rhythm's t = 0).
     started = min(float(line["wall_time"]) for line in lines if line.get("kind") == "rhythm")
     replaced, latency, asked = ages(lines, started)
+    if not latency:
+        print(f"error: no checklist answers in watch's output: is {args.profile} a checklist?", file=sys.stderr)
+        return 2
     reasons = Counter(str(line.get("reason")) for line in lines if line.get("kind") == "skipped")
     why = ", ".join(f"{reason} {n}" for reason, n in sorted(reasons.items())) or "none"
     oldest = max(replaced) if replaced else float("nan")
