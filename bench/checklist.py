@@ -9,6 +9,9 @@ The picks of one encode are compared with separate asking, and so are the scores
 probabilities (the chosen tokens' under the full softmax; on random weights a probability is about
 1/vocabulary, so only its log shows a difference): how far one encode moves it where the picks
 agree, and how sure each way was where they differ (near-ties flip on small differences).
+Then the least an extra signal can cost, whatever its wording: each question cut to "?", so what is left is
+the chat template's end of the turn and the answer's start that every signal prefills (as separate forwards,
+for answers equal to asking alone), and the ratio to one signal that leaves.
 Last, from the medians: how old the card's oldest answer gets asking every signal on every keyframe,
 against the best share of the others asked in turn (`bench._rotation`), at 2, 3 and 5 s intervals.
 
@@ -50,6 +53,7 @@ from bench._rotation import KeyframeCost, best_share, oldest_answer_s
 from bench._scenes import scenes
 
 GOAL_RATIO = 1.4  # N signals (the goal is set for 4) at most this times one signal (issue 40)
+LEAST_QUESTION = "?"  # the shortest question: what is left of an extra signal's cost is what every one needs
 
 
 def _ms_since(start: float) -> float:
@@ -96,6 +100,19 @@ def _turn_rows(cost: KeyframeCost, asked: Sequence[TaskProfile], gate: str | Non
     return rows
 
 
+def _least_rows(one_ms: float, least_ms: list[float], tokens: list[int], n: int) -> list[Row]:
+    """What the extra signals cost at the least, each question cut to one character, and the ratio that leaves."""
+    if not least_ms:
+        return []
+    floor = spread(least_ms)
+    best = (one_ms + (n - 1) * floor.median) / one_ms
+    return [
+        Row(f"  each extra signal asked only {LEAST_QUESTION!r}", spread_text(floor)),
+        Row("    tokens it prefills after the image", _tokens_text(tokens)),
+        Row(f"  / one signal, at the least (extra signals asked {LEAST_QUESTION!r})", f"{best:.2f}x"),
+    ]
+
+
 def _seconds(value: float) -> str:
     return f"{value:.2f} s" if value >= 1 else f"{value * 1000:.1f} ms"
 
@@ -127,8 +144,12 @@ def main() -> int:
     n = len(questions)
     per_kind = max(1, args.images // 5)
     images = [analyzer.prepare(decode_image_bytes(data)) for _, data, _ in scenes(per_kind)][: args.images]
-    times: dict[str, list[float]] = {"one": [], "all": [], "separately": [], "image": [], "extra": []}
+    times: dict[str, list[float]] = {"one": [], "all": [], "separately": [], "image": [], "extra": [], "least": []}
     extra_tokens: list[int] = []  # tokens each extra signal prefilled after the image
+    least_tokens: list[int] = []  # the same, each question cut to LEAST_QUESTION
+    # The least any extra signal costs, whatever it asks: its turn's end and its answer's start (for the answer to
+    # equal asking alone, each its own forward), which no shorter wording removes.
+    least = [(LEAST_QUESTION, answers) for _, answers in questions]
     total = 0
     agreed = {spec.signal: 0 for spec in asked}  # picks equal to separate asking, per signal
     agree_gaps: list[float] = []  # |log score one encode - log score separately|, same pick
@@ -148,6 +169,15 @@ def main() -> int:
         times["all"].append(_ms_since(start))
         return answers
 
+    def least_extra(rgb: np.ndarray) -> None:
+        seen = engine.see(rgb, least, system=checklist.system)
+        seen.choose(0)
+        for i in range(1, len(least)):
+            asked = time.perf_counter()
+            seen.choose(i)
+            times["least"].append(_ms_since(asked))
+            least_tokens.append(seen.question_tokens(i))
+
     def separately(rgb: np.ndarray) -> list[Choice]:
         start = time.perf_counter()
         answers = [engine.choose(rgb, q, a, system=checklist.system) for q, a in questions]
@@ -159,6 +189,8 @@ def main() -> int:
             start = time.perf_counter()
             engine.see(rgb, questions[:1], system=checklist.system).choose(0)
             times["one"].append(_ms_since(start))
+            if n > 1:
+                least_extra(rgb)
             for spec, t, a in zip(asked, one_encode(rgb), separately(rgb), strict=True):
                 total += 1
                 if t.index != a.index:
@@ -177,6 +209,7 @@ def main() -> int:
         Row("  image part (vision + image prefill)", spread_text(spread(times["image"]))),
         Row("  each extra signal", spread_text(spread(times["extra"]))),
         Row("    tokens it prefills after the image", _tokens_text(extra_tokens)),
+        *_least_rows(one.median, times["least"], least_tokens, n),
         Row(f"{n} signals asked separately (whole prompt each)", spread_text(apart)),
         Row("  one encode / separately, median", f"{together_spread.median / apart.median:.2f}x"),
         Row("picks equal to separate asking", f"{same}/{total}", "all", same == total),

@@ -155,6 +155,12 @@ def test_checklist_compares_one_encode_with_one_signal_and_with_separate_asking(
     # Each extra signal's prefill after the image: its question, the turn's end and the answer's forced start.
     tokens = re.search(r"(\d+)-(\d+)", _line(out, "tokens it prefills after the image"))
     assert tokens and 10 <= int(tokens[1]) <= int(tokens[2]) < 60
+    # The least any extra signal costs: each question cut to "?" leaves the turn's end and the answer's start.
+    assert "n=4" in _line(out, "each extra signal asked only '?'")
+    least = out.split("asked only '?'", 1)[1]
+    fewer = re.search(r"(\d+)-(\d+)", _line(least, "tokens it prefills after the image"))
+    assert fewer and 0 < int(fewer[2]) < int(tokens[2])
+    assert re.search(r"\d\.\d\dx", _line(out, "/ one signal, at the least"))
     picks = re.search(r"(\d+)/(\d+)", _line(out, "picks equal to separate asking"))
     assert picks and int(picks[2]) == 6 and int(picks[1]) <= 6
     agreed = int(picks[1])
