@@ -1,9 +1,11 @@
 """Camera-like frames for benchmarks: generated scenes upscaled to a camera's size, each with
-its own sensor noise and a little hand-held shake, so no two frames are alike."""
+its own sensor noise and a little hand-held shake, so no two frames are alike; and video files of frames."""
 
 from __future__ import annotations
 
 import math
+from collections.abc import Sequence
+from pathlib import Path
 
 import cv2
 import numpy as np
@@ -29,3 +31,12 @@ def camera_frames(count: int, size: tuple[int, int] = HD, seed: int = 7, variant
         noise = rng.integers(-6, 7, size=shaken.shape, dtype=np.int16)
         frames.append(np.clip(shaken.astype(np.int16) + noise, 0, 255).astype(np.uint8))
     return frames
+
+
+def write_mjpg(path: Path, frames_bgr: Sequence[np.ndarray], fps: float) -> None:
+    """An MJPG video file of `frames_bgr` (BGR uint8, all one size), which OpenCV reads back on every platform."""
+    height, width = frames_bgr[0].shape[:2]
+    writer = cv2.VideoWriter(str(path), cv2.VideoWriter.fourcc(*"MJPG"), fps, (width, height))
+    for frame in frames_bgr:
+        writer.write(frame)
+    writer.release()

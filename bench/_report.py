@@ -44,6 +44,15 @@ def add_model_options(parser: argparse.ArgumentParser, profile_default: Path | N
     )
 
 
+def add_image_side_option(parser: argparse.ArgumentParser) -> None:
+    """--image-max-side, checked as the app checks it (`app.commands.common.image_side`)."""
+    from app.commands.common import image_side
+
+    parser.add_argument(
+        "--image-max-side", type=image_side, default=None, metavar="N", help="as the app's --image-max-side"
+    )
+
+
 def add_rounds_options(parser: argparse.ArgumentParser, images: int = 10, rounds: int = 3) -> None:
     """--images and --rounds (at least 1 each: `check_rounds` after parsing)."""
     parser.add_argument("--images", type=int, default=images, help=f"held-out scenes (default {images})")

@@ -8,7 +8,7 @@ With `F` the first answer's time (the image and one question) and `E` each furth
 signals asked `k` at a time on a model slower than the interval, the oldest answer is
 `(F + kE)(1 + ceil(m/k))`, about `F + mE + Fm/k + kE`: all at once (`k = m`) is the youngest whenever
 `F >= mE`, the first answer costing at least all the others together (the measured models: the demo's
-3.8 ms against 2 x 1.1 ms; the real-size stand-in's 5.3 s against 3 x 1.15 s). Only a long checklist on
+3.8 ms against 2 x 1.1 ms; the real-size stand-in's 2.4-2.8 s against 3 x 0.6 s). Only a long checklist on
 a device whose image encode is cheap against its questions would answer sooner in turns; a model that
 keeps the interval waits the same interval per keyframe either way, so turns only add keyframes to
 wait. That is why the app asks every signal on every keyframe.

@@ -27,7 +27,16 @@ import cv2
 
 from app.core.figures import spread
 from app.storage.paths import PROFILES
-from bench._report import Row, add_model_options, add_receipt_option, report, run_benchmark, spread_text
+from bench._frames import write_mjpg
+from bench._report import (
+    Row,
+    add_image_side_option,
+    add_model_options,
+    add_receipt_option,
+    report,
+    run_benchmark,
+    spread_text,
+)
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "tools"))  # the scene generator is not part of the app
 from demo_model.compressions import VideoSpec, make_video
@@ -38,11 +47,8 @@ GOAL_INTERVALS = 2.0  # issue 40: the card's oldest answer at most two intervals
 
 def write_compressions(path: Path, seconds: float) -> None:
     video = make_video(VideoSpec(seconds=seconds, fps=FPS, rate_per_min=110), 11)
-    height, width = video.frames[0].shape[:2]
-    writer = cv2.VideoWriter(str(path), cv2.VideoWriter_fourcc(*"MJPG"), FPS, (width, height))
-    for frame in video.frames:
-        writer.write(cv2.cvtColor(frame, cv2.COLOR_RGB2BGR if frame.ndim == 3 else cv2.COLOR_GRAY2BGR))
-    writer.release()
+    bgr = [cv2.cvtColor(f, cv2.COLOR_RGB2BGR if f.ndim == 3 else cv2.COLOR_GRAY2BGR) for f in video.frames]
+    write_mjpg(path, bgr, FPS)
 
 
 def without_gate(profile: Path, folder: Path) -> Path:
@@ -75,7 +81,7 @@ def main() -> int:
     parser.add_argument("--interval", type=float, default=3.0, help="seconds between keyframes, 2-5 (default 3)")
     parser.add_argument("--seconds", type=float, default=40.0, help="length of the video (default 40)")
     parser.add_argument("--open-gate", action="store_true", help="ask every signal: drop the profile's gate")
-    parser.add_argument("--image-max-side", type=int, default=None, help="passed to watch")
+    add_image_side_option(parser)
     add_receipt_option(parser)
     args = parser.parse_args()
     with tempfile.TemporaryDirectory() as tmp:

@@ -32,7 +32,7 @@ import numpy as np
 
 from app.core.figures import spread
 from app.core.profile.task import TaskProfile
-from app.engine.mnn_vlm import Choice
+from app.engine.mnn_vlm import Choice, SeenImage
 from app.engine.stdio import claim_stdout
 from app.frames.intake import decode_image_bytes
 from app.models.catalog import resolve_model
@@ -41,6 +41,7 @@ from app.storage.profile_file import load_checklist
 from app.worker.analyzer import Analyzer, AnalyzerSettings
 from bench._report import (
     Row,
+    add_image_side_option,
     add_model_options,
     add_receipt_option,
     add_rounds_options,
@@ -126,7 +127,7 @@ def main() -> int:
     add_model_options(parser, profile_default=PROFILES / "cpr_checklist.json")
     add_rounds_options(parser, images=10, rounds=3)
     parser.add_argument("--signals", type=int, default=None, help="ask only the first N signals (asking order)")
-    parser.add_argument("--image-max-side", type=int, default=None, help="as the app's --image-max-side")
+    add_image_side_option(parser)
     add_receipt_option(parser)
     args = parser.parse_args()
     check_rounds(parser, args)
@@ -155,28 +156,27 @@ def main() -> int:
     agree_gaps: list[float] = []  # |log score one encode - log score separately|, same pick
     split_scores: list[float] = []  # both ways' log scores where the picks differ
 
+    def each_of(seen: SeenImage, count: int, key: str, tokens: list[int]) -> list[Choice]:
+        """The `count` answers of `seen` in order, timing each after the first under `key` with its tokens."""
+        answers = []
+        for i in range(count):
+            asked = time.perf_counter()
+            answers.append(seen.choose(i))
+            if i:
+                times[key].append(_ms_since(asked))
+                tokens.append(seen.question_tokens(i))
+        return answers
+
     def one_encode(rgb: np.ndarray) -> list[Choice]:
         start = time.perf_counter()
         seen = engine.see(rgb, questions, system=checklist.system)
         times["image"].append(_ms_since(start))
-        answers = []
-        for i in range(len(questions)):
-            asked = time.perf_counter()
-            answers.append(seen.choose(i))
-            if i:
-                times["extra"].append(_ms_since(asked))
-                extra_tokens.append(seen.question_tokens(i))
+        answers = each_of(seen, len(questions), "extra", extra_tokens)
         times["all"].append(_ms_since(start))
         return answers
 
     def least_extra(rgb: np.ndarray) -> None:
-        seen = engine.see(rgb, least, system=checklist.system)
-        seen.choose(0)
-        for i in range(1, len(least)):
-            asked = time.perf_counter()
-            seen.choose(i)
-            times["least"].append(_ms_since(asked))
-            least_tokens.append(seen.question_tokens(i))
+        each_of(engine.see(rgb, least, system=checklist.system), len(least), "least", least_tokens)
 
     def separately(rgb: np.ndarray) -> list[Choice]:
         start = time.perf_counter()

@@ -31,6 +31,7 @@ from app.storage.profile_file import load_profile
 from app.worker.analyzer import Analyzer, AnalyzerSettings
 from bench._report import (
     Row,
+    add_image_side_option,
     add_model_options,
     add_receipt_option,
     add_rounds_options,
@@ -67,7 +68,7 @@ def _floor_ms(engine: MnnVlm, rgb: np.ndarray, text: str, forced: Sequence[int])
 def main() -> int:
     parser = argparse.ArgumentParser()
     add_model_options(parser, profile_default=PROFILES / "hand_position.json")
-    parser.add_argument("--image-max-side", type=int, default=None, help="as the app's --image-max-side")
+    add_image_side_option(parser)
     add_rounds_options(parser, images=10, rounds=3)
     add_receipt_option(parser)
     args = parser.parse_args()

@@ -32,6 +32,7 @@ from app.pipeline.live import LivePipeline
 from app.ui.practice.controller import PipelineSink, jpeg
 from app.worker.messages import WorkerSpec
 from app.worker.serve import TEST_PACE_ENV
+from bench._frames import write_mjpg
 from bench._report import (
     THREAD_HOST_NOTE,
     Row,
@@ -48,10 +49,8 @@ FPS = 30
 
 def write_video(path: Path, seconds: float) -> None:
     frames = [cv2.imdecode(np.frombuffer(data, np.uint8), cv2.IMREAD_COLOR) for _, data, _ in scenes(1)]
-    writer = cv2.VideoWriter(str(path), cv2.VideoWriter_fourcc(*"MJPG"), FPS, frames[0].shape[1::-1])
-    for i in range(int(seconds * FPS)):
-        writer.write(frames[(i // (2 * FPS)) % len(frames)])  # a new scene every 2 s: every keyframe is analysed
-    writer.release()
+    # A new scene every 2 s: every keyframe is analysed.
+    write_mjpg(path, [frames[(i // (2 * FPS)) % len(frames)] for i in range(int(seconds * FPS))], FPS)
 
 
 def run(video: Path, host: str, pace_ms: float) -> tuple[list[float], int]:

@@ -19,7 +19,6 @@ import time
 from collections.abc import Sequence
 from dataclasses import dataclass, replace
 
-from app.commands.common import image_side
 from app.core.figures import spread
 from app.core.results import AnalysisResult
 from app.engine.mnn_vlm import write_launch_file
@@ -33,6 +32,7 @@ from app.worker.serve import build_analyzer
 from bench._bare_mnn import BareMnn
 from bench._report import (
     Row,
+    add_image_side_option,
     add_model_options,
     add_receipt_option,
     add_rounds_options,
@@ -156,7 +156,7 @@ def mode_rows(mode: str, pairs: Sequence[Pair]) -> list[Row]:
 def main(argv: Sequence[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0] if __doc__ else None)
     add_model_options(parser)
-    parser.add_argument("--image-max-side", type=image_side, default=None, metavar="N", help="the app's image cap")
+    add_image_side_option(parser)
     add_rounds_options(parser)
     add_receipt_option(parser)
     args = parser.parse_args(argv)

@@ -19,14 +19,22 @@ from app.models.catalog import resolve_model
 from app.storage.paths import PROFILES
 from app.storage.profile_file import load_profile
 from app.worker.analyzer import Analyzer, AnalyzerSettings
-from bench._report import Row, add_model_options, add_receipt_option, report, run_benchmark, spread_text
+from bench._report import (
+    Row,
+    add_image_side_option,
+    add_model_options,
+    add_receipt_option,
+    report,
+    run_benchmark,
+    spread_text,
+)
 from bench._scenes import scenes
 
 
 def main() -> int:
     parser = argparse.ArgumentParser()
     add_model_options(parser, profile_default=PROFILES / "hand_position_instruct.json")
-    parser.add_argument("--image-max-side", type=int, default=None)
+    add_image_side_option(parser)
     parser.add_argument("--per-kind", type=int, default=2)
     parser.add_argument("--rounds", type=int, default=2)
     add_receipt_option(parser)

@@ -27,7 +27,15 @@ from app.models.catalog import resolve_model
 from app.storage.paths import PROFILES
 from app.storage.profile_file import load_profile
 from app.worker.analyzer import Analyzer, AnalyzerSettings
-from bench._report import Row, add_model_options, add_receipt_option, report, run_benchmark, spread_text
+from bench._report import (
+    Row,
+    add_image_side_option,
+    add_model_options,
+    add_receipt_option,
+    report,
+    run_benchmark,
+    spread_text,
+)
 from bench._scenes import scenes
 
 SEED = 20261215  # held out: training uses 777/1234 (+1), receipts 20261130/20261201, tests and benches others
@@ -39,7 +47,7 @@ def main() -> int:
     add_model_options(parser, profile_default=PROFILES / "hand_position.json")
     parser.add_argument("--per-kind", type=int, default=50, help="scenes per kind (default 50: 250 in all)")
     parser.add_argument("--seed", type=int, default=SEED, help=f"scene seed (default {SEED})")
-    parser.add_argument("--image-max-side", type=int, default=None, help="as the app's --image-max-side")
+    add_image_side_option(parser)
     add_receipt_option(parser)
     args = parser.parse_args()
     if args.per_kind < 1:
