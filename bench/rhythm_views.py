@@ -16,7 +16,7 @@ Held-out seed `SEED`, fixed before scoring and never tuned on (tune with `--dev`
   pause overlapping no true one is invented.
 Generated 2D scenes are not real people: the figures say the estimator reads these scenes.
 
-    .venv/bin/python -m bench.rhythm_views [--videos 21] [--seconds 40] [--dev] [--receipt FILE]
+    .venv/bin/python -m bench.rhythm_views [--videos 21] [--seconds 40] [--dev | --seed N] [--receipt FILE]
 """
 
 from __future__ import annotations
@@ -108,14 +108,20 @@ def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--videos", type=int, default=21, help="videos with compressions (default 21: 3 of each view)")
     parser.add_argument("--seconds", type=float, default=40.0, help="length of each video (default 40)")
-    parser.add_argument("--dev", action="store_true", help=f"the development set (seed {DEV_SEED}), for tuning")
+    which = parser.add_mutually_exclusive_group()
+    which.add_argument("--dev", action="store_true", help=f"the development set (seed {DEV_SEED}), for tuning")
+    which.add_argument(
+        "--seed", type=int, help="a fresh set from this seed: a second held-out score, once the rules are fixed"
+    )
     add_receipt_option(parser)
     args = parser.parse_args()
     if args.videos < 1 or args.seconds < 12:
         parser.error("--videos must be at least 1, --seconds at least 12")
+    if args.seed is not None and args.seed < 0:
+        parser.error("--seed must be 0 or more")
     out = claim_stdout()
     config = RhythmConfig()
-    seed = DEV_SEED if args.dev else SEED
+    seed = DEV_SEED if args.dev else SEED if args.seed is None else args.seed
     videos: list[tuple[str, PhoneSpec, int]] = phone_set(seed, args.videos, args.seconds)
     scored = [(spec, score_video(name, make_phone_video(spec, vseed), config)) for name, spec, vseed in videos]
     positive = [(spec, s) for spec, s in scored if spec.rate_per_min is not None]
@@ -138,7 +144,7 @@ def main() -> int:
         rows.append(
             Row(f"without compressions: {s.name}", said, "no rate, 0 counted", not s.shown_any and s.count == 0)
         )
-    kind = "development" if args.dev else "held-out"
+    kind = {DEV_SEED: "development", SEED: "held-out"}.get(seed, "fresh")
     return report(out, f"Compression rhythm on {len(scored)} {kind} phone views", rows, args.receipt, NOTES)
 
 

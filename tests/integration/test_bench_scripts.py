@@ -203,6 +203,17 @@ def test_rhythm_views_scores_each_view_and_each_person_moving_without_compressin
         _goal(_line(out, f"without compressions: {kind}"), "no rate, 0 counted")
     rows = {row["name"]: row for row in json.loads(receipt.read_text())["rows"]}
     assert isinstance(rows["all views: count error"]["met"], bool)
+    # A fresh set is a seed of its own, never the development set under another name.
+    proc = subprocess.run(
+        [sys.executable, "-m", "bench.rhythm_views", "--dev", "--seed", "5"], cwd=ROOT, capture_output=True,
+        text=True, timeout=HANG_S,
+    )  # fmt: skip
+    assert proc.returncode == 2 and "not allowed with argument --dev" in proc.stderr
+    proc = subprocess.run(
+        [sys.executable, "-m", "bench.rhythm_views", "--seed", "-1"], cwd=ROOT, capture_output=True, text=True,
+        timeout=HANG_S,
+    )  # fmt: skip
+    assert proc.returncode == 2 and "--seed must be 0 or more" in proc.stderr
 
 
 def test_rhythm_scores_rate_pauses_ccf_and_the_negatives(tmp_path: Path) -> None:
