@@ -121,7 +121,7 @@ def main() -> int:
         parser.error("--seed must be 0 or more")
     out = claim_stdout()
     config = RhythmConfig()
-    seed = DEV_SEED if args.dev else SEED if args.seed is None else args.seed
+    seed = DEV_SEED if args.dev else args.seed if args.seed is not None else SEED
     videos: list[tuple[str, PhoneSpec, int]] = phone_set(seed, args.videos, args.seconds)
     scored = [(spec, score_video(name, make_phone_video(spec, vseed), config)) for name, spec, vseed in videos]
     positive = [(spec, s) for spec, s in scored if spec.rate_per_min is not None]

@@ -15,10 +15,15 @@ from tests.conditions import HANG_S
 ROOT = Path(__file__).resolve().parents[2]
 
 
-def _bench(name: str, *args: str) -> str:
-    proc = subprocess.run(
-        [sys.executable, "-m", f"bench.{name}", *args], cwd=ROOT, capture_output=True, text=True, timeout=HANG_S
+def _run(module: str, *args: str) -> subprocess.CompletedProcess[str]:
+    """`python -m module args` from the project's root, its output captured."""
+    return subprocess.run(
+        [sys.executable, "-m", module, *args], cwd=ROOT, capture_output=True, text=True, timeout=HANG_S
     )
+
+
+def _bench(name: str, *args: str) -> str:
+    proc = _run(f"bench.{name}", *args)
     assert proc.returncode in (0, 1), proc.stderr  # 1: a goal missed; anything else is a failure
     assert "Traceback" not in proc.stderr, proc.stderr
     return proc.stdout
@@ -107,19 +112,13 @@ def test_live_screen_judges_each_busy_host_against_idle(tmp_path: Path) -> None:
 
 
 def test_the_runner_runs_each_benchmark_with_its_receipt_and_sums_up(tmp_path: Path) -> None:
-    proc = subprocess.run(
-        [sys.executable, "-m", "bench", "sampler", "--receipts", str(tmp_path)],
-        cwd=ROOT,
-        capture_output=True,
-        text=True,
-        timeout=HANG_S,
-    )
+    proc = _run("bench", "sampler", "--receipts", str(tmp_path))
     assert proc.returncode in (0, 1), proc.stderr
     assert "=== bench.sampler" in proc.stdout and "=== summary" in proc.stdout
     verdict = _line(proc.stdout.split("=== summary")[1], "sampler")
     assert verdict.split(None, 1)[1] == ("every goal met" if proc.returncode == 0 else "a goal MISSED")
     assert json.loads((tmp_path / "sampler.json").read_text())["rows"]
-    unknown = subprocess.run([sys.executable, "-m", "bench", "nope"], cwd=ROOT, capture_output=True, text=True)
+    unknown = _run("bench", "nope")
     assert unknown.returncode == 2 and "no benchmark named nope" in unknown.stderr
 
 
@@ -132,17 +131,11 @@ def test_prompts_compares_the_short_question_with_the_full_prompt(tmp_path: Path
 
 
 def test_a_bad_model_or_receipt_is_one_sentence_not_a_traceback(tmp_path: Path) -> None:
-    proc = subprocess.run(
-        [sys.executable, "-m", "bench.decoding", "--model", str(tmp_path / "nope")],
-        cwd=ROOT, capture_output=True, text=True, timeout=HANG_S,
-    )  # fmt: skip
+    proc = _run("bench.decoding", "--model", str(tmp_path / "nope"))
     assert proc.returncode == 2 and proc.stderr.strip().startswith("error: no model")
     assert "Traceback" not in proc.stderr
     (tmp_path / "other.json").write_text('{"a": 1}')
-    proc = subprocess.run(
-        [sys.executable, "-m", "bench.plot_receipts", str(tmp_path / "other.json"), "--out", str(tmp_path / "p.png")],
-        cwd=ROOT, capture_output=True, text=True, timeout=HANG_S,
-    )  # fmt: skip
+    proc = _run("bench.plot_receipts", str(tmp_path / "other.json"), "--out", str(tmp_path / "p.png"))
     assert proc.returncode == 2 and "other.json: not a receipt" in proc.stderr and "Traceback" not in proc.stderr
 
 
@@ -185,10 +178,7 @@ def test_checklist_asks_the_first_n_signals_gate_first() -> None:
     out = _bench("checklist", "--signals", "2", "--images", "1", "--rounds", "1")
     assert out.startswith("Checklist of 2 signals: keyframe-demo-cpr, cpr_checklist, 1 images x 1 rounds")
     assert "n=1" in _line(out, "each extra signal") and "/2" in _line(out, "picks equal to separate asking")
-    proc = subprocess.run(
-        [sys.executable, "-m", "bench.checklist", "--signals", "4"], cwd=ROOT, capture_output=True, text=True,
-        timeout=HANG_S,
-    )  # fmt: skip
+    proc = _run("bench.checklist", "--signals", "4")
     assert proc.returncode == 2 and "--signals must be 1 to 3: cpr_checklist has 3 signals" in proc.stderr
 
 
@@ -204,15 +194,9 @@ def test_rhythm_views_scores_each_view_and_each_person_moving_without_compressin
     rows = {row["name"]: row for row in json.loads(receipt.read_text())["rows"]}
     assert isinstance(rows["all views: count error"]["met"], bool)
     # A fresh set is a seed of its own, never the development set under another name.
-    proc = subprocess.run(
-        [sys.executable, "-m", "bench.rhythm_views", "--dev", "--seed", "5"], cwd=ROOT, capture_output=True,
-        text=True, timeout=HANG_S,
-    )  # fmt: skip
+    proc = _run("bench.rhythm_views", "--dev", "--seed", "5")
     assert proc.returncode == 2 and "not allowed with argument --dev" in proc.stderr
-    proc = subprocess.run(
-        [sys.executable, "-m", "bench.rhythm_views", "--seed", "-1"], cwd=ROOT, capture_output=True, text=True,
-        timeout=HANG_S,
-    )  # fmt: skip
+    proc = _run("bench.rhythm_views", "--seed", "-1")
     assert proc.returncode == 2 and "--seed must be 0 or more" in proc.stderr
 
 
